@@ -1,0 +1,45 @@
+//! Reading hardware descriptions from RON files. Errors name the file, line and column.
+
+use super::HwConfig;
+use crate::error::{Error, Result};
+use std::path::Path;
+
+/// Parses a hardware description from RON text; `origin` names the source in errors.
+pub fn parse_hw(text: &str, origin: &str) -> Result<HwConfig> {
+    ron::Options::default()
+        .from_str::<HwConfig>(text)
+        .map_err(|e| Error::Parse(format!("{origin}:{}: {}", e.span.start, e.code)))
+}
+
+/// Reads and parses a hardware description file.
+pub fn load_hw(path: &Path) -> Result<HwConfig> {
+    let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+        path: path.display().to_string(),
+        source,
+    })?;
+    parse_hw(&text, &path.display().to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_field_is_reported_with_line_and_column() {
+        let text = "(\n topology: Hypercube(dim: 3),\n switching: Wormhole(routing: DimensionOrder),\n bogus: 1,\n)";
+        let err = parse_hw(text, "x.ron").unwrap_err().to_string();
+        assert!(err.starts_with("x.ron:4:"), "{err}");
+        assert!(err.contains("bogus"), "{err}");
+    }
+
+    #[test]
+    fn defaults_fill_missing_sections() {
+        let cfg = parse_hw(
+            "(topology: Mesh(k: 4, n: 2), switching: Wormhole(routing: DimensionOrder))",
+            "x.ron",
+        )
+        .unwrap();
+        assert_eq!(cfg.router.vcs, 4);
+        assert_eq!(cfg.links.latency, 1);
+    }
+}

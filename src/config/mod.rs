@@ -1,0 +1,389 @@
+//! Configuration: plain serde data describing a machine (`topology`, `router`, `links`,
+//! `switching`) and optionally its default `workload` and `experiment`. This module owns
+//! the types and their defaults only; loading with file:line:column errors is in
+//! [`load`], `--set` overrides in [`overrides`], and the checks that reject impossible
+//! machines in [`validate`]. Behaviour lives in the engine and hardware modules.
+
+pub mod load;
+pub mod overrides;
+pub mod validate;
+
+use serde::{Deserialize, Serialize};
+
+/// A complete hardware description, as read from a RON file in `hw/`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HwConfig {
+    /// A short name shown in summaries.
+    #[serde(default)]
+    pub name: String,
+    /// Free text: where the set-up comes from.
+    #[serde(default)]
+    pub description: String,
+    /// The network graph.
+    pub topology: TopologyConfig,
+    /// The node's hardware.
+    #[serde(default)]
+    pub router: RouterConfig,
+    /// The links between nodes.
+    #[serde(default)]
+    pub links: LinkConfig,
+    /// Switching technique and routing.
+    pub switching: SwitchingConfig,
+    /// Default synthetic workload (command-line flags override its fields).
+    #[serde(default)]
+    pub workload: WorkloadConfig,
+    /// Default experiment control (command-line flags override its fields).
+    #[serde(default)]
+    pub experiment: ExperimentConfig,
+}
+
+/// The network topology.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub enum TopologyConfig {
+    /// Binary hypercube of `2^dim` nodes, `dim` from 1 to 20.
+    Hypercube {
+        /// Number of dimensions d.
+        dim: u32,
+    },
+    /// k-ary n-cube with wrap-around links.
+    Torus {
+        /// Nodes per dimension (radix), at least 2.
+        k: u32,
+        /// Number of dimensions, at least 1.
+        n: u32,
+        /// Links in both directions (true) or only towards increasing coordinates.
+        #[serde(default = "default_true")]
+        bidirectional: bool,
+    },
+    /// k-ary n-dimensional mesh (no wrap-around), bidirectional links.
+    Mesh {
+        /// Nodes per dimension, at least 2.
+        k: u32,
+        /// Number of dimensions, at least 1.
+        n: u32,
+    },
+    /// Manhattan Street network (paper 003): a k×k grid of unidirectional links whose
+    /// directions alternate from row to row and from column to column; k even.
+    ManhattanStreet {
+        /// Nodes per row and per column (√N), even.
+        k: u32,
+    },
+}
+
+fn default_true() -> bool {
+    true
+}
+
+/// The node's hardware: buffers, virtual channels, DMA engines, crossbar, controller.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RouterConfig {
+    /// Virtual channels per network input port.
+    pub vcs: u32,
+    /// Flit buffer depth of each virtual channel.
+    pub buffer_flits: u32,
+    /// DMA engines per node, for injection and for ejection each. Default (None): one per
+    /// dimension, as in paper 000 Fig. 1.
+    pub dma: Option<u32>,
+    /// Crossbar input speedup: how many crossbar inputs each router input port has, i.e.
+    /// how many of its virtual channels may send in the same cycle (to distinct outputs).
+    /// Each output still takes one connection per cycle.
+    pub speedup: u32,
+    /// The routing controller.
+    pub controller: ControllerConfig,
+    /// Extra pipeline stages of the router.
+    pub pipeline: PipelineConfig,
+    /// Arbiter used by the virtual-channel and switch allocators.
+    pub arbiter: Arbiter,
+}
+
+impl Default for RouterConfig {
+    fn default() -> Self {
+        RouterConfig {
+            vcs: 4,
+            buffer_flits: 8,
+            dma: None,
+            speedup: 1,
+            controller: ControllerConfig::default(),
+            pipeline: PipelineConfig::default(),
+            arbiter: Arbiter::RoundRobin,
+        }
+    }
+}
+
+/// The routing controller: `servers` identical servers fed by one FIFO request queue.
+/// Every activity has a deterministic service time in cycles (at least 1).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ControllerConfig {
+    /// Number of servers sharing the FIFO queue.
+    pub servers: u32,
+    /// Route a wormhole header (compute its candidate outputs).
+    pub route: u64,
+    /// Circuit switching: verify that an outgoing link is free.
+    pub verify: u64,
+    /// Circuit switching: connect a verified free link.
+    pub link_conn: u64,
+    /// Circuit switching: release a link.
+    pub release: u64,
+}
+
+impl Default for ControllerConfig {
+    fn default() -> Self {
+        ControllerConfig {
+            servers: 1,
+            route: 1,
+            verify: 1,
+            link_conn: 1,
+            release: 1,
+        }
+    }
+}
+
+/// Pipeline stages after routing, in extra cycles (0 = same cycle as the previous stage).
+/// A header that leaves the routing controller in cycle t may win a virtual channel in
+/// cycle t + vc_alloc, the switch in cycle t + vc_alloc + switch_alloc, and its flit
+/// enters the link switch_traversal cycles after the switch grant.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PipelineConfig {
+    /// Extra cycles between route computation and virtual-channel allocation.
+    pub vc_alloc: u64,
+    /// Extra cycles between virtual-channel allocation and the first switch allocation.
+    pub switch_alloc: u64,
+    /// Cycles from switch grant to the flit entering the link (crossbar traversal).
+    pub switch_traversal: u64,
+}
+
+/// Arbiter of the allocators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Arbiter {
+    /// Round-robin: the pointer moves just past the last winner.
+    RoundRobin,
+    /// Fixed priority: the lowest-numbered requester always wins.
+    FixedPriority,
+}
+
+/// The links.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LinkConfig {
+    /// Cycles a flit spends on the link (a register pipeline), at least 1.
+    pub latency: u64,
+    /// Flits a link carries per cycle.
+    pub width: u32,
+    /// Cycles a credit takes back to the upstream router. Default (None): `latency`.
+    pub credit_latency: Option<u64>,
+    /// Full duplex (both directions at once) or half duplex (one circuit per physical
+    /// link, as the circuit-switching papers count links).
+    pub duplex: Duplex,
+}
+
+impl Default for LinkConfig {
+    fn default() -> Self {
+        LinkConfig {
+            latency: 1,
+            width: 1,
+            credit_latency: None,
+            duplex: Duplex::Full,
+        }
+    }
+}
+
+/// Link duplex mode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Duplex {
+    /// Each direction has its own channel.
+    Full,
+    /// One channel per physical link, shared by both directions.
+    Half,
+}
+
+/// The switching technique.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub enum SwitchingConfig {
+    /// Wormhole switching with virtual channels and credit flow control (paper 004).
+    Wormhole {
+        /// The routing function.
+        routing: Routing,
+        /// The selection function of adaptive routing (ignored by deterministic routing).
+        #[serde(default)]
+        selection: Selection,
+        /// Skip the virtual-channel classes that make the routing deadlock-free (the
+        /// dateline classes of dimension-order routing on a torus, the escape channels of
+        /// adaptive routing). Such networks can deadlock; meant for deadlock studies.
+        #[serde(default)]
+        unsafe_routing: bool,
+    },
+}
+
+/// Routing functions of wormhole switching.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Routing {
+    /// Deterministic: e-cube on hypercubes, dimension order (lowest dimension first) on
+    /// tori (with dateline virtual-channel classes) and meshes.
+    DimensionOrder,
+    /// Minimal fully adaptive: any minimal output on the adaptive virtual channels, plus
+    /// deadlock-free escape channels that follow dimension order (Duato).
+    Adaptive,
+}
+
+/// Selection functions of adaptive routing.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Selection {
+    /// Paper 004: take the lowest dimension that has a free virtual channel; if every
+    /// candidate is busy, wait and take whichever frees first.
+    #[default]
+    XFirst,
+    /// Uniformly at random among the candidate outputs that have a free virtual channel.
+    Random,
+    /// The candidate output with the most free credits summed over its virtual channels.
+    MostCredits,
+}
+
+/// A synthetic workload.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct WorkloadConfig {
+    /// Messages created per node per cycle (the papers' unit).
+    pub rate: f64,
+    /// Message length distribution, in flits.
+    pub length: LengthConfig,
+    /// Destination pattern.
+    pub pattern: PatternConfig,
+    /// Arrival process of message creations at each node.
+    pub process: ArrivalProcess,
+}
+
+impl Default for WorkloadConfig {
+    fn default() -> Self {
+        WorkloadConfig {
+            rate: 0.001,
+            length: LengthConfig::Constant { flits: 12 },
+            pattern: PatternConfig::Uniform,
+            process: ArrivalProcess::Poisson,
+        }
+    }
+}
+
+/// Message length distributions (flits).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub enum LengthConfig {
+    /// Every message has `flits` flits.
+    Constant {
+        /// Length in flits.
+        flits: u32,
+    },
+    /// Exponential with the given mean, rounded to the nearest integer, at least 1.
+    Exponential {
+        /// Mean of the exponential before rounding.
+        mean: f64,
+    },
+    /// Uniform on the integers min..=max.
+    Uniform {
+        /// Smallest length.
+        min: u32,
+        /// Largest length.
+        max: u32,
+    },
+}
+
+/// Destination patterns.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub enum PatternConfig {
+    /// Uniform over the other nodes.
+    Uniform,
+    /// With probability `probability` a destination uniform among the other nodes within
+    /// `radius` hops, otherwise uniform among the nodes farther away.
+    SphereOfLocality {
+        /// Radius of the sphere in hops.
+        radius: u32,
+        /// Probability of a destination inside the sphere.
+        probability: f64,
+    },
+    /// Destination j ≠ source chosen with probability proportional to decay^(distance−1).
+    DecreasingProbability {
+        /// Ratio of the weights of successive distances, in (0, 1].
+        decay: f64,
+    },
+    /// Destination is the bitwise complement of the source (every coordinate c → k−1−c
+    /// on tori and meshes).
+    BitComplement,
+    /// Destination is the transpose: (x, y) → (y, x) on 2-D tori and meshes, the two
+    /// halves of the address swapped on hypercubes of even dimension.
+    Transpose,
+    /// With probability `fraction` the destination is `node`, otherwise uniform.
+    Hotspot {
+        /// The hot node.
+        node: u32,
+        /// Fraction of messages sent to it.
+        fraction: f64,
+    },
+}
+
+/// Arrival processes of message creation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ArrivalProcess {
+    /// Poisson process: exponential inter-creation times (continuous time, each message
+    /// created in the cycle its arrival instant falls in).
+    Poisson,
+    /// Bernoulli: in each cycle a message is created with probability `rate` (≤ 1).
+    Bernoulli,
+}
+
+/// Experiment control.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ExperimentConfig {
+    /// Seed of all random streams.
+    pub seed: u64,
+    /// Independent replications (a 95% confidence interval needs at least 2).
+    pub replications: u32,
+    /// Cycles simulated before measurement starts.
+    pub warmup: u64,
+    /// How long the measurement window lasts.
+    pub measure: Measure,
+    /// Give up draining the measured messages after this many cycles past the window
+    /// (the run is then reported as saturated).
+    pub drain_limit: u64,
+    /// The run is declared saturated when the messages waiting in source queues exceed
+    /// this many per node on average.
+    pub saturation_backlog: f64,
+    /// Deadlock watchdog: stop when flits exist and none has moved for this many cycles.
+    pub deadlock_cycles: u64,
+    /// Worker threads (network partitions).
+    pub threads: u32,
+    /// Skip idle nodes and jump over cycles where nothing is scheduled (the results are
+    /// identical either way; off is for checking that claim).
+    pub idle_skip: bool,
+}
+
+impl Default for ExperimentConfig {
+    fn default() -> Self {
+        ExperimentConfig {
+            seed: 1,
+            replications: 1,
+            warmup: 10_000,
+            measure: Measure::Cycles(50_000),
+            drain_limit: 200_000,
+            saturation_backlog: 50.0,
+            deadlock_cycles: 20_000,
+            threads: 1,
+            idle_skip: true,
+        }
+    }
+}
+
+/// Length of the measurement window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Measure {
+    /// Measure the messages created during this many cycles after warm-up.
+    Cycles(u64),
+    /// Measure the first this-many messages created after warm-up.
+    Messages(u64),
+}

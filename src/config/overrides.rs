@@ -1,0 +1,220 @@
+//! `--set path=value` overrides. The configuration is turned into a JSON value tree, the
+//! leaf named by the dotted path is replaced, and the tree is deserialised again, so every
+//! field of every section can be overridden and type errors are caught by serde.
+//!
+//! Enum variants are transparent in paths: `topology.k` reaches the `k` of
+//! `Torus(k: 8, n: 2)` and `switching.routing` the routing of `Wormhole(...)`. Values are
+//! numbers, booleans, `None`, unit variants (`Random`), variants with data
+//! (`Exponential(mean: 24)`, `Messages(5000)`), or strings.
+
+use super::HwConfig;
+use crate::error::{Error, Result};
+use serde_json::{Map, Value};
+
+/// Applies `path=value` overrides in order and returns the new configuration.
+pub fn apply_overrides(cfg: &HwConfig, sets: &[String]) -> Result<HwConfig> {
+    if sets.is_empty() {
+        return Ok(cfg.clone());
+    }
+    let mut tree = serde_json::to_value(cfg).map_err(|e| Error::config(e.to_string()))?;
+    for set in sets {
+        let (path, raw) = set
+            .split_once('=')
+            .ok_or_else(|| Error::Arg(format!("--set {set}: expected path=value")))?;
+        let path = path.trim();
+        let value = parse_value(raw.trim())
+            .map_err(|e| Error::Arg(format!("--set {set}: cannot read value: {e}")))?;
+        let slot = locate(&mut tree, path).ok_or_else(|| {
+            Error::Arg(format!(
+                "--set {set}: unknown field `{path}`; valid paths are: {}",
+                leaf_paths(&serde_json::to_value(cfg).unwrap_or(Value::Null)).join(", ")
+            ))
+        })?;
+        *slot = value;
+        // Deserialise after each override so an error names the override that caused it.
+        serde_json::from_value::<HwConfig>(tree.clone())
+            .map_err(|e| Error::Arg(format!("--set {set}: {e}")))?;
+    }
+    serde_json::from_value(tree).map_err(|e| Error::Arg(e.to_string()))
+}
+
+/// Finds the value at a dotted path, looking through enum variants.
+fn locate<'a>(tree: &'a mut Value, path: &str) -> Option<&'a mut Value> {
+    let mut cur = tree;
+    for seg in path.split('.') {
+        cur = step(cur, seg)?;
+    }
+    Some(cur)
+}
+
+fn step<'a>(v: &'a mut Value, seg: &str) -> Option<&'a mut Value> {
+    let obj = v.as_object_mut()?;
+    if obj.contains_key(seg) {
+        return obj.get_mut(seg);
+    }
+    let variant = single_variant_key(obj)?;
+    step(obj.get_mut(&variant)?, seg)
+}
+
+/// The key of an externally tagged enum variant with data (`{"Torus": {...}}`).
+fn single_variant_key(obj: &Map<String, Value>) -> Option<String> {
+    if obj.len() != 1 {
+        return None;
+    }
+    let (k, inner) = obj.iter().next()?;
+    (k.starts_with(|c: char| c.is_ascii_uppercase()) && inner.is_object()).then(|| k.clone())
+}
+
+/// Every settable dotted path of a configuration tree, in order.
+pub fn leaf_paths(tree: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    collect(tree, "", &mut out);
+    out
+}
+
+fn collect(v: &Value, prefix: &str, out: &mut Vec<String>) {
+    match v.as_object() {
+        Some(obj) if single_variant_key(obj).is_some() => {
+            // Transparent variant: its fields are addressed directly, and the field
+            // holding the enum can also be replaced as a whole.
+            if !prefix.is_empty() {
+                out.push(prefix.to_string());
+            }
+            let (_, inner) = obj.iter().next().expect("one key");
+            collect_fields(inner.as_object().expect("object"), prefix, out);
+        }
+        Some(obj) => collect_fields(obj, prefix, out),
+        None => out.push(prefix.to_string()),
+    }
+}
+
+fn collect_fields(obj: &Map<String, Value>, prefix: &str, out: &mut Vec<String>) {
+    for (k, v) in obj {
+        let path = if prefix.is_empty() {
+            k.clone()
+        } else {
+            format!("{prefix}.{k}")
+        };
+        collect(v, &path, out);
+    }
+}
+
+/// Reads an override value.
+fn parse_value(raw: &str) -> std::result::Result<Value, String> {
+    if raw.is_empty() {
+        return Err("empty value".into());
+    }
+    match raw {
+        "true" => return Ok(Value::Bool(true)),
+        "false" => return Ok(Value::Bool(false)),
+        "None" | "none" | "null" => return Ok(Value::Null),
+        _ => {}
+    }
+    if let Ok(i) = raw.parse::<u64>() {
+        return Ok(Value::from(i));
+    }
+    if let Ok(i) = raw.parse::<i64>() {
+        return Ok(Value::from(i));
+    }
+    if let Ok(f) = raw.parse::<f64>() {
+        return serde_json::Number::from_f64(f)
+            .map(Value::Number)
+            .ok_or_else(|| format!("`{raw}` is not a finite number"));
+    }
+    if let Some(s) = raw.strip_prefix('"').and_then(|r| r.strip_suffix('"')) {
+        return Ok(Value::String(s.to_string()));
+    }
+    if raw.starts_with(|c: char| c.is_ascii_uppercase()) {
+        if let Some(open) = raw.find('(') {
+            let name = &raw[..open];
+            let body = raw[open..]
+                .strip_prefix('(')
+                .and_then(|b| b.strip_suffix(')'))
+                .ok_or_else(|| format!("unbalanced parentheses in `{raw}`"))?;
+            let inner = if body.contains(':') {
+                ron::from_str::<Value>(&format!("{{{}}}", quote_keys(body)))
+                    .map_err(|e| e.to_string())?
+            } else {
+                parse_value(body.trim())?
+            };
+            let mut m = Map::new();
+            m.insert(name.to_string(), inner);
+            return Ok(Value::Object(m));
+        }
+    }
+    Ok(Value::String(raw.to_string()))
+}
+
+/// Turns `a: 1, b: 2` into `"a": 1, "b": 2` so that RON reads it as a map.
+fn quote_keys(body: &str) -> String {
+    body.split(',')
+        .map(|kv| match kv.split_once(':') {
+            Some((k, v)) => format!("\"{}\": {}", k.trim(), v.trim()),
+            None => kv.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::load::parse_hw;
+    use crate::config::{LengthConfig, Measure, Selection, SwitchingConfig, TopologyConfig};
+
+    fn torus() -> HwConfig {
+        parse_hw(
+            "(topology: Torus(k: 8, n: 2), switching: Wormhole(routing: Adaptive))",
+            "t",
+        )
+        .unwrap()
+    }
+
+    fn set(cfg: &HwConfig, s: &str) -> Result<HwConfig> {
+        apply_overrides(cfg, &[s.to_string()])
+    }
+
+    #[test]
+    fn sets_fields_inside_enum_variants() {
+        let c = set(&torus(), "topology.k=16").unwrap();
+        assert!(matches!(c.topology, TopologyConfig::Torus { k: 16, n: 2, .. }));
+        let c = set(&c, "switching.selection=Random").unwrap();
+        assert!(matches!(
+            c.switching,
+            SwitchingConfig::Wormhole {
+                selection: Selection::Random,
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn sets_options_and_nested_sections() {
+        let c = set(&torus(), "router.dma=2").unwrap();
+        assert_eq!(c.router.dma, Some(2));
+        let c = set(&c, "router.controller.verify=10").unwrap();
+        assert_eq!(c.router.controller.verify, 10);
+    }
+
+    #[test]
+    fn replaces_whole_variants() {
+        let c = set(&torus(), "workload.length=Exponential(mean: 24)").unwrap();
+        assert_eq!(c.workload.length, LengthConfig::Exponential { mean: 24.0 });
+        let c = set(&c, "experiment.measure=Messages(5000)").unwrap();
+        assert_eq!(c.experiment.measure, Measure::Messages(5000));
+    }
+
+    #[test]
+    fn unknown_path_lists_valid_ones() {
+        let err = set(&torus(), "topology.q=3").unwrap_err().to_string();
+        assert!(err.contains("unknown field `topology.q`"), "{err}");
+        assert!(err.contains("topology.k"), "{err}");
+        assert!(err.contains("router.controller.verify"), "{err}");
+    }
+
+    #[test]
+    fn wrong_type_is_an_error() {
+        let err = set(&torus(), "router.vcs=many").unwrap_err().to_string();
+        assert!(err.contains("router.vcs"), "{err}");
+    }
+}

@@ -1,0 +1,40 @@
+//! The error type of the library. Every failure that user input can cause is an `Error`
+//! with a message a user can act on; nothing that a configuration, a flag or a trace can
+//! trigger is allowed to panic.
+
+use thiserror::Error as ThisError;
+
+/// Errors reported to the user.
+#[derive(Debug, ThisError)]
+pub enum Error {
+    /// A configuration file could not be read or parsed; the message names file:line:column.
+    #[error("{0}")]
+    Parse(String),
+    /// A configuration is well-formed but describes an impossible or unsupported machine.
+    #[error("invalid configuration: {0}")]
+    Config(String),
+    /// A command-line argument is malformed.
+    #[error("invalid argument: {0}")]
+    Arg(String),
+    /// Reading or writing a file failed.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file involved.
+        path: String,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// The emulated network stopped making progress; the message describes the waiting cycle.
+    #[error("deadlock detected: {0}")]
+    Deadlock(String),
+}
+
+impl Error {
+    /// Shorthand for a configuration error.
+    pub fn config(msg: impl Into<String>) -> Self {
+        Error::Config(msg.into())
+    }
+}
+
+/// Result alias used throughout routemu.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

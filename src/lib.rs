@@ -1,0 +1,21 @@
+//! routemu: a cycle-accurate emulator of the routers of direct interconnection networks.
+//!
+//! Every node is modelled as hardware — routing controller, (d+1)×(d+1) crossbar, DMA
+//! engines, virtual-channel flit buffers — and every link as a register pipeline. The
+//! [`engine`] steps them clock cycle by clock cycle; [`stats`] measures latencies, queue
+//! delays and throughputs and sets them beside the M/G/1 predictions of the papers.
+//!
+//! Entry points: [`config::load::load_hw`] reads a hardware description,
+//! [`engine::experiment::run_experiment`] runs warm-up, measurement, replications and drain,
+//! and [`stats::report::Report`] is the JSON document the command line writes.
+
+#![warn(missing_docs)]
+
+pub mod config;
+pub mod error;
+pub mod rng;
+pub mod routing;
+pub mod topology;
+pub mod types;
+
+pub use error::{Error, Result};

@@ -1,0 +1,203 @@
+//! Routing functions of wormhole switching: which output ports and which virtual
+//! channels a header may request at each node. Deterministic routing is in [`dor`], the
+//! choice among adaptive candidates in [`selection`]. Port numbering and distances come
+//! from `topology/`; the allocation of the chosen channels is the router's job.
+//!
+//! Virtual-channel classes (V = `router.vcs` channels per network port):
+//!
+//! | routing | torus | mesh, hypercube |
+//! |---|---|---|
+//! | dimension order | class 0 = even VCs, class 1 = odd VCs (dateline) | all VCs |
+//! | adaptive | escape VC 0 (class 0) and VC 1 (class 1); adaptive VCs 2..V | escape VC 0; adaptive VCs 1..V |
+//!
+//! Dateline rule (stateless): a message uses class 0 in a ring while its remaining path
+//! in that ring still has to cross the wrap-around link, class 1 otherwise. The class-0
+//! dependency chain is cut at the wrap-around link and class 1 never uses it, so the
+//! channel dependency graph is acyclic (Dally & Seitz). Adaptive routing follows Duato:
+//! any minimal port on an adaptive VC, or the dimension-order port on its escape VC.
+//! A message on an escape VC may return to adaptive VCs at the next router, which
+//! Duato's theory allows. `unsafe_routing` drops the classes: every VC is usable by any
+//! message (dimension order without dateline, adaptive without escape channels).
+
+pub mod dor;
+pub mod selection;
+
+use crate::config::Routing;
+use crate::error::{Error, Result};
+use crate::topology::Topology;
+use crate::types::{NodeId, PortId};
+
+/// Bit mask of virtual channels of one port (at most 64 per port).
+pub type VcMask = u64;
+
+/// Largest number of virtual channels (or DMA engines) per port.
+pub const MAX_VCS: u32 = 64;
+
+/// The channels a header may request at one router.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Route {
+    /// Ports on a minimal path usable on the adaptive VCs (empty for deterministic routing).
+    pub adaptive_ports: u64,
+    /// Mask of the adaptive VCs (the same on every port).
+    pub adaptive_vcs: VcMask,
+    /// The deterministic (dimension-order) port: the only one for deterministic routing,
+    /// the escape port for adaptive routing.
+    pub escape_port: PortId,
+    /// VCs usable on `escape_port` (the class the dateline rule allows).
+    pub escape_vcs: VcMask,
+}
+
+/// A routing function bound to a topology and a VC count.
+#[derive(Clone, Debug)]
+pub struct RoutingFn {
+    kind: Routing,
+    /// Dateline classes in use (torus, safe routing).
+    dateline: bool,
+    /// Escape channels in use (adaptive, safe routing).
+    escape: bool,
+    vcs: u32,
+}
+
+fn mask(range: std::ops::Range<u32>) -> VcMask {
+    range.fold(0, |m, v| m | (1 << v))
+}
+
+impl RoutingFn {
+    /// Fewest VCs per port the routing needs to be deadlock-free on this topology.
+    pub fn min_vcs(topology: &Topology, kind: Routing, unsafe_routing: bool) -> u32 {
+        let torus = matches!(topology, Topology::Torus(_));
+        match (kind, unsafe_routing, torus) {
+            (_, true, _) => 1,
+            (Routing::DimensionOrder, false, true) => 2,
+            (Routing::DimensionOrder, false, false) => 1,
+            (Routing::Adaptive, false, true) => 3,
+            (Routing::Adaptive, false, false) => 2,
+        }
+    }
+
+    /// Binds a routing function, checking that the topology supports it and that there
+    /// are enough virtual channels.
+    pub fn new(topology: &Topology, kind: Routing, unsafe_routing: bool, vcs: u32) -> Result<Self> {
+        if let Topology::ManhattanStreet(_) = topology {
+            return Err(Error::config(
+                "wormhole routing with blocking (dimension order or adaptive) is not defined on \
+                 the Manhattan Street network: its one-way links form cycles that no dimension \
+                 order breaks; paper 003 uses deflection switching there",
+            ));
+        }
+        let need = Self::min_vcs(topology, kind, unsafe_routing);
+        if vcs < need {
+            let why = match (kind, matches!(topology, Topology::Torus(_))) {
+                (Routing::DimensionOrder, true) => "two dateline classes on a torus",
+                (Routing::DimensionOrder, false) => "one channel",
+                (Routing::Adaptive, true) => "two escape channels (dateline classes) plus one adaptive channel on a torus",
+                (Routing::Adaptive, false) => "one escape channel plus one adaptive channel",
+            };
+            return Err(Error::config(format!(
+                "router.vcs = {vcs}: {kind:?} routing on this topology needs at least {need} \
+                 virtual channels per port ({why})"
+            )));
+        }
+        if vcs > MAX_VCS {
+            return Err(Error::config(format!(
+                "router.vcs = {vcs}: at most {MAX_VCS} virtual channels per port"
+            )));
+        }
+        Ok(RoutingFn {
+            kind,
+            dateline: !unsafe_routing && matches!(topology, Topology::Torus(_)),
+            escape: !unsafe_routing && kind == Routing::Adaptive,
+            vcs,
+        })
+    }
+
+    /// The routing function's kind.
+    pub fn kind(&self) -> Routing {
+        self.kind
+    }
+
+    /// VCs of the deterministic/escape class `class` (0 or 1).
+    fn class_vcs(&self, class: u8) -> VcMask {
+        match (self.kind, self.dateline, self.escape) {
+            (Routing::DimensionOrder, true, _) => {
+                (0..self.vcs).filter(|v| v % 2 == class as u32).fold(0, |m, v| m | 1 << v)
+            }
+            (Routing::DimensionOrder, false, _) => mask(0..self.vcs),
+            (Routing::Adaptive, true, true) => 1 << class,
+            (Routing::Adaptive, false, true) => 1,
+            (Routing::Adaptive, _, false) => 0,
+        }
+    }
+
+    /// Mask of the adaptive VCs.
+    fn adaptive_vcs(&self) -> VcMask {
+        match (self.kind, self.escape, self.dateline) {
+            (Routing::DimensionOrder, _, _) => 0,
+            (Routing::Adaptive, false, _) => mask(0..self.vcs),
+            (Routing::Adaptive, true, true) => mask(2..self.vcs),
+            (Routing::Adaptive, true, false) => mask(1..self.vcs),
+        }
+    }
+
+    /// The candidates of a header at `cur` bound for `dst` (`cur != dst`).
+    #[inline]
+    pub fn route(&self, topology: &Topology, cur: NodeId, dst: NodeId) -> Route {
+        let (port, class) = dor::dor_step(topology, cur, dst);
+        let adaptive_ports = match self.kind {
+            Routing::DimensionOrder => 0,
+            Routing::Adaptive => topology.minimal_ports(cur, dst).data[0],
+        };
+        Route {
+            adaptive_ports,
+            adaptive_vcs: self.adaptive_vcs(),
+            escape_port: port,
+            escape_vcs: self.class_vcs(class),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::TopologyConfig;
+
+    fn torus(k: u32) -> Topology {
+        Topology::from_config(&TopologyConfig::Torus { k, n: 2, bidirectional: true }).unwrap()
+    }
+
+    #[test]
+    fn too_few_vcs_are_rejected_with_the_reason() {
+        let t = torus(4);
+        let err = RoutingFn::new(&t, Routing::DimensionOrder, false, 1).unwrap_err().to_string();
+        assert!(err.contains("dateline"), "{err}");
+        let err = RoutingFn::new(&t, Routing::Adaptive, false, 2).unwrap_err().to_string();
+        assert!(err.contains("escape"), "{err}");
+        assert!(RoutingFn::new(&t, Routing::Adaptive, true, 1).is_ok());
+        assert!(RoutingFn::new(&t, Routing::Adaptive, false, 65).is_err());
+    }
+
+    #[test]
+    fn dor_on_torus_uses_class_zero_until_the_wrap_is_crossed() {
+        let t = torus(8);
+        let r = RoutingFn::new(&t, Routing::DimensionOrder, false, 4).unwrap();
+        // From x=6 to x=1 going up crosses the wrap (6→7→0→1): class 0 = VCs {0, 2}.
+        let route = r.route(&t, NodeId(6), NodeId(1));
+        assert_eq!(route.escape_port, PortId(0));
+        assert_eq!(route.escape_vcs, 0b0101);
+        // From x=0 to x=1: no wrap ahead: class 1 = VCs {1, 3}.
+        let route = r.route(&t, NodeId(0), NodeId(1));
+        assert_eq!(route.escape_vcs, 0b1010);
+    }
+
+    #[test]
+    fn adaptive_on_torus_offers_every_minimal_port_and_one_escape_vc() {
+        let t = torus(8);
+        let r = RoutingFn::new(&t, Routing::Adaptive, false, 4).unwrap();
+        // (0,0) → (2,2): +X and +Y minimal; escape is +X (dimension order), class 1.
+        let route = r.route(&t, NodeId(0), NodeId(2 + 2 * 8));
+        assert_eq!(route.adaptive_ports, 0b0101);
+        assert_eq!(route.adaptive_vcs, 0b1100);
+        assert_eq!(route.escape_port, PortId(0));
+        assert_eq!(route.escape_vcs, 0b0010);
+    }
+}

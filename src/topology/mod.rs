@@ -1,0 +1,448 @@
+//! Network topologies: node and port numbering, neighbours, distances and the sets of
+//! output ports that lie on minimal routes. Routing functions (which of those ports and
+//! virtual channels a message may use) live in `routing/`, not here.
+//!
+//! | topology | ports | numbering |
+//! |---|---|---|
+//! | hypercube | d | port i crosses dimension i |
+//! | torus, bidirectional | 2n | port 2i: +i, port 2i+1: −i |
+//! | torus, unidirectional | n | port i: +i |
+//! | mesh | 2n | as the bidirectional torus; boundary ports absent |
+//! | Manhattan Street | 2 | port 0: row link, port 1: column link |
+//!
+//! The local port (processing element, DMA engines) is numbered `degree()`.
+
+pub mod grid;
+pub mod hypercube;
+pub mod manhattan;
+pub mod mesh;
+pub mod torus;
+
+use crate::config::TopologyConfig;
+use crate::error::{Error, Result};
+use crate::types::{NodeId, PortId, MAX_NODES};
+pub use grid::Grid;
+pub use hypercube::Hypercube;
+pub use manhattan::ManhattanStreet;
+pub use mesh::Mesh;
+pub use torus::Torus;
+
+/// A set of ports (at most 64), as a bit array.
+pub type PortSet = bitvec::BitArr!(for 64, in u64, bitvec::order::Lsb0);
+
+/// Largest hypercube dimension routemu accepts.
+pub const MAX_HYPERCUBE_DIM: u32 = 20;
+
+/// A network topology.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Topology {
+    /// Binary hypercube.
+    Hypercube(Hypercube),
+    /// k-ary n-cube (uni- or bidirectional).
+    Torus(Torus),
+    /// k-ary n-mesh.
+    Mesh(Mesh),
+    /// Manhattan Street network.
+    ManhattanStreet(ManhattanStreet),
+}
+
+impl Topology {
+    /// Builds a topology, rejecting impossible ones with a message that says why.
+    pub fn from_config(cfg: &TopologyConfig) -> Result<Self> {
+        let grid = |k: u32, n: u32, what: &str| -> Result<Grid> {
+            if k < 2 {
+                return Err(Error::config(format!(
+                    "topology.k = {k}: a {what} needs at least 2 nodes per dimension"
+                )));
+            }
+            if n < 1 {
+                return Err(Error::config(format!(
+                    "topology.n = {n}: a {what} needs at least one dimension"
+                )));
+            }
+            let nodes = (k as u128).checked_pow(n).unwrap_or(u128::MAX);
+            if nodes > MAX_NODES as u128 {
+                return Err(Error::config(format!(
+                    "topology: {k}^{n} nodes is more than routemu's limit of {MAX_NODES}"
+                )));
+            }
+            Ok(Grid { k, n })
+        };
+        Ok(match *cfg {
+            TopologyConfig::Hypercube { dim } => {
+                if !(1..=MAX_HYPERCUBE_DIM).contains(&dim) {
+                    return Err(Error::config(format!(
+                        "topology.dim = {dim}: a hypercube needs 1 to {MAX_HYPERCUBE_DIM} dimensions"
+                    )));
+                }
+                Topology::Hypercube(Hypercube { dim })
+            }
+            TopologyConfig::Torus {
+                k,
+                n,
+                bidirectional,
+            } => Topology::Torus(Torus {
+                grid: grid(k, n, "torus")?,
+                bidirectional,
+            }),
+            TopologyConfig::Mesh { k, n } => Topology::Mesh(Mesh {
+                grid: grid(k, n, "mesh")?,
+            }),
+            TopologyConfig::ManhattanStreet { k } => {
+                if k < 2 || k % 2 != 0 {
+                    return Err(Error::config(format!(
+                        "topology.k = {k}: a Manhattan Street network needs an even k ≥ 2 \
+                         (row and column directions alternate)"
+                    )));
+                }
+                grid(k, 2, "Manhattan Street network")?;
+                Topology::ManhattanStreet(ManhattanStreet::new(k))
+            }
+        })
+    }
+
+    /// Number of nodes.
+    pub fn nodes(&self) -> usize {
+        match self {
+            Topology::Hypercube(h) => h.nodes(),
+            Topology::Torus(t) => t.grid.nodes(),
+            Topology::Mesh(m) => m.grid.nodes(),
+            Topology::ManhattanStreet(m) => m.nodes(),
+        }
+    }
+
+    /// Network ports per node (the crossbar is (degree+1)×(degree+1)).
+    pub fn degree(&self) -> usize {
+        match self {
+            Topology::Hypercube(h) => h.dim as usize,
+            Topology::Torus(t) => t.degree(),
+            Topology::Mesh(m) => m.degree(),
+            Topology::ManhattanStreet(_) => 2,
+        }
+    }
+
+    /// Number of dimensions (the default number of DMA engines per node).
+    pub fn dimensions(&self) -> usize {
+        match self {
+            Topology::Hypercube(h) => h.dim as usize,
+            Topology::Torus(t) => t.grid.n as usize,
+            Topology::Mesh(m) => m.grid.n as usize,
+            Topology::ManhattanStreet(_) => 2,
+        }
+    }
+
+    /// The node reached through output `port`, if that port exists.
+    #[inline]
+    pub fn neighbor(&self, node: NodeId, port: PortId) -> Option<NodeId> {
+        let (u, p) = (node.0, port.0 as u32);
+        match self {
+            Topology::Hypercube(h) => Some(h.neighbor(u, p)),
+            Topology::Torus(t) => Some(t.neighbor(u, p)),
+            Topology::Mesh(m) => m.neighbor(u, p),
+            Topology::ManhattanStreet(m) => Some(m.neighbor(u, p)),
+        }
+        .map(NodeId)
+    }
+
+    /// The node whose output `port` feeds input `port` of `node`, if any.
+    #[inline]
+    pub fn upstream(&self, node: NodeId, port: PortId) -> Option<NodeId> {
+        let (u, p) = (node.0, port.0 as u32);
+        match self {
+            Topology::Hypercube(h) => Some(h.neighbor(u, p)),
+            Topology::Torus(t) => Some(t.upstream(u, p)),
+            Topology::Mesh(m) => m.upstream(u, p),
+            Topology::ManhattanStreet(m) => Some(m.upstream(u, p)),
+        }
+        .map(NodeId)
+    }
+
+    /// Length of a shortest path from `a` to `b` in links.
+    #[inline]
+    pub fn distance(&self, a: NodeId, b: NodeId) -> u32 {
+        match self {
+            Topology::Hypercube(h) => h.distance(a.0, b.0),
+            Topology::Torus(t) => t.distance(a.0, b.0),
+            Topology::Mesh(m) => m.distance(a.0, b.0),
+            Topology::ManhattanStreet(m) => m.distance(a.0, b.0),
+        }
+    }
+
+    /// The output ports of `cur` that lie on some minimal path to `dst` (empty when
+    /// `cur == dst`).
+    #[inline]
+    pub fn minimal_ports(&self, cur: NodeId, dst: NodeId) -> PortSet {
+        match self {
+            Topology::Hypercube(h) => h.minimal_ports(cur.0, dst.0),
+            Topology::Torus(t) => t.minimal_ports(cur.0, dst.0),
+            Topology::Mesh(m) => m.minimal_ports(cur.0, dst.0),
+            Topology::ManhattanStreet(m) => m.minimal_ports(cur.0, dst.0),
+        }
+    }
+
+    /// Number of unidirectional channels (one per existing output port).
+    pub fn channels(&self) -> usize {
+        match self {
+            Topology::Mesh(m) => {
+                let g = m.grid;
+                2 * g.n as usize * (g.k as usize - 1) * g.nodes() / g.k as usize
+            }
+            _ => self.nodes() * self.degree(),
+        }
+    }
+
+    /// Number of physical links: a bidirectional pair of channels counts once, a
+    /// unidirectional channel counts once.
+    pub fn links(&self) -> usize {
+        match self {
+            Topology::Hypercube(_) | Topology::Mesh(_) => self.channels() / 2,
+            Topology::Torus(t) if t.bidirectional => self.channels() / 2,
+            _ => self.channels(),
+        }
+    }
+
+    /// Largest distance between two nodes.
+    pub fn diameter(&self) -> u32 {
+        match self {
+            Topology::Hypercube(h) => h.dim,
+            Topology::Torus(t) => t.diameter(),
+            Topology::Mesh(m) => m.grid.n * (m.grid.k - 1),
+            Topology::ManhattanStreet(m) => m.diameter(),
+        }
+    }
+
+    /// Mean distance over ordered pairs of distinct nodes (closed forms; exact table sum
+    /// for the Manhattan Street network).
+    pub fn mean_distance(&self) -> f64 {
+        match self {
+            Topology::Hypercube(h) => h.mean_distance(),
+            Topology::Torus(t) => t.mean_distance(),
+            Topology::Mesh(m) => m.mean_distance(),
+            Topology::ManhattanStreet(m) => m.mean_distance(),
+        }
+    }
+
+    /// Uniform-traffic throughput bound in flits per node per cycle for links carrying
+    /// one flit per cycle: the bisection bound where one exists in closed form
+    /// (8/k for the bidirectional k-ary n-cube, 4/k unidirectional, 4/k for the mesh,
+    /// 2 for the hypercube), otherwise the channel-load bound degree/mean distance.
+    pub fn capacity(&self) -> f64 {
+        match self {
+            Topology::Torus(t) if t.bidirectional => 8.0 / t.grid.k as f64,
+            Topology::Torus(t) => 4.0 / t.grid.k as f64,
+            Topology::Mesh(m) => 4.0 / m.grid.k as f64,
+            Topology::Hypercube(_) => 2.0,
+            Topology::ManhattanStreet(_) => self.degree() as f64 / self.mean_distance(),
+        }
+    }
+
+    /// Human-readable name of a network port.
+    pub fn port_name(&self, port: PortId) -> String {
+        let p = port.0 as u32;
+        if p as usize == self.degree() {
+            return "local".into();
+        }
+        const DIM: [&str; 3] = ["X", "Y", "Z"];
+        let dim_name = |d: u32| {
+            DIM.get(d as usize)
+                .map(|s| s.to_string())
+                .unwrap_or_else(|| format!("D{d}"))
+        };
+        match self {
+            Topology::Hypercube(_) => format!("dim{p}"),
+            Topology::Torus(t) => {
+                let (d, up) = t.port_dim(p);
+                format!("{}{}", if up { "+" } else { "-" }, dim_name(d))
+            }
+            Topology::Mesh(_) => format!("{}{}", if p % 2 == 0 { "+" } else { "-" }, dim_name(p / 2)),
+            Topology::ManhattanStreet(_) => if p == 0 { "row" } else { "col" }.into(),
+        }
+    }
+
+    /// One-line description.
+    pub fn describe(&self) -> String {
+        match self {
+            Topology::Hypercube(h) => format!("{}-dimensional binary hypercube", h.dim),
+            Topology::Torus(t) => format!(
+                "{}-ary {}-cube torus, {} links",
+                t.grid.k,
+                t.grid.n,
+                if t.bidirectional { "bidirectional" } else { "unidirectional" }
+            ),
+            Topology::Mesh(m) => format!("{}-ary {}-dimensional mesh", m.grid.k, m.grid.n),
+            Topology::ManhattanStreet(m) => format!("{}×{} Manhattan Street network", m.k, m.k),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::VecDeque;
+
+    fn topo(cfg: TopologyConfig) -> Topology {
+        Topology::from_config(&cfg).unwrap()
+    }
+
+    /// Breadth-first distances over the neighbour function alone: an independent check
+    /// of `distance`.
+    fn bfs(t: &Topology, src: u32) -> Vec<u32> {
+        let mut dist = vec![u32::MAX; t.nodes()];
+        dist[src as usize] = 0;
+        let mut q = VecDeque::from([src]);
+        while let Some(u) = q.pop_front() {
+            for p in 0..t.degree() {
+                if let Some(v) = t.neighbor(NodeId(u), PortId(p as u8)) {
+                    if dist[v.idx()] == u32::MAX {
+                        dist[v.idx()] = dist[u as usize] + 1;
+                        q.push_back(v.0);
+                    }
+                }
+            }
+        }
+        dist
+    }
+
+    /// Checks distance, mean distance, diameter, minimal ports and upstream against the
+    /// graph itself.
+    fn check_against_graph(t: &Topology) {
+        let n = t.nodes();
+        let mut total = 0u64;
+        let mut diam = 0;
+        for s in 0..n as u32 {
+            let d = bfs(t, s);
+            for v in 0..n as u32 {
+                assert_eq!(t.distance(NodeId(s), NodeId(v)), d[v as usize], "{s}->{v}");
+                total += d[v as usize] as u64;
+                diam = diam.max(d[v as usize]);
+                let min = t.minimal_ports(NodeId(s), NodeId(v));
+                for p in 0..t.degree() {
+                    let on_min = t
+                        .neighbor(NodeId(s), PortId(p as u8))
+                        .is_some_and(|w| t.distance(w, NodeId(v)) + 1 == d[v as usize]);
+                    assert_eq!(min[p], on_min, "port {p} of {s} towards {v}");
+                }
+            }
+            for p in 0..t.degree() {
+                if let Some(w) = t.neighbor(NodeId(s), PortId(p as u8)) {
+                    assert_eq!(t.upstream(w, PortId(p as u8)), Some(NodeId(s)));
+                }
+            }
+        }
+        let mean = total as f64 / (n as f64 * (n as f64 - 1.0));
+        assert!((mean - t.mean_distance()).abs() < 1e-9, "{mean} vs {}", t.mean_distance());
+        assert_eq!(diam, t.diameter());
+        let channels: usize = (0..n as u32)
+            .map(|s| {
+                (0..t.degree())
+                    .filter(|&p| t.neighbor(NodeId(s), PortId(p as u8)).is_some())
+                    .count()
+            })
+            .sum();
+        assert_eq!(channels, t.channels());
+    }
+
+    #[test]
+    fn hypercube_counts_and_mean_distance_match_closed_forms() {
+        for dim in 1..=8 {
+            let t = topo(TopologyConfig::Hypercube { dim });
+            let p = 1usize << dim;
+            assert_eq!(t.nodes(), p);
+            assert_eq!(t.degree(), dim as usize);
+            assert_eq!(t.links(), dim as usize * p / 2);
+            let closed = dim as f64 * (1u64 << (dim - 1)) as f64 / (p as f64 - 1.0);
+            assert!((t.mean_distance() - closed).abs() < 1e-12);
+            check_against_graph(&t);
+        }
+    }
+
+    #[test]
+    fn hypercube_of_twenty_dimensions_is_accepted() {
+        let t = topo(TopologyConfig::Hypercube { dim: 20 });
+        assert_eq!(t.nodes(), 1 << 20);
+        assert_eq!(t.diameter(), 20);
+        assert_eq!(t.distance(NodeId(0), NodeId((1 << 20) - 1)), 20);
+    }
+
+    #[test]
+    fn torus_counts_and_mean_distance_match_closed_forms() {
+        for (k, n) in [(2, 2), (3, 2), (4, 2), (5, 1), (8, 2), (3, 3), (4, 3)] {
+            for bidirectional in [true, false] {
+                let t = topo(TopologyConfig::Torus { k, n, bidirectional });
+                let nodes = (k as usize).pow(n);
+                assert_eq!(t.nodes(), nodes);
+                let degree = if bidirectional { 2 * n } else { n } as usize;
+                assert_eq!(t.degree(), degree);
+                assert_eq!(t.links(), n as usize * nodes);
+                // Per dimension: k/4 (even k) or (k²−1)/(4k) bidirectional, (k−1)/2
+                // unidirectional, averaged over all k positions.
+                let kf = k as f64;
+                let ring = match (bidirectional, k % 2) {
+                    (false, _) => (kf - 1.0) / 2.0,
+                    (true, 0) => kf / 4.0,
+                    (true, _) => (kf * kf - 1.0) / (4.0 * kf),
+                };
+                let closed = n as f64 * ring * nodes as f64 / (nodes as f64 - 1.0);
+                assert!((t.mean_distance() - closed).abs() < 1e-12);
+                check_against_graph(&t);
+            }
+        }
+    }
+
+    #[test]
+    fn mesh_counts_and_mean_distance_match_closed_forms() {
+        for (k, n) in [(2, 1), (4, 2), (5, 2), (3, 3)] {
+            let t = topo(TopologyConfig::Mesh { k, n });
+            let nodes = (k as usize).pow(n);
+            assert_eq!(t.links(), n as usize * (k as usize - 1) * nodes / k as usize);
+            let kf = k as f64;
+            let closed = n as f64 * (kf * kf - 1.0) / (3.0 * kf) * nodes as f64 / (nodes as f64 - 1.0);
+            assert!((t.mean_distance() - closed).abs() < 1e-12);
+            assert_eq!(t.diameter(), n * (k - 1));
+            check_against_graph(&t);
+        }
+    }
+
+    #[test]
+    fn manhattan_street_is_two_regular_and_tables_match_search() {
+        for k in [2, 4, 6, 8] {
+            let t = topo(TopologyConfig::ManhattanStreet { k });
+            assert_eq!(t.nodes(), (k * k) as usize);
+            assert_eq!(t.degree(), 2);
+            assert_eq!(t.links(), 2 * (k * k) as usize);
+            // Every node has exactly two incoming links.
+            let mut indeg = vec![0; t.nodes()];
+            for u in 0..t.nodes() as u32 {
+                for p in 0..2 {
+                    indeg[t.neighbor(NodeId(u), PortId(p)).unwrap().idx()] += 1;
+                }
+            }
+            assert!(indeg.iter().all(|&d| d == 2));
+            check_against_graph(&t);
+        }
+    }
+
+    #[test]
+    fn manhattan_street_rows_and_columns_alternate() {
+        let t = topo(TopologyConfig::ManhattanStreet { k: 4 });
+        let at = |r: u32, c: u32| NodeId(r * 4 + c);
+        assert_eq!(t.neighbor(at(0, 1), PortId(0)), Some(at(0, 2))); // row 0 east
+        assert_eq!(t.neighbor(at(1, 1), PortId(0)), Some(at(1, 0))); // row 1 west
+        assert_eq!(t.neighbor(at(1, 0), PortId(1)), Some(at(2, 0))); // column 0 south
+        assert_eq!(t.neighbor(at(1, 1), PortId(1)), Some(at(0, 1))); // column 1 north
+    }
+
+    #[test]
+    fn impossible_topologies_are_rejected() {
+        for cfg in [
+            TopologyConfig::Hypercube { dim: 0 },
+            TopologyConfig::Hypercube { dim: 21 },
+            TopologyConfig::Torus { k: 1, n: 2, bidirectional: true },
+            TopologyConfig::Torus { k: 4, n: 0, bidirectional: true },
+            TopologyConfig::Mesh { k: 1, n: 2 },
+            TopologyConfig::ManhattanStreet { k: 5 },
+        ] {
+            assert!(Topology::from_config(&cfg).is_err(), "{cfg:?}");
+        }
+    }
+}
