@@ -11,11 +11,17 @@
 
 #![warn(missing_docs)]
 
+pub mod cli;
 pub mod config;
+pub mod engine;
 pub mod error;
 pub mod rng;
+pub mod router;
 pub mod routing;
+pub mod stats;
+pub mod switching;
 pub mod topology;
+pub mod traffic;
 pub mod types;
 
 pub use error::{Error, Result};

@@ -1,1 +1,6 @@
-fn main() {}
+use clap::Parser;
+
+fn main() {
+    let cli = routemu::cli::Cli::parse();
+    std::process::exit(routemu::cli::main_with(cli));
+}

@@ -8,7 +8,7 @@ use std::fmt;
 pub type Cycle = u64;
 
 /// A node (router + processing element) of the network, numbered from 0.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub struct NodeId(pub u32);
 
 impl NodeId {
@@ -58,7 +58,7 @@ impl VcId {
 /// A message identifier, unique within one replication: the source node in the low 24
 /// bits and the source's own sequence number above them, so ids never depend on the
 /// order in which nodes are stepped.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub struct MsgId(pub u64);
 
 impl MsgId {

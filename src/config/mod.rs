@@ -91,6 +91,8 @@ pub struct RouterConfig {
     /// how many of its virtual channels may send in the same cycle (to distinct outputs).
     /// Each output still takes one connection per cycle.
     pub speedup: u32,
+    /// Iterations of the switch allocator per cycle (iSLIP-style; 1 = a single separable pass).
+    pub switch_iterations: u32,
     /// The routing controller.
     pub controller: ControllerConfig,
     /// Extra pipeline stages of the router.
@@ -106,6 +108,7 @@ impl Default for RouterConfig {
             buffer_flits: 8,
             dma: None,
             speedup: 1,
+            switch_iterations: 1,
             controller: ControllerConfig::default(),
             pipeline: PipelineConfig::default(),
             arbiter: Arbiter::RoundRobin,

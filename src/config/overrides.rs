@@ -177,7 +177,10 @@ mod tests {
     #[test]
     fn sets_fields_inside_enum_variants() {
         let c = set(&torus(), "topology.k=16").unwrap();
-        assert!(matches!(c.topology, TopologyConfig::Torus { k: 16, n: 2, .. }));
+        assert!(matches!(
+            c.topology,
+            TopologyConfig::Torus { k: 16, n: 2, .. }
+        ));
         let c = set(&c, "switching.selection=Random").unwrap();
         assert!(matches!(
             c.switching,

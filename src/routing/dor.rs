@@ -1,45 +1,74 @@
 //! Deterministic routing: e-cube on hypercubes (lowest differing dimension first) and
-//! dimension order on tori and meshes (lowest dimension with a non-zero offset first;
-//! on a bidirectional ring whose offset is exactly k/2 the upward direction is taken).
+//! dimension order on tori and meshes (lowest dimension with a non-zero offset first).
+//!
+//! On a bidirectional ring of even k an offset of exactly k/2 is minimal both ways. Always
+//! going up would load the upward channels 25% more than the downward ones under uniform
+//! traffic (k = 8: offsets 1–4 up, 5–7 down) and cost a fifth of the capacity, so the tie
+//! is broken by the parity of the current coordinate: even goes up, odd goes down. The tie
+//! only exists at the first hop in a dimension (one step later the offset is k/2 − 1), so
+//! the route is still a fixed function of source and destination.
 
 use crate::topology::Topology;
 use crate::types::{NodeId, PortId};
 
-/// The dimension-order output port from `cur` towards `dst` (`cur != dst`), and the
-/// dateline class the message needs on it (always 0 off the torus).
+/// Dateline class of a message in the ring it is travelling: it still has to cross the
+/// wrap-around link, it has crossed it, or its path never crosses it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dateline {
+    /// The wrap-around link is ahead: class 0 only.
+    Before,
+    /// The wrap-around link is behind: class 1 only.
+    After,
+    /// The path in this ring never uses the wrap-around link: either class (and the
+    /// only case off the torus).
+    Never,
+}
+
+/// The dimension-order output port from `cur` towards `dst` (`cur != dst`) of a message
+/// that started at `src`, and its dateline class on that port.
 #[inline]
-pub fn dor_step(topology: &Topology, cur: NodeId, dst: NodeId) -> (PortId, u8) {
+pub fn dor_step(topology: &Topology, cur: NodeId, dst: NodeId, src: NodeId) -> (PortId, Dateline) {
     match topology {
         Topology::Hypercube(_) => {
             let diff = cur.0 ^ dst.0;
-            (PortId(diff.trailing_zeros() as u8), 0)
+            (PortId(diff.trailing_zeros() as u8), Dateline::Never)
         }
         Topology::Torus(t) => {
             for dim in 0..t.grid.n {
                 let st = t.dim_step(cur.0, dst.0, dim);
                 if st.hops > 0 {
-                    let up = st.up;
-                    let class = u8::from(!t.crosses_wrap(cur.0, dst.0, dim, up));
+                    let up = if st.up && st.down {
+                        t.grid.coord(cur.0, dim) % 2 == 0
+                    } else {
+                        st.up
+                    };
+                    let class = if t.crosses_wrap(cur.0, dst.0, dim, up) {
+                        Dateline::Before
+                    } else if t.crosses_wrap(src.0, cur.0, dim, up) {
+                        Dateline::After
+                    } else {
+                        Dateline::Never
+                    };
                     return (PortId(t.port(dim, up) as u8), class);
                 }
             }
-            (PortId(0), 0)
+            (PortId(0), Dateline::Never)
         }
         Topology::Mesh(m) => {
             for dim in 0..m.grid.n {
                 let a = m.grid.coord(cur.0, dim);
                 let b = m.grid.coord(dst.0, dim);
                 if a != b {
-                    return (PortId((2 * dim + u32::from(b < a)) as u8), 0);
+                    return (PortId((2 * dim + u32::from(b < a)) as u8), Dateline::Never);
                 }
             }
-            (PortId(0), 0)
+            (PortId(0), Dateline::Never)
         }
         // Shortest-path port; the Manhattan Street network has no dimension order and
         // wormhole routing there is refused before any header is routed.
         Topology::ManhattanStreet(_) => {
             let p = topology.minimal_ports(cur, dst).first_one().unwrap_or(0);
-            (PortId(p as u8), 0)
+            (PortId(p as u8), Dateline::Never)
         }
     }
 }
@@ -52,15 +81,29 @@ mod tests {
     #[test]
     fn ecube_corrects_the_lowest_dimension_first() {
         let t = Topology::from_config(&TopologyConfig::Hypercube { dim: 4 }).unwrap();
-        assert_eq!(dor_step(&t, NodeId(0b0000), NodeId(0b1010)).0, PortId(1));
-        assert_eq!(dor_step(&t, NodeId(0b0010), NodeId(0b1010)).0, PortId(3));
+        assert_eq!(
+            dor_step(&t, NodeId(0b0000), NodeId(0b1010), NodeId(0)).0,
+            PortId(1)
+        );
+        assert_eq!(
+            dor_step(&t, NodeId(0b0010), NodeId(0b1010), NodeId(0)).0,
+            PortId(3)
+        );
     }
 
     #[test]
     fn dor_follows_every_dimension_in_order_to_the_destination() {
         for cfg in [
-            TopologyConfig::Torus { k: 5, n: 3, bidirectional: true },
-            TopologyConfig::Torus { k: 4, n: 2, bidirectional: false },
+            TopologyConfig::Torus {
+                k: 5,
+                n: 3,
+                bidirectional: true,
+            },
+            TopologyConfig::Torus {
+                k: 4,
+                n: 2,
+                bidirectional: false,
+            },
             TopologyConfig::Mesh { k: 4, n: 3 },
             TopologyConfig::Hypercube { dim: 5 },
         ] {
@@ -69,7 +112,7 @@ mod tests {
                 for d in 0..t.nodes() as u32 {
                     let (mut cur, mut hops, mut last_dim) = (NodeId(s), 0, 0);
                     while cur != NodeId(d) {
-                        let (p, _) = dor_step(&t, cur, NodeId(d));
+                        let (p, _) = dor_step(&t, cur, NodeId(d), NodeId(s));
                         assert!(t.minimal_ports(cur, NodeId(d))[p.idx()], "{cfg:?} {s}->{d}");
                         let dim = match &t {
                             Topology::Hypercube(_) => p.0 as u32,

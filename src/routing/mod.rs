@@ -10,10 +10,15 @@
 //! | dimension order | class 0 = even VCs, class 1 = odd VCs (dateline) | all VCs |
 //! | adaptive | escape VC 0 (class 0) and VC 1 (class 1); adaptive VCs 2..V | escape VC 0; adaptive VCs 1..V |
 //!
-//! Dateline rule (stateless): a message uses class 0 in a ring while its remaining path
-//! in that ring still has to cross the wrap-around link, class 1 otherwise. The class-0
-//! dependency chain is cut at the wrap-around link and class 1 never uses it, so the
-//! channel dependency graph is acyclic (Dally & Seitz). Adaptive routing follows Duato:
+//! Dateline rule: in each ring, a message whose remaining path still crosses the
+//! wrap-around link uses class 0; one that has crossed it (known from its source, since
+//! minimal routes move one way per ring) uses class 1; one whose path in that ring never
+//! touches the wrap-around link may use either class. Class 0 is then never used on the
+//! hop after the wrap-around link and class 1 never on the wrap-around link itself, so
+//! neither class's dependencies close a ring and the channel dependency graph is acyclic
+//! (Dally & Seitz). Letting the never-crossing messages — most of them — use both
+//! classes spreads the load over all VCs instead of pinning each message to half of them.
+//! Adaptive routing follows Duato:
 //! any minimal port on an adaptive VC, or the dimension-order port on its escape VC.
 //! A message on an escape VC may return to adaptive VCs at the next router, which
 //! Duato's theory allows. `unsafe_routing` drops the classes: every VC is usable by any
@@ -26,6 +31,7 @@ use crate::config::Routing;
 use crate::error::{Error, Result};
 use crate::topology::Topology;
 use crate::types::{NodeId, PortId};
+use dor::Dateline;
 
 /// Bit mask of virtual channels of one port (at most 64 per port).
 pub type VcMask = u64;
@@ -90,7 +96,9 @@ impl RoutingFn {
             let why = match (kind, matches!(topology, Topology::Torus(_))) {
                 (Routing::DimensionOrder, true) => "two dateline classes on a torus",
                 (Routing::DimensionOrder, false) => "one channel",
-                (Routing::Adaptive, true) => "two escape channels (dateline classes) plus one adaptive channel on a torus",
+                (Routing::Adaptive, true) => {
+                    "two escape channels (dateline classes) plus one adaptive channel on a torus"
+                }
                 (Routing::Adaptive, false) => "one escape channel plus one adaptive channel",
             };
             return Err(Error::config(format!(
@@ -116,14 +124,21 @@ impl RoutingFn {
         self.kind
     }
 
-    /// VCs of the deterministic/escape class `class` (0 or 1).
-    fn class_vcs(&self, class: u8) -> VcMask {
+    /// VCs of the deterministic/escape channels for a message of dateline class `class`.
+    fn class_vcs(&self, class: Dateline) -> VcMask {
+        let allowed = |v: u32| match class {
+            Dateline::Before => v.is_multiple_of(2),
+            Dateline::After => v % 2 == 1,
+            Dateline::Never => true,
+        };
         match (self.kind, self.dateline, self.escape) {
-            (Routing::DimensionOrder, true, _) => {
-                (0..self.vcs).filter(|v| v % 2 == class as u32).fold(0, |m, v| m | 1 << v)
-            }
+            (Routing::DimensionOrder, true, _) => (0..self.vcs)
+                .filter(|&v| allowed(v))
+                .fold(0, |m, v| m | 1 << v),
             (Routing::DimensionOrder, false, _) => mask(0..self.vcs),
-            (Routing::Adaptive, true, true) => 1 << class,
+            (Routing::Adaptive, true, true) => {
+                (0..2).filter(|&v| allowed(v)).fold(0, |m, v| m | 1 << v)
+            }
             (Routing::Adaptive, false, true) => 1,
             (Routing::Adaptive, _, false) => 0,
         }
@@ -139,10 +154,11 @@ impl RoutingFn {
         }
     }
 
-    /// The candidates of a header at `cur` bound for `dst` (`cur != dst`).
+    /// The candidates of a header at `cur` bound for `dst` (`cur != dst`) that started
+    /// at `src`.
     #[inline]
-    pub fn route(&self, topology: &Topology, cur: NodeId, dst: NodeId) -> Route {
-        let (port, class) = dor::dor_step(topology, cur, dst);
+    pub fn route(&self, topology: &Topology, cur: NodeId, dst: NodeId, src: NodeId) -> Route {
+        let (port, class) = dor::dor_step(topology, cur, dst, src);
         let adaptive_ports = match self.kind {
             Routing::DimensionOrder => 0,
             Routing::Adaptive => topology.minimal_ports(cur, dst).data[0],
@@ -162,42 +178,60 @@ mod tests {
     use crate::config::TopologyConfig;
 
     fn torus(k: u32) -> Topology {
-        Topology::from_config(&TopologyConfig::Torus { k, n: 2, bidirectional: true }).unwrap()
+        Topology::from_config(&TopologyConfig::Torus {
+            k,
+            n: 2,
+            bidirectional: true,
+        })
+        .unwrap()
     }
 
     #[test]
     fn too_few_vcs_are_rejected_with_the_reason() {
         let t = torus(4);
-        let err = RoutingFn::new(&t, Routing::DimensionOrder, false, 1).unwrap_err().to_string();
+        let err = RoutingFn::new(&t, Routing::DimensionOrder, false, 1)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("dateline"), "{err}");
-        let err = RoutingFn::new(&t, Routing::Adaptive, false, 2).unwrap_err().to_string();
+        let err = RoutingFn::new(&t, Routing::Adaptive, false, 2)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("escape"), "{err}");
         assert!(RoutingFn::new(&t, Routing::Adaptive, true, 1).is_ok());
         assert!(RoutingFn::new(&t, Routing::Adaptive, false, 65).is_err());
     }
 
     #[test]
-    fn dor_on_torus_uses_class_zero_until_the_wrap_is_crossed() {
+    fn dor_on_torus_uses_class_zero_before_the_wrap_and_class_one_after() {
         let t = torus(8);
         let r = RoutingFn::new(&t, Routing::DimensionOrder, false, 4).unwrap();
         // From x=6 to x=1 going up crosses the wrap (6→7→0→1): class 0 = VCs {0, 2}.
-        let route = r.route(&t, NodeId(6), NodeId(1));
+        let route = r.route(&t, NodeId(6), NodeId(1), NodeId(6));
         assert_eq!(route.escape_port, PortId(0));
         assert_eq!(route.escape_vcs, 0b0101);
-        // From x=0 to x=1: no wrap ahead: class 1 = VCs {1, 3}.
-        let route = r.route(&t, NodeId(0), NodeId(1));
+        // The same message at x=0 has crossed: class 1 = VCs {1, 3}.
+        let route = r.route(&t, NodeId(0), NodeId(1), NodeId(6));
         assert_eq!(route.escape_vcs, 0b1010);
+        // A message from x=0 to x=1 never meets the wrap: any VC.
+        let route = r.route(&t, NodeId(0), NodeId(1), NodeId(0));
+        assert_eq!(route.escape_vcs, 0b1111);
     }
 
     #[test]
     fn adaptive_on_torus_offers_every_minimal_port_and_one_escape_vc() {
         let t = torus(8);
         let r = RoutingFn::new(&t, Routing::Adaptive, false, 4).unwrap();
-        // (0,0) → (2,2): +X and +Y minimal; escape is +X (dimension order), class 1.
-        let route = r.route(&t, NodeId(0), NodeId(2 + 2 * 8));
+        // (0,0) → (2,2): +X and +Y minimal; escape is +X (dimension order); the path
+        // never wraps, so both escape VCs are usable.
+        let route = r.route(&t, NodeId(0), NodeId(2 + 2 * 8), NodeId(0));
         assert_eq!(route.adaptive_ports, 0b0101);
         assert_eq!(route.adaptive_vcs, 0b1100);
         assert_eq!(route.escape_port, PortId(0));
-        assert_eq!(route.escape_vcs, 0b0010);
+        assert_eq!(route.escape_vcs, 0b0011);
+        // (6,0) → (1,0) must wrap: escape VC 0 only.
+        assert_eq!(
+            r.route(&t, NodeId(6), NodeId(1), NodeId(6)).escape_vcs,
+            0b0001
+        );
     }
 }

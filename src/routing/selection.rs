@@ -138,7 +138,14 @@ mod tests {
     fn most_credits_prefers_the_emptier_port() {
         let mut rng = stream(1, 0, 0, 1);
         let credits = |p| if p == 2 { 30 } else { 10 };
-        let r = select(Selection::MostCredits, &route(), |_| 0b1111, credits, &mut rng).unwrap();
+        let r = select(
+            Selection::MostCredits,
+            &route(),
+            |_| 0b1111,
+            credits,
+            &mut rng,
+        )
+        .unwrap();
         assert_eq!(r.port, PortId(2));
     }
 

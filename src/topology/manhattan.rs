@@ -24,7 +24,10 @@ pub struct ManhattanStreet {
 impl ManhattanStreet {
     /// Builds the network and its distance tables; `k` must be even and ≥ 2.
     pub fn new(k: u32) -> Self {
-        let mut ms = ManhattanStreet { k, dist: Vec::new() };
+        let mut ms = ManhattanStreet {
+            k,
+            dist: Vec::new(),
+        };
         ms.dist = (0..4)
             .map(|class| ms.bfs((class >> 1) * k + (class & 1)))
             .collect();
@@ -42,10 +45,18 @@ impl ManhattanStreet {
         let k = self.k;
         let (r, c) = (node / k, node % k);
         if port == 0 {
-            let nc = if r % 2 == 0 { (c + 1) % k } else { (c + k - 1) % k };
+            let nc = if r % 2 == 0 {
+                (c + 1) % k
+            } else {
+                (c + k - 1) % k
+            };
             r * k + nc
         } else {
-            let nr = if c % 2 == 0 { (r + 1) % k } else { (r + k - 1) % k };
+            let nr = if c % 2 == 0 {
+                (r + 1) % k
+            } else {
+                (r + k - 1) % k
+            };
             nr * k + c
         }
     }
@@ -56,10 +67,18 @@ impl ManhattanStreet {
         let k = self.k;
         let (r, c) = (node / k, node % k);
         if port == 0 {
-            let pc = if r % 2 == 0 { (c + k - 1) % k } else { (c + 1) % k };
+            let pc = if r % 2 == 0 {
+                (c + k - 1) % k
+            } else {
+                (c + 1) % k
+            };
             r * k + pc
         } else {
-            let pr = if c % 2 == 0 { (r + k - 1) % k } else { (r + 1) % k };
+            let pr = if c % 2 == 0 {
+                (r + k - 1) % k
+            } else {
+                (r + 1) % k
+            };
             pr * k + c
         }
     }

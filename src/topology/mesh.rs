@@ -23,7 +23,7 @@ impl Mesh {
     pub fn neighbor(&self, node: u32, port: u32) -> Option<u32> {
         let dim = port / 2;
         let c = self.grid.coord(node, dim);
-        if port % 2 == 0 {
+        if port.is_multiple_of(2) {
             (c + 1 < self.grid.k).then(|| self.grid.with_coord(node, dim, c + 1))
         } else {
             (c > 0).then(|| self.grid.with_coord(node, dim, c - 1))

@@ -254,7 +254,11 @@ impl Topology {
                 let (d, up) = t.port_dim(p);
                 format!("{}{}", if up { "+" } else { "-" }, dim_name(d))
             }
-            Topology::Mesh(_) => format!("{}{}", if p % 2 == 0 { "+" } else { "-" }, dim_name(p / 2)),
+            Topology::Mesh(_) => format!(
+                "{}{}",
+                if p.is_multiple_of(2) { "+" } else { "-" },
+                dim_name(p / 2)
+            ),
             Topology::ManhattanStreet(_) => if p == 0 { "row" } else { "col" }.into(),
         }
     }
@@ -267,7 +271,11 @@ impl Topology {
                 "{}-ary {}-cube torus, {} links",
                 t.grid.k,
                 t.grid.n,
-                if t.bidirectional { "bidirectional" } else { "unidirectional" }
+                if t.bidirectional {
+                    "bidirectional"
+                } else {
+                    "unidirectional"
+                }
             ),
             Topology::Mesh(m) => format!("{}-ary {}-dimensional mesh", m.grid.k, m.grid.n),
             Topology::ManhattanStreet(m) => format!("{}×{} Manhattan Street network", m.k, m.k),
@@ -330,7 +338,11 @@ mod tests {
             }
         }
         let mean = total as f64 / (n as f64 * (n as f64 - 1.0));
-        assert!((mean - t.mean_distance()).abs() < 1e-9, "{mean} vs {}", t.mean_distance());
+        assert!(
+            (mean - t.mean_distance()).abs() < 1e-9,
+            "{mean} vs {}",
+            t.mean_distance()
+        );
         assert_eq!(diam, t.diameter());
         let channels: usize = (0..n as u32)
             .map(|s| {
@@ -368,7 +380,11 @@ mod tests {
     fn torus_counts_and_mean_distance_match_closed_forms() {
         for (k, n) in [(2, 2), (3, 2), (4, 2), (5, 1), (8, 2), (3, 3), (4, 3)] {
             for bidirectional in [true, false] {
-                let t = topo(TopologyConfig::Torus { k, n, bidirectional });
+                let t = topo(TopologyConfig::Torus {
+                    k,
+                    n,
+                    bidirectional,
+                });
                 let nodes = (k as usize).pow(n);
                 assert_eq!(t.nodes(), nodes);
                 let degree = if bidirectional { 2 * n } else { n } as usize;
@@ -394,9 +410,13 @@ mod tests {
         for (k, n) in [(2, 1), (4, 2), (5, 2), (3, 3)] {
             let t = topo(TopologyConfig::Mesh { k, n });
             let nodes = (k as usize).pow(n);
-            assert_eq!(t.links(), n as usize * (k as usize - 1) * nodes / k as usize);
+            assert_eq!(
+                t.links(),
+                n as usize * (k as usize - 1) * nodes / k as usize
+            );
             let kf = k as f64;
-            let closed = n as f64 * (kf * kf - 1.0) / (3.0 * kf) * nodes as f64 / (nodes as f64 - 1.0);
+            let closed =
+                n as f64 * (kf * kf - 1.0) / (3.0 * kf) * nodes as f64 / (nodes as f64 - 1.0);
             assert!((t.mean_distance() - closed).abs() < 1e-12);
             assert_eq!(t.diameter(), n * (k - 1));
             check_against_graph(&t);
@@ -437,8 +457,16 @@ mod tests {
         for cfg in [
             TopologyConfig::Hypercube { dim: 0 },
             TopologyConfig::Hypercube { dim: 21 },
-            TopologyConfig::Torus { k: 1, n: 2, bidirectional: true },
-            TopologyConfig::Torus { k: 4, n: 0, bidirectional: true },
+            TopologyConfig::Torus {
+                k: 1,
+                n: 2,
+                bidirectional: true,
+            },
+            TopologyConfig::Torus {
+                k: 4,
+                n: 0,
+                bidirectional: true,
+            },
             TopologyConfig::Mesh { k: 1, n: 2 },
             TopologyConfig::ManhattanStreet { k: 5 },
         ] {

@@ -48,7 +48,7 @@ impl Torus {
     #[inline]
     pub fn port_dim(&self, port: u32) -> (u32, bool) {
         if self.bidirectional {
-            (port / 2, port % 2 == 0)
+            (port / 2, port.is_multiple_of(2))
         } else {
             (port, true)
         }
@@ -141,7 +141,7 @@ impl Torus {
         let k = self.grid.k as f64;
         if !self.bidirectional {
             (k - 1.0) / 2.0
-        } else if self.grid.k % 2 == 0 {
+        } else if self.grid.k.is_multiple_of(2) {
             k / 4.0
         } else {
             (k * k - 1.0) / (4.0 * k)

@@ -1,0 +1,130 @@
+//! `routemu check`: validate a hardware description and explain the machine.
+
+use crate::config::load::load_hw;
+use crate::config::overrides::apply_overrides;
+use crate::config::validate::validate;
+use crate::config::{HwConfig, Measure, Routing, SwitchingConfig};
+use crate::error::Result;
+use crate::switching::wormhole::zero_load_latency;
+use std::fmt::Write;
+use std::path::Path;
+
+/// Runs `routemu check`; returns the exit status.
+pub fn check(file: &Path, set: &[String]) -> Result<i32> {
+    let cfg = apply_overrides(&load_hw(file)?, set)?;
+    print!("{}", explain(&cfg, &file.display().to_string())?);
+    Ok(0)
+}
+
+/// The explanation `check` prints (also a validation: errors come back as errors).
+pub fn explain(cfg: &HwConfig, origin: &str) -> Result<String> {
+    let m = validate(cfg)?;
+    let t = &m.topology;
+    let r = &cfg.router;
+    let l = &cfg.links;
+    let p = &r.pipeline;
+    let mut s = String::new();
+    let _ = writeln!(s, "{origin}: OK");
+    if !cfg.name.is_empty() {
+        let _ = writeln!(s, "  machine: {} — {}", cfg.name, cfg.description);
+    }
+    let _ = writeln!(
+        s,
+        "  topology: {}: {} nodes, degree {}, {} channels ({} physical links), diameter {}, mean distance {:.4}",
+        t.describe(),
+        t.nodes(),
+        t.degree(),
+        t.channels(),
+        t.links(),
+        t.diameter(),
+        t.mean_distance()
+    );
+    let _ = writeln!(
+        s,
+        "  router: {0}×{0} crossbar (input speedup {1}), {2} VCs × {3} flits per port, {4} DMA engines, {5:?} arbiters",
+        t.degree() + 1,
+        r.speedup,
+        r.vcs,
+        r.buffer_flits,
+        m.dma,
+        r.arbiter
+    );
+    let _ = writeln!(
+        s,
+        "  routing controller: {} server(s), route {} cycle(s) per header",
+        r.controller.servers, r.controller.route
+    );
+    let credit = l.credit_latency.unwrap_or(l.latency);
+    let per_hop =
+        r.controller.route - 1 + p.vc_alloc + p.switch_alloc + p.switch_traversal + l.latency;
+    let _ = writeln!(
+        s,
+        "  pipeline: route {} + VC alloc {} + switch alloc {} + traversal {}, link {} (credit {}), width {} flit(s)/cycle: {} cycle(s) per hop",
+        r.controller.route, p.vc_alloc, p.switch_alloc, p.switch_traversal, l.latency, credit, l.width, per_hop
+    );
+    let SwitchingConfig::Wormhole {
+        routing,
+        selection,
+        unsafe_routing,
+    } = cfg.switching;
+    let classes = match (
+        routing,
+        matches!(t, crate::topology::Topology::Torus(_)),
+        unsafe_routing,
+    ) {
+        (_, _, true) => "no deadlock-avoidance classes (unsafe_routing: may deadlock)".to_string(),
+        (Routing::DimensionOrder, true, _) => {
+            "dateline classes: even VCs before the wrap-around, odd VCs after".into()
+        }
+        (Routing::DimensionOrder, false, _) => "every VC usable".into(),
+        (Routing::Adaptive, true, _) => format!(
+            "escape VCs 0 and 1 (dateline classes), adaptive VCs 2..{}, {selection:?} selection",
+            r.vcs
+        ),
+        (Routing::Adaptive, false, _) => format!(
+            "escape VC 0, adaptive VCs 1..{}, {selection:?} selection",
+            r.vcs
+        ),
+    };
+    let _ = writeln!(s, "  switching: wormhole, {routing:?} routing; {classes}");
+    let need = p.switch_traversal
+        + l.latency
+        + credit
+        + (r.controller.route - 1 + p.vc_alloc + p.switch_alloc);
+    let len = m.workload.length.mean();
+    let d = t.mean_distance();
+    let _ = writeln!(
+        s,
+        "  zero-load latency of a {len:.1}-flit message: {} cycles at 1 hop, {:.1} at the mean distance; \
+         buffers of {need} flits or more keep the body from stalling (have {})",
+        zero_load_latency(cfg, 1, len.round() as u64),
+        zero_load_latency(cfg, d.floor() as u64, len.round() as u64) as f64
+            + (d - d.floor()) * l.latency as f64
+            + (d - d.floor()) * (r.controller.route - 1 + p.vc_alloc + p.switch_alloc + p.switch_traversal) as f64,
+        r.buffer_flits
+    );
+    let w = &cfg.workload;
+    let flits = w.rate * len;
+    let _ = writeln!(
+        s,
+        "  workload: {} messages/node/cycle = {:.4} flits/node/cycle ({:.1}% of the {:.3} uniform-traffic bound); {:?}; {:?}; {:?}",
+        w.rate,
+        flits,
+        100.0 * flits / (t.capacity() * l.width as f64),
+        t.capacity() * l.width as f64,
+        w.length,
+        w.pattern,
+        w.process
+    );
+    let e = &cfg.experiment;
+    let window = match e.measure {
+        Measure::Cycles(c) => format!("{c} cycles"),
+        Measure::Messages(n) => format!("{n} messages"),
+    };
+    let _ = writeln!(
+        s,
+        "  experiment: seed {}, {} replication(s), warm-up {} cycles, measure {window}, drain limit {}, deadlock watchdog {} cycles",
+        e.seed, e.replications, e.warmup, e.drain_limit, e.deadlock_cycles
+    );
+    Ok(s)
+}

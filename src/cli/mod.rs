@@ -1,0 +1,158 @@
+//! The command line: `routemu run`, `check` and `bench`. Argument parsing (clap) and
+//! turning flags into configuration live here; everything else is library calls.
+
+pub mod bench;
+pub mod check;
+pub mod output;
+pub mod run;
+pub mod spec;
+
+use crate::config::load::load_hw;
+use crate::config::overrides::apply_overrides;
+use crate::config::{HwConfig, Measure};
+use crate::error::{Error, Result};
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+/// routemu: cycle-accurate emulation of interconnection-network routers.
+#[derive(Debug, Parser)]
+#[command(name = "routemu", version, about, long_about = None)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Emulate a machine under a synthetic workload and report latencies and throughput.
+    Run(RunArgs),
+    /// Validate a hardware description and explain the machine it describes.
+    Check {
+        /// The RON hardware description.
+        file: PathBuf,
+        /// Overrides applied before checking, as for `run`.
+        #[arg(long = "set", value_name = "PATH=VALUE")]
+        set: Vec<String>,
+    },
+    /// Measure emulation speed (node-cycles per second) on fixed scenarios.
+    Bench(bench::BenchArgs),
+}
+
+/// The machine and workload selection shared by commands that emulate.
+#[derive(Debug, Args, Clone)]
+pub struct ExperimentArgs {
+    /// The RON hardware description.
+    pub hw: PathBuf,
+    /// Messages created per node per cycle.
+    #[arg(long)]
+    pub rate: Option<f64>,
+    /// Message length: N, const:N, exp:MEAN or uniform:MIN:MAX (flits).
+    #[arg(long)]
+    pub length: Option<String>,
+    /// Destinations: uniform, bitcomp, transpose, hotspot:NODE:FRAC, sphere:R:P, decreasing:DECAY.
+    #[arg(long)]
+    pub pattern: Option<String>,
+    /// Seed of every random stream.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Independent replications (≥ 2 for confidence intervals).
+    #[arg(long)]
+    pub replications: Option<u32>,
+    /// Warm-up cycles before measurement.
+    #[arg(long)]
+    pub warmup: Option<u64>,
+    /// Measure the messages created during this many cycles.
+    #[arg(long, conflicts_with = "messages")]
+    pub cycles: Option<u64>,
+    /// Measure this many messages created after warm-up.
+    #[arg(long)]
+    pub messages: Option<u64>,
+    /// Worker threads (network partitions).
+    #[arg(long)]
+    pub threads: Option<u32>,
+    /// Override any configuration field, e.g. --set topology.k=16 (repeatable).
+    #[arg(long = "set", value_name = "PATH=VALUE")]
+    pub set: Vec<String>,
+    /// Visit every router every cycle (for checking that idle skipping changes nothing).
+    #[arg(long, hide = true)]
+    pub no_idle_skip: bool,
+}
+
+impl ExperimentArgs {
+    /// Loads the file and applies `--set` overrides, then the flags.
+    pub fn config(&self) -> Result<HwConfig> {
+        let base = load_hw(&self.hw)?;
+        let mut cfg = apply_overrides(&base, &self.set)?;
+        let w = &mut cfg.workload;
+        if let Some(r) = self.rate {
+            w.rate = r;
+        }
+        if let Some(l) = &self.length {
+            w.length = spec::parse_length(l)?;
+        }
+        if let Some(p) = &self.pattern {
+            w.pattern = spec::parse_pattern(p)?;
+        }
+        let e = &mut cfg.experiment;
+        if let Some(s) = self.seed {
+            e.seed = s;
+        }
+        if let Some(r) = self.replications {
+            e.replications = r;
+        }
+        if let Some(w) = self.warmup {
+            e.warmup = w;
+        }
+        if let Some(c) = self.cycles {
+            e.measure = Measure::Cycles(c);
+        }
+        if let Some(m) = self.messages {
+            e.measure = Measure::Messages(m);
+        }
+        if let Some(t) = self.threads {
+            e.threads = t;
+        }
+        if self.no_idle_skip {
+            e.idle_skip = false;
+        }
+        Ok(cfg)
+    }
+}
+
+/// `routemu run` arguments.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Machine, workload and experiment.
+    #[command(flatten)]
+    pub exp: ExperimentArgs,
+    /// Write the JSON report to FILE, or to standard output with `-` (the human summary
+    /// then goes to standard error).
+    #[arg(long, value_name = "FILE|-")]
+    pub json: Option<String>,
+}
+
+/// Exit status of a run stopped by the deadlock watchdog.
+pub const EXIT_DEADLOCK: i32 = 3;
+
+/// Runs the command line; returns the process exit status.
+pub fn main_with(cli: Cli) -> i32 {
+    let result = match cli.command {
+        Command::Run(a) => run::run(&a),
+        Command::Check { file, set } => check::check(&file, &set),
+        Command::Bench(a) => bench::bench(&a),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("routemu: {e}");
+            1
+        }
+    }
+}
+
+/// Error for an output destination that cannot be used.
+pub fn bad_output(what: &str) -> Error {
+    Error::Arg(what.to_string())
+}

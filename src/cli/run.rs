@@ -1,0 +1,58 @@
+//! `routemu run`: emulate, print the summary, write the JSON report.
+
+use super::output::write_output;
+use super::{RunArgs, EXIT_DEADLOCK};
+use crate::config::Measure;
+use crate::engine::experiment::run_experiment;
+use crate::error::Result;
+use indicatif::{ProgressBar, ProgressStyle};
+use std::io::IsTerminal;
+
+/// Runs `routemu run`; returns the exit status.
+pub fn run(args: &RunArgs) -> Result<i32> {
+    let cfg = args.exp.config()?;
+    let e = &cfg.experiment;
+    let planned = e.warmup
+        + match e.measure {
+            Measure::Cycles(c) => c,
+            Measure::Messages(m) => (m as f64 / (cfg.workload.rate.max(1e-12) * 1.0)) as u64,
+        };
+    let bar = if std::io::stderr().is_terminal() {
+        let b = ProgressBar::new(planned.saturating_mul(e.replications as u64));
+        b.set_style(
+            ProgressStyle::with_template(
+                "{spinner} replication {msg} [{bar:40}] {percent}% {elapsed}",
+            )
+            .expect("valid template")
+            .progress_chars("=> "),
+        );
+        Some(b)
+    } else {
+        None
+    };
+    let reps = e.replications;
+    let report = run_experiment(&cfg, &mut |rep, t| {
+        if let Some(b) = &bar {
+            b.set_message(format!("{}/{}", rep + 1, reps));
+            b.set_position(rep as u64 * planned + t.min(planned));
+        }
+    })?;
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    let summary = report.summary();
+    match args.json.as_deref() {
+        Some("-") => eprint!("{summary}"),
+        _ => print!("{summary}"),
+    }
+    if let Some(dest) = &args.json {
+        let mut text = serde_json::to_string_pretty(&report).expect("report serialises");
+        text.push('\n');
+        write_output(dest, &text)?;
+    }
+    Ok(if report.deadlock.is_some() {
+        EXIT_DEADLOCK
+    } else {
+        0
+    })
+}

@@ -1,0 +1,93 @@
+//! Short command-line forms of workload settings:
+//! lengths `12`, `const:12`, `exp:12`, `uniform:8:16`; patterns `uniform`, `bitcomp`,
+//! `transpose`, `hotspot:NODE:FRACTION`, `sphere:RADIUS:PROBABILITY`, `decreasing:DECAY`.
+
+use crate::config::{LengthConfig, PatternConfig};
+use crate::error::{Error, Result};
+
+fn num<T: std::str::FromStr>(s: &str, what: &str, spec: &str) -> Result<T> {
+    s.parse()
+        .map_err(|_| Error::Arg(format!("`{spec}`: `{s}` is not a valid {what}")))
+}
+
+/// Parses `--length`.
+pub fn parse_length(spec: &str) -> Result<LengthConfig> {
+    let parts: Vec<&str> = spec.split(':').collect();
+    Ok(match parts.as_slice() {
+        [n] => LengthConfig::Constant {
+            flits: num(n, "flit count", spec)?,
+        },
+        ["const" | "constant", n] => LengthConfig::Constant {
+            flits: num(n, "flit count", spec)?,
+        },
+        ["exp" | "exponential", m] => LengthConfig::Exponential {
+            mean: num(m, "mean", spec)?,
+        },
+        ["uniform", a, b] => LengthConfig::Uniform {
+            min: num(a, "flit count", spec)?,
+            max: num(b, "flit count", spec)?,
+        },
+        _ => {
+            return Err(Error::Arg(format!(
+                "--length `{spec}`: expected N, const:N, exp:MEAN or uniform:MIN:MAX"
+            )))
+        }
+    })
+}
+
+/// Parses `--pattern`.
+pub fn parse_pattern(spec: &str) -> Result<PatternConfig> {
+    let parts: Vec<&str> = spec.split(':').collect();
+    Ok(match parts.as_slice() {
+        ["uniform"] => PatternConfig::Uniform,
+        ["bitcomp" | "bit-complement"] => PatternConfig::BitComplement,
+        ["transpose"] => PatternConfig::Transpose,
+        ["hotspot", n, f] => PatternConfig::Hotspot {
+            node: num(n, "node", spec)?,
+            fraction: num(f, "fraction", spec)?,
+        },
+        ["sphere", r, p] => PatternConfig::SphereOfLocality {
+            radius: num(r, "radius", spec)?,
+            probability: num(p, "probability", spec)?,
+        },
+        ["decreasing", d] => PatternConfig::DecreasingProbability {
+            decay: num(d, "decay", spec)?,
+        },
+        _ => {
+            return Err(Error::Arg(format!(
+                "--pattern `{spec}`: expected uniform, bitcomp, transpose, hotspot:NODE:FRACTION, \
+                 sphere:RADIUS:PROBABILITY or decreasing:DECAY"
+            )))
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn forms_parse() {
+        assert_eq!(
+            parse_length("12").unwrap(),
+            LengthConfig::Constant { flits: 12 }
+        );
+        assert_eq!(
+            parse_length("exp:8.5").unwrap(),
+            LengthConfig::Exponential { mean: 8.5 }
+        );
+        assert_eq!(
+            parse_length("uniform:2:9").unwrap(),
+            LengthConfig::Uniform { min: 2, max: 9 }
+        );
+        assert!(parse_length("uniform:2").is_err());
+        assert_eq!(
+            parse_pattern("hotspot:3:0.2").unwrap(),
+            PatternConfig::Hotspot {
+                node: 3,
+                fraction: 0.2
+            }
+        );
+        assert!(parse_pattern("ring").is_err());
+    }
+}

@@ -1,0 +1,298 @@
+//! Experiment control: independent replications of warm-up, measurement window and
+//! drain, and their aggregation into a [`Report`]. Replication r uses the random streams
+//! of (seed, r, node), so adding replications never changes the earlier ones.
+
+use super::sim::{Simulation, Stop};
+use crate::config::validate::validate;
+use crate::config::HwConfig;
+use crate::error::Result;
+use crate::stats::ci::mean_ci;
+use crate::stats::report::{
+    self, Controller, Deadlock, Dist, Latency, Messages, Phases, Report, Throughput, TopologyInfo,
+    Wormhole,
+};
+use crate::stats::{histogram, MsgStats};
+use crate::topology::Topology;
+use crate::types::Cycle;
+use hdrhistogram::Histogram;
+use std::time::Instant;
+
+/// What one replication measured, reduced to numbers.
+#[derive(Clone, Debug)]
+pub struct RepResult {
+    /// Cycles simulated.
+    pub cycles: Cycle,
+    /// Measurement window length.
+    pub window: Cycle,
+    /// Why it stopped.
+    pub stop: Stop,
+    /// Per-message statistics.
+    pub msgs: MsgStats,
+    /// Messages created.
+    pub generated: u64,
+    /// Messages delivered.
+    pub delivered: u64,
+    /// Measured messages created.
+    pub measured: u64,
+    /// Flits created in the window per node per cycle.
+    pub offered: f64,
+    /// Flits absorbed in the window per node per cycle.
+    pub accepted: f64,
+    /// Messages created in the window per node per cycle.
+    pub offered_messages: f64,
+    /// Controller: requests per node per cycle, utilisation, mean wait, P-K wait,
+    /// service mean and second moment.
+    pub ctrl: (f64, f64, Option<f64>, Option<f64>, Option<f64>, Option<f64>),
+    /// Link utilisation mean and max.
+    pub links: (f64, f64),
+}
+
+/// Runs one replication to its end.
+pub fn run_replication(
+    cfg: &HwConfig,
+    rep: u32,
+    progress: &mut dyn FnMut(Cycle),
+) -> Result<(RepResult, Simulation)> {
+    let mut sim = Simulation::new(cfg, rep)?;
+    let stop = sim.run(progress);
+    let r = reduce(&sim, stop);
+    Ok((r, sim))
+}
+
+fn reduce(sim: &Simulation, stop: Stop) -> RepResult {
+    let net = &sim.net;
+    let n = net.nodes() as f64;
+    let start = sim.window.start;
+    let end = sim.window.end.unwrap_or(sim.t).min(sim.t).max(start);
+    let w = (end - start).max(1) as f64;
+    let nservers = net.ctrl_servers() as f64;
+    let (mut arr, mut wait, mut ssum, mut ssq, mut pk_weighted) = (0u64, 0u64, 0u64, 0u64, 0.0f64);
+    let mut pk_ok = nservers == 1.0;
+    for st in &net.ctrl.stats {
+        arr += st.arrivals;
+        wait += st.wait_sum;
+        ssum += st.service_sum;
+        ssq += st.service_sq_sum;
+        if st.arrivals > 0 {
+            let lambda = st.arrivals as f64 / w;
+            let rho = st.service_sum as f64 / w;
+            let m2 = st.service_sq_sum as f64 / st.arrivals as f64;
+            if rho < 1.0 {
+                pk_weighted += st.arrivals as f64 * lambda * m2 / (2.0 * (1.0 - rho));
+            } else {
+                pk_ok = false;
+            }
+        }
+    }
+    let per = |x: u64| (arr > 0).then(|| x as f64 / arr as f64);
+    let ctrl = (
+        arr as f64 / (n * w),
+        ssum as f64 / (n * nservers * w),
+        per(wait),
+        if pk_ok {
+            per(0).map(|_| pk_weighted / arr as f64)
+        } else {
+            None
+        },
+        per(ssum),
+        per(ssq),
+    );
+    let lay = net.layout;
+    let width = net.timing.width as f64;
+    let (mut lsum, mut lmax, mut lcount) = (0.0, 0.0f64, 0usize);
+    for node in 0..net.nodes() {
+        for p in 0..lay.ports {
+            if net
+                .topology
+                .neighbor(
+                    crate::types::NodeId(node as u32),
+                    crate::types::PortId(p as u8),
+                )
+                .is_some()
+            {
+                let u = net.link_flits[lay.port_idx(node, p)] as f64 / (w * width);
+                lsum += u;
+                lmax = lmax.max(u);
+                lcount += 1;
+            }
+        }
+    }
+    RepResult {
+        cycles: sim.t,
+        window: end - start,
+        stop,
+        msgs: sim.stats.clone(),
+        generated: sim.generated,
+        delivered: net.delivered,
+        measured: sim.measured_created,
+        offered: sim.window_flits as f64 / (n * w),
+        accepted: net.flits_accepted as f64 / (n * w),
+        offered_messages: sim.window_messages as f64 / (n * w),
+        ctrl,
+        links: (
+            if lcount > 0 {
+                lsum / lcount as f64
+            } else {
+                0.0
+            },
+            lmax,
+        ),
+    }
+}
+
+fn dist(means: &[f64], h: &Histogram<u64>) -> Dist {
+    let (mean, ci95) = mean_ci(means);
+    let some = !h.is_empty();
+    Dist {
+        mean: mean.is_finite().then_some(mean),
+        ci95: ci95.filter(|x| x.is_finite()),
+        p50: some.then(|| h.value_at_quantile(0.5)),
+        p90: some.then(|| h.value_at_quantile(0.9)),
+        p99: some.then(|| h.value_at_quantile(0.99)),
+        max: some.then(|| h.max()),
+    }
+}
+
+fn avg(xs: impl Iterator<Item = Option<f64>>) -> Option<f64> {
+    let v: Vec<f64> = xs.flatten().collect();
+    (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+}
+
+/// Runs every replication of `cfg` and builds the report. `progress` receives
+/// (replication, cycle) now and then.
+pub fn run_experiment(cfg: &HwConfig, progress: &mut dyn FnMut(u32, Cycle)) -> Result<Report> {
+    let topology = validate(cfg)?.topology;
+    let started = Instant::now();
+    let mut reps = Vec::new();
+    let mut deadlock = None;
+    for rep in 0..cfg.experiment.replications {
+        let (r, sim) = run_replication(cfg, rep, &mut |t| progress(rep, t))?;
+        if let Stop::Deadlock(text) = &r.stop {
+            deadlock = Some(Deadlock {
+                replication: rep,
+                cycle: sim.t,
+                description: text.clone(),
+            });
+        }
+        let stop = deadlock.is_some();
+        reps.push(r);
+        if stop {
+            break;
+        }
+    }
+    let wall = started.elapsed().as_secs_f64();
+    Ok(aggregate(cfg, &topology, &reps, deadlock, wall))
+}
+
+/// Combines replications into a report.
+pub fn aggregate(
+    cfg: &HwConfig,
+    topology: &Topology,
+    reps: &[RepResult],
+    deadlock: Option<Deadlock>,
+    wall: f64,
+) -> Report {
+    let mut lat = histogram();
+    let mut net = histogram();
+    let mut src = histogram();
+    for r in reps {
+        let _ = lat.add(&r.msgs.latency);
+        let _ = net.add(&r.msgs.network);
+        let _ = src.add(&r.msgs.source_queue);
+    }
+    let mean_of = |f: &dyn Fn(&MsgStats) -> u64, d: &dyn Fn(&MsgStats) -> u64| -> Vec<f64> {
+        reps.iter()
+            .filter(|r| d(&r.msgs) > 0)
+            .map(|r| f(&r.msgs) as f64 / d(&r.msgs) as f64)
+            .collect()
+    };
+    let count = |m: &MsgStats| m.count;
+    let hops = |m: &MsgStats| m.hops_sum;
+    let blocking = mean_of(&|m| m.blocking_sum, &hops);
+    let (blocking_mean, blocking_ci) = mean_ci(&blocking);
+    let accepted: Vec<f64> = reps.iter().map(|r| r.accepted).collect();
+    let (acc_mean, acc_ci) = mean_ci(&accepted);
+    let k = reps.len().max(1) as f64;
+    let cycles: u64 = reps.iter().map(|r| r.cycles).sum();
+    let generated: u64 = reps.iter().map(|r| r.generated).sum();
+    let delivered: u64 = reps.iter().map(|r| r.delivered).sum();
+    let opt = |x: f64| x.is_finite().then_some(x);
+    Report {
+        schema: report::SCHEMA,
+        config: cfg.clone(),
+        seed: cfg.experiment.seed,
+        replications: reps.len() as u32,
+        threads: cfg.experiment.threads,
+        cycles,
+        window_cycles: reps.iter().map(|r| r.window as f64).sum::<f64>() / k,
+        messages: Messages {
+            generated,
+            delivered,
+            in_flight: generated - delivered,
+            measured: reps.iter().map(|r| r.measured).sum(),
+        },
+        latency: Latency {
+            total: dist(&mean_of(&|m| m.latency_sum, &count), &lat),
+            phases: Phases {
+                source_queue: dist(&mean_of(&|m| m.source_sum, &count), &src),
+                network: dist(&mean_of(&|m| m.network_sum, &count), &net),
+            },
+        },
+        throughput: Throughput {
+            offered: reps.iter().map(|r| r.offered).sum::<f64>() / k,
+            accepted: if acc_mean.is_finite() { acc_mean } else { 0.0 },
+            accepted_ci95: acc_ci,
+            offered_messages: reps.iter().map(|r| r.offered_messages).sum::<f64>() / k,
+            accepted_messages: reps
+                .iter()
+                .map(|r| r.msgs.count as f64 / (topology.nodes() as f64 * r.window.max(1) as f64))
+                .sum::<f64>()
+                / k,
+            capacity: topology.capacity(),
+        },
+        controller: Controller {
+            servers: cfg.router.controller.servers,
+            arrival_rate: reps.iter().map(|r| r.ctrl.0).sum::<f64>() / k,
+            utilization: reps.iter().map(|r| r.ctrl.1).sum::<f64>() / k,
+            wait_mean: avg(reps.iter().map(|r| r.ctrl.2)),
+            wait_mg1: if reps
+                .iter()
+                .all(|r| r.ctrl.3.is_some() || r.ctrl.2.is_none())
+            {
+                avg(reps.iter().map(|r| r.ctrl.3))
+            } else {
+                None
+            },
+            service_mean: avg(reps.iter().map(|r| r.ctrl.4)),
+            service_m2: avg(reps.iter().map(|r| r.ctrl.5)),
+        },
+        wormhole: Wormhole {
+            blocking_per_hop: opt(blocking_mean),
+            blocking_per_hop_ci95: blocking_ci,
+            hops_mean: avg(mean_of(&hops, &count).into_iter().map(Some)),
+            ejection_wait: avg(mean_of(&|m| m.eject_wait_sum, &count).into_iter().map(Some)),
+            controller_wait_per_message: avg(mean_of(&|m| m.ctrl_wait_sum, &count)
+                .into_iter()
+                .map(Some)),
+            link_utilization_mean: reps.iter().map(|r| r.links.0).sum::<f64>() / k,
+            link_utilization_max: reps.iter().map(|r| r.links.1).fold(0.0, f64::max),
+        },
+        topology: TopologyInfo {
+            description: topology.describe(),
+            nodes: topology.nodes(),
+            degree: topology.degree(),
+            channels: topology.channels(),
+            links: topology.links(),
+            diameter: topology.diameter(),
+            mean_distance: topology.mean_distance(),
+        },
+        saturated: reps.iter().any(|r| r.stop == Stop::Saturated),
+        deadlock,
+        wall_seconds: wall,
+        node_cycles_per_second: if wall > 0.0 {
+            cycles as f64 * topology.nodes() as f64 / wall
+        } else {
+            0.0
+        },
+    }
+}

@@ -1,0 +1,9 @@
+//! The cycle loop and experiment control. [`sim`] steps one replication cycle by cycle:
+//! message creation, link arrivals, the active routers; [`experiment`] runs warm-up,
+//! measurement window, drain and independent replications and turns them into a report;
+//! [`watchdog`] explains a deadlock; [`wheel`] holds what is in flight on the links.
+
+pub mod experiment;
+pub mod sim;
+pub mod watchdog;
+pub mod wheel;

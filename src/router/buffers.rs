@@ -1,0 +1,205 @@
+//! Input virtual-channel buffers and the output side's view of the downstream buffers
+//! (credits and which output VCs are allocated).
+//!
+//! A VC buffer holds flits of one message at a time: an output VC is handed to a new
+//! message only after the previous message's tail has left the downstream buffer (its
+//! credit comes back marked "free"), so buffers are counts, not flit queues. The local
+//! input port's VCs are the injection DMA engines; their "buffer" is the message in
+//! memory, so it holds all flits of the message at once.
+
+use super::Layout;
+use crate::routing::Route;
+use crate::types::{Cycle, MsgId, NodeId};
+
+/// What travels with a message's head flit: its identity and the measurements gathered
+/// hop by hop.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MsgHeader {
+    /// Message id.
+    pub id: MsgId,
+    /// Destination node.
+    pub dst: NodeId,
+    /// Length in flits.
+    pub len: u32,
+    /// Network hops taken so far.
+    pub hops: u32,
+    /// Cycle the message was created at the source.
+    pub created: Cycle,
+    /// Cycle the head flit left the source router (won its crossbar).
+    pub injected: Cycle,
+    /// Blocking accumulated on network hops (cycles beyond the pipeline's own).
+    pub blocking: u64,
+    /// Blocking at the destination waiting for an ejection DMA engine or the crossbar.
+    pub eject_wait: u64,
+    /// Cycles spent waiting in routing-controller queues.
+    pub ctrl_wait: u64,
+    /// Whether the message belongs to the measurement window.
+    pub measured: bool,
+}
+
+/// Stage of the message occupying an input VC.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum VcState {
+    /// No message.
+    #[default]
+    Idle,
+    /// Header waiting for (or in) the routing controller.
+    Routing,
+    /// Header routed, waiting for an output VC.
+    WaitVc,
+    /// Output VC allocated: flits compete for the crossbar.
+    Active,
+}
+
+/// One input virtual channel.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct InVc {
+    /// The occupying message's header (valid unless Idle).
+    pub hdr: MsgHeader,
+    /// Flits in the buffer.
+    pub buffered: u32,
+    /// Flits of the message that have still to leave this VC (buffered or not yet arrived).
+    pub left: u32,
+    /// Stage.
+    pub state: VcState,
+    /// Allocated output port (Active).
+    pub out_port: u8,
+    /// Allocated output VC (Active).
+    pub out_vc: u8,
+    /// Earliest cycle of the next stage (VC allocation when WaitVc, switch when Active).
+    pub ready_at: Cycle,
+    /// Cycle the routing controller finished the header.
+    pub routed_at: Cycle,
+    /// The header's candidates, computed by the routing controller.
+    pub route: Route,
+}
+
+impl InVc {
+    /// True while the head flit has not yet left this VC.
+    #[inline]
+    pub fn head_pending(&self) -> bool {
+        self.left == self.hdr.len
+    }
+}
+
+/// Per-port bit masks of VCs in a given condition, with a per-node summary of the ports
+/// that have any, so a router visits only what can act.
+#[derive(Clone, Debug)]
+pub struct VcMasks {
+    per_port: Vec<u64>,
+    per_node: Vec<u64>,
+    all_ports: usize,
+}
+
+impl VcMasks {
+    /// Empty masks for `nodes` nodes.
+    pub fn new(nodes: usize, layout: &Layout) -> Self {
+        VcMasks {
+            per_port: vec![0; nodes * layout.all_ports()],
+            per_node: vec![0; nodes],
+            all_ports: layout.all_ports(),
+        }
+    }
+
+    /// Marks (node, port, vc).
+    #[inline]
+    pub fn set(&mut self, node: usize, port: usize, vc: usize) {
+        self.per_port[node * self.all_ports + port] |= 1 << vc;
+        self.per_node[node] |= 1 << port;
+    }
+
+    /// Unmarks (node, port, vc).
+    #[inline]
+    pub fn clear(&mut self, node: usize, port: usize, vc: usize) {
+        let m = &mut self.per_port[node * self.all_ports + port];
+        *m &= !(1 << vc);
+        if *m == 0 {
+            self.per_node[node] &= !(1 << port);
+        }
+    }
+
+    /// Ports of `node` with a marked VC.
+    #[inline]
+    pub fn ports(&self, node: usize) -> u64 {
+        self.per_node[node]
+    }
+
+    /// Marked VCs of (node, port).
+    #[inline]
+    pub fn vcs(&self, node: usize, port: usize) -> u64 {
+        self.per_port[node * self.all_ports + port]
+    }
+}
+
+/// The input side of every router of a partition.
+#[derive(Clone, Debug)]
+pub struct InputBuffers {
+    /// [node][port][slot]
+    pub vc: Vec<InVc>,
+    /// VCs waiting for virtual-channel allocation.
+    pub wait_vc: VcMasks,
+    /// Active VCs holding at least one flit: candidates for the switch.
+    pub ready: VcMasks,
+    /// Per node: input ports that received a head flit this cycle.
+    pub new_head: Vec<u64>,
+    /// [node][port]: the VC of that head flit.
+    pub new_head_vc: Vec<u8>,
+}
+
+impl InputBuffers {
+    /// Empty buffers.
+    pub fn new(nodes: usize, layout: &Layout) -> Self {
+        InputBuffers {
+            vc: vec![InVc::default(); nodes * layout.all_ports() * layout.slots],
+            wait_vc: VcMasks::new(nodes, layout),
+            ready: VcMasks::new(nodes, layout),
+            new_head: vec![0; nodes],
+            new_head_vc: vec![0; nodes * layout.all_ports()],
+        }
+    }
+}
+
+/// The output side of every router of a partition: credits for the downstream VC
+/// buffers and which output VCs (or ejection DMA engines) are allocated.
+#[derive(Clone, Debug)]
+pub struct OutputVcs {
+    /// [node][port][slot]: free slots in the downstream buffer.
+    pub credits: Vec<u32>,
+    /// [node][port]: mask of unallocated VCs.
+    pub free: Vec<u64>,
+    /// [node][port]: credits summed over the port's VCs.
+    pub credit_sum: Vec<u32>,
+}
+
+impl OutputVcs {
+    /// All VCs free with full credits; absent ports (mesh boundary) have no free VC.
+    pub fn new(
+        nodes: usize,
+        layout: &Layout,
+        buffer: u32,
+        exists: impl Fn(usize, usize) -> bool,
+    ) -> Self {
+        let np = layout.all_ports();
+        let mut o = OutputVcs {
+            credits: vec![0; nodes * np * layout.slots],
+            free: vec![0; nodes * np],
+            credit_sum: vec![0; nodes * np],
+        };
+        for n in 0..nodes {
+            for p in 0..np {
+                if p < layout.ports && !exists(n, p) {
+                    continue;
+                }
+                let k = layout.vcs_of(p);
+                o.free[n * np + p] = if k == 64 { u64::MAX } else { (1u64 << k) - 1 };
+                if p < layout.ports {
+                    for v in 0..k {
+                        o.credits[layout.vc_idx(n, p, v)] = buffer;
+                    }
+                    o.credit_sum[n * np + p] = buffer * k as u32;
+                }
+            }
+        }
+        o
+    }
+}

@@ -1,0 +1,120 @@
+//! Virtual-channel allocation, separable at port level: every header whose route is
+//! ready asks for one output port (the selection function's choice among the VCs free
+//! at the start of the cycle); every output port then serves its requesters in arbiter
+//! order, giving each the lowest-numbered free VC of its preferred set, or else of its
+//! fallback set. A header that gets nothing tries again next cycle.
+//!
+//! Arbiters: round-robin over the router's input VCs (the pointer moves just past the
+//! last requester served), or fixed priority (lowest input port and VC first).
+
+use super::buffers::{InputBuffers, OutputVcs, VcState};
+use super::Layout;
+use crate::config::{Arbiter, Selection};
+use crate::rng::NodeRng;
+use crate::routing::selection::{select, BitIter, VcRequest};
+use crate::types::Cycle;
+
+/// The VC allocators of a partition.
+#[derive(Clone, Debug)]
+pub struct VcAllocator {
+    /// [node][output port]: round-robin pointer over input VC indices (port·slots + vc).
+    ptr: Vec<u16>,
+    arbiter: Arbiter,
+    selection: Selection,
+    /// Extra cycles from VC grant to the first switch allocation.
+    switch_alloc_delay: Cycle,
+    scratch: Vec<(u16, VcRequest)>,
+    order: Vec<(u16, u16)>,
+}
+
+impl VcAllocator {
+    /// Allocators for `nodes` routers.
+    pub fn new(
+        nodes: usize,
+        layout: &Layout,
+        arbiter: Arbiter,
+        selection: Selection,
+        switch_alloc_delay: Cycle,
+    ) -> Self {
+        VcAllocator {
+            ptr: vec![0; nodes * layout.all_ports()],
+            arbiter,
+            selection,
+            switch_alloc_delay,
+            scratch: Vec::with_capacity(layout.all_ports() * layout.slots),
+            order: Vec::with_capacity(layout.all_ports() * layout.slots),
+        }
+    }
+
+    /// Runs one cycle of VC allocation at router `n`; returns how many VCs were granted.
+    pub fn allocate(
+        &mut self,
+        n: usize,
+        t: Cycle,
+        layout: &Layout,
+        inputs: &mut InputBuffers,
+        outputs: &mut OutputVcs,
+        rng: &mut NodeRng,
+    ) -> usize {
+        let np = layout.all_ports();
+        let space = (np * layout.slots) as u16;
+        self.scratch.clear();
+        let mut wanted: u64 = 0;
+        for ip in BitIter(inputs.wait_vc.ports(n)) {
+            for iv in BitIter(inputs.wait_vc.vcs(n, ip)) {
+                let vc = &inputs.vc[layout.vc_idx(n, ip, iv)];
+                if vc.ready_at > t {
+                    continue;
+                }
+                let free = |p: usize| outputs.free[n * np + p];
+                let credits = |p: usize| outputs.credit_sum[n * np + p];
+                if let Some(req) = select(self.selection, &vc.route, free, credits, rng) {
+                    wanted |= 1 << req.port.idx();
+                    self.scratch.push(((ip * layout.slots + iv) as u16, req));
+                }
+            }
+        }
+        let mut granted = 0;
+        for op in BitIter(wanted) {
+            let ptr = match self.arbiter {
+                Arbiter::RoundRobin => self.ptr[n * np + op],
+                Arbiter::FixedPriority => 0,
+            };
+            // Serve this port's requesters in arbiter order.
+            self.order.clear();
+            for (i, (who, req)) in self.scratch.iter().enumerate() {
+                if req.port.idx() == op {
+                    self.order.push(((who + space - ptr) % space, i as u16));
+                }
+            }
+            self.order.sort_unstable();
+            for &(_, i) in &self.order {
+                let (who, req) = self.scratch[i as usize];
+                let free = outputs.free[n * np + op];
+                let pick = if req.first & free != 0 {
+                    req.first & free
+                } else {
+                    req.second & free
+                };
+                if pick == 0 {
+                    continue;
+                }
+                let ov = pick.trailing_zeros() as usize;
+                outputs.free[n * np + op] &= !(1 << ov);
+                let (ip, iv) = (who as usize / layout.slots, who as usize % layout.slots);
+                let vc = &mut inputs.vc[layout.vc_idx(n, ip, iv)];
+                vc.state = VcState::Active;
+                vc.out_port = op as u8;
+                vc.out_vc = ov as u8;
+                vc.ready_at = t + self.switch_alloc_delay;
+                inputs.wait_vc.clear(n, ip, iv);
+                if vc.buffered > 0 {
+                    inputs.ready.set(n, ip, iv);
+                }
+                self.ptr[n * np + op] = (who + 1) % space;
+                granted += 1;
+            }
+        }
+        granted
+    }
+}

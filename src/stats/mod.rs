@@ -1,0 +1,94 @@
+//! Measurement: what one replication accumulates while it runs ([`MsgStats`]), means and
+//! confidence intervals across replications ([`ci`]), and the JSON report and human
+//! summary ([`report`]). Accumulators hold integers and histograms only, so merging
+//! partitions in any order gives bit-identical results.
+
+pub mod ci;
+pub mod report;
+
+use crate::router::buffers::MsgHeader;
+use crate::types::{Cycle, MsgId};
+use hdrhistogram::Histogram;
+
+/// A latency histogram (cycles, 3 significant digits, grows as needed).
+pub fn histogram() -> Histogram<u64> {
+    let mut h = Histogram::new(3).expect("3 significant digits is valid");
+    h.auto(true);
+    h
+}
+
+/// Per-message measurements of one replication (measured messages only).
+#[derive(Clone, Debug)]
+pub struct MsgStats {
+    /// Creation to tail absorbed.
+    pub latency: Histogram<u64>,
+    /// Head leaving the source router to tail absorbed.
+    pub network: Histogram<u64>,
+    /// Creation to head leaving the source router.
+    pub source_queue: Histogram<u64>,
+    /// Measured messages delivered.
+    pub count: u64,
+    /// Sum of latencies.
+    pub latency_sum: u64,
+    /// Sum of network latencies.
+    pub network_sum: u64,
+    /// Sum of source-queueing times.
+    pub source_sum: u64,
+    /// Sum of network hops.
+    pub hops_sum: u64,
+    /// Sum of blocking on network hops.
+    pub blocking_sum: u64,
+    /// Sum of waits for an ejection engine or the local crossbar output.
+    pub eject_wait_sum: u64,
+    /// Sum of routing-controller queueing over all hops.
+    pub ctrl_wait_sum: u64,
+    /// When set, every delivery (measured or not) is recorded here, for invariant checks.
+    pub deliveries: Option<Vec<(MsgId, Cycle)>>,
+}
+
+impl Default for MsgStats {
+    fn default() -> Self {
+        MsgStats {
+            latency: histogram(),
+            network: histogram(),
+            source_queue: histogram(),
+            count: 0,
+            latency_sum: 0,
+            network_sum: 0,
+            source_sum: 0,
+            hops_sum: 0,
+            blocking_sum: 0,
+            eject_wait_sum: 0,
+            ctrl_wait_sum: 0,
+            deliveries: None,
+        }
+    }
+}
+
+impl MsgStats {
+    /// Records a message whose tail is absorbed in cycle `absorbed`.
+    #[inline]
+    pub fn record(&mut self, h: &MsgHeader, absorbed: Cycle) {
+        if let Some(d) = &mut self.deliveries {
+            d.push((h.id, absorbed));
+        }
+        if !h.measured {
+            return;
+        }
+        let lat = absorbed - h.created;
+        let net = absorbed - h.injected;
+        let src = h.injected - h.created;
+        // Auto-resizing histograms only fail on values beyond u64 range.
+        let _ = self.latency.record(lat);
+        let _ = self.network.record(net);
+        let _ = self.source_queue.record(src);
+        self.count += 1;
+        self.latency_sum += lat;
+        self.network_sum += net;
+        self.source_sum += src;
+        self.hops_sum += h.hops as u64;
+        self.blocking_sum += h.blocking;
+        self.eject_wait_sum += h.eject_wait;
+        self.ctrl_wait_sum += h.ctrl_wait;
+    }
+}

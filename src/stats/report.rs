@@ -1,0 +1,290 @@
+//! The JSON report of a run (schema `routemu.run/1`) and its human summary. Field names
+//! and units are a stable contract (DESIGN.md "Command line and output"): times in
+//! cycles, throughputs in flits (or messages) per node per cycle. Quantities that do not
+//! exist for a run (a confidence interval from one replication, a latency when nothing
+//! was measured) are `null`, never NaN or a string.
+
+use crate::config::HwConfig;
+use serde::Serialize;
+use std::fmt::Write;
+
+/// Schema identifier written in every report.
+pub const SCHEMA: &str = "routemu.run/1";
+
+/// A distribution of per-message times.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Dist {
+    /// Mean over replications of the per-replication mean.
+    pub mean: Option<f64>,
+    /// Half-width of the 95% Student-t interval over replications.
+    pub ci95: Option<f64>,
+    /// Median (all replications' messages together).
+    pub p50: Option<u64>,
+    /// 90th percentile.
+    pub p90: Option<u64>,
+    /// 99th percentile.
+    pub p99: Option<u64>,
+    /// Largest.
+    pub max: Option<u64>,
+}
+
+/// Message latency and its phases.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Latency {
+    /// Creation to tail absorbed.
+    #[serde(flatten)]
+    pub total: Dist,
+    /// The phases that add up to it.
+    pub phases: Phases,
+}
+
+/// Phases of the message latency.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Phases {
+    /// Creation to the head leaving the source router (memory queue, DMA, controller).
+    pub source_queue: Dist,
+    /// Head leaving the source router to tail absorbed.
+    pub network: Dist,
+}
+
+/// Message counts, summed over replications.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Messages {
+    /// Created.
+    pub generated: u64,
+    /// Delivered (tail absorbed).
+    pub delivered: u64,
+    /// Created but not delivered when the run stopped.
+    pub in_flight: u64,
+    /// Created inside the measurement window (the measured set).
+    pub measured: u64,
+}
+
+/// Throughputs in the measurement window.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Throughput {
+    /// Flits created per node per cycle.
+    pub offered: f64,
+    /// Flits absorbed per node per cycle.
+    pub accepted: f64,
+    /// 95% half-width of `accepted` over replications.
+    pub accepted_ci95: Option<f64>,
+    /// Messages created per node per cycle.
+    pub offered_messages: f64,
+    /// Messages absorbed per node per cycle.
+    pub accepted_messages: f64,
+    /// Uniform-traffic bound of the topology (flits/node/cycle at one flit per cycle per link).
+    pub capacity: f64,
+}
+
+/// Routing-controller measurements (every node together).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Controller {
+    /// Servers per node.
+    pub servers: u32,
+    /// Requests per node per cycle.
+    pub arrival_rate: f64,
+    /// Busy fraction of the servers.
+    pub utilization: f64,
+    /// Mean service time (cycles).
+    pub service_mean: Option<f64>,
+    /// Second moment of the service time.
+    pub service_m2: Option<f64>,
+    /// Measured mean wait in the queue.
+    pub wait_mean: Option<f64>,
+    /// Pollaczek–Khinchine mean wait from each node's measured arrival rate and service
+    /// moments, averaged with the nodes' arrivals as weights (single-server controllers;
+    /// null otherwise or when a node's controller is saturated).
+    pub wait_mg1: Option<f64>,
+}
+
+/// Wormhole-specific measurements.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Wormhole {
+    /// Mean blocking per network hop (cycles lost to VC and switch contention).
+    pub blocking_per_hop: Option<f64>,
+    /// 95% half-width of `blocking_per_hop`.
+    pub blocking_per_hop_ci95: Option<f64>,
+    /// Mean network hops per message.
+    pub hops_mean: Option<f64>,
+    /// Mean wait at the destination for an ejection engine or the local output.
+    pub ejection_wait: Option<f64>,
+    /// Mean routing-controller queueing per message, summed over its routers.
+    pub controller_wait_per_message: Option<f64>,
+    /// Mean fraction of cycles a network channel carries flits.
+    pub link_utilization_mean: f64,
+    /// Busiest channel's utilisation.
+    pub link_utilization_max: f64,
+}
+
+/// What the topology is.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct TopologyInfo {
+    /// Description.
+    pub description: String,
+    /// Nodes.
+    pub nodes: usize,
+    /// Network ports per node.
+    pub degree: usize,
+    /// Unidirectional channels.
+    pub channels: usize,
+    /// Physical links.
+    pub links: usize,
+    /// Diameter.
+    pub diameter: u32,
+    /// Mean distance between distinct nodes.
+    pub mean_distance: f64,
+}
+
+/// A deadlock report.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Deadlock {
+    /// Replication in which it happened.
+    pub replication: u32,
+    /// Cycle at which the watchdog fired.
+    pub cycle: u64,
+    /// Which channels wait on which.
+    pub description: String,
+}
+
+/// The result of `routemu run`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Report {
+    /// Schema identifier.
+    pub schema: &'static str,
+    /// The effective configuration (file + overrides + flags).
+    pub config: HwConfig,
+    /// Seed.
+    pub seed: u64,
+    /// Replications run.
+    pub replications: u32,
+    /// Threads used.
+    pub threads: u32,
+    /// Cycles simulated, summed over replications (warm-up, window and drain).
+    pub cycles: u64,
+    /// Mean length of the measurement window.
+    pub window_cycles: f64,
+    /// Message counts.
+    pub messages: Messages,
+    /// Message latency.
+    pub latency: Latency,
+    /// Throughput.
+    pub throughput: Throughput,
+    /// Routing controller.
+    pub controller: Controller,
+    /// Wormhole measurements.
+    pub wormhole: Wormhole,
+    /// Topology facts.
+    pub topology: TopologyInfo,
+    /// True when a replication stopped because the network could not keep up.
+    pub saturated: bool,
+    /// Set when the deadlock watchdog stopped the run.
+    pub deadlock: Option<Deadlock>,
+    /// Wall-clock time of the emulation.
+    pub wall_seconds: f64,
+    /// Nodes × cycles simulated per wall-clock second.
+    pub node_cycles_per_second: f64,
+}
+
+fn num(x: Option<f64>) -> String {
+    x.map(|v| format!("{v:.2}")).unwrap_or_else(|| "n/a".into())
+}
+
+fn pm(d: &Dist) -> String {
+    match d.ci95 {
+        Some(h) => format!("{} ± {:.2}", num(d.mean), h),
+        None => num(d.mean),
+    }
+}
+
+fn int(x: Option<u64>) -> String {
+    x.map(|v| v.to_string()).unwrap_or_else(|| "n/a".into())
+}
+
+impl Report {
+    /// The human summary printed on stdout.
+    pub fn summary(&self) -> String {
+        let mut s = String::new();
+        let c = &self.config;
+        let name = if c.name.is_empty() {
+            "(unnamed)"
+        } else {
+            &c.name
+        };
+        let _ = writeln!(s, "routemu run: {name} — {}", self.topology.description);
+        let _ = writeln!(
+            s,
+            "  {} nodes, {} replication(s), seed {}, {} thread(s), {} cycles simulated",
+            self.topology.nodes, self.replications, self.seed, self.threads, self.cycles
+        );
+        let _ = writeln!(
+            s,
+            "  messages: {} generated, {} delivered, {} in flight, {} measured",
+            self.messages.generated,
+            self.messages.delivered,
+            self.messages.in_flight,
+            self.messages.measured
+        );
+        let l = &self.latency.total;
+        let _ = writeln!(
+            s,
+            "  latency (cycles): mean {}  p50 {}  p90 {}  p99 {}  max {}",
+            pm(l),
+            int(l.p50),
+            int(l.p90),
+            int(l.p99),
+            int(l.max)
+        );
+        let _ = writeln!(
+            s,
+            "    source queue {}   network {}",
+            pm(&self.latency.phases.source_queue),
+            pm(&self.latency.phases.network)
+        );
+        let t = &self.throughput;
+        let _ = writeln!(
+            s,
+            "  throughput (flits/node/cycle): offered {:.4}  accepted {:.4}  (capacity {:.3})",
+            t.offered, t.accepted, t.capacity
+        );
+        let w = &self.wormhole;
+        let _ = writeln!(
+            s,
+            "  blocking per hop {}  hops {}  ejection wait {}  link utilisation mean {:.3} max {:.3}",
+            num(w.blocking_per_hop),
+            num(w.hops_mean),
+            num(w.ejection_wait),
+            w.link_utilization_mean,
+            w.link_utilization_max
+        );
+        let k = &self.controller;
+        let _ = writeln!(
+            s,
+            "  routing controller: λ {:.4}/cycle  ρ {:.3}  wait measured {}  P-K {}",
+            k.arrival_rate,
+            k.utilization,
+            num(k.wait_mean),
+            num(k.wait_mg1)
+        );
+        if self.saturated {
+            let _ = writeln!(
+                s,
+                "  SATURATED: the offered load exceeds what the network accepts"
+            );
+        }
+        if let Some(d) = &self.deadlock {
+            let _ = writeln!(
+                s,
+                "  DEADLOCK in replication {} at cycle {}:\n{}",
+                d.replication, d.cycle, d.description
+            );
+        }
+        let _ = writeln!(
+            s,
+            "  {:.2} s wall, {:.2} M node-cycles/s",
+            self.wall_seconds,
+            self.node_cycles_per_second / 1e6
+        );
+        s
+    }
+}

@@ -1,0 +1,5 @@
+//! Switching modes: how a node's hardware is sequenced within a cycle and what travels
+//! between nodes. One module per mode; [`wormhole`] is paper 004's flit-level wormhole
+//! switching with virtual channels.
+
+pub mod wormhole;

@@ -1,0 +1,433 @@
+//! Wormhole switching with virtual channels and credit flow control (paper 004).
+//!
+//! One router cycle, in this order:
+//! 1. flits and credits due this cycle arrive (applied by the engine through
+//!    [`WormholeNet::deliver`]); a head flit puts its header in the routing controller's
+//!    FIFO, in input-port order;
+//! 2. idle injection DMA engines take messages waiting in memory; their headers join the
+//!    FIFO after the network's (transit before new traffic);
+//! 3. the routing controller starts serving queued headers (service `router.controller.route`
+//!    cycles; result usable in the last cycle of service);
+//! 4. virtual-channel allocation for headers whose route (plus `pipeline.vc_alloc`) is ready;
+//! 5. switch allocation and crossbar traversal: each granted connection moves up to
+//!    `links.width` flits; credits go back upstream; the output VC is released when the
+//!    tail's credit comes back.
+//!
+//! Zero-load latency of a message of L flits over h hops, with R the route service time,
+//! a/s/x the VC-allocation, switch-allocation and traversal stages, ℓ the link latency and
+//! W the link width, is (h+1)(R−1+a+s+x) + h·ℓ + 1 + ⌈L/W⌉ − 1: every router on the path
+//! (source, h−1 transit, destination) adds R−1+a+s+x, every link ℓ, the ejection one cycle,
+//! and the body follows the head at W flits per cycle. It holds when no credit stalls the
+//! body: buffer depth ≥ x + ℓ + credit latency + (R−1+a+s). See [`zero_load_latency`].
+//!
+//! Blocking of a header at a router = cycles from "route ready + a + s" to its switch
+//! grant, i.e. the time lost to VC and switch contention (zero at zero load).
+
+use crate::config::validate::Machine;
+use crate::config::{HwConfig, SwitchingConfig};
+use crate::error::Result;
+use crate::rng::{stream, NodeRng};
+use crate::router::buffers::{InputBuffers, MsgHeader, OutputVcs, VcState};
+use crate::router::controller::{Controllers, CtrlRequest};
+use crate::router::crossbar::Crossbar;
+use crate::router::dma::{Dma, PendingMsg};
+use crate::router::link::{LinkEvent, LinkTiming, EJECT_LATENCY};
+use crate::router::vc_alloc::VcAllocator;
+use crate::router::Layout;
+use crate::routing::{Route, RoutingFn};
+use crate::stats::MsgStats;
+use crate::topology::Topology;
+use crate::types::{Cycle, NodeId, PortId};
+
+/// The measurement window as the hardware sees it.
+pub trait Window {
+    /// Whether something happening in cycle `t` is measured.
+    fn contains(&self, t: Cycle) -> bool;
+}
+
+/// Where a router puts what it sends: events for later cycles.
+pub trait Outbox {
+    /// Schedules `e` for cycle `at`.
+    fn send(&mut self, at: Cycle, e: LinkEvent);
+}
+
+/// Closed-form zero-load latency (creation to tail absorbed) of an L-flit message over
+/// `hops` hops on the machine `cfg`; see the module documentation.
+pub fn zero_load_latency(cfg: &HwConfig, hops: u64, len: u64) -> Cycle {
+    let r = cfg.router.controller.route.max(1);
+    let p = &cfg.router.pipeline;
+    let per_router = r - 1 + p.vc_alloc + p.switch_alloc + p.switch_traversal;
+    let w = cfg.links.width.max(1) as u64;
+    (hops + 1) * per_router + hops * cfg.links.latency + EJECT_LATENCY + len.div_ceil(w) - 1
+}
+
+/// The wormhole routers of a set of nodes (a partition; today the whole network).
+#[derive(Clone, Debug)]
+pub struct WormholeNet {
+    /// The network graph.
+    pub topology: Topology,
+    /// Array shapes.
+    pub layout: Layout,
+    routing: RoutingFn,
+    /// Input VC buffers.
+    pub inputs: InputBuffers,
+    /// Output VCs: credits and allocation.
+    pub outputs: OutputVcs,
+    /// Routing controllers.
+    pub ctrl: Controllers,
+    vca: VcAllocator,
+    xbar: Crossbar,
+    /// DMA engines and memory queues.
+    pub dma: Dma,
+    /// Link timing.
+    pub timing: LinkTiming,
+    route_service: Cycle,
+    vc_alloc_delay: Cycle,
+    switch_alloc_delay: Cycle,
+    router_rng: Vec<NodeRng>,
+    /// [node][port]: flits sent on each network output inside the window.
+    pub link_flits: Vec<u64>,
+    /// Flits held by injection engines, buffers and links.
+    pub flits_live: u64,
+    /// Last cycle any flit crossed a crossbar.
+    pub last_move: Cycle,
+    /// Flits absorbed at destinations inside the window.
+    pub flits_accepted: u64,
+    /// Messages whose tail was absorbed (all, measured or not).
+    pub delivered: u64,
+    /// Measured messages whose tail was absorbed.
+    pub measured_delivered: u64,
+}
+
+impl WormholeNet {
+    /// Builds the routers of every node of a validated machine.
+    pub fn new(cfg: &HwConfig, machine: &Machine, seed: u64, rep: u32) -> Result<Self> {
+        let SwitchingConfig::Wormhole { selection, .. } = cfg.switching;
+        let (r, l, topology) = (&cfg.router, &cfg.links, &machine.topology);
+        let dma = machine.dma;
+        let routing = machine.routing.clone();
+        let nodes = topology.nodes();
+        let layout = Layout::new(topology.degree(), r.vcs as usize, dma as usize);
+        let exists = |n: usize, p: usize| {
+            topology
+                .neighbor(NodeId(n as u32), PortId(p as u8))
+                .is_some()
+        };
+        let p = &r.pipeline;
+        Ok(WormholeNet {
+            topology: topology.clone(),
+            layout,
+            routing,
+            inputs: InputBuffers::new(nodes, &layout),
+            outputs: OutputVcs::new(nodes, &layout, r.buffer_flits, exists),
+            ctrl: Controllers::new(
+                nodes,
+                r.controller.servers as usize,
+                layout.all_ports() * layout.slots,
+            ),
+            vca: VcAllocator::new(nodes, &layout, r.arbiter, selection, p.switch_alloc),
+            xbar: Crossbar::new(
+                nodes,
+                &layout,
+                r.speedup as usize,
+                r.switch_iterations as usize,
+                r.arbiter,
+            ),
+            dma: Dma::new(nodes, dma as usize),
+            timing: LinkTiming::new(l, p.switch_traversal),
+            route_service: r.controller.route,
+            vc_alloc_delay: p.vc_alloc,
+            switch_alloc_delay: p.switch_alloc,
+            router_rng: (0..nodes as u32).map(|n| stream(seed, rep, n, 1)).collect(),
+            link_flits: vec![0; nodes * layout.all_ports()],
+            flits_live: 0,
+            last_move: 0,
+            flits_accepted: 0,
+            delivered: 0,
+            measured_delivered: 0,
+        })
+    }
+
+    /// Servers per routing controller.
+    pub fn ctrl_servers(&self) -> usize {
+        self.ctrl.servers()
+    }
+
+    /// Number of nodes.
+    pub fn nodes(&self) -> usize {
+        self.topology.nodes()
+    }
+
+    /// Applies a flit or credit arriving this cycle.
+    #[inline]
+    pub fn deliver(&mut self, e: LinkEvent) {
+        let lay = self.layout;
+        match e {
+            LinkEvent::Flit {
+                node,
+                port,
+                vc,
+                n,
+                head,
+            } => {
+                let (node, port, vc) = (node as usize, port as usize, vc as usize);
+                let slot = &mut self.inputs.vc[lay.vc_idx(node, port, vc)];
+                if let Some(h) = head {
+                    debug_assert_eq!(slot.state, VcState::Idle, "VC reallocated while occupied");
+                    slot.hdr = h;
+                    slot.left = h.len;
+                    slot.state = VcState::Routing;
+                    self.inputs.new_head[node] |= 1 << port;
+                    self.inputs.new_head_vc[lay.port_idx(node, port)] = vc as u8;
+                }
+                slot.buffered += n as u32;
+                if slot.state == VcState::Active {
+                    self.inputs.ready.set(node, port, vc);
+                }
+            }
+            LinkEvent::Credit {
+                node,
+                port,
+                vc,
+                n,
+                free,
+            } => {
+                let (node, port, vc) = (node as usize, port as usize, vc as usize);
+                self.outputs.credits[lay.vc_idx(node, port, vc)] += n as u32;
+                self.outputs.credit_sum[lay.port_idx(node, port)] += n as u32;
+                if free {
+                    self.outputs.free[lay.port_idx(node, port)] |= 1 << vc;
+                }
+            }
+        }
+    }
+
+    /// A message created at `node` enters its memory queue.
+    #[inline]
+    pub fn enqueue(&mut self, node: usize, m: PendingMsg) {
+        self.dma.enqueue(node, m);
+    }
+
+    /// Whether `node` has anything to do next cycle even if nothing arrives.
+    #[inline]
+    pub fn busy(&self, n: usize) -> bool {
+        self.ctrl.queued(n) > 0
+            || self.inputs.wait_vc.ports(n) != 0
+            || self.inputs.ready.ports(n) != 0
+            || self.dma.can_inject(n)
+    }
+
+    /// One cycle of router `n` (steps 1–5 of the module documentation).
+    pub fn step_node(
+        &mut self,
+        n: usize,
+        t: Cycle,
+        win: &impl Window,
+        out: &mut impl Outbox,
+        stats: &mut MsgStats,
+    ) {
+        let lay = self.layout;
+        let local = lay.local();
+
+        // 1–2. Headers into the controller's FIFO: network ports in order, then injection.
+        let heads = std::mem::take(&mut self.inputs.new_head[n]);
+        for port in crate::routing::selection::BitIter(heads) {
+            let vc = self.inputs.new_head_vc[lay.port_idx(n, port)];
+            self.ctrl.push(
+                n,
+                CtrlRequest {
+                    port: port as u8,
+                    vc,
+                    kind: 0,
+                    arrived: t,
+                },
+            );
+        }
+        if self.dma.can_inject(n) {
+            let (inputs, ctrl, live) = (&mut self.inputs, &mut self.ctrl, &mut self.flits_live);
+            self.dma.start(n, |e, m| {
+                let slot = &mut inputs.vc[lay.vc_idx(n, local, e)];
+                slot.hdr = MsgHeader {
+                    id: m.id,
+                    dst: m.dst,
+                    len: m.len,
+                    created: m.created,
+                    measured: m.measured,
+                    ..MsgHeader::default()
+                };
+                slot.left = m.len;
+                slot.buffered = m.len;
+                slot.state = VcState::Routing;
+                *live += m.len as u64;
+                ctrl.push(
+                    n,
+                    CtrlRequest {
+                        port: local as u8,
+                        vc: e as u8,
+                        kind: 0,
+                        arrived: t,
+                    },
+                );
+            });
+            // Starting a message is progress for the deadlock watchdog.
+            self.last_move = t;
+        }
+
+        // 3. Routing controller.
+        if self.ctrl.queued(n) > 0 {
+            let service = self.route_service;
+            while let Some((req, done)) = self.ctrl.start(n, t, |_| service, |a| win.contains(a)) {
+                let (ip, iv) = (req.port as usize, req.vc as usize);
+                let slot = &mut self.inputs.vc[lay.vc_idx(n, ip, iv)];
+                slot.hdr.ctrl_wait += t - req.arrived;
+                let here = NodeId(n as u32);
+                slot.route = if slot.hdr.dst == here {
+                    Route {
+                        adaptive_ports: 0,
+                        adaptive_vcs: 0,
+                        escape_port: PortId(local as u8),
+                        escape_vcs: u64::MAX >> (64 - lay.dma),
+                    }
+                } else {
+                    self.routing
+                        .route(&self.topology, here, slot.hdr.dst, slot.hdr.id.src())
+                };
+                slot.state = VcState::WaitVc;
+                slot.routed_at = done;
+                slot.ready_at = done + self.vc_alloc_delay;
+                self.inputs.wait_vc.set(n, ip, iv);
+            }
+        }
+
+        // 4. Virtual-channel allocation.
+        if self.inputs.wait_vc.ports(n) != 0 {
+            self.vca.allocate(
+                n,
+                t,
+                &lay,
+                &mut self.inputs,
+                &mut self.outputs,
+                &mut self.router_rng[n],
+            );
+        }
+
+        // 5. Switch allocation and traversal.
+        if self.inputs.ready.ports(n) != 0 {
+            self.xbar.allocate(n, t, &lay, &self.inputs, &self.outputs);
+            for i in 0..self.xbar.grants.len() {
+                let g = self.xbar.grants[i];
+                self.traverse(n, t, g, win, out, stats);
+            }
+        }
+    }
+
+    /// Moves the flits of one crossbar connection.
+    #[inline]
+    fn traverse(
+        &mut self,
+        n: usize,
+        t: Cycle,
+        g: crate::router::crossbar::Grant,
+        win: &impl Window,
+        out: &mut impl Outbox,
+        stats: &mut MsgStats,
+    ) {
+        let lay = self.layout;
+        let local = lay.local();
+        let (ip, iv, op, ov) = (
+            g.in_port as usize,
+            g.in_vc as usize,
+            g.out_port as usize,
+            g.out_vc as usize,
+        );
+        let oidx = lay.vc_idx(n, op, ov);
+        let slot = &mut self.inputs.vc[lay.vc_idx(n, ip, iv)];
+        let mut k = slot.buffered.min(self.timing.width);
+        if op != local {
+            k = k.min(self.outputs.credits[oidx]);
+        }
+        debug_assert!(k > 0);
+        let head = slot.head_pending();
+        slot.buffered -= k;
+        slot.left -= k;
+        let tail = slot.left == 0;
+        self.last_move = t;
+        if head {
+            let lost =
+                t.saturating_sub(slot.routed_at + self.vc_alloc_delay + self.switch_alloc_delay);
+            if op == local {
+                slot.hdr.eject_wait += lost;
+            } else {
+                slot.hdr.blocking += lost;
+                slot.hdr.hops += 1;
+            }
+            if ip == local {
+                slot.hdr.injected = t;
+            }
+        }
+        let hdr = slot.hdr;
+        if tail {
+            slot.state = VcState::Idle;
+        }
+        if tail || slot.buffered == 0 {
+            self.inputs.ready.clear(n, ip, iv);
+        }
+
+        if op == local {
+            let absorbed = t + self.timing.traversal + EJECT_LATENCY;
+            self.flits_live -= k as u64;
+            if win.contains(absorbed) {
+                self.flits_accepted += k as u64;
+            }
+            if tail {
+                self.outputs.free[lay.port_idx(n, local)] |= 1 << ov;
+                self.delivered += 1;
+                if hdr.measured {
+                    self.measured_delivered += 1;
+                }
+                stats.record(&hdr, absorbed);
+            }
+        } else {
+            self.outputs.credits[oidx] -= k;
+            self.outputs.credit_sum[lay.port_idx(n, op)] -= k;
+            if win.contains(t) {
+                self.link_flits[lay.port_idx(n, op)] += k as u64;
+            }
+            let to = self
+                .topology
+                .neighbor(NodeId(n as u32), PortId(op as u8))
+                .expect("output VCs exist only on existing ports");
+            out.send(
+                t + self.timing.flit_delay(),
+                LinkEvent::Flit {
+                    node: to.0,
+                    port: op as u8,
+                    vc: ov as u8,
+                    n: k as u16,
+                    head: head.then_some(hdr),
+                },
+            );
+        }
+
+        if ip == local {
+            if tail {
+                self.dma.release(n, iv);
+            }
+        } else {
+            let from = self
+                .topology
+                .upstream(NodeId(n as u32), PortId(ip as u8))
+                .expect("flits arrive only on existing ports");
+            out.send(
+                t + self.timing.credit_latency,
+                LinkEvent::Credit {
+                    node: from.0,
+                    port: ip as u8,
+                    vc: iv as u8,
+                    n: k as u16,
+                    free: tail,
+                },
+            );
+        }
+    }
+}

@@ -1,0 +1,43 @@
+//! Synthetic workloads: when each node creates a message ([`process`]), where it goes
+//! ([`pattern`]) and how long it is ([`length`]). Every draw uses the creating node's own
+//! random stream. Message traces are a separate source of messages (a later issue).
+
+pub mod length;
+pub mod pattern;
+pub mod process;
+
+use crate::config::WorkloadConfig;
+use crate::error::{Error, Result};
+use crate::topology::Topology;
+pub use length::LengthDist;
+pub use pattern::DestPattern;
+pub use process::Arrivals;
+
+/// A workload bound to a topology: the three distributions together.
+#[derive(Clone, Debug)]
+pub struct Workload {
+    /// Creation process (rate in messages per node per cycle).
+    pub arrivals: Arrivals,
+    /// Destinations.
+    pub pattern: DestPattern,
+    /// Lengths in flits.
+    pub length: LengthDist,
+}
+
+impl Workload {
+    /// Builds and checks a workload.
+    pub fn new(cfg: &WorkloadConfig, topology: &Topology) -> Result<Self> {
+        if !(cfg.rate > 0.0 && cfg.rate.is_finite()) {
+            return Err(Error::config(format!(
+                "workload.rate = {}: the message generation rate must be a positive number \
+                 of messages per node per cycle",
+                cfg.rate
+            )));
+        }
+        Ok(Workload {
+            arrivals: Arrivals::new(cfg.process, cfg.rate)?,
+            pattern: DestPattern::new(&cfg.pattern, topology)?,
+            length: LengthDist::new(&cfg.length)?,
+        })
+    }
+}

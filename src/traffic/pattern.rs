@@ -1,0 +1,372 @@
+//! Destination patterns. Sources whose permutation maps them onto themselves (the
+//! centre of an odd bit-complement, the diagonal of a transpose) create no messages:
+//! a message to oneself never enters the network.
+//!
+//! Sphere of locality and decreasing probability depend on distances. On the hypercube
+//! and the torus, translations are automorphisms, so the destinations at each distance
+//! from node 0 are tabulated once and translated to the source; on the mesh and the
+//! Manhattan Street network (not translation-invariant) they are drawn exactly by
+//! rejection: a uniform candidate is accepted with the pattern's weight.
+
+use crate::config::PatternConfig;
+use crate::error::{Error, Result};
+use crate::rng::{below, unit, NodeRng};
+use crate::topology::Topology;
+use crate::types::NodeId;
+use std::sync::Arc;
+
+/// Offsets grouped by their distance from node 0, for translation-invariant topologies.
+#[derive(Debug)]
+struct DistanceClasses {
+    /// by_dist[h] = offsets at distance h.
+    by_dist: Vec<Vec<u32>>,
+}
+
+/// A checked destination pattern bound to a topology.
+#[derive(Clone, Debug)]
+pub struct DestPattern {
+    kind: Kind,
+    topology: Topology,
+    classes: Option<Arc<DistanceClasses>>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum Kind {
+    Uniform,
+    Sphere { radius: u32, p: f64 },
+    Decreasing { decay: f64 },
+    BitComplement,
+    Transpose,
+    Hotspot { node: u32, fraction: f64 },
+}
+
+impl DestPattern {
+    /// Checks a pattern against the topology.
+    pub fn new(cfg: &PatternConfig, topology: &Topology) -> Result<Self> {
+        let n = topology.nodes();
+        let prob = |name: &str, p: f64| -> Result<()> {
+            if (0.0..=1.0).contains(&p) {
+                Ok(())
+            } else {
+                Err(Error::config(format!(
+                    "workload.pattern.{name} = {p}: must be in [0, 1]"
+                )))
+            }
+        };
+        let kind = match *cfg {
+            PatternConfig::Uniform => Kind::Uniform,
+            PatternConfig::SphereOfLocality {
+                radius,
+                probability,
+            } => {
+                prob("probability", probability)?;
+                if radius == 0 {
+                    return Err(Error::config(
+                        "workload.pattern.radius = 0: the sphere must hold at least the neighbours",
+                    ));
+                }
+                Kind::Sphere {
+                    radius,
+                    p: probability,
+                }
+            }
+            PatternConfig::DecreasingProbability { decay } => {
+                if !(decay > 0.0 && decay <= 1.0) {
+                    return Err(Error::config(format!(
+                        "workload.pattern.decay = {decay}: must be in (0, 1]"
+                    )));
+                }
+                Kind::Decreasing { decay }
+            }
+            PatternConfig::BitComplement => Kind::BitComplement,
+            PatternConfig::Transpose => {
+                let ok = match topology {
+                    Topology::Hypercube(h) => h.dim % 2 == 0,
+                    Topology::Torus(t) => t.grid.n == 2,
+                    Topology::Mesh(m) => m.grid.n == 2,
+                    Topology::ManhattanStreet(_) => true,
+                };
+                if !ok {
+                    return Err(Error::config(
+                        "transpose needs a 2-D torus or mesh, a Manhattan Street network, or a \
+                         hypercube of even dimension",
+                    ));
+                }
+                Kind::Transpose
+            }
+            PatternConfig::Hotspot { node, fraction } => {
+                prob("fraction", fraction)?;
+                if node as usize >= n {
+                    return Err(Error::config(format!(
+                        "workload.pattern.node = {node}: the network has nodes 0..{}",
+                        n - 1
+                    )));
+                }
+                Kind::Hotspot { node, fraction }
+            }
+        };
+        let needs_classes = matches!(kind, Kind::Sphere { .. } | Kind::Decreasing { .. });
+        let translatable = matches!(topology, Topology::Hypercube(_) | Topology::Torus(_));
+        let classes = (needs_classes && translatable).then(|| {
+            let mut by_dist = vec![Vec::new(); topology.diameter() as usize + 1];
+            for o in 0..n as u32 {
+                by_dist[topology.distance(NodeId(0), NodeId(o)) as usize].push(o);
+            }
+            Arc::new(DistanceClasses { by_dist })
+        });
+        Ok(DestPattern {
+            kind,
+            topology: topology.clone(),
+            classes,
+        })
+    }
+
+    /// Node reached from `src` by the translation that takes 0 to `offset`.
+    fn translate(&self, src: u32, offset: u32) -> u32 {
+        match &self.topology {
+            Topology::Hypercube(_) => src ^ offset,
+            Topology::Torus(t) => {
+                let g = t.grid;
+                (0..g.n).fold(0, |acc, d| {
+                    acc + ((g.coord(src, d) + g.coord(offset, d)) % g.k) * g.stride(d)
+                })
+            }
+            _ => unreachable!("translation used only on hypercube and torus"),
+        }
+    }
+
+    fn uniform_other(&self, src: u32, rng: &mut NodeRng) -> u32 {
+        let n = self.topology.nodes() as u64;
+        let j = below(rng, n - 1) as u32;
+        if j >= src {
+            j + 1
+        } else {
+            j
+        }
+    }
+
+    /// Whether `src` creates messages at all under this pattern.
+    pub fn sends(&self, src: NodeId) -> bool {
+        self.fixed_destination(src.0).is_none_or(|d| d != src.0)
+    }
+
+    /// The destination of permutation patterns.
+    fn fixed_destination(&self, src: u32) -> Option<u32> {
+        match self.kind {
+            Kind::BitComplement => Some(match &self.topology {
+                Topology::Hypercube(h) => !src & ((1 << h.dim) - 1),
+                Topology::Torus(t) => complement(t.grid, src),
+                Topology::Mesh(m) => complement(m.grid, src),
+                Topology::ManhattanStreet(m) => {
+                    complement(crate::topology::Grid { k: m.k, n: 2 }, src)
+                }
+            }),
+            Kind::Transpose => Some(match &self.topology {
+                Topology::Hypercube(h) => {
+                    let half = h.dim / 2;
+                    let lo = src & ((1 << half) - 1);
+                    (lo << half) | (src >> half)
+                }
+                Topology::Torus(t) => transpose(t.grid.k, src),
+                Topology::Mesh(m) => transpose(m.grid.k, src),
+                Topology::ManhattanStreet(m) => transpose(m.k, src),
+            }),
+            _ => None,
+        }
+    }
+
+    /// Draws the destination of a message created at `src` (never `src` itself; call
+    /// only when [`DestPattern::sends`] is true).
+    pub fn sample(&self, src: NodeId, rng: &mut NodeRng) -> NodeId {
+        let s = src.0;
+        if let Some(d) = self.fixed_destination(s) {
+            return NodeId(d);
+        }
+        NodeId(match self.kind {
+            Kind::Uniform => self.uniform_other(s, rng),
+            Kind::Hotspot { node, fraction } => {
+                if node != s && unit(rng) < fraction {
+                    node
+                } else {
+                    self.uniform_other(s, rng)
+                }
+            }
+            Kind::Sphere { radius, p } => {
+                let inside = unit(rng) < p;
+                self.sphere(s, radius, inside, rng)
+            }
+            Kind::Decreasing { decay } => self.decreasing(s, decay, rng),
+            Kind::BitComplement | Kind::Transpose => unreachable!(),
+        })
+    }
+
+    fn sphere(&self, s: u32, radius: u32, mut inside: bool, rng: &mut NodeRng) -> u32 {
+        let diameter = self.topology.diameter();
+        if radius >= diameter {
+            inside = true; // nothing lies outside the sphere
+        }
+        if let Some(c) = &self.classes {
+            let range = if inside {
+                1..=radius.min(diameter) as usize
+            } else {
+                radius as usize + 1..=diameter as usize
+            };
+            let total: usize = c.by_dist[range.clone()].iter().map(Vec::len).sum();
+            let mut pick = below(rng, total as u64) as usize;
+            for h in range {
+                let class = &c.by_dist[h];
+                if pick < class.len() {
+                    return self.translate(s, class[pick]);
+                }
+                pick -= class.len();
+            }
+            unreachable!("pick within total");
+        }
+        loop {
+            let j = self.uniform_other(s, rng);
+            let d = self.topology.distance(NodeId(s), NodeId(j));
+            if (d <= radius) == inside {
+                return j;
+            }
+        }
+    }
+
+    fn decreasing(&self, s: u32, decay: f64, rng: &mut NodeRng) -> u32 {
+        if let Some(c) = &self.classes {
+            let weight = |h: usize| c.by_dist[h].len() as f64 * decay.powi(h as i32 - 1);
+            let total: f64 = (1..c.by_dist.len()).map(weight).sum();
+            let mut u = unit(rng) * total;
+            for h in 1..c.by_dist.len() {
+                let w = weight(h);
+                if u < w || h + 1 == c.by_dist.len() {
+                    let class = &c.by_dist[h];
+                    return self.translate(s, class[below(rng, class.len() as u64) as usize]);
+                }
+                u -= w;
+            }
+        }
+        loop {
+            let j = self.uniform_other(s, rng);
+            let d = self.topology.distance(NodeId(s), NodeId(j));
+            if unit(rng) < decay.powi(d as i32 - 1) {
+                return j;
+            }
+        }
+    }
+}
+
+fn complement(g: crate::topology::Grid, src: u32) -> u32 {
+    (0..g.n).fold(0, |acc, d| acc + (g.k - 1 - g.coord(src, d)) * g.stride(d))
+}
+
+fn transpose(k: u32, src: u32) -> u32 {
+    (src % k) * k + src / k
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::TopologyConfig;
+    use crate::rng::stream;
+
+    fn topo(cfg: TopologyConfig) -> Topology {
+        Topology::from_config(&cfg).unwrap()
+    }
+
+    #[test]
+    fn permutations_map_as_documented() {
+        let t = topo(TopologyConfig::Torus {
+            k: 4,
+            n: 2,
+            bidirectional: true,
+        });
+        let mut rng = stream(1, 0, 0, 0);
+        let bc = DestPattern::new(&PatternConfig::BitComplement, &t).unwrap();
+        assert_eq!(bc.sample(NodeId(1), &mut rng), NodeId(2 + 3 * 4)); // (1,0) → (2,3)
+        let tr = DestPattern::new(&PatternConfig::Transpose, &t).unwrap();
+        assert_eq!(tr.sample(NodeId(1), &mut rng), NodeId(4)); // (1,0) → (0,1)
+        assert!(!tr.sends(NodeId(5))); // (1,1) is on the diagonal
+        let h = topo(TopologyConfig::Hypercube { dim: 4 });
+        let tr = DestPattern::new(&PatternConfig::Transpose, &h).unwrap();
+        assert_eq!(tr.sample(NodeId(0b0111), &mut rng), NodeId(0b1101));
+    }
+
+    #[test]
+    fn sphere_of_locality_respects_the_radius_and_probability() {
+        for cfg in [
+            TopologyConfig::Torus {
+                k: 8,
+                n: 2,
+                bidirectional: true,
+            },
+            TopologyConfig::Mesh { k: 8, n: 2 },
+        ] {
+            let t = topo(cfg.clone());
+            let p = DestPattern::new(
+                &PatternConfig::SphereOfLocality {
+                    radius: 2,
+                    probability: 0.75,
+                },
+                &t,
+            )
+            .unwrap();
+            let mut rng = stream(2, 0, 0, 0);
+            let n = 20_000;
+            let mut inside = 0;
+            for i in 0..n {
+                let s = NodeId(i % 64);
+                let d = p.sample(s, &mut rng);
+                assert_ne!(d, s);
+                if t.distance(s, d) <= 2 {
+                    inside += 1;
+                }
+            }
+            let frac = inside as f64 / n as f64;
+            assert!((frac - 0.75).abs() < 0.02, "{cfg:?}: {frac}");
+        }
+    }
+
+    #[test]
+    fn decreasing_probability_halves_per_hop_on_the_hypercube() {
+        let t = topo(TopologyConfig::Hypercube { dim: 6 });
+        let p = DestPattern::new(&PatternConfig::DecreasingProbability { decay: 0.5 }, &t).unwrap();
+        let mut rng = stream(4, 0, 0, 0);
+        let mut by_dist = [0u32; 7];
+        for _ in 0..60_000 {
+            by_dist[t.distance(NodeId(9), p.sample(NodeId(9), &mut rng)) as usize] += 1;
+        }
+        // Per destination, distance 2 has half the weight of distance 1; C(6,2)=15 nodes
+        // against C(6,1)=6: expected ratio 15·0.5/6 = 1.25.
+        let ratio = by_dist[2] as f64 / by_dist[1] as f64;
+        assert!((ratio - 1.25).abs() < 0.06, "{ratio}");
+    }
+
+    #[test]
+    fn bad_patterns_are_rejected() {
+        let t = topo(TopologyConfig::Torus {
+            k: 4,
+            n: 3,
+            bidirectional: true,
+        });
+        assert!(DestPattern::new(&PatternConfig::Transpose, &t).is_err());
+        assert!(DestPattern::new(
+            &PatternConfig::Hotspot {
+                node: 64,
+                fraction: 0.1
+            },
+            &t
+        )
+        .is_err());
+        assert!(DestPattern::new(
+            &PatternConfig::Hotspot {
+                node: 1,
+                fraction: 1.5
+            },
+            &t
+        )
+        .is_err());
+        assert!(
+            DestPattern::new(&PatternConfig::DecreasingProbability { decay: 0.0 }, &t).is_err()
+        );
+    }
+}
