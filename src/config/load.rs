@@ -5,8 +5,10 @@ use crate::error::{Error, Result};
 use std::path::Path;
 
 /// Parses a hardware description from RON text; `origin` names the source in errors.
+/// Optional fields take plain values (`dma: 2`, not `dma: Some(2)`).
 pub fn parse_hw(text: &str, origin: &str) -> Result<HwConfig> {
     ron::Options::default()
+        .with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME)
         .from_str::<HwConfig>(text)
         .map_err(|e| Error::Parse(format!("{origin}:{}: {}", e.span.start, e.code)))
 }

@@ -4,6 +4,7 @@
 //! [`watchdog`] explains a deadlock; [`wheel`] holds what is in flight on the links.
 
 pub mod experiment;
+pub mod invariants;
 pub mod sim;
 pub mod watchdog;
 pub mod wheel;

@@ -246,6 +246,58 @@ impl Simulation {
         }
     }
 
+    /// Creates a message from `src` to `dst` of `len` flits in the current cycle, outside
+    /// the synthetic workload (measured, like every scripted message). For scripted
+    /// experiments and tests; returns its id.
+    pub fn inject(&mut self, src: NodeId, dst: NodeId, len: u32) -> MsgId {
+        let n = src.idx();
+        let id = MsgId::new(src, self.seq[n]);
+        self.seq[n] += 1;
+        self.generated += 1;
+        self.measured_created += 1;
+        self.net.enqueue(
+            n,
+            PendingMsg {
+                id,
+                dst,
+                len,
+                created: self.t,
+                measured: true,
+            },
+        );
+        Self::wake(&mut self.now, &mut self.stamp, src.0, self.t);
+        id
+    }
+
+    /// Stops the synthetic workload: no node creates another message.
+    pub fn stop_workload(&mut self) {
+        self.creations.clear();
+    }
+
+    /// Steps until nothing is left in the network or in the sources' memory (ignoring
+    /// future workload creations), at most `limit` cycles; returns whether it emptied.
+    pub fn run_until_empty(&mut self, limit: Cycle) -> bool {
+        let end = self.t + limit;
+        loop {
+            if self.now.is_empty()
+                && self.wheel.pending() == 0
+                && self.backlog() == 0
+                && self.net.flits_live == 0
+            {
+                return true;
+            }
+            if self.t >= end {
+                return false;
+            }
+            self.step();
+        }
+    }
+
+    /// Messages created at `node` so far (their ids have sequence numbers 0..count).
+    pub fn created_at(&self, node: NodeId) -> u64 {
+        self.seq[node.idx()]
+    }
+
     /// Messages waiting in the sources' memory.
     pub fn backlog(&self) -> usize {
         self.net.dma.backlog()

@@ -119,7 +119,7 @@ pub fn describe(sim: &Simulation) -> String {
         order.len()
     );
     if let Some(cycle) = find_cycle(&order, &waits) {
-        let _ = writeln!(out, "waiting cycle of {} channels:", cycle.len());
+        let _ = writeln!(out, "waiting cycle of {} channels:", cycle.len() - 1);
         for w in cycle.windows(2) {
             let why = waits[&w[0]]
                 .iter()

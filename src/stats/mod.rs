@@ -7,7 +7,7 @@ pub mod ci;
 pub mod report;
 
 use crate::router::buffers::MsgHeader;
-use crate::types::{Cycle, MsgId};
+use crate::types::Cycle;
 use hdrhistogram::Histogram;
 
 /// A latency histogram (cycles, 3 significant digits, grows as needed).
@@ -15,6 +15,15 @@ pub fn histogram() -> Histogram<u64> {
     let mut h = Histogram::new(3).expect("3 significant digits is valid");
     h.auto(true);
     h
+}
+
+/// A delivered message, as recorded for invariant checks and per-message output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Delivery {
+    /// Its header as it arrived (source in the id, destination, length, times, hops).
+    pub header: MsgHeader,
+    /// Cycle the tail was absorbed.
+    pub absorbed: Cycle,
 }
 
 /// Per-message measurements of one replication (measured messages only).
@@ -43,7 +52,7 @@ pub struct MsgStats {
     /// Sum of routing-controller queueing over all hops.
     pub ctrl_wait_sum: u64,
     /// When set, every delivery (measured or not) is recorded here, for invariant checks.
-    pub deliveries: Option<Vec<(MsgId, Cycle)>>,
+    pub deliveries: Option<Vec<Delivery>>,
 }
 
 impl Default for MsgStats {
@@ -70,7 +79,10 @@ impl MsgStats {
     #[inline]
     pub fn record(&mut self, h: &MsgHeader, absorbed: Cycle) {
         if let Some(d) = &mut self.deliveries {
-            d.push((h.id, absorbed));
+            d.push(Delivery {
+                header: *h,
+                absorbed,
+            });
         }
         if !h.measured {
             return;

@@ -32,7 +32,7 @@ impl LengthDist {
             ),
             LengthConfig::Exponential { mean } => Ok(LengthDist::Exponential(mean)),
             LengthConfig::Uniform { min, max } if min == 0 || min > max || max > MAX_FLITS => bad(
-                format!("uniform [{min}, {max}]: needs 1 ≤ min ≤ max ≤ {MAX_FLITS}"),
+                format!("uniform [{min}, {max}] flits: needs 1 ≤ min ≤ max ≤ {MAX_FLITS}"),
             ),
             LengthConfig::Uniform { min, max } => Ok(LengthDist::Uniform(min, max)),
         }

@@ -1,0 +1,148 @@
+//! Hardware invariants, checked on demand (tests, and runs that ask for it). For every
+//! channel (output VC of node u, input VC of its downstream node w):
+//! - credits at u + flits buffered at w + flits in flight u→w + credits in flight w→u
+//!   equals the buffer depth (flits and credits are conserved);
+//! - at most one input VC of u holds the output VC, and it is held exactly while a
+//!   message occupies w's input VC or its head or its release is in flight (no VC is held
+//!   by two messages, none is leaked);
+//! - every live flit is somewhere: injection engines + buffers + links.
+
+use super::sim::Simulation;
+use crate::router::buffers::VcState;
+use crate::router::link::LinkEvent;
+use crate::types::{NodeId, PortId};
+use std::collections::HashMap;
+
+/// Checks every invariant; the error names the first broken one.
+pub fn check(sim: &Simulation, buffer: u32) -> Result<(), String> {
+    let net = &sim.net;
+    let lay = net.layout;
+    let topo = &net.topology;
+    let mut flits_in_flight: HashMap<(u32, u8, u8), u32> = HashMap::new();
+    let mut credits_in_flight: HashMap<(u32, u8, u8), u32> = HashMap::new();
+    let mut heads_in_flight: HashMap<(u32, u8, u8), u32> = HashMap::new();
+    let mut frees_in_flight: HashMap<(u32, u8, u8), u32> = HashMap::new();
+    let mut live = 0u64;
+    for e in sim.in_flight() {
+        match *e {
+            LinkEvent::Flit {
+                node,
+                port,
+                vc,
+                n,
+                head,
+            } => {
+                *flits_in_flight.entry((node, port, vc)).or_default() += n as u32;
+                live += n as u64;
+                if head.is_some() {
+                    *heads_in_flight.entry((node, port, vc)).or_default() += 1;
+                }
+            }
+            LinkEvent::Credit {
+                node,
+                port,
+                vc,
+                n,
+                free,
+            } => {
+                *credits_in_flight.entry((node, port, vc)).or_default() += n as u32;
+                if free {
+                    *frees_in_flight.entry((node, port, vc)).or_default() += 1;
+                }
+            }
+        }
+    }
+    for u in 0..net.nodes() {
+        for p in 0..lay.all_ports() {
+            for v in 0..lay.vcs_of(p) {
+                let s = &net.inputs.vc[lay.vc_idx(u, p, v)];
+                live += s.buffered as u64;
+                if s.state == VcState::Idle && s.buffered != 0 {
+                    return Err(format!("idle VC ({u},{p},{v}) holds {} flits", s.buffered));
+                }
+                if s.buffered > s.left {
+                    return Err(format!(
+                        "VC ({u},{p},{v}) buffers more flits than its message has left"
+                    ));
+                }
+                if p < lay.ports && s.buffered > buffer {
+                    return Err(format!(
+                        "VC ({u},{p},{v}) overflows: {} > {buffer}",
+                        s.buffered
+                    ));
+                }
+            }
+        }
+        // Ejection engines: each held by at most one message, and allocated exactly then.
+        let local = lay.local();
+        for e in 0..lay.dma {
+            let holders = (0..lay.all_ports())
+                .flat_map(|q| (0..lay.vcs_of(q)).map(move |x| (q, x)))
+                .filter(|&(q, x)| {
+                    let h = &net.inputs.vc[lay.vc_idx(u, q, x)];
+                    h.state == VcState::Active
+                        && h.out_port as usize == local
+                        && h.out_vc as usize == e
+                })
+                .count();
+            let allocated = net.outputs.free[lay.port_idx(u, local)] >> e & 1 == 0;
+            if holders > 1 || allocated != (holders == 1) {
+                return Err(format!(
+                    "ejection engine {e} of node {u}: {holders} holders, allocated = {allocated}"
+                ));
+            }
+        }
+        for p in 0..lay.ports {
+            let Some(w) = topo.neighbor(NodeId(u as u32), PortId(p as u8)) else {
+                continue;
+            };
+            for v in 0..lay.vcs {
+                let key_down = (w.0, p as u8, v as u8);
+                let key_up = (u as u32, p as u8, v as u8);
+                let credits = net.outputs.credits[lay.vc_idx(u, p, v)];
+                let down = &net.inputs.vc[lay.vc_idx(w.idx(), p, v)];
+                let total = credits
+                    + down.buffered
+                    + flits_in_flight.get(&key_down).copied().unwrap_or(0)
+                    + credits_in_flight.get(&key_up).copied().unwrap_or(0);
+                if total != buffer {
+                    return Err(format!(
+                        "channel {u}→{w} port {p} vc {v}: credits {credits} + buffered {} + in flight = {total}, not {buffer}",
+                        down.buffered
+                    ));
+                }
+                let holders = (0..lay.all_ports())
+                    .flat_map(|q| (0..lay.vcs_of(q)).map(move |x| (q, x)))
+                    .filter(|&(q, x)| {
+                        let h = &net.inputs.vc[lay.vc_idx(u, q, x)];
+                        h.state == VcState::Active
+                            && h.out_port as usize == p
+                            && h.out_vc as usize == v
+                    })
+                    .count();
+                if holders > 1 {
+                    return Err(format!(
+                        "output VC ({u},{p},{v}) is held by {holders} messages"
+                    ));
+                }
+                let allocated = net.outputs.free[lay.port_idx(u, p)] >> v & 1 == 0;
+                let occupied = holders == 1
+                    || down.state != VcState::Idle
+                    || heads_in_flight.contains_key(&key_down)
+                    || frees_in_flight.contains_key(&key_up);
+                if allocated != occupied {
+                    return Err(format!(
+                        "output VC ({u},{p},{v}) allocated = {allocated} but downstream occupied = {occupied}"
+                    ));
+                }
+            }
+        }
+    }
+    if live != net.flits_live {
+        return Err(format!(
+            "{live} flits found, {} accounted live",
+            net.flits_live
+        ));
+    }
+    Ok(())
+}

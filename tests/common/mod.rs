@@ -1,0 +1,38 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use routemu::config::load::load_hw;
+use routemu::config::HwConfig;
+use std::path::Path;
+use std::process::{Command, Output};
+
+/// A preset from hw/.
+pub fn preset(name: &str) -> HwConfig {
+    load_hw(&Path::new(env!("CARGO_MANIFEST_DIR")).join("hw").join(name)).expect("preset loads")
+}
+
+/// Every wormhole preset in hw/.
+pub fn wormhole_presets() -> Vec<(String, HwConfig)> {
+    let mut v: Vec<(String, HwConfig)> =
+        std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("hw"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .filter(|n| n.starts_with("wormhole") && n.ends_with(".ron"))
+            .map(|n| {
+                let c = preset(&n);
+                (n, c)
+            })
+            .collect();
+    v.sort_by(|a, b| a.0.cmp(&b.0));
+    assert!(v.len() >= 4, "presets missing");
+    v
+}
+
+/// Runs the routemu binary.
+pub fn routemu(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_routemu"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("binary runs")
+}
