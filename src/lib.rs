@@ -11,6 +11,7 @@
 
 #![warn(missing_docs)]
 
+pub mod bench;
 pub mod cli;
 pub mod config;
 pub mod engine;

@@ -58,6 +58,13 @@ pub fn validate(cfg: &HwConfig) -> Result<Machine> {
             "router.dma = {dma}: a node needs 1 to {MAX_VCS} DMA engines"
         )));
     }
+    if topology.degree() + dma as usize > crate::router::crossbar::MAX_XPUTS {
+        return Err(Error::config(format!(
+            "{} network ports and {dma} DMA engines: the crossbar has at most {} inputs              (ports plus injection engines)",
+            topology.degree(),
+            crate::router::crossbar::MAX_XPUTS
+        )));
+    }
     if r.speedup == 0 || r.speedup as usize > topology.degree() + 1 {
         return Err(Error::config(format!(
             "router.speedup = {}: must be 1 to {} (the crossbar's outputs)",

@@ -34,7 +34,7 @@ pub fn check(sim: &Simulation, buffer: u32) -> Result<(), String> {
             } => {
                 *flits_in_flight.entry((node, port, vc)).or_default() += n as u32;
                 live += n as u64;
-                if head.is_some() {
+                if head {
                     *heads_in_flight.entry((node, port, vc)).or_default() += 1;
                 }
             }

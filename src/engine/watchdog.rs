@@ -20,12 +20,13 @@ pub fn describe(sim: &Simulation) -> String {
     let topo = &net.topology;
     let local = lay.local();
     let label = |(n, p, v): Vc| {
-        let s = &net.inputs.vc[lay.vc_idx(n, p, v)];
+        let i = lay.vc_idx(n, p, v);
+        let (s, m) = (&net.inputs.vc[i], &net.inputs.msg[i]);
         format!(
             "node {n} input {} vc {v} (message {} to node {}, {} flits buffered)",
             topo.port_name(PortId(p as u8)),
-            s.hdr.id,
-            s.hdr.dst,
+            m.hdr.id,
+            m.hdr.dst,
             s.buffered
         )
     };
@@ -44,7 +45,7 @@ pub fn describe(sim: &Simulation) -> String {
                 let mut edges = Vec::new();
                 match s.state {
                     VcState::WaitVc => {
-                        let r = s.route;
+                        let r = net.inputs.msg[lay.vc_idx(n, p, v)].route;
                         for op in BitIter(r.adaptive_ports | 1 << r.escape_port.idx()) {
                             let mut vcs = 0;
                             if r.adaptive_ports >> op & 1 == 1 {

@@ -22,17 +22,17 @@ pub struct MsgHeader {
     /// Length in flits.
     pub len: u32,
     /// Network hops taken so far.
-    pub hops: u32,
+    pub hops: u16,
     /// Cycle the message was created at the source.
     pub created: Cycle,
     /// Cycle the head flit left the source router (won its crossbar).
     pub injected: Cycle,
     /// Blocking accumulated on network hops (cycles beyond the pipeline's own).
-    pub blocking: u64,
+    pub blocking: u32,
     /// Blocking at the destination waiting for an ejection DMA engine or the crossbar.
-    pub eject_wait: u64,
+    pub eject_wait: u32,
     /// Cycles spent waiting in routing-controller queues.
-    pub ctrl_wait: u64,
+    pub ctrl_wait: u32,
     /// Whether the message belongs to the measurement window.
     pub measured: bool,
 }
@@ -51,35 +51,36 @@ pub enum VcState {
     Active,
 }
 
-/// One input virtual channel.
+/// One input virtual channel: the state the allocators read every cycle. What is only
+/// needed once per message per router is in [`VcMsg`], so the per-cycle scans touch
+/// 24 bytes per VC.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct InVc {
-    /// The occupying message's header (valid unless Idle).
-    pub hdr: MsgHeader,
     /// Flits in the buffer.
     pub buffered: u32,
     /// Flits of the message that have still to leave this VC (buffered or not yet arrived).
     pub left: u32,
+    /// Earliest cycle of the next stage (VC allocation when WaitVc, switch when Active).
+    pub ready_at: Cycle,
     /// Stage.
     pub state: VcState,
     /// Allocated output port (Active).
     pub out_port: u8,
     /// Allocated output VC (Active).
     pub out_vc: u8,
-    /// Earliest cycle of the next stage (VC allocation when WaitVc, switch when Active).
-    pub ready_at: Cycle,
-    /// Cycle the routing controller finished the header.
-    pub routed_at: Cycle,
-    /// The header's candidates, computed by the routing controller.
-    pub route: Route,
+    /// The head flit has not yet left this VC.
+    pub head: bool,
 }
 
-impl InVc {
-    /// True while the head flit has not yet left this VC.
-    #[inline]
-    pub fn head_pending(&self) -> bool {
-        self.left == self.hdr.len
-    }
+/// The message occupying an input VC: its header and routing decision.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct VcMsg {
+    /// The occupying message's header (valid unless the VC is Idle).
+    pub hdr: MsgHeader,
+    /// The header's candidates, computed by the routing controller.
+    pub route: Route,
+    /// Cycle the routing controller finished the header.
+    pub routed_at: Cycle,
 }
 
 /// Per-port bit masks of VCs in a given condition, with a per-node summary of the ports
@@ -136,6 +137,8 @@ impl VcMasks {
 pub struct InputBuffers {
     /// [node][port][slot]
     pub vc: Vec<InVc>,
+    /// [node][port][slot]: the occupying message.
+    pub msg: Vec<VcMsg>,
     /// VCs waiting for virtual-channel allocation.
     pub wait_vc: VcMasks,
     /// Active VCs holding at least one flit: candidates for the switch.
@@ -151,6 +154,7 @@ impl InputBuffers {
     pub fn new(nodes: usize, layout: &Layout) -> Self {
         InputBuffers {
             vc: vec![InVc::default(); nodes * layout.all_ports() * layout.slots],
+            msg: vec![VcMsg::default(); nodes * layout.all_ports() * layout.slots],
             wait_vc: VcMasks::new(nodes, layout),
             ready: VcMasks::new(nodes, layout),
             new_head: vec![0; nodes],
@@ -169,6 +173,9 @@ pub struct OutputVcs {
     pub free: Vec<u64>,
     /// [node][port]: credits summed over the port's VCs.
     pub credit_sum: Vec<u32>,
+    /// [node][port][slot]: the input VC (port·slots + vc) the output VC is allocated to,
+    /// so a returning credit can wake the VC that stalled waiting for it.
+    pub holder: Vec<u16>,
 }
 
 impl OutputVcs {
@@ -184,6 +191,7 @@ impl OutputVcs {
             credits: vec![0; nodes * np * layout.slots],
             free: vec![0; nodes * np],
             credit_sum: vec![0; nodes * np],
+            holder: vec![0; nodes * np * layout.slots],
         };
         for n in 0..nodes {
             for p in 0..np {

@@ -40,6 +40,10 @@ pub struct Grant {
     pub out_vc: u8,
 }
 
+/// Most crossbar inputs (network ports plus injection engines) and outputs (network
+/// ports plus ejection engines), so that a set of them fits one 64-bit mask.
+pub const MAX_XPUTS: usize = 64;
+
 /// The switch allocators of a partition.
 #[derive(Clone, Debug)]
 pub struct Crossbar {
@@ -50,10 +54,25 @@ pub struct Crossbar {
     speedup: usize,
     iterations: usize,
     arbiter: Arbiter,
-    requests: Vec<Grant>,
-    best: Vec<Option<(usize, usize)>>,
-    /// Grants of the last call to `allocate`.
-    pub grants: Vec<Grant>,
+    /// Crossbar inputs and outputs: network ports, then one per DMA engine.
+    xputs: usize,
+    /// [crossbar output]: mask of crossbar inputs requesting it this iteration.
+    out_req: Vec<u64>,
+    /// [crossbar input][crossbar output]: the VC behind a request.
+    req_vc: Vec<u8>,
+    grants: [Grant; MAX_XPUTS],
+    granted: usize,
+}
+
+/// The first set bit of `mask` at or after `from`, wrapping around (mask ≠ 0).
+#[inline]
+fn first_from(mask: u64, from: usize) -> usize {
+    let high = mask & (u64::MAX << from);
+    if high != 0 {
+        high.trailing_zeros() as usize
+    } else {
+        mask.trailing_zeros() as usize
+    }
 }
 
 impl Crossbar {
@@ -66,19 +85,33 @@ impl Crossbar {
         arbiter: Arbiter,
     ) -> Self {
         let xputs = layout.ports + layout.dma;
+        assert!(xputs <= MAX_XPUTS, "crossbar of {xputs} ports");
         Crossbar {
             in_ptr: vec![0; nodes * layout.all_ports()],
             out_ptr: vec![0; nodes * xputs],
             speedup,
             iterations,
             arbiter,
-            requests: Vec::with_capacity(xputs * speedup),
-            best: vec![None; xputs],
-            grants: Vec::with_capacity(xputs),
+            xputs,
+            out_req: vec![0; xputs],
+            req_vc: vec![0; xputs * xputs],
+            grants: [Grant {
+                in_port: 0,
+                in_vc: 0,
+                out_port: 0,
+                out_vc: 0,
+            }; MAX_XPUTS],
+            granted: 0,
         }
     }
 
-    /// Runs the switch allocation of router `n` in cycle `t`; the result is in `grants`.
+    /// Grants of the last call to `allocate`, in crossbar-output order.
+    #[inline]
+    pub fn grants(&self) -> &[Grant] {
+        &self.grants[..self.granted]
+    }
+
+    /// Runs the switch allocation of router `n` in cycle `t`; the result is in `grants()`.
     pub fn allocate(
         &mut self,
         n: usize,
@@ -89,18 +122,21 @@ impl Crossbar {
     ) {
         let np = layout.all_ports();
         let local = layout.local();
-        // Crossbar inputs and outputs: network ports 0..d, then one per DMA engine.
-        let xputs = layout.ports + layout.dma;
-        let xout = |op: usize, ov: usize| if op == local { local + ov } else { op };
-        self.grants.clear();
+        let xputs = self.xputs;
         let rr = self.arbiter == Arbiter::RoundRobin;
-        // Crossbar inputs and outputs already matched in an earlier iteration.
-        let (mut in_used, mut out_used): (u128, u128) = (0, 0);
-        let xin_of = |ip: usize, iv: usize| if ip == local { local + iv } else { ip };
+        let slots = layout.slots;
+        let base = layout.vc_idx(n, 0, 0);
+        let vcs = &inputs.vc[base..base + np * slots];
+        let credits = &outputs.credits[base..base + np * slots];
+        self.granted = 0;
+        // Crossbar inputs and outputs matched in an earlier iteration; grants per input.
+        let (mut in_used, mut out_used): (u64, u64) = (0, 0);
+        let mut wins = [0u8; 64];
         for _ in 0..self.iterations {
-            self.requests.clear();
+            let mut touched: u64 = 0;
             for ip in BitIter(inputs.ready.ports(n)) {
-                if ip != local && in_used >> ip & 1 == 1 {
+                let network = ip != local;
+                if network && in_used >> ip & 1 == 1 {
                     continue;
                 }
                 let mask = inputs.ready.vcs(n, ip);
@@ -111,28 +147,24 @@ impl Crossbar {
                 };
                 // Round-robin order: VCs at or after the pointer first.
                 let high = mask & (u64::MAX << ptr);
-                let low = mask & !(u64::MAX << ptr);
-                let mut taken: u128 = out_used;
-                let mut picked = 0;
-                for iv in BitIter(high).chain(BitIter(low)) {
-                    let vc = &inputs.vc[layout.vc_idx(n, ip, iv)];
+                let mut taken = out_used;
+                let mut picked = wins[ip] as usize;
+                for iv in BitIter(high).chain(BitIter(mask & !high)) {
+                    let vc = &vcs[ip * slots + iv];
                     let (op, ov) = (vc.out_port as usize, vc.out_vc as usize);
-                    let x = xout(op, ov);
-                    if vc.ready_at > t || taken >> x & 1 == 1 || in_used >> xin_of(ip, iv) & 1 == 1
-                    {
+                    let x = if op == local { local + ov } else { op };
+                    let xin = if network { ip } else { local + iv };
+                    if vc.ready_at > t || taken >> x & 1 == 1 || in_used >> xin & 1 == 1 {
                         continue;
                     }
-                    if op != local && outputs.credits[layout.vc_idx(n, op, ov)] == 0 {
+                    if op != local && credits[op * slots + ov] == 0 {
                         continue;
                     }
-                    self.requests.push(Grant {
-                        in_port: ip as u8,
-                        in_vc: iv as u8,
-                        out_port: op as u8,
-                        out_vc: ov as u8,
-                    });
+                    self.out_req[x] |= 1 << xin;
+                    self.req_vc[xin * xputs + x] = iv as u8;
+                    touched |= 1 << x;
                     // Each injection engine is a crossbar input of its own.
-                    if ip != local {
+                    if network {
                         taken |= 1 << x;
                         picked += 1;
                         if picked == self.speedup {
@@ -141,46 +173,51 @@ impl Crossbar {
                     }
                 }
             }
-            if self.requests.is_empty() {
+            if touched == 0 {
                 break;
             }
             // Output stage: per crossbar output, the requesting input nearest after the pointer.
-            self.best.iter_mut().for_each(|b| *b = None);
-            for (i, r) in self.requests.iter().enumerate() {
-                let x = xout(r.out_port as usize, r.out_vc as usize);
-                let xin = xin_of(r.in_port as usize, r.in_vc as usize);
+            for x in BitIter(touched) {
+                let m = std::mem::take(&mut self.out_req[x]);
                 let ptr = if rr {
                     self.out_ptr[n * xputs + x] as usize
                 } else {
                     0
                 };
-                let key = (xin + xputs - ptr) % xputs;
-                if self.best[x].is_none_or(|(k, _)| key < k) {
-                    self.best[x] = Some((key, i));
+                let xin = first_from(m, ptr);
+                let (ip, iv) = if xin < local {
+                    (xin, self.req_vc[xin * xputs + x] as usize)
+                } else {
+                    (local, xin - local)
+                };
+                let (op, ov) = if x < local {
+                    (x, vcs[ip * slots + iv].out_vc as usize)
+                } else {
+                    (local, x - local)
+                };
+                // At most one grant per crossbar output, so the array cannot overflow.
+                self.grants[self.granted] = Grant {
+                    in_port: ip as u8,
+                    in_vc: iv as u8,
+                    out_port: op as u8,
+                    out_vc: ov as u8,
+                };
+                self.granted += 1;
+                out_used |= 1 << x;
+                wins[ip] += 1;
+                // A network input with speedup s may win up to s outputs in all.
+                if ip == local || wins[ip] as usize == self.speedup {
+                    in_used |= 1 << xin;
                 }
-            }
-            for x in 0..xputs {
-                if let Some((_, i)) = self.best[x] {
-                    let g = self.requests[i];
-                    self.grants.push(g);
-                    let ip = g.in_port as usize;
-                    let xin = xin_of(ip, g.in_vc as usize);
-                    out_used |= 1 << x;
-                    // A network input with speedup s may win up to s outputs in all.
-                    if ip == local
-                        || self
-                            .grants
-                            .iter()
-                            .filter(|h| h.in_port as usize == ip)
-                            .count()
-                            == self.speedup
-                    {
-                        in_used |= 1 << xin;
-                    }
-                    if rr {
-                        self.in_ptr[n * np + ip] = ((g.in_vc as usize + 1) % layout.slots) as u8;
-                        self.out_ptr[n * xputs + x] = ((xin + 1) % xputs) as u8;
-                    }
+                if rr {
+                    let next_vc = iv + 1;
+                    self.in_ptr[n * np + ip] = if next_vc == layout.slots {
+                        0
+                    } else {
+                        next_vc as u8
+                    };
+                    let next_in = xin + 1;
+                    self.out_ptr[n * xputs + x] = if next_in == xputs { 0 } else { next_in as u8 };
                 }
             }
         }

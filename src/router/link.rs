@@ -6,9 +6,11 @@
 //!
 //! What is in flight on the links is kept as timed events (see `engine::wheel`): the
 //! exchange between nodes is explicit, which is what lets partitions of the network be
-//! stepped apart.
+//! stepped apart. A head flit's header is written into the downstream VC's message slot
+//! when the head is sent: that VC is reserved for the message from the moment its output
+//! VC was allocated, and nothing reads the slot before the head's event arrives, so the
+//! events themselves stay small (12 bytes).
 
-use super::buffers::MsgHeader;
 use crate::config::LinkConfig;
 use crate::types::Cycle;
 
@@ -56,7 +58,7 @@ impl LinkTiming {
 /// Something arriving at a node's input or output side in a given cycle.
 #[derive(Clone, Copy, Debug)]
 pub enum LinkEvent {
-    /// Flits arriving in an input VC buffer; the first flits of a message carry its header.
+    /// Flits arriving in an input VC buffer.
     Flit {
         /// Receiving node (global number).
         node: u32,
@@ -66,8 +68,9 @@ pub enum LinkEvent {
         vc: u8,
         /// Number of flits (≤ link width).
         n: u16,
-        /// Present on the bundle that carries the head flit.
-        head: Option<MsgHeader>,
+        /// The bundle carries the message's head flit (its header is already in the
+        /// downstream VC's message slot).
+        head: bool,
     },
     /// Credits returning to an output VC; `free` when the message's tail has left the
     /// downstream buffer, so the output VC may be allocated again.

@@ -62,13 +62,14 @@ impl VcAllocator {
         let mut wanted: u64 = 0;
         for ip in BitIter(inputs.wait_vc.ports(n)) {
             for iv in BitIter(inputs.wait_vc.vcs(n, ip)) {
-                let vc = &inputs.vc[layout.vc_idx(n, ip, iv)];
-                if vc.ready_at > t {
+                let i = layout.vc_idx(n, ip, iv);
+                if inputs.vc[i].ready_at > t {
                     continue;
                 }
                 let free = |p: usize| outputs.free[n * np + p];
                 let credits = |p: usize| outputs.credit_sum[n * np + p];
-                if let Some(req) = select(self.selection, &vc.route, free, credits, rng) {
+                if let Some(req) = select(self.selection, &inputs.msg[i].route, free, credits, rng)
+                {
                     wanted |= 1 << req.port.idx();
                     self.scratch.push(((ip * layout.slots + iv) as u16, req));
                 }
@@ -108,6 +109,8 @@ impl VcAllocator {
                 vc.out_vc = ov as u8;
                 vc.ready_at = t + self.switch_alloc_delay;
                 inputs.wait_vc.clear(n, ip, iv);
+                outputs.holder[layout.vc_idx(n, op, ov)] = who;
+                // A newly allocated VC is empty downstream, so it has credits.
                 if vc.buffered > 0 {
                     inputs.ready.set(n, ip, iv);
                 }

@@ -99,8 +99,8 @@ impl MsgStats {
         self.network_sum += net;
         self.source_sum += src;
         self.hops_sum += h.hops as u64;
-        self.blocking_sum += h.blocking;
-        self.eject_wait_sum += h.eject_wait;
-        self.ctrl_wait_sum += h.ctrl_wait;
+        self.blocking_sum += h.blocking as u64;
+        self.eject_wait_sum += h.eject_wait as u64;
+        self.ctrl_wait_sum += h.ctrl_wait as u64;
     }
 }

@@ -85,12 +85,18 @@ pub struct WormholeNet {
     vc_alloc_delay: Cycle,
     switch_alloc_delay: Cycle,
     router_rng: Vec<NodeRng>,
+    /// [node][port]: the node each network output leads to (u32::MAX: none).
+    down: Vec<u32>,
+    /// [node][port]: the node feeding each network input (u32::MAX: none).
+    up: Vec<u32>,
     /// [node][port]: flits sent on each network output inside the window.
     pub link_flits: Vec<u64>,
     /// Flits held by injection engines, buffers and links.
     pub flits_live: u64,
     /// Last cycle any flit crossed a crossbar.
     pub last_move: Cycle,
+    /// Flits moved through crossbars (every cycle, window or not): the unit of work.
+    pub flit_moves: u64,
     /// Flits absorbed at destinations inside the window.
     pub flits_accepted: u64,
     /// Messages whose tail was absorbed (all, measured or not).
@@ -139,13 +145,25 @@ impl WormholeNet {
             vc_alloc_delay: p.vc_alloc,
             switch_alloc_delay: p.switch_alloc,
             router_rng: (0..nodes as u32).map(|n| stream(seed, rep, n, 1)).collect(),
+            down: Self::table(topology, |n, p| topology.neighbor(n, p)),
+            up: Self::table(topology, |n, p| topology.upstream(n, p)),
             link_flits: vec![0; nodes * layout.all_ports()],
             flits_live: 0,
             last_move: 0,
+            flit_moves: 0,
             flits_accepted: 0,
             delivered: 0,
             measured_delivered: 0,
         })
+    }
+
+    /// Neighbour table [node][port], so the per-flit path does no coordinate arithmetic.
+    fn table(topology: &Topology, f: impl Fn(NodeId, PortId) -> Option<NodeId>) -> Vec<u32> {
+        let d = topology.degree();
+        (0..topology.nodes() as u32)
+            .flat_map(|n| (0..d).map(move |p| (n, p)))
+            .map(|(n, p)| f(NodeId(n), PortId(p as u8)).map_or(u32::MAX, |x| x.0))
+            .collect()
     }
 
     /// Servers per routing controller.
@@ -171,18 +189,22 @@ impl WormholeNet {
                 head,
             } => {
                 let (node, port, vc) = (node as usize, port as usize, vc as usize);
-                let slot = &mut self.inputs.vc[lay.vc_idx(node, port, vc)];
-                if let Some(h) = head {
+                let i = lay.vc_idx(node, port, vc);
+                let slot = &mut self.inputs.vc[i];
+                if head {
                     debug_assert_eq!(slot.state, VcState::Idle, "VC reallocated while occupied");
-                    slot.hdr = h;
-                    slot.left = h.len;
+                    slot.left = self.inputs.msg[i].hdr.len;
+                    slot.head = true;
                     slot.state = VcState::Routing;
                     self.inputs.new_head[node] |= 1 << port;
                     self.inputs.new_head_vc[lay.port_idx(node, port)] = vc as u8;
                 }
                 slot.buffered += n as u32;
                 if slot.state == VcState::Active {
-                    self.inputs.ready.set(node, port, vc);
+                    let (op, ov) = (slot.out_port as usize, slot.out_vc as usize);
+                    if op == lay.local() || self.outputs.credits[lay.vc_idx(node, op, ov)] > 0 {
+                        self.inputs.ready.set(node, port, vc);
+                    }
                 }
             }
             LinkEvent::Credit {
@@ -193,10 +215,24 @@ impl WormholeNet {
                 free,
             } => {
                 let (node, port, vc) = (node as usize, port as usize, vc as usize);
-                self.outputs.credits[lay.vc_idx(node, port, vc)] += n as u32;
+                let o = lay.vc_idx(node, port, vc);
+                let was = self.outputs.credits[o];
+                self.outputs.credits[o] += n as u32;
                 self.outputs.credit_sum[lay.port_idx(node, port)] += n as u32;
                 if free {
                     self.outputs.free[lay.port_idx(node, port)] |= 1 << vc;
+                } else if was == 0 {
+                    // Wake the VC that stalled on this output for want of credits.
+                    let h = self.outputs.holder[o] as usize;
+                    let (hp, hv) = (h / lay.slots, h % lay.slots);
+                    let s = &self.inputs.vc[lay.vc_idx(node, hp, hv)];
+                    if s.state == VcState::Active
+                        && s.out_port as usize == port
+                        && s.out_vc as usize == vc
+                        && s.buffered > 0
+                    {
+                        self.inputs.ready.set(node, hp, hv);
+                    }
                 }
             }
         }
@@ -246,8 +282,9 @@ impl WormholeNet {
         if self.dma.can_inject(n) {
             let (inputs, ctrl, live) = (&mut self.inputs, &mut self.ctrl, &mut self.flits_live);
             self.dma.start(n, |e, m| {
-                let slot = &mut inputs.vc[lay.vc_idx(n, local, e)];
-                slot.hdr = MsgHeader {
+                let i = lay.vc_idx(n, local, e);
+                let slot = &mut inputs.vc[i];
+                inputs.msg[i].hdr = MsgHeader {
                     id: m.id,
                     dst: m.dst,
                     len: m.len,
@@ -256,6 +293,7 @@ impl WormholeNet {
                     ..MsgHeader::default()
                 };
                 slot.left = m.len;
+                slot.head = true;
                 slot.buffered = m.len;
                 slot.state = VcState::Routing;
                 *live += m.len as u64;
@@ -278,10 +316,11 @@ impl WormholeNet {
             let service = self.route_service;
             while let Some((req, done)) = self.ctrl.start(n, t, |_| service, |a| win.contains(a)) {
                 let (ip, iv) = (req.port as usize, req.vc as usize);
-                let slot = &mut self.inputs.vc[lay.vc_idx(n, ip, iv)];
-                slot.hdr.ctrl_wait += t - req.arrived;
+                let i = lay.vc_idx(n, ip, iv);
+                let (slot, msg) = (&mut self.inputs.vc[i], &mut self.inputs.msg[i]);
+                msg.hdr.ctrl_wait = msg.hdr.ctrl_wait.saturating_add((t - req.arrived) as u32);
                 let here = NodeId(n as u32);
-                slot.route = if slot.hdr.dst == here {
+                msg.route = if msg.hdr.dst == here {
                     Route {
                         adaptive_ports: 0,
                         adaptive_vcs: 0,
@@ -290,10 +329,10 @@ impl WormholeNet {
                     }
                 } else {
                     self.routing
-                        .route(&self.topology, here, slot.hdr.dst, slot.hdr.id.src())
+                        .route(&self.topology, here, msg.hdr.dst, msg.hdr.id.src())
                 };
                 slot.state = VcState::WaitVc;
-                slot.routed_at = done;
+                msg.routed_at = done;
                 slot.ready_at = done + self.vc_alloc_delay;
                 self.inputs.wait_vc.set(n, ip, iv);
             }
@@ -314,8 +353,8 @@ impl WormholeNet {
         // 5. Switch allocation and traversal.
         if self.inputs.ready.ports(n) != 0 {
             self.xbar.allocate(n, t, &lay, &self.inputs, &self.outputs);
-            for i in 0..self.xbar.grants.len() {
-                let g = self.xbar.grants[i];
+            for i in 0..self.xbar.grants().len() {
+                let g = self.xbar.grants()[i];
                 self.traverse(n, t, g, win, out, stats);
             }
         }
@@ -341,35 +380,40 @@ impl WormholeNet {
             g.out_vc as usize,
         );
         let oidx = lay.vc_idx(n, op, ov);
-        let slot = &mut self.inputs.vc[lay.vc_idx(n, ip, iv)];
+        let i = lay.vc_idx(n, ip, iv);
+        let slot = &mut self.inputs.vc[i];
         let mut k = slot.buffered.min(self.timing.width);
         if op != local {
             k = k.min(self.outputs.credits[oidx]);
         }
         debug_assert!(k > 0);
-        let head = slot.head_pending();
+        let head = slot.head;
+        slot.head = false;
         slot.buffered -= k;
         slot.left -= k;
         let tail = slot.left == 0;
         self.last_move = t;
+        self.flit_moves += k as u64;
+        let msg = &mut self.inputs.msg[i];
         if head {
             let lost =
-                t.saturating_sub(slot.routed_at + self.vc_alloc_delay + self.switch_alloc_delay);
+                t.saturating_sub(msg.routed_at + self.vc_alloc_delay + self.switch_alloc_delay);
+            let lost = lost.min(u32::MAX as u64) as u32;
             if op == local {
-                slot.hdr.eject_wait += lost;
+                msg.hdr.eject_wait = msg.hdr.eject_wait.saturating_add(lost);
             } else {
-                slot.hdr.blocking += lost;
-                slot.hdr.hops += 1;
+                msg.hdr.blocking = msg.hdr.blocking.saturating_add(lost);
+                msg.hdr.hops += 1;
             }
             if ip == local {
-                slot.hdr.injected = t;
+                msg.hdr.injected = t;
             }
         }
-        let hdr = slot.hdr;
         if tail {
             slot.state = VcState::Idle;
         }
-        if tail || slot.buffered == 0 {
+        // Out of flits, or out of credits (a returning credit wakes it again).
+        if tail || slot.buffered == 0 || (op != local && self.outputs.credits[oidx] == k) {
             self.inputs.ready.clear(n, ip, iv);
         }
 
@@ -382,10 +426,10 @@ impl WormholeNet {
             if tail {
                 self.outputs.free[lay.port_idx(n, local)] |= 1 << ov;
                 self.delivered += 1;
-                if hdr.measured {
+                if msg.hdr.measured {
                     self.measured_delivered += 1;
                 }
-                stats.record(&hdr, absorbed);
+                stats.record(&msg.hdr, absorbed);
             }
         } else {
             self.outputs.credits[oidx] -= k;
@@ -393,18 +437,19 @@ impl WormholeNet {
             if win.contains(t) {
                 self.link_flits[lay.port_idx(n, op)] += k as u64;
             }
-            let to = self
-                .topology
-                .neighbor(NodeId(n as u32), PortId(op as u8))
-                .expect("output VCs exist only on existing ports");
+            let to = self.down[n * lay.ports + op];
+            debug_assert_ne!(to, u32::MAX, "output VCs exist only on existing ports");
+            if head {
+                self.inputs.msg[lay.vc_idx(to as usize, op, ov)].hdr = msg.hdr;
+            }
             out.send(
                 t + self.timing.flit_delay(),
                 LinkEvent::Flit {
-                    node: to.0,
+                    node: to,
                     port: op as u8,
                     vc: ov as u8,
                     n: k as u16,
-                    head: head.then_some(hdr),
+                    head,
                 },
             );
         }
@@ -414,14 +459,12 @@ impl WormholeNet {
                 self.dma.release(n, iv);
             }
         } else {
-            let from = self
-                .topology
-                .upstream(NodeId(n as u32), PortId(ip as u8))
-                .expect("flits arrive only on existing ports");
+            let from = self.up[n * lay.ports + ip];
+            debug_assert_ne!(from, u32::MAX, "flits arrive only on existing ports");
             out.send(
                 t + self.timing.credit_latency,
                 LinkEvent::Credit {
-                    node: from.0,
+                    node: from,
                     port: ip as u8,
                     vc: iv as u8,
                     n: k as u16,
