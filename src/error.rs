@@ -24,9 +24,6 @@ pub enum Error {
         /// The underlying error.
         source: std::io::Error,
     },
-    /// The emulated network stopped making progress; the message describes the waiting cycle.
-    #[error("deadlock detected: {0}")]
-    Deadlock(String),
 }
 
 impl Error {

@@ -197,25 +197,23 @@ fn the_invariant_checker_notices_a_leaked_credit_and_a_doubly_held_vc() {
         Selection::XFirst,
         0.03,
     );
-    let mut sim = Simulation::new(&cfg, 0).unwrap();
-    for _ in 0..2_000 {
-        sim.step();
-    }
+    let loaded = || {
+        let mut sim = Simulation::new(&cfg, 0).unwrap();
+        while sim.t < 2_000 {
+            sim.step();
+        }
+        sim
+    };
+    let sim = loaded();
     invariants::check(&sim, 8).unwrap();
     let lay = sim.net.layout;
-    let mut broken = Simulation::new(&cfg, 0).unwrap();
-    for _ in 0..2_000 {
-        broken.step();
-    }
+    let mut broken = loaded();
     broken.net.outputs.credits[lay.vc_idx(5, 0, 1)] += 1;
     assert!(invariants::check(&broken, 8)
         .unwrap_err()
         .contains("credits"));
     // Two input VCs claiming the same output VC.
-    let mut twice = Simulation::new(&cfg, 0).unwrap();
-    for _ in 0..2_000 {
-        twice.step();
-    }
+    let mut twice = loaded();
     let active: Vec<usize> = (0..twice.net.inputs.vc.len())
         .filter(|&i| {
             let v = &twice.net.inputs.vc[i];

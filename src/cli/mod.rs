@@ -10,7 +10,7 @@ pub mod spec;
 use crate::config::load::load_hw;
 use crate::config::overrides::apply_overrides;
 use crate::config::{HwConfig, Measure};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
@@ -150,9 +150,4 @@ pub fn main_with(cli: Cli) -> i32 {
             1
         }
     }
-}
-
-/// Error for an output destination that cannot be used.
-pub fn bad_output(what: &str) -> Error {
-    Error::Arg(what.to_string())
 }

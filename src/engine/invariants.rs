@@ -76,15 +76,7 @@ pub fn check(sim: &Simulation, buffer: u32) -> Result<(), String> {
         // Ejection engines: each held by at most one message, and allocated exactly then.
         let local = lay.local();
         for e in 0..lay.dma {
-            let holders = (0..lay.all_ports())
-                .flat_map(|q| (0..lay.vcs_of(q)).map(move |x| (q, x)))
-                .filter(|&(q, x)| {
-                    let h = &net.inputs.vc[lay.vc_idx(u, q, x)];
-                    h.state == VcState::Active
-                        && h.out_port as usize == local
-                        && h.out_vc as usize == e
-                })
-                .count();
+            let holders = net.holders(u, local, e).count();
             let allocated = net.outputs.free[lay.port_idx(u, local)] >> e & 1 == 0;
             if holders > 1 || allocated != (holders == 1) {
                 return Err(format!(
@@ -111,15 +103,7 @@ pub fn check(sim: &Simulation, buffer: u32) -> Result<(), String> {
                         down.buffered
                     ));
                 }
-                let holders = (0..lay.all_ports())
-                    .flat_map(|q| (0..lay.vcs_of(q)).map(move |x| (q, x)))
-                    .filter(|&(q, x)| {
-                        let h = &net.inputs.vc[lay.vc_idx(u, q, x)];
-                        h.state == VcState::Active
-                            && h.out_port as usize == p
-                            && h.out_vc as usize == v
-                    })
-                    .count();
+                let holders = net.holders(u, p, v).count();
                 if holders > 1 {
                     return Err(format!(
                         "output VC ({u},{p},{v}) is held by {holders} messages"

@@ -57,19 +57,8 @@ pub fn describe(sim: &Simulation) -> String {
                             for ov in BitIter(vcs) {
                                 if op == local {
                                     // An ejection engine, held by whichever VC here won it.
-                                    for q in 0..lay.all_ports() {
-                                        for w in 0..lay.vcs_of(q) {
-                                            let h = &net.inputs.vc[lay.vc_idx(n, q, w)];
-                                            if h.state == VcState::Active
-                                                && h.out_port as usize == local
-                                                && h.out_vc as usize == ov
-                                            {
-                                                edges.push((
-                                                    (n, q, w),
-                                                    "an ejection engine held by",
-                                                ));
-                                            }
-                                        }
+                                    for (q, w) in net.holders(n, local, ov) {
+                                        edges.push(((n, q, w), "an ejection engine held by"));
                                     }
                                 } else if let Some(d) = downstream(n, op, ov) {
                                     edges.push((d, "an output VC held by"));
@@ -88,16 +77,8 @@ pub fn describe(sim: &Simulation) -> String {
                     }
                     VcState::Active if s.buffered == 0 && p != local => {
                         if let Some(u) = topo.upstream(NodeId(n as u32), PortId(p as u8)) {
-                            for q in 0..lay.all_ports() {
-                                for w in 0..lay.vcs_of(q) {
-                                    let h = &net.inputs.vc[lay.vc_idx(u.idx(), q, w)];
-                                    if h.state == VcState::Active
-                                        && h.out_port as usize == p
-                                        && h.out_vc as usize == v
-                                    {
-                                        edges.push(((u.idx(), q, w), "flits from"));
-                                    }
-                                }
+                            for (q, w) in net.holders(u.idx(), p, v) {
+                                edges.push(((u.idx(), q, w), "flits from"));
                             }
                         }
                     }

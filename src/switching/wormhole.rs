@@ -166,6 +166,23 @@ impl WormholeNet {
             .collect()
     }
 
+    /// The input VCs (port, vc) of router `n` that hold output VC `ov` of output `op`
+    /// (an ejection engine when `op` is the local port). More than one is a bug.
+    pub fn holders(
+        &self,
+        n: usize,
+        op: usize,
+        ov: usize,
+    ) -> impl Iterator<Item = (usize, usize)> + '_ {
+        let lay = self.layout;
+        (0..lay.all_ports())
+            .flat_map(move |q| (0..lay.vcs_of(q)).map(move |x| (q, x)))
+            .filter(move |&(q, x)| {
+                let h = &self.inputs.vc[lay.vc_idx(n, q, x)];
+                h.state == VcState::Active && h.out_port as usize == op && h.out_vc as usize == ov
+            })
+    }
+
     /// Servers per routing controller.
     pub fn ctrl_servers(&self) -> usize {
         self.ctrl.servers()
