@@ -9,7 +9,8 @@
 //!
 //! Input stage: each network input port picks, in arbiter order over its VCs, up to
 //! `speedup` VCs that hold a flit, have passed their pipeline delay and have a credit for
-//! their output VC, each for a different output; each injection engine is an input of its
+//! their output VC (a VC without credit is kept out of the ready set until one returns),
+//! each for a different output; each injection engine is an input of its
 //! own. Output stage: each network output, and each ejection engine, grants one of the
 //! inputs that picked it, in arbiter order over inputs. A connection moves up to `width`
 //! flits of one message in the cycle.
@@ -127,7 +128,6 @@ impl Crossbar {
         let slots = layout.slots;
         let base = layout.vc_idx(n, 0, 0);
         let vcs = &inputs.vc[base..base + np * slots];
-        let credits = &outputs.credits[base..base + np * slots];
         self.granted = 0;
         // Crossbar inputs and outputs matched in an earlier iteration; grants per input.
         let (mut in_used, mut out_used): (u64, u64) = (0, 0);
@@ -157,9 +157,8 @@ impl Crossbar {
                     if vc.ready_at > t || taken >> x & 1 == 1 || in_used >> xin & 1 == 1 {
                         continue;
                     }
-                    if op != local && credits[op * slots + ov] == 0 {
-                        continue;
-                    }
+                    // The buffers keep a VC out of `ready` while its output has no credit.
+                    debug_assert!(op == local || outputs.credits[base + op * slots + ov] > 0);
                     self.out_req[x] |= 1 << xin;
                     self.req_vc[xin * xputs + x] = iv as u8;
                     touched |= 1 << x;
