@@ -129,6 +129,34 @@ impl Crossbar {
         let base = layout.vc_idx(n, 0, 0);
         let vcs = &inputs.vc[base..base + np * slots];
         self.granted = 0;
+        // One VC of one input wants the switch (the usual case below saturation): it gets
+        // its output, exactly as the general allocator would grant it, only sooner.
+        let ports = inputs.ready.ports(n);
+        let single = inputs.ready.vcs(n, ports.trailing_zeros() as usize);
+        if ports & (ports - 1) == 0 && single & (single - 1) == 0 {
+            let (ip, iv) = (
+                ports.trailing_zeros() as usize,
+                single.trailing_zeros() as usize,
+            );
+            let vc = &vcs[ip * slots + iv];
+            if vc.ready_at <= t {
+                let (op, ov) = (vc.out_port as usize, vc.out_vc as usize);
+                let x = if op == local { local + ov } else { op };
+                let xin = if ip == local { local + iv } else { ip };
+                self.grants[0] = Grant {
+                    in_port: ip as u8,
+                    in_vc: iv as u8,
+                    out_port: op as u8,
+                    out_vc: ov as u8,
+                };
+                self.granted = 1;
+                if rr {
+                    self.in_ptr[n * np + ip] = if iv + 1 == slots { 0 } else { iv as u8 + 1 };
+                    self.out_ptr[n * xputs + x] = if xin + 1 == xputs { 0 } else { xin as u8 + 1 };
+                }
+            }
+            return;
+        }
         // Crossbar inputs and outputs matched in an earlier iteration; grants per input.
         let (mut in_used, mut out_used): (u64, u64) = (0, 0);
         let mut wins = [0u8; 64];

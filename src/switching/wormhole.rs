@@ -271,6 +271,7 @@ impl WormholeNet {
     }
 
     /// One cycle of router `n` (steps 1–5 of the module documentation).
+    #[inline(never)]
     pub fn step_node(
         &mut self,
         n: usize,
@@ -378,7 +379,7 @@ impl WormholeNet {
     }
 
     /// Moves the flits of one crossbar connection.
-    #[inline]
+    #[inline(never)]
     fn traverse(
         &mut self,
         n: usize,
