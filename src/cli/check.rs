@@ -2,9 +2,10 @@
 
 use crate::config::load::load_hw;
 use crate::config::overrides::apply_overrides;
-use crate::config::validate::validate;
-use crate::config::{HwConfig, Measure, Routing, SwitchingConfig};
+use crate::config::validate::{validate, Machine};
+use crate::config::{ConflictStrategy, HwConfig, Measure, Routing, SwitchingConfig};
 use crate::error::Result;
+use crate::switching::circuit::zero_load_latency as circuit_zero_load;
 use crate::switching::wormhole::zero_load_latency;
 use std::fmt::Write;
 use std::path::Path;
@@ -20,9 +21,6 @@ pub fn check(file: &Path, set: &[String]) -> Result<i32> {
 pub fn explain(cfg: &HwConfig, origin: &str) -> Result<String> {
     let m = validate(cfg)?;
     let t = &m.topology;
-    let r = &cfg.router;
-    let l = &cfg.links;
-    let p = &r.pipeline;
     let mut s = String::new();
     let _ = writeln!(s, "{origin}: OK");
     if !cfg.name.is_empty() {
@@ -39,6 +37,42 @@ pub fn explain(cfg: &HwConfig, origin: &str) -> Result<String> {
         t.diameter(),
         t.mean_distance()
     );
+    let len = m.workload.length.mean();
+    match cfg.switching {
+        SwitchingConfig::Wormhole { .. } => explain_wormhole(cfg, &m, &mut s),
+        SwitchingConfig::Circuit { .. } => explain_circuit(cfg, &m, &mut s),
+    }
+    let w = &cfg.workload;
+    let flits = w.rate * len;
+    let l = &cfg.links;
+    let _ = writeln!(
+        s,
+        "  workload: {} messages/node/cycle = {:.4} flits/node/cycle ({:.1}% of the {:.3} uniform-traffic bound); {:?}; {:?}; {:?}",
+        w.rate,
+        flits,
+        100.0 * flits / (t.capacity() * l.width as f64),
+        t.capacity() * l.width as f64,
+        w.length,
+        w.pattern,
+        w.process
+    );
+    let e = &cfg.experiment;
+    let window = match e.measure {
+        Measure::Cycles(c) => format!("{c} cycles"),
+        Measure::Messages(n) => format!("{n} messages"),
+    };
+    let _ = writeln!(
+        s,
+        "  experiment: seed {}, {} replication(s), warm-up {} cycles, measure {window}, drain limit {}, deadlock watchdog {} cycles",
+        e.seed, e.replications, e.warmup, e.drain_limit, e.deadlock_cycles
+    );
+    Ok(s)
+}
+
+fn explain_wormhole(cfg: &HwConfig, m: &Machine, s: &mut String) {
+    let (t, r, l) = (&m.topology, &cfg.router, &cfg.links);
+    let p = &r.pipeline;
+    let len = m.workload.length.mean();
     let _ = writeln!(
         s,
         "  router: {0}×{0} crossbar (input speedup {1}), {2} VCs × {3} flits per port, {4} DMA engines, {5:?} arbiters",
@@ -66,7 +100,10 @@ pub fn explain(cfg: &HwConfig, origin: &str) -> Result<String> {
         routing,
         selection,
         unsafe_routing,
-    } = cfg.switching;
+    } = cfg.switching
+    else {
+        return;
+    };
     let classes = match (
         routing,
         matches!(t, crate::topology::Topology::Torus(_)),
@@ -91,7 +128,6 @@ pub fn explain(cfg: &HwConfig, origin: &str) -> Result<String> {
         + l.latency
         + credit
         + (r.controller.route - 1 + p.vc_alloc + p.switch_alloc);
-    let len = m.workload.length.mean();
     let d = t.mean_distance();
     let _ = writeln!(
         s,
@@ -103,28 +139,73 @@ pub fn explain(cfg: &HwConfig, origin: &str) -> Result<String> {
             + (d - d.floor()) * (r.controller.route - 1 + p.vc_alloc + p.switch_alloc + p.switch_traversal) as f64,
         r.buffer_flits
     );
-    let w = &cfg.workload;
-    let flits = w.rate * len;
+}
+
+fn explain_circuit(cfg: &HwConfig, m: &Machine, s: &mut String) {
+    let SwitchingConfig::Circuit {
+        strategy,
+        backoff,
+        backoff_dist,
+        ack,
+        hold_timeout,
+    } = cfg.switching
+    else {
+        return;
+    };
+    let (t, r, l) = (&m.topology, &cfg.router, &cfg.links);
+    let c = &r.controller;
     let _ = writeln!(
         s,
-        "  workload: {} messages/node/cycle = {:.4} flits/node/cycle ({:.1}% of the {:.3} uniform-traffic bound); {:?}; {:?}; {:?}",
-        w.rate,
-        flits,
-        100.0 * flits / (t.capacity() * l.width as f64),
-        t.capacity() * l.width as f64,
-        w.length,
-        w.pattern,
-        w.process
+        "  router: {0}×{0} crossbar, {1} sending and {1} receiving DMA engines; routing controller: \
+         {2} server(s), verify {3}, connect {4}, release {5} cycle(s)",
+        t.degree() + 1,
+        m.dma,
+        c.servers,
+        c.verify,
+        c.link_conn,
+        c.release
     );
-    let e = &cfg.experiment;
-    let window = match e.measure {
-        Measure::Cycles(c) => format!("{c} cycles"),
-        Measure::Messages(n) => format!("{n} messages"),
+    let half = cfg.links.duplex == crate::config::Duplex::Half;
+    let n_links = if half { t.links() } else { t.channels() };
+    let _ = writeln!(
+        s,
+        "  links: latency {}, width {} flit(s)/cycle, {:?} duplex: {n_links} links can each carry one circuit",
+        l.latency, l.width, l.duplex
+    );
+    let path = match strategy {
+        ConflictStrategy::Hold => "e-cube / dimension-order path, wait in FIFO at a busy link",
+        ConflictStrategy::Drop => {
+            "e-cube / dimension-order path, release all and retry after a back-off"
+        }
+        ConflictStrategy::Adaptive => {
+            "random free minimal link, release all and retry after a back-off when none is free"
+        }
+    };
+    let backoff = match (strategy, hold_timeout) {
+        (ConflictStrategy::Hold, None) => String::new(),
+        (ConflictStrategy::Hold, Some(h)) => format!(
+            "; a request waiting {h} cycles gives up, releases and retries after a back-off of \
+             {backoff} cycles ({backoff_dist:?})"
+        ),
+        _ => format!("; back-off {backoff} cycles ({backoff_dist:?})"),
     };
     let _ = writeln!(
         s,
-        "  experiment: seed {}, {} replication(s), warm-up {} cycles, measure {window}, drain limit {}, deadlock watchdog {} cycles",
-        e.seed, e.replications, e.warmup, e.drain_limit, e.deadlock_cycles
+        "  switching: circuit, {strategy:?} ({path}){backoff}; ack {ack:?}"
     );
-    Ok(s)
+    let len = m.workload.length.mean().round() as u64;
+    let d = t.mean_distance();
+    let _ = writeln!(
+        s,
+        "  zero-load latency of a {len}-flit message: {} cycles at 1 hop, {} at {} hops (mean distance {d:.3})",
+        circuit_zero_load(cfg, 1, len),
+        circuit_zero_load(cfg, d.round() as u64, len),
+        d.round()
+    );
+    let held = cfg.workload.rate * t.nodes() as f64 * d * (len as f64 / l.width as f64);
+    let _ = writeln!(
+        s,
+        "  data alone keeps {:.1}% of the links busy (λ·N·M·T_data / links); set-up and release add to it",
+        100.0 * held / n_links.max(1) as f64
+    );
 }

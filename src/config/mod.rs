@@ -221,6 +221,74 @@ pub enum SwitchingConfig {
         #[serde(default)]
         unsafe_routing: bool,
     },
+    /// Circuit switching (papers 000 and 001): path set-up hop by hop through each node's
+    /// routing controller, an ack back to the source, data streamed by the source DMA
+    /// over the circuit, and release hop by hop through the controllers.
+    Circuit {
+        /// What a set-up request does when the link it wants is busy.
+        strategy: ConflictStrategy,
+        /// Back-off of the drop and adaptive strategies before a new attempt, in cycles
+        /// (the mean when `backoff_dist` is random). Unused by hold.
+        #[serde(default = "default_backoff")]
+        backoff: u64,
+        /// Distribution of the back-off.
+        #[serde(default)]
+        backoff_dist: BackoffDist,
+        /// How long the destination's ack takes back to the source.
+        #[serde(default)]
+        ack: AckDelay,
+        /// Hold only: a request that has waited this many cycles for a busy link gives
+        /// up, releases its partial path as drop does, backs off and retries (deadlock
+        /// recovery for rings, where hold with dimension-order paths can deadlock).
+        /// None: wait for ever (the papers' hold).
+        #[serde(default)]
+        hold_timeout: Option<u64>,
+    },
+}
+
+fn default_backoff() -> u64 {
+    1500
+}
+
+/// Link-conflict resolution of circuit switching (paper 000 §4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ConflictStrategy {
+    /// E-cube / dimension-order path; a blocked request waits in a FIFO at the busy link
+    /// and is connected by the release of that link.
+    Hold,
+    /// E-cube / dimension-order path; a blocked request releases every link it holds,
+    /// hop by hop back to the source, backs off and retries the same path.
+    Drop,
+    /// Any minimal link: busy candidates are skipped (one more verify each, without
+    /// queueing again) and a free one is taken at random; none free → abort as in drop.
+    Adaptive,
+}
+
+/// Distribution of the back-off time of the drop and adaptive strategies.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum BackoffDist {
+    /// Exactly `backoff` cycles (the papers' D_back-off).
+    #[default]
+    Constant,
+    /// Exponentially distributed with mean `backoff`, rounded, at least 1 cycle.
+    Exponential,
+    /// Uniform on the integers 1 ..= 2·backoff − 1 (mean `backoff`).
+    Uniform,
+}
+
+/// Delay of the ack from the destination's DMA to the source's (paper 000's D_ack).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum AckDelay {
+    /// The same number of cycles whatever the path length.
+    Total(u64),
+    /// This many cycles per hop of the circuit.
+    PerHop(u64),
+}
+
+impl Default for AckDelay {
+    fn default() -> Self {
+        AckDelay::Total(1)
+    }
 }
 
 /// Routing functions of wormhole switching.

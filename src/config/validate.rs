@@ -2,7 +2,7 @@
 //! error saying which field is wrong and why. Nothing here allocates per-node state, so
 //! `routemu check` is instant even for a million nodes.
 
-use super::{Duplex, HwConfig, Measure, SwitchingConfig};
+use super::{AckDelay, ConflictStrategy, Duplex, HwConfig, Measure, SwitchingConfig};
 use crate::error::{Error, Result};
 use crate::routing::{RoutingFn, MAX_VCS};
 use crate::topology::Topology;
@@ -13,8 +13,9 @@ use crate::traffic::Workload;
 pub struct Machine {
     /// The topology.
     pub topology: Topology,
-    /// The routing function.
-    pub routing: RoutingFn,
+    /// The routing function of wormhole switching (None for circuit switching, whose
+    /// strategies route by themselves).
+    pub routing: Option<RoutingFn>,
     /// DMA engines per node (the default resolved).
     pub dma: u32,
     /// The workload.
@@ -33,13 +34,18 @@ pub fn validate(cfg: &HwConfig) -> Result<Machine> {
             topology.degree()
         )));
     }
-    let SwitchingConfig::Wormhole {
-        routing,
-        unsafe_routing,
-        ..
-    } = cfg.switching;
     let r = &cfg.router;
-    let routing = RoutingFn::new(&topology, routing, unsafe_routing, r.vcs)?;
+    let routing = match cfg.switching {
+        SwitchingConfig::Wormhole {
+            routing,
+            unsafe_routing,
+            ..
+        } => Some(RoutingFn::new(&topology, routing, unsafe_routing, r.vcs)?),
+        SwitchingConfig::Circuit { .. } => {
+            check_circuit(cfg, &topology)?;
+            None
+        }
+    };
     if r.buffer_flits == 0 {
         return Err(Error::config(
             "router.buffer_flits = 0: a virtual channel needs at least one flit of buffer",
@@ -125,7 +131,7 @@ pub fn validate(cfg: &HwConfig) -> Result<Machine> {
             u16::MAX
         )));
     }
-    if l.duplex == Duplex::Half {
+    if l.duplex == Duplex::Half && routing.is_some() {
         return Err(Error::config(
             "links.duplex = Half: half-duplex links (one circuit per physical link) are a \
              circuit-switching notion; wormhole channels are full duplex",
@@ -139,6 +145,61 @@ pub fn validate(cfg: &HwConfig) -> Result<Machine> {
         dma,
         workload,
     })
+}
+
+/// Checks what only circuit switching needs.
+fn check_circuit(cfg: &HwConfig, topology: &Topology) -> Result<()> {
+    let SwitchingConfig::Circuit {
+        strategy,
+        backoff,
+        ack,
+        hold_timeout,
+        ..
+    } = cfg.switching
+    else {
+        return Ok(());
+    };
+    if matches!(topology, Topology::ManhattanStreet(_)) {
+        return Err(Error::config(
+            "circuit switching runs on hypercubes, tori and meshes (papers 000 and 001); the \
+             Manhattan Street network is for deflection wormhole routing",
+        ));
+    }
+    if let Some(h) = hold_timeout {
+        if strategy != ConflictStrategy::Hold {
+            return Err(Error::config(format!(
+                "switching.hold_timeout is for the Hold strategy; {strategy:?} never waits at a link"
+            )));
+        }
+        if h == 0 || h > MAX_DELAY {
+            return Err(Error::config(format!(
+                "switching.hold_timeout = {h}: must be 1 to {MAX_DELAY} cycles"
+            )));
+        }
+    }
+    let backs_off = strategy != ConflictStrategy::Hold || hold_timeout.is_some();
+    if backs_off && (backoff == 0 || backoff > MAX_DELAY) {
+        return Err(Error::config(format!(
+            "switching.backoff = {backoff}: the {strategy:?} strategy backs off 1 to {MAX_DELAY} \
+             cycles before retrying (0 would retry in the cycle it aborted)"
+        )));
+    }
+    let (AckDelay::Total(a) | AckDelay::PerHop(a)) = ack;
+    if a == 0 || a > MAX_DELAY {
+        return Err(Error::config(format!(
+            "switching.ack = {ack:?}: the ack takes 1 to {MAX_DELAY} cycles (it crosses links)"
+        )));
+    }
+    let dma = cfg.router.dma.unwrap_or(topology.dimensions() as u32);
+    if dma as usize > topology.degree() {
+        return Err(Error::config(format!(
+            "router.dma = {dma}: a node has {} network ports, so no more than {} circuits can \
+             leave it at once; more sending DMA engines than ports could never all be busy",
+            topology.degree(),
+            topology.degree()
+        )));
+    }
+    Ok(())
 }
 
 /// Checks the experiment section.

@@ -2,16 +2,21 @@
 //! drain, and their aggregation into a [`Report`]. Replication r uses the random streams
 //! of (seed, r, node), so adding replications never changes the earlier ones.
 
+use super::network::Network;
 use super::sim::{Simulation, Stop};
 use crate::config::validate::validate;
-use crate::config::HwConfig;
+use crate::config::{HwConfig, SwitchingConfig};
 use crate::error::Result;
+use crate::router::controller::CtrlStats;
 use crate::stats::ci::mean_ci;
 use crate::stats::report::{
-    self, Controller, Deadlock, Dist, Latency, Messages, Phases, Report, Throughput, TopologyInfo,
-    Wormhole,
+    self, Circuit, Controller, Deadlock, Dist, Latency, Messages, NodeController, PhaseSplit,
+    Phases, Report, Throughput, TopologyInfo, Wormhole,
 };
 use crate::stats::{histogram, MsgStats};
+use crate::switching::circuit::measure::CircuitStats;
+use crate::switching::circuit::{CircuitMeasures, CircuitNet};
+use crate::switching::wormhole::WormholeNet;
 use crate::topology::Topology;
 use crate::types::Cycle;
 use hdrhistogram::Histogram;
@@ -45,21 +50,31 @@ pub struct RepResult {
     pub ctrl: (f64, f64, Option<f64>, Option<f64>, Option<f64>, Option<f64>),
     /// Link utilisation mean and max.
     pub links: (f64, f64),
+    /// Per-node controller measurements (circuit switching; empty otherwise).
+    pub ctrl_nodes: Vec<CtrlStats>,
+    /// Circuit-switching measurements.
+    pub circuit: Option<CircuitMeasures>,
 }
 
-/// Runs one replication to its end.
-pub fn run_replication(
+/// Runs one replication of a machine on the routers of switching mode `N` to its end.
+pub fn run_replication<N: Network>(
     cfg: &HwConfig,
     rep: u32,
     progress: &mut dyn FnMut(Cycle),
-) -> Result<(RepResult, Simulation)> {
-    let mut sim = Simulation::new(cfg, rep)?;
+) -> Result<(RepResult, Simulation<N>)> {
+    let mut sim = Simulation::<N>::build(cfg, rep)?;
     let stop = sim.run(progress);
     let r = reduce(&sim, stop);
     Ok((r, sim))
 }
 
-fn reduce(sim: &Simulation, stop: Stop) -> RepResult {
+/// Pollaczek–Khinchine mean wait of a single-server queue from its arrival rate and
+/// measured service moments (None when saturated).
+fn pk_wait(lambda: f64, rho: f64, m2: f64) -> Option<f64> {
+    (rho < 1.0).then(|| lambda * m2 / (2.0 * (1.0 - rho)))
+}
+
+fn reduce<N: Network>(sim: &Simulation<N>, stop: Stop) -> RepResult {
     let net = &sim.net;
     let n = net.nodes() as f64;
     let start = sim.window.start;
@@ -68,7 +83,7 @@ fn reduce(sim: &Simulation, stop: Stop) -> RepResult {
     let nservers = net.ctrl_servers() as f64;
     let (mut arr, mut wait, mut ssum, mut ssq, mut pk_weighted) = (0u64, 0u64, 0u64, 0u64, 0.0f64);
     let mut pk_ok = nservers == 1.0;
-    for st in &net.ctrl.stats {
+    for st in net.ctrl_stats() {
         arr += st.arrivals;
         wait += st.wait_sum;
         ssum += st.service_sum;
@@ -77,10 +92,9 @@ fn reduce(sim: &Simulation, stop: Stop) -> RepResult {
             let lambda = st.arrivals as f64 / w;
             let rho = st.service_sum as f64 / w;
             let m2 = st.service_sq_sum as f64 / st.arrivals as f64;
-            if rho < 1.0 {
-                pk_weighted += st.arrivals as f64 * lambda * m2 / (2.0 * (1.0 - rho));
-            } else {
-                pk_ok = false;
+            match pk_wait(lambda, rho, m2) {
+                Some(x) => pk_weighted += st.arrivals as f64 * x,
+                None => pk_ok = false,
             }
         }
     }
@@ -97,46 +111,27 @@ fn reduce(sim: &Simulation, stop: Stop) -> RepResult {
         per(ssum),
         per(ssq),
     );
-    let lay = net.layout;
-    let width = net.timing.width as f64;
-    let (mut lsum, mut lmax, mut lcount) = (0.0, 0.0f64, 0usize);
-    for node in 0..net.nodes() {
-        for p in 0..lay.ports {
-            if net
-                .topology
-                .neighbor(
-                    crate::types::NodeId(node as u32),
-                    crate::types::PortId(p as u8),
-                )
-                .is_some()
-            {
-                let u = net.link_flits[lay.port_idx(node, p)] as f64 / (w * width);
-                lsum += u;
-                lmax = lmax.max(u);
-                lcount += 1;
-            }
-        }
-    }
+    let m = net.measures(start, end);
+    let circuit = net.circuit_measures(start, end);
     RepResult {
         cycles: sim.t,
         window: end - start,
         stop,
         msgs: sim.stats.clone(),
         generated: sim.generated,
-        delivered: net.delivered,
+        delivered: net.delivered(),
         measured: sim.measured_created,
         offered: sim.window_flits as f64 / (n * w),
-        accepted: net.flits_accepted as f64 / (n * w),
+        accepted: m.flits_accepted as f64 / (n * w),
         offered_messages: sim.window_messages as f64 / (n * w),
         ctrl,
-        links: (
-            if lcount > 0 {
-                lsum / lcount as f64
-            } else {
-                0.0
-            },
-            lmax,
-        ),
+        links: m.links,
+        ctrl_nodes: if circuit.is_some() {
+            net.ctrl_stats().to_vec()
+        } else {
+            Vec::new()
+        },
+        circuit,
     }
 }
 
@@ -161,12 +156,19 @@ fn avg(xs: impl Iterator<Item = Option<f64>>) -> Option<f64> {
 /// Runs every replication of `cfg` and builds the report. `progress` receives
 /// (replication, cycle) now and then.
 pub fn run_experiment(cfg: &HwConfig, progress: &mut dyn FnMut(u32, Cycle)) -> Result<Report> {
+    match cfg.switching {
+        SwitchingConfig::Wormhole { .. } => run_reps::<WormholeNet>(cfg, progress),
+        SwitchingConfig::Circuit { .. } => run_reps::<CircuitNet>(cfg, progress),
+    }
+}
+
+fn run_reps<N: Network>(cfg: &HwConfig, progress: &mut dyn FnMut(u32, Cycle)) -> Result<Report> {
     let topology = validate(cfg)?.topology;
     let started = Instant::now();
     let mut reps = Vec::new();
     let mut deadlock = None;
     for rep in 0..cfg.experiment.replications {
-        let (r, sim) = run_replication(cfg, rep, &mut |t| progress(rep, t))?;
+        let (r, sim) = run_replication::<N>(cfg, rep, &mut |t| progress(rep, t))?;
         if let Stop::Deadlock(text) = &r.stop {
             deadlock = Some(Deadlock {
                 replication: rep,
@@ -266,7 +268,8 @@ pub fn aggregate(
             service_mean: avg(reps.iter().map(|r| r.ctrl.4)),
             service_m2: avg(reps.iter().map(|r| r.ctrl.5)),
         },
-        wormhole: Wormhole {
+        circuit: circuit_report(cfg, topology, reps),
+        wormhole: reps.iter().all(|r| r.circuit.is_none()).then(|| Wormhole {
             blocking_per_hop: opt(blocking_mean),
             blocking_per_hop_ci95: blocking_ci,
             hops_mean: avg(mean_of(&hops, &count).into_iter().map(Some)),
@@ -276,7 +279,7 @@ pub fn aggregate(
                 .map(Some)),
             link_utilization_mean: reps.iter().map(|r| r.links.0).sum::<f64>() / k,
             link_utilization_max: reps.iter().map(|r| r.links.1).fold(0.0, f64::max),
-        },
+        }),
         topology: TopologyInfo {
             description: topology.describe(),
             nodes: topology.nodes(),
@@ -295,4 +298,132 @@ pub fn aggregate(
             0.0
         },
     }
+}
+
+/// The circuit block: per-replication means with confidence intervals, merged
+/// histograms, and per-node controllers from the counts of every replication.
+fn circuit_report(cfg: &HwConfig, topology: &Topology, reps: &[RepResult]) -> Option<Circuit> {
+    let SwitchingConfig::Circuit { strategy, .. } = cfg.switching else {
+        return None;
+    };
+    let ms: Vec<&CircuitMeasures> = reps.iter().filter_map(|r| r.circuit.as_ref()).collect();
+    let first = ms.first()?;
+    let links = first.links;
+    let k = ms.len() as f64;
+    let ratio = |num: &dyn Fn(&CircuitStats) -> u64, den: &dyn Fn(&CircuitStats) -> u64| {
+        let (a, b): (u64, u64) = ms
+            .iter()
+            .map(|m| (num(&m.stats), den(&m.stats)))
+            .fold((0, 0), |(x, y), (a, b)| (x + a, y + b));
+        (b > 0).then(|| a as f64 / b as f64)
+    };
+    let per_rep = |num: &dyn Fn(&CircuitStats) -> u64| -> Vec<f64> {
+        ms.iter()
+            .filter(|m| m.stats.count > 0)
+            .map(|m| num(&m.stats) as f64 / m.stats.count as f64)
+            .collect()
+    };
+    let (aborts, aborts_ci) = mean_ci(&per_rep(&|s| s.aborts_sum));
+    let held = |i: usize| {
+        ms.iter()
+            .map(|m| m.stats.held[i] as f64 / m.window.max(1) as f64)
+            .sum::<f64>()
+            / k
+    };
+    let held = PhaseSplit {
+        setup: held(0),
+        ack: held(1),
+        data: held(2),
+        release: held(3),
+    };
+    let frac = |x: f64| x / links.max(1) as f64;
+    let mut hists = [
+        histogram(),
+        histogram(),
+        histogram(),
+        histogram(),
+        histogram(),
+    ];
+    for m in &ms {
+        let s = &m.stats;
+        for (h, x) in hists
+            .iter_mut()
+            .zip([&s.setup, &s.ack, &s.data, &s.release, &s.ctrl_wait])
+        {
+            let _ = h.add(x);
+        }
+    }
+    let phase_dist = |i: usize| dist(&per_rep(&|s| s.phase_sum[i]), &hists[i]);
+    let wait_means: Vec<f64> = reps.iter().filter_map(|r| r.ctrl.2).collect();
+    let controllers = (topology.nodes() <= 4096).then(|| {
+        let windows: f64 = reps.iter().map(|r| r.window.max(1) as f64).sum();
+        let servers = cfg.router.controller.servers as f64;
+        (0..topology.nodes())
+            .map(|node| {
+                let mut st = CtrlStats::default();
+                for r in reps {
+                    if let Some(x) = r.ctrl_nodes.get(node) {
+                        st.arrivals += x.arrivals;
+                        st.wait_sum += x.wait_sum;
+                        st.service_sum += x.service_sum;
+                        st.service_sq_sum += x.service_sq_sum;
+                    }
+                }
+                let a = st.arrivals as f64;
+                let per = |x: u64| (st.arrivals > 0).then(|| x as f64 / a);
+                let lambda = a / windows;
+                let rho = st.service_sum as f64 / windows;
+                NodeController {
+                    node: node as u32,
+                    arrival_rate: lambda,
+                    service_mean: per(st.service_sum),
+                    service_m2: per(st.service_sq_sum),
+                    utilization: rho / servers,
+                    wait_mean: per(st.wait_sum),
+                    wait_mg1: per(st.service_sq_sum)
+                        .filter(|_| servers == 1.0)
+                        .and_then(|m2| pk_wait(lambda, rho, m2)),
+                }
+            })
+            .collect()
+    });
+    Some(Circuit {
+        strategy: format!("{strategy:?}"),
+        links,
+        aborts_per_message: aborts.is_finite().then_some(aborts),
+        aborts_per_message_ci95: aborts_ci.filter(|x| x.is_finite()),
+        aborts_max: ms.iter().map(|m| m.stats.aborts_max).max().unwrap_or(0),
+        hold_timeouts: ms.iter().map(|m| m.stats.timeouts).sum(),
+        p_conflict: ratio(&|s| s.conflicts.iter().sum(), &|s| s.requests),
+        p_conflict_by_phase: PhaseSplit {
+            setup: ratio(&|s| s.conflicts[0], &|s| s.requests),
+            ack: ratio(&|s| s.conflicts[1], &|s| s.requests),
+            data: ratio(&|s| s.conflicts[2], &|s| s.requests),
+            release: ratio(&|s| s.conflicts[3], &|s| s.requests),
+        },
+        link_requests_per_message: ratio(&|s| s.requests, &|s| s.count),
+        p_dma_conflict: ratio(&|s| s.dma_conflicts, &|s| s.dma_requests),
+        links_held_fraction: PhaseSplit {
+            setup: frac(held.setup),
+            ack: frac(held.ack),
+            data: frac(held.data),
+            release: frac(held.release),
+        },
+        links_held: held,
+        phases: PhaseSplit {
+            setup: phase_dist(0),
+            ack: phase_dist(1),
+            data: phase_dist(2),
+            release: phase_dist(3),
+        },
+        link_wait_per_message: ratio(&|s| s.link_wait_sum, &|s| s.count),
+        controller_wait_per_message: ratio(&|s| s.ctrl_wait_msg_sum, &|s| s.count),
+        controller_wait: Dist {
+            mean: (!wait_means.is_empty())
+                .then(|| wait_means.iter().sum::<f64>() / wait_means.len() as f64),
+            ci95: mean_ci(&wait_means).1.filter(|x| x.is_finite()),
+            ..dist(&[], &hists[4])
+        },
+        controllers,
+    })
 }

@@ -5,6 +5,7 @@
 
 pub mod experiment;
 pub mod invariants;
+pub mod network;
 pub mod sim;
 pub mod watchdog;
 pub mod wheel;

@@ -7,19 +7,22 @@
 //! does not matter, and the statistics are integer sums and histograms.
 //!
 //! Idle skipping: a router is visited only in cycles where it received something or had
-//! work left over; when no router is busy and nothing is in flight, the clock jumps to the
-//! next message creation. `experiment.idle_skip = false` visits every router every cycle
-//! and must give identical results (a test checks it).
+//! work left over; when no router is busy, the clock jumps to the next scheduled event or
+//! message creation. `experiment.idle_skip = false` visits every router every cycle and
+//! must give identical results (a test checks it).
+//!
+//! The engine is generic over the switching mode ([`Network`]); `Simulation` alone means
+//! wormhole switching.
 
+use super::network::{Network, Window};
 use super::wheel::Wheel;
 use crate::config::validate::validate;
 use crate::config::{ExperimentConfig, HwConfig, Measure};
 use crate::error::Result;
 use crate::rng::{stream, NodeRng};
 use crate::router::dma::PendingMsg;
-use crate::router::link::LinkEvent;
 use crate::stats::MsgStats;
-use crate::switching::wormhole::{Outbox, Window, WormholeNet};
+use crate::switching::wormhole::WormholeNet;
 use crate::traffic::Workload;
 use crate::types::{Cycle, MsgId, NodeId};
 use std::cmp::Reverse;
@@ -47,13 +50,6 @@ impl Window for MeasureWindow {
     }
 }
 
-impl Outbox for Wheel<LinkEvent> {
-    #[inline]
-    fn send(&mut self, at: Cycle, e: LinkEvent) {
-        self.schedule(at, e);
-    }
-}
-
 /// Why a replication stopped.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Stop {
@@ -65,12 +61,13 @@ pub enum Stop {
     Deadlock(String),
 }
 
-/// One replication of one machine under one workload.
-pub struct Simulation {
+/// One replication of one machine under one workload, on the routers of a switching
+/// mode (`N`; wormhole unless said otherwise).
+pub struct Simulation<N: Network = WormholeNet> {
     /// The routers.
-    pub net: WormholeNet,
-    wheel: Wheel<LinkEvent>,
-    due: Vec<LinkEvent>,
+    pub net: N,
+    wheel: Wheel<N::Event>,
+    due: Vec<N::Event>,
     now: Vec<u32>,
     next: Vec<u32>,
     stamp: Vec<Cycle>,
@@ -96,13 +93,21 @@ pub struct Simulation {
     exp: ExperimentConfig,
 }
 
-impl Simulation {
-    /// Builds replication `rep` of `cfg` (its `workload` and `experiment` sections).
+impl Simulation<WormholeNet> {
+    /// Builds replication `rep` of a wormhole machine `cfg` (its `workload` and
+    /// `experiment` sections).
     pub fn new(cfg: &HwConfig, rep: u32) -> Result<Self> {
+        Self::build(cfg, rep)
+    }
+}
+
+impl<N: Network> Simulation<N> {
+    /// Builds replication `rep` of `cfg` on the routers of switching mode `N`.
+    pub fn build(cfg: &HwConfig, rep: u32) -> Result<Self> {
         let machine = validate(cfg)?;
         let topology = &machine.topology;
         let exp = cfg.experiment.clone();
-        let net = WormholeNet::new(cfg, &machine, exp.seed, rep)?;
+        let net = N::build(cfg, &machine, exp.seed, rep)?;
         let workload = machine.workload;
         let n = topology.nodes();
         let mut traffic_rng: Vec<NodeRng> =
@@ -119,7 +124,7 @@ impl Simulation {
             }
         }
         Ok(Simulation {
-            wheel: Wheel::new(net.timing.horizon()),
+            wheel: Wheel::new(net.horizon()),
             due: Vec::new(),
             now: Vec::with_capacity(n),
             next: Vec::with_capacity(n),
@@ -216,10 +221,16 @@ impl Simulation {
             Self::wake(&mut self.now, &mut self.stamp, n, t);
         }
         self.wheel.take(t, &mut self.due);
+        if N::SORT_EVENTS && self.due.len() > 1 {
+            let net = &self.net;
+            self.due
+                .sort_unstable_by_key(|e| (N::event_node(e), net.event_key(e)));
+        }
         for i in 0..self.due.len() {
             let e = self.due[i];
-            self.net.deliver(e);
-            Self::wake(&mut self.now, &mut self.stamp, e.node(), t);
+            self.net
+                .deliver(e, t, &self.window, &mut self.wheel, &mut self.stats);
+            Self::wake(&mut self.now, &mut self.stamp, N::event_node(&e), t);
         }
         if self.exp.idle_skip {
             for i in 0..self.now.len() {
@@ -239,8 +250,15 @@ impl Simulation {
         self.now.clear();
         std::mem::swap(&mut self.now, &mut self.next);
         self.t = t + 1;
-        if self.exp.idle_skip && self.now.is_empty() && self.wheel.pending() == 0 {
-            if let Some(&Reverse((c, _))) = self.creations.peek() {
+        if self.exp.idle_skip && self.now.is_empty() {
+            // Nothing to do until the next scheduled event or message creation.
+            let event = self.wheel.next_due(self.t);
+            let creation = self.creations.peek().map(|&Reverse((c, _))| c);
+            let next = match (event, creation) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            if let Some(c) = next {
                 self.t = self.t.max(c);
             }
         }
@@ -282,7 +300,7 @@ impl Simulation {
             if self.now.is_empty()
                 && self.wheel.pending() == 0
                 && self.backlog() == 0
-                && self.net.flits_live == 0
+                && !self.net.in_network()
             {
                 return true;
             }
@@ -300,17 +318,17 @@ impl Simulation {
 
     /// Messages waiting in the sources' memory.
     pub fn backlog(&self) -> usize {
-        self.net.dma.backlog()
+        self.net.backlog()
     }
 
     /// True once the window is closed and every measured message was delivered.
     pub fn drained(&self) -> bool {
         self.window.end.is_some_and(|e| self.t >= e)
-            && self.net.measured_delivered == self.measured_created
+            && self.net.measured_delivered() == self.measured_created
     }
 
     /// Events in flight on the links.
-    pub fn in_flight(&self) -> impl Iterator<Item = &LinkEvent> {
+    pub fn in_flight(&self) -> impl Iterator<Item = &N::Event> {
         self.wheel.iter()
     }
 
@@ -347,10 +365,9 @@ impl Simulation {
                 {
                     return Stop::Saturated;
                 }
-                if self.net.flits_live > 0 && self.t - self.net.last_move > self.exp.deadlock_cycles
-                {
+                if self.net.stalled(self.t, self.exp.deadlock_cycles) {
                     self.close_window();
-                    return Stop::Deadlock(super::watchdog::describe(self));
+                    return Stop::Deadlock(N::explain_deadlock(self));
                 }
             }
         }

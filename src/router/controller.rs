@@ -20,6 +20,8 @@ pub struct CtrlRequest {
     pub vc: u8,
     /// Which activity (switching-mode specific; 0 = route a wormhole header).
     pub kind: u8,
+    /// Switching-mode specific handle (circuit switching: the circuit).
+    pub tag: u32,
     /// Cycle the request joined the queue.
     pub arrived: Cycle,
 }
@@ -127,6 +129,63 @@ impl Controllers {
     }
 }
 
+/// Circuit switching's use of the controller: an activity's length is only known as it
+/// unfolds (verify, then connect if the link is free; adaptive verifies candidate after
+/// candidate), so a server is taken with [`Controllers::take`] and handed back with
+/// [`Controllers::finish`], which records the whole activity as one service.
+impl Controllers {
+    /// If a server of `node` is free in cycle `t` and a request waits, gives the request
+    /// the server (busy until [`Controllers::finish`]) and returns it with the server's
+    /// index.
+    #[inline]
+    pub fn take(&mut self, node: usize, t: Cycle) -> Option<(CtrlRequest, usize)> {
+        if self.len[node] == 0 {
+            return None;
+        }
+        let servers = &mut self.free_at[node * self.servers..(node + 1) * self.servers];
+        let server = servers.iter().position(|&f| f <= t)?;
+        servers[server] = Cycle::MAX;
+        let req = self.queue[node * self.cap + self.head[node] as usize];
+        self.head[node] = ((self.head[node] as usize + 1) % self.cap) as u32;
+        self.len[node] -= 1;
+        Some((req, server))
+    }
+
+    /// Ends the activity on `server` of `node`: the server is free again from cycle
+    /// `free_from`. The request arrived in `arrived` and started in `started`; when
+    /// `measured`, its wait and service (`free_from − started`) enter the statistics.
+    /// Returns (wait, service).
+    #[inline]
+    pub fn finish(
+        &mut self,
+        node: usize,
+        server: usize,
+        free_from: Cycle,
+        arrived: Cycle,
+        started: Cycle,
+        measured: bool,
+    ) -> (Cycle, Cycle) {
+        self.free_at[node * self.servers + server] = free_from;
+        let (wait, s) = (started - arrived, free_from - started);
+        if measured {
+            let st = &mut self.stats[node];
+            st.arrivals += 1;
+            st.wait_sum += wait;
+            st.service_sum += s;
+            st.service_sq_sum += s * s;
+        }
+        (wait, s)
+    }
+
+    /// Whether a server of `node` is free in cycle `t`.
+    #[inline]
+    pub fn has_free_server(&self, node: usize, t: Cycle) -> bool {
+        self.free_at[node * self.servers..(node + 1) * self.servers]
+            .iter()
+            .any(|&f| f <= t)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -141,6 +200,7 @@ mod tests {
                     port,
                     vc: 0,
                     kind: 0,
+                    tag: 0,
                     arrived: t,
                 },
             );
@@ -166,6 +226,7 @@ mod tests {
                 port: 0,
                 vc: 0,
                 kind: 0,
+                tag: 0,
                 arrived: 0,
             },
         );
@@ -175,6 +236,7 @@ mod tests {
                 port: 1,
                 vc: 0,
                 kind: 0,
+                tag: 0,
                 arrived: 0,
             },
         );

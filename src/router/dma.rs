@@ -85,6 +85,19 @@ impl Dma {
         }
     }
 
+    /// Hands the first waiting message to the lowest idle engine, if both exist.
+    #[inline]
+    pub fn start_one(&mut self, node: usize) -> Option<(usize, PendingMsg)> {
+        if !self.can_inject(node) {
+            return None;
+        }
+        let e = self.idle[node].trailing_zeros() as usize;
+        self.idle[node] &= !(1 << e);
+        let m = self.queues[node].pop_front().expect("non-empty");
+        self.backlog -= 1;
+        Some((e, m))
+    }
+
     /// Engine `e` of `node` has sent its message's tail.
     #[inline]
     pub fn release(&mut self, node: usize, e: usize) {

@@ -117,6 +117,79 @@ pub struct Wormhole {
     pub link_utilization_max: f64,
 }
 
+/// A quantity split by the phase of the communication it concerns.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct PhaseSplit<T> {
+    /// Path set-up (including aborted attempts and back-offs).
+    pub setup: T,
+    /// Ack travelling back.
+    pub ack: T,
+    /// Data transmission.
+    pub data: T,
+    /// Path release.
+    pub release: T,
+}
+
+/// One node's routing controller (circuit switching).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct NodeController {
+    /// Node.
+    pub node: u32,
+    /// Requests per cycle.
+    pub arrival_rate: f64,
+    /// Mean service time.
+    pub service_mean: Option<f64>,
+    /// Second moment of the service time.
+    pub service_m2: Option<f64>,
+    /// Busy fraction (of all its servers).
+    pub utilization: f64,
+    /// Measured mean wait.
+    pub wait_mean: Option<f64>,
+    /// Pollaczek–Khinchine mean wait from this node's measured rate and moments (one
+    /// server; null when saturated or multi-server).
+    pub wait_mg1: Option<f64>,
+}
+
+/// Circuit-switching measurements (papers 000 and 001).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Circuit {
+    /// Conflict resolution strategy.
+    pub strategy: String,
+    /// Links that can each carry one circuit (physical links when half duplex,
+    /// channels when full duplex): the papers' N_links.
+    pub links: usize,
+    /// Mean aborted attempts per message.
+    pub aborts_per_message: Option<f64>,
+    /// 95% half-width of `aborts_per_message`.
+    pub aborts_per_message_ci95: Option<f64>,
+    /// Most aborts of a single message.
+    pub aborts_max: u64,
+    /// Hold requests that gave up waiting (`hold_timeout`) inside the window.
+    pub hold_timeouts: u64,
+    /// Fraction of link verifications that found the link held.
+    pub p_conflict: Option<f64>,
+    /// `p_conflict` split by the phase of the communication holding the link.
+    pub p_conflict_by_phase: PhaseSplit<Option<f64>>,
+    /// Link verifications per message (adaptive counts every candidate checked).
+    pub link_requests_per_message: Option<f64>,
+    /// Fraction of arrivals at the destination that found every receiving DMA busy.
+    pub p_dma_conflict: Option<f64>,
+    /// Time-average number of links held, by the holder's phase.
+    pub links_held: PhaseSplit<f64>,
+    /// Time-average fraction of the links held, by phase (the papers' N_link_held / N_links).
+    pub links_held_fraction: PhaseSplit<f64>,
+    /// Times per message of the phases; they add up to `latency` with `source_queue`.
+    pub phases: PhaseSplit<Dist>,
+    /// Mean cycles per message spent waiting for busy links or receivers (hold).
+    pub link_wait_per_message: Option<f64>,
+    /// Mean routing-controller queueing per message, over all its requests.
+    pub controller_wait_per_message: Option<f64>,
+    /// Distribution of the controller wait per request.
+    pub controller_wait: Dist,
+    /// Every node's controller (omitted above 4096 nodes).
+    pub controllers: Option<Vec<NodeController>>,
+}
+
 /// What the topology is.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct TopologyInfo {
@@ -172,8 +245,12 @@ pub struct Report {
     pub throughput: Throughput,
     /// Routing controller.
     pub controller: Controller,
-    /// Wormhole measurements.
-    pub wormhole: Wormhole,
+    /// Wormhole measurements (wormhole switching only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wormhole: Option<Wormhole>,
+    /// Circuit-switching measurements (circuit switching only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub circuit: Option<Circuit>,
     /// Topology facts.
     pub topology: TopologyInfo,
     /// True when a replication stopped because the network could not keep up.
@@ -188,6 +265,10 @@ pub struct Report {
 
 fn num(x: Option<f64>) -> String {
     x.map(|v| format!("{v:.2}")).unwrap_or_else(|| "n/a".into())
+}
+
+fn num4(x: Option<f64>) -> String {
+    x.map(|v| format!("{v:.4}")).unwrap_or_else(|| "n/a".into())
 }
 
 fn pm(d: &Dist) -> String {
@@ -247,16 +328,51 @@ impl Report {
             "  throughput (flits/node/cycle): offered {:.4}  accepted {:.4}  (capacity {:.3})",
             t.offered, t.accepted, t.capacity
         );
-        let w = &self.wormhole;
-        let _ = writeln!(
-            s,
-            "  blocking per hop {}  hops {}  ejection wait {}  link utilisation mean {:.3} max {:.3}",
-            num(w.blocking_per_hop),
-            num(w.hops_mean),
-            num(w.ejection_wait),
-            w.link_utilization_mean,
-            w.link_utilization_max
-        );
+        if let Some(w) = &self.wormhole {
+            let _ = writeln!(
+                s,
+                "  blocking per hop {}  hops {}  ejection wait {}  link utilisation mean {:.3} max {:.3}",
+                num(w.blocking_per_hop),
+                num(w.hops_mean),
+                num(w.ejection_wait),
+                w.link_utilization_mean,
+                w.link_utilization_max
+            );
+        }
+        if let Some(c) = &self.circuit {
+            let p = &c.phases;
+            let _ = writeln!(
+                s,
+                "    circuit phases: set-up {}  ack {}  data {}  release {}",
+                pm(&p.setup),
+                pm(&p.ack),
+                pm(&p.data),
+                pm(&p.release)
+            );
+            let by = &c.p_conflict_by_phase;
+            let _ = writeln!(
+                s,
+                "  {} strategy: aborts/message {}  P_conflict {} (holder in set-up {} ack {} data {} release {})",
+                c.strategy,
+                num(c.aborts_per_message),
+                num4(c.p_conflict),
+                num4(by.setup),
+                num4(by.ack),
+                num4(by.data),
+                num4(by.release)
+            );
+            let h = &c.links_held_fraction;
+            let _ = writeln!(
+                s,
+                "  links held (fraction of {}): set-up {:.4} ack {:.4} data {:.4} release {:.4}; link wait/message {}",
+                c.links,
+                h.setup,
+                h.ack,
+                h.data,
+                h.release,
+                num(c.link_wait_per_message)
+            );
+        }
         let k = &self.controller;
         let _ = writeln!(
             s,

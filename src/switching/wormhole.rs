@@ -25,9 +25,13 @@
 
 use crate::config::validate::Machine;
 use crate::config::{HwConfig, SwitchingConfig};
+use crate::engine::network::{NetMeasures, Network, Outbox, Window};
+use crate::engine::sim::{MeasureWindow, Simulation};
+use crate::engine::wheel::Wheel;
 use crate::error::Result;
 use crate::rng::{stream, NodeRng};
 use crate::router::buffers::{InputBuffers, MsgHeader, OutputVcs, VcState};
+use crate::router::controller::CtrlStats;
 use crate::router::controller::{Controllers, CtrlRequest};
 use crate::router::crossbar::Crossbar;
 use crate::router::dma::{Dma, PendingMsg};
@@ -38,18 +42,6 @@ use crate::routing::{Route, RoutingFn};
 use crate::stats::MsgStats;
 use crate::topology::Topology;
 use crate::types::{Cycle, NodeId, PortId};
-
-/// The measurement window as the hardware sees it.
-pub trait Window {
-    /// Whether something happening in cycle `t` is measured.
-    fn contains(&self, t: Cycle) -> bool;
-}
-
-/// Where a router puts what it sends: events for later cycles.
-pub trait Outbox {
-    /// Schedules `e` for cycle `at`.
-    fn send(&mut self, at: Cycle, e: LinkEvent);
-}
 
 /// Closed-form zero-load latency (creation to tail absorbed) of an L-flit message over
 /// `hops` hops on the machine `cfg`; see the module documentation.
@@ -108,10 +100,16 @@ pub struct WormholeNet {
 impl WormholeNet {
     /// Builds the routers of every node of a validated machine.
     pub fn new(cfg: &HwConfig, machine: &Machine, seed: u64, rep: u32) -> Result<Self> {
-        let SwitchingConfig::Wormhole { selection, .. } = cfg.switching;
+        let SwitchingConfig::Wormhole { selection, .. } = cfg.switching else {
+            return Err(crate::error::Error::config(
+                "internal: a wormhole network was asked to run a non-wormhole machine",
+            ));
+        };
         let (r, l, topology) = (&cfg.router, &cfg.links, &machine.topology);
         let dma = machine.dma;
-        let routing = machine.routing.clone();
+        let routing = machine.routing.clone().ok_or_else(|| {
+            crate::error::Error::config("internal: wormhole machine without a routing function")
+        })?;
         let nodes = topology.nodes();
         let layout = Layout::new(topology.degree(), r.vcs as usize, dma as usize);
         let exists = |n: usize, p: usize| {
@@ -277,7 +275,7 @@ impl WormholeNet {
         n: usize,
         t: Cycle,
         win: &impl Window,
-        out: &mut impl Outbox,
+        out: &mut impl Outbox<LinkEvent>,
         stats: &mut MsgStats,
     ) {
         let lay = self.layout;
@@ -293,6 +291,7 @@ impl WormholeNet {
                     port: port as u8,
                     vc,
                     kind: 0,
+                    tag: 0,
                     arrived: t,
                 },
             );
@@ -321,6 +320,7 @@ impl WormholeNet {
                         port: local as u8,
                         vc: e as u8,
                         kind: 0,
+                        tag: 0,
                         arrived: t,
                     },
                 );
@@ -386,7 +386,7 @@ impl WormholeNet {
         t: Cycle,
         g: crate::router::crossbar::Grant,
         win: &impl Window,
-        out: &mut impl Outbox,
+        out: &mut impl Outbox<LinkEvent>,
         stats: &mut MsgStats,
     ) {
         let lay = self.layout;
@@ -489,6 +489,100 @@ impl WormholeNet {
                     free: tail,
                 },
             );
+        }
+    }
+}
+
+impl Network for WormholeNet {
+    type Event = LinkEvent;
+    // Arrivals set per-port bits and counters; their order within a cycle is irrelevant.
+    const SORT_EVENTS: bool = false;
+
+    fn build(cfg: &HwConfig, machine: &Machine, seed: u64, rep: u32) -> Result<Self> {
+        WormholeNet::new(cfg, machine, seed, rep)
+    }
+    fn nodes(&self) -> usize {
+        self.topology.nodes()
+    }
+    fn horizon(&self) -> Cycle {
+        self.timing.horizon()
+    }
+    fn event_node(e: &LinkEvent) -> u32 {
+        e.node()
+    }
+    fn event_key(&self, _e: &LinkEvent) -> u64 {
+        0
+    }
+    fn enqueue(&mut self, node: usize, m: PendingMsg) {
+        WormholeNet::enqueue(self, node, m)
+    }
+    #[inline]
+    fn deliver(
+        &mut self,
+        e: LinkEvent,
+        _t: Cycle,
+        _win: &MeasureWindow,
+        _out: &mut Wheel<LinkEvent>,
+        _stats: &mut MsgStats,
+    ) {
+        WormholeNet::deliver(self, e)
+    }
+    #[inline]
+    fn step_node(
+        &mut self,
+        n: usize,
+        t: Cycle,
+        win: &MeasureWindow,
+        out: &mut Wheel<LinkEvent>,
+        stats: &mut MsgStats,
+    ) {
+        WormholeNet::step_node(self, n, t, win, out, stats)
+    }
+    #[inline]
+    fn busy(&self, n: usize) -> bool {
+        WormholeNet::busy(self, n)
+    }
+    fn backlog(&self) -> usize {
+        self.dma.backlog()
+    }
+    fn in_network(&self) -> bool {
+        self.flits_live > 0
+    }
+    fn delivered(&self) -> u64 {
+        self.delivered
+    }
+    fn measured_delivered(&self) -> u64 {
+        self.measured_delivered
+    }
+    fn stalled(&self, t: Cycle, limit: Cycle) -> bool {
+        self.flits_live > 0 && t - self.last_move > limit
+    }
+    fn explain_deadlock(sim: &Simulation<Self>) -> String {
+        crate::engine::watchdog::describe(sim)
+    }
+    fn ctrl_stats(&self) -> &[CtrlStats] {
+        &self.ctrl.stats
+    }
+    fn ctrl_servers(&self) -> usize {
+        self.ctrl.servers()
+    }
+    fn measures(&self, start: Cycle, end: Cycle) -> NetMeasures {
+        let lay = self.layout;
+        let w = (end - start).max(1) as f64 * self.timing.width as f64;
+        let (mut sum, mut max, mut count) = (0.0, 0.0f64, 0usize);
+        for node in 0..self.nodes() {
+            for p in 0..lay.ports {
+                if self.down[node * lay.ports + p] != u32::MAX {
+                    let u = self.link_flits[lay.port_idx(node, p)] as f64 / w;
+                    sum += u;
+                    max = max.max(u);
+                    count += 1;
+                }
+            }
+        }
+        NetMeasures {
+            flits_accepted: self.flits_accepted,
+            links: (if count > 0 { sum / count as f64 } else { 0.0 }, max),
         }
     }
 }

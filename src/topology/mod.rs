@@ -236,6 +236,21 @@ impl Topology {
         }
     }
 
+    /// The port at the neighbour behind output `port` that uses the same physical link in
+    /// the other direction, when links are bidirectional pairs of channels (hypercube:
+    /// the same dimension; bidirectional torus and mesh: the opposite direction). None
+    /// for unidirectional links (unidirectional torus, Manhattan Street), whose physical
+    /// link is a single channel.
+    #[inline]
+    pub fn peer_port(&self, port: PortId) -> Option<PortId> {
+        match self {
+            Topology::Hypercube(_) => Some(port),
+            Topology::Torus(t) if t.bidirectional => Some(PortId(port.0 ^ 1)),
+            Topology::Mesh(_) => Some(PortId(port.0 ^ 1)),
+            Topology::Torus(_) | Topology::ManhattanStreet(_) => None,
+        }
+    }
+
     /// Human-readable name of a network port.
     pub fn port_name(&self, port: PortId) -> String {
         let p = port.0 as u32;
@@ -286,6 +301,35 @@ impl Topology {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_peer_port_leads_back_over_the_same_link() {
+        for cfg in [
+            TopologyConfig::Hypercube { dim: 4 },
+            TopologyConfig::Torus {
+                k: 2,
+                n: 2,
+                bidirectional: true,
+            },
+            TopologyConfig::Torus {
+                k: 5,
+                n: 2,
+                bidirectional: true,
+            },
+            TopologyConfig::Mesh { k: 3, n: 2 },
+        ] {
+            let t = Topology::from_config(&cfg).unwrap();
+            for u in 0..t.nodes() as u32 {
+                for p in 0..t.degree() as u8 {
+                    if let Some(v) = t.neighbor(NodeId(u), PortId(p)) {
+                        let q = t.peer_port(PortId(p)).unwrap();
+                        assert_eq!(t.neighbor(v, q), Some(NodeId(u)), "{cfg:?} {u} {p}");
+                        assert_eq!(t.peer_port(q), Some(PortId(p)));
+                    }
+                }
+            }
+        }
+    }
     use std::collections::VecDeque;
 
     fn topo(cfg: TopologyConfig) -> Topology {

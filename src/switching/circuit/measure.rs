@@ -1,0 +1,122 @@
+//! What circuit switching measures while it runs: per-message phase times and aborts,
+//! link requests and conflicts split by the phase of the communication holding the
+//! link, link-cycles held per phase (for time averages), and the routing controllers'
+//! waits. Integers and histograms only, so merging is exact and order-free.
+
+use crate::stats::histogram;
+use crate::types::Cycle;
+use hdrhistogram::Histogram;
+
+/// Phase of a communication (paper 000's states, grouped).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Phase {
+    /// Path set-up, including aborted attempts, their releases and back-offs.
+    Setup = 0,
+    /// The destination's ack travelling back.
+    Ack = 1,
+    /// Data streaming over the circuit.
+    Data = 2,
+    /// End-of-transmission releasing the path hop by hop.
+    Release = 3,
+}
+
+/// Names of the phases, in index order.
+pub const PHASES: [&str; 4] = ["setup", "ack", "data", "release"];
+
+/// Accumulated measurements of one replication.
+#[derive(Clone, Debug)]
+pub struct CircuitStats {
+    /// Set-up time per measured message (DMA engine taken → destination DMA taken).
+    pub setup: Histogram<u64>,
+    /// Ack time.
+    pub ack: Histogram<u64>,
+    /// Data time.
+    pub data: Histogram<u64>,
+    /// Release time (data sent → last link released and tail absorbed).
+    pub release: Histogram<u64>,
+    /// Waits of measured controller requests.
+    pub ctrl_wait: Histogram<u64>,
+    /// Measured messages completed.
+    pub count: u64,
+    /// Sums of the phase times, in [`Phase`] order.
+    pub phase_sum: [u64; 4],
+    /// Sum of aborts per measured message.
+    pub aborts_sum: u64,
+    /// Most aborts of one message.
+    pub aborts_max: u64,
+    /// Sum over measured messages of the cycles waited for busy links (hold).
+    pub link_wait_sum: u64,
+    /// Sum over measured messages of their controller queueing.
+    pub ctrl_wait_msg_sum: u64,
+    /// Link verifications inside the window.
+    pub requests: u64,
+    /// Of those, the ones that found the link held, by the holder's phase.
+    pub conflicts: [u64; 4],
+    /// Destination-DMA requests inside the window.
+    pub dma_requests: u64,
+    /// Of those, the ones that found every receiving engine busy.
+    pub dma_conflicts: u64,
+    /// Link-cycles held inside the window, by the holder's phase.
+    pub held: [u64; 4],
+    /// Hold requests that gave up waiting inside the window (`hold_timeout`).
+    pub timeouts: u64,
+}
+
+impl Default for CircuitStats {
+    fn default() -> Self {
+        CircuitStats {
+            setup: histogram(),
+            ack: histogram(),
+            data: histogram(),
+            release: histogram(),
+            ctrl_wait: histogram(),
+            count: 0,
+            phase_sum: [0; 4],
+            aborts_sum: 0,
+            aborts_max: 0,
+            link_wait_sum: 0,
+            ctrl_wait_msg_sum: 0,
+            requests: 0,
+            conflicts: [0; 4],
+            dma_requests: 0,
+            dma_conflicts: 0,
+            held: [0; 4],
+            timeouts: 0,
+        }
+    }
+}
+
+/// Cycles of `[from, to)` inside the window `[start, end)`.
+#[inline]
+pub fn overlap(from: Cycle, to: Cycle, start: Cycle, end: Option<Cycle>) -> u64 {
+    let lo = from.max(start);
+    let hi = end.map_or(to, |e| to.min(e));
+    hi.saturating_sub(lo)
+}
+
+impl CircuitStats {
+    /// Records a measured message's phase times (in [`Phase`] order), aborts and waits.
+    pub fn record(&mut self, phases: [Cycle; 4], aborts: u32, link_wait: u64, ctrl_wait: u64) {
+        for (h, &v) in [
+            &mut self.setup,
+            &mut self.ack,
+            &mut self.data,
+            &mut self.release,
+        ]
+        .into_iter()
+        .zip(&phases)
+        {
+            // Auto-resizing histograms only fail beyond u64 range.
+            let _ = h.record(v);
+        }
+        for (s, v) in self.phase_sum.iter_mut().zip(phases) {
+            *s += v;
+        }
+        self.count += 1;
+        self.aborts_sum += aborts as u64;
+        self.aborts_max = self.aborts_max.max(aborts as u64);
+        self.link_wait_sum += link_wait;
+        self.ctrl_wait_msg_sum += ctrl_wait;
+    }
+}

@@ -1,0 +1,1434 @@
+//! Circuit switching (papers 000 and 001): the routing controllers, DMA engines and link
+//! ends of every node, sequenced cycle by cycle. Where the hold, drop and adaptive
+//! strategies differ is in [`CircuitNet::busy_link`] and in how the path is chosen
+//! ([`CircuitNet::first_candidate`]); the link ends and their waiting FIFOs are in
+//! [`links`], the measurements in [`measure`].
+//!
+//! # Timing (all in cycles; D = the controller's service times, ℓ = link latency)
+//!
+//! A controller activity that starts in cycle s and lasts D occupies its server in
+//! cycles s..s+D−1 and acts at the end of cycle s+D−1; a signal it sends over a link is
+//! at the next node in cycle s+D−1+ℓ. With ℓ = 1 a hop therefore costs exactly what the
+//! papers count (D_verify + D_link_conn), and ℓ > 1 adds the wire.
+//!
+//! 1. **Set-up.** A message waits in memory for a free sending DMA engine (`router.dma`,
+//!    default one per dimension). The engine hands its set-up request to the source's
+//!    controller in the same cycle. At each node the request joins the controller's FIFO;
+//!    when served, the controller verifies the wanted outgoing link (D_verify; the link is
+//!    read in the last cycle of the verify). Free: it is claimed and connected (D_link_conn
+//!    more on the same server, so the service is D_verify + D_link_conn) and the request
+//!    crosses to the next node. Busy: see the strategies below. At the destination the
+//!    request takes a free receiving DMA engine in the cycle it arrives (the DMA, not the
+//!    controller, answers: the papers' controllers see M link requests per message); a
+//!    busy receiver is a conflict like a busy link.
+//! 2. **Ack.** The destination's DMA sends the ack back along the path: it reaches the
+//!    source `ack` cycles later (`AckDelay::Total`) or `ack` cycles per hop
+//!    (`AckDelay::PerHop`). It is a signal, not a controller activity.
+//! 3. **Data.** The source DMA streams the L flits at `links.width` flits per cycle:
+//!    ⌈L/W⌉ cycles from the ack's arrival; the tail reaches the destination
+//!    ⌈L/W⌉ − 1 + h·ℓ cycles after the ack. A circuit is a fixed pipeline, so this phase is
+//!    computed, not stepped flit by flit: two events (data sent, tail absorbed) stand for
+//!    every flit, with the same observable times.
+//! 4. **Release.** When the DMA has sent the last flit (and is free for the next
+//!    message), the end-of-transmission signal joins the source controller's FIFO; each
+//!    node releases its link (D_release, queued like any request) and forwards the signal
+//!    over the link it just released. The message is complete when the last link is
+//!    released and the tail absorbed; its latency runs from creation to that cycle + 1,
+//!    so at zero load it is M(D_verify + D_link_conn) + D_ack + ⌈L/W⌉ + M·D_release
+//!    with ℓ = 1 (paper 000 eq. 2); see [`zero_load_latency`].
+//!
+//! # Strategies (`switching.strategy`)
+//!
+//! - **Hold**: e-cube (dimension-order) path; a request that finds its link busy waits in
+//!   the FIFO of that link end and the verify's service ends. The release of the link
+//!   connects the first waiter on the releasing controller (D_release + D_link_conn, paper
+//!   000 Appendix A activity 4). A busy receiving DMA is waited for likewise.
+//! - **Drop**: e-cube path; a busy link or receiver aborts the attempt: an abort signal
+//!   travels back hop by hop, each node's controller releasing its link (D_release,
+//!   queued), and when the source has released the first link the source backs off and
+//!   then retries the same path from its controller's FIFO.
+//! - **Adaptive**: at each node the candidates are the minimal links still to take. The
+//!   controller verifies them one at a time in random order (each D_verify, on the same
+//!   server without queueing again) and connects the first free one; if all are busy, or
+//!   the receiver is, the attempt aborts as in drop.
+//!
+//! Back-off (`backoff`, `backoff_dist`) starts when the abort has released the source's
+//! link (or at once when the first link was the busy one) and is drawn from the source's
+//! random stream.
+//!
+//! # Determinism
+//!
+//! Events of one node in one cycle are applied in a fixed order (kind, then message id),
+//! a node reads other nodes' state only as it was at the end of the previous cycle (the
+//! peer end of a half-duplex link, the phase of the circuit holding it), and circuit
+//! slots are not reused in the cycle they are freed, so the result does not depend on the
+//! order in which nodes are stepped.
+
+pub mod links;
+pub mod measure;
+
+use crate::config::validate::Machine;
+use crate::config::{AckDelay, BackoffDist, ConflictStrategy, Duplex, HwConfig, SwitchingConfig};
+use crate::engine::network::{NetMeasures, Network, Outbox, Window};
+use crate::engine::sim::{MeasureWindow, Simulation};
+use crate::engine::wheel::Wheel;
+use crate::error::{Error, Result};
+use crate::rng::{below, exponential, stream, NodeRng};
+use crate::router::buffers::MsgHeader;
+use crate::router::controller::{Controllers, CtrlRequest, CtrlStats};
+use crate::router::dma::{Dma, PendingMsg};
+use crate::routing::dor::dor_step;
+use crate::routing::selection::BitIter;
+use crate::stats::MsgStats;
+use crate::topology::Topology;
+use crate::types::{Cycle, NodeId, PortId};
+use links::{Fifos, LinkEnds, NONE};
+use measure::{overlap, CircuitStats, Phase};
+
+/// Closed-form zero-load latency (creation to completion) of an L-flit message over
+/// `hops` hops on the circuit-switched machine `cfg`; see the module documentation.
+pub fn zero_load_latency(cfg: &HwConfig, hops: u64, len: u64) -> Cycle {
+    let c = &cfg.router.controller;
+    let l = cfg.links.latency;
+    let ack = match cfg.switching {
+        SwitchingConfig::Circuit { ack, .. } => ack_cycles(ack, hops),
+        _ => 0,
+    };
+    let data = len.div_ceil(cfg.links.width.max(1) as u64);
+    let setup = hops * (c.verify + c.link_conn - 1 + l) + ack;
+    if hops == 0 {
+        return setup + data;
+    }
+    // The release of link i starts i·(D_rel − 1 + ℓ) after the data is sent.
+    let release_end = (hops - 1) * (c.release - 1 + l) + c.release;
+    let tail = data - 1 + hops * l;
+    setup + (data + release_end).max(tail)
+}
+
+fn ack_cycles(ack: AckDelay, hops: u64) -> Cycle {
+    match ack {
+        AckDelay::Total(a) => a,
+        AckDelay::PerHop(a) => (a * hops).max(1),
+    }
+}
+
+/// What happens to a node in a cycle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[repr(u8)]
+pub enum EventKind {
+    /// A controller activity reaches the last cycle of a stage (`aux`: the server).
+    CtrlDone = 0,
+    /// The peer end of a half-duplex link was freed (`aux`: this node's port).
+    LinkFreed = 1,
+    /// The tail of a circuit's data reaches its destination.
+    TailArrive = 2,
+    /// The source DMA has sent a circuit's last flit.
+    DataDone = 3,
+    /// The ack reaches the source.
+    AckArrive = 4,
+    /// The back-off of an aborted attempt is over.
+    BackoffDone = 5,
+    /// The end-of-transmission signal reaches a node on the path.
+    ReleaseArrive = 6,
+    /// An abort signal, travelling back, reaches a node on the path.
+    AbortArrive = 7,
+    /// A set-up request reaches the next node.
+    SetupArrive = 8,
+    /// A hold request's waiting time is up (`hold_timeout`).
+    HoldTimeout = 9,
+}
+
+/// A signal or timer delivered to a node.
+#[derive(Clone, Copy, Debug)]
+pub struct CircuitEvent {
+    /// Receiving node.
+    pub node: u32,
+    /// The circuit it concerns (NONE for `CtrlDone` and `LinkFreed`).
+    pub circuit: u32,
+    /// What it is.
+    pub kind: EventKind,
+    /// Server or port, by kind.
+    pub aux: u8,
+}
+
+/// Controller request kinds.
+const REQ_SETUP: u8 = 1;
+const REQ_RELEASE: u8 = 2;
+const REQ_PEER_CONNECT: u8 = 3;
+
+/// What a controller server is doing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Act {
+    Idle,
+    /// Verifying output `port` for the circuit.
+    Verify,
+    /// Connecting output `port` (claimed) for the circuit.
+    Connect,
+    /// Releasing the circuit's output `port`.
+    Release,
+    /// Connecting the released `port` to the waiter that inherits it.
+    HandOff,
+    /// Connecting `port` to a waiter after the peer end freed the link.
+    PeerConnect,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Server {
+    act: Act,
+    circuit: u32,
+    /// The circuit that inherits the link in a hand-off.
+    waiter: u32,
+    port: u8,
+    arrived: Cycle,
+    started: Cycle,
+}
+
+const IDLE_SERVER: Server = Server {
+    act: Act::Idle,
+    circuit: NONE,
+    waiter: NONE,
+    port: 0,
+    arrived: 0,
+    started: 0,
+};
+
+/// A communication in progress, from the moment a sending DMA engine takes its message.
+#[derive(Clone, Debug)]
+struct Circuit {
+    msg: PendingMsg,
+    engine: u8,
+    /// Nodes and output ports of the links acquired so far, from the source.
+    nodes: Vec<u32>,
+    ports: Vec<u8>,
+    /// First link not yet released by the end-of-transmission signal.
+    rel_next: u32,
+    phase: Phase,
+    prev_phase: Phase,
+    phase_t: Cycle,
+    /// Links held and since when they were last accounted.
+    held: u32,
+    acct_t: Cycle,
+    aborting: bool,
+    /// Adaptive: minimal output ports not yet verified at the current node.
+    cand: u64,
+    /// Link end (or NONE) the circuit waits at, and since when.
+    waiting_at: u32,
+    wait_since: Cycle,
+    hops: u32,
+    engine_at: Cycle,
+    reached_at: Cycle,
+    ack_at: Cycle,
+    sent_at: Cycle,
+    released_at: Option<Cycle>,
+    tail_at: Option<Cycle>,
+    aborts: u32,
+    link_wait: u64,
+    ctrl_wait: u64,
+}
+
+impl Circuit {
+    fn new(msg: PendingMsg) -> Self {
+        Circuit {
+            msg,
+            engine: 0,
+            nodes: Vec::new(),
+            ports: Vec::new(),
+            rel_next: 0,
+            phase: Phase::Setup,
+            prev_phase: Phase::Setup,
+            phase_t: 0,
+            held: 0,
+            acct_t: 0,
+            aborting: false,
+            cand: 0,
+            waiting_at: NONE,
+            wait_since: 0,
+            hops: 0,
+            engine_at: 0,
+            reached_at: 0,
+            ack_at: 0,
+            sent_at: 0,
+            released_at: None,
+            tail_at: None,
+            aborts: 0,
+            link_wait: 0,
+            ctrl_wait: 0,
+        }
+    }
+
+    /// The phase as it was at the end of cycle t − 1.
+    fn phase_before(&self, t: Cycle) -> Phase {
+        if self.phase_t == t {
+            self.prev_phase
+        } else {
+            self.phase
+        }
+    }
+}
+
+/// The circuit-switched routers of a set of nodes (today the whole network).
+#[derive(Clone, Debug)]
+pub struct CircuitNet {
+    /// The network graph.
+    pub topology: Topology,
+    strategy: ConflictStrategy,
+    deg: usize,
+    d_verify: Cycle,
+    d_conn: Cycle,
+    d_rel: Cycle,
+    ack: AckDelay,
+    backoff: Cycle,
+    backoff_dist: BackoffDist,
+    hold_timeout: Option<Cycle>,
+    latency: Cycle,
+    width: u64,
+    /// [node][port]: neighbour behind each output (u32::MAX: none).
+    down: Vec<u32>,
+    /// Link ends and their waiters.
+    pub ends: LinkEnds,
+    /// Physical links (half duplex: pairs of ends count once).
+    pub n_links: usize,
+    /// Routing controllers.
+    pub ctrl: Controllers,
+    servers: Vec<Server>,
+    /// Sending DMA engines and the memory queues.
+    pub dma: Dma,
+    rx_idle: Vec<u64>,
+    rx_all: u64,
+    rx_waiters: Fifos,
+    circuits: Vec<Circuit>,
+    next: Vec<u32>,
+    free: Vec<u32>,
+    free_later: Vec<u32>,
+    last_t: Cycle,
+    rng: Vec<NodeRng>,
+    /// Circuits in progress.
+    pub live: usize,
+    /// Circuits waiting at link ends (hold).
+    pub link_waiting: usize,
+    /// Measurements.
+    pub stats: CircuitStats,
+    /// Flits absorbed at destinations inside the window.
+    pub flits_accepted: u64,
+    /// Messages completed (all).
+    pub delivered: u64,
+    /// Measured messages completed.
+    pub measured_delivered: u64,
+    /// Whether the network is half duplex.
+    pub half_duplex: bool,
+    last_step: Cycle,
+}
+
+impl CircuitNet {
+    /// Builds the routers of every node of a validated circuit-switched machine.
+    pub fn new(cfg: &HwConfig, machine: &Machine, seed: u64, rep: u32) -> Result<Self> {
+        let SwitchingConfig::Circuit {
+            strategy,
+            backoff,
+            backoff_dist,
+            ack,
+            hold_timeout,
+        } = cfg.switching
+        else {
+            return Err(Error::config(
+                "internal: a circuit network was asked to run a non-circuit machine",
+            ));
+        };
+        let topology = machine.topology.clone();
+        let (nodes, deg) = (topology.nodes(), topology.degree());
+        let half = cfg.links.duplex == Duplex::Half;
+        let mut down = vec![u32::MAX; nodes * deg];
+        let mut peer = vec![NONE; nodes * deg];
+        let mut ends_n = 0;
+        for u in 0..nodes {
+            for p in 0..deg {
+                if let Some(v) = topology.neighbor(NodeId(u as u32), PortId(p as u8)) {
+                    down[u * deg + p] = v.0;
+                    ends_n += 1;
+                    if half {
+                        if let Some(q) = topology.peer_port(PortId(p as u8)) {
+                            peer[u * deg + p] = (v.idx() * deg + q.idx()) as u32;
+                        }
+                    }
+                }
+            }
+        }
+        let paired = peer.iter().filter(|&&p| p != NONE).count();
+        let dma = machine.dma as usize;
+        let servers = cfg.router.controller.servers as usize;
+        let c = &cfg.router.controller;
+        Ok(CircuitNet {
+            strategy,
+            deg,
+            d_verify: c.verify,
+            d_conn: c.link_conn,
+            d_rel: c.release,
+            ack,
+            backoff,
+            backoff_dist,
+            hold_timeout,
+            latency: cfg.links.latency,
+            width: cfg.links.width as u64,
+            down,
+            ends: LinkEnds::new(peer),
+            n_links: ends_n - paired / 2,
+            // Every circuit has at most one request queued at a time.
+            ctrl: Controllers::new(nodes, servers, nodes * dma + 1),
+            servers: vec![IDLE_SERVER; nodes * servers],
+            dma: Dma::new(nodes, dma),
+            rx_idle: vec![u64::MAX >> (64 - dma); nodes],
+            rx_all: u64::MAX >> (64 - dma),
+            rx_waiters: Fifos::new(nodes),
+            circuits: Vec::new(),
+            next: Vec::new(),
+            free: Vec::new(),
+            free_later: Vec::new(),
+            last_t: 0,
+            rng: (0..nodes as u32).map(|n| stream(seed, rep, n, 2)).collect(),
+            live: 0,
+            link_waiting: 0,
+            stats: CircuitStats::default(),
+            flits_accepted: 0,
+            delivered: 0,
+            measured_delivered: 0,
+            half_duplex: half,
+            last_step: 0,
+            topology,
+        })
+    }
+
+    /// Slots freed in an earlier cycle become reusable (never in the cycle they were
+    /// freed, so that a node reading "the holder as of last cycle" never sees a new
+    /// circuit in an old slot).
+    #[inline]
+    fn tick(&mut self, t: Cycle) {
+        if t != self.last_t {
+            self.last_t = t;
+            self.free.append(&mut self.free_later);
+        }
+    }
+
+    fn alloc(&mut self, msg: PendingMsg) -> u32 {
+        if let Some(c) = self.free.pop() {
+            let old = &mut self.circuits[c as usize];
+            let (mut nodes, mut ports) = (
+                std::mem::take(&mut old.nodes),
+                std::mem::take(&mut old.ports),
+            );
+            nodes.clear();
+            ports.clear();
+            *old = Circuit::new(msg);
+            old.nodes = nodes;
+            old.ports = ports;
+            c
+        } else {
+            self.circuits.push(Circuit::new(msg));
+            self.next.push(NONE);
+            (self.circuits.len() - 1) as u32
+        }
+    }
+
+    /// Number of nodes.
+    pub fn nodes(&self) -> usize {
+        self.topology.nodes()
+    }
+
+    fn set_phase(&mut self, c: u32, p: Phase, t: Cycle, win: &MeasureWindow) {
+        self.account(c, t, win);
+        let k = &mut self.circuits[c as usize];
+        if k.phase_t != t {
+            k.prev_phase = k.phase;
+            k.phase_t = t;
+        }
+        k.phase = p;
+    }
+
+    /// Adds the link-cycles circuit `c` held since its last accounting.
+    #[inline]
+    fn account(&mut self, c: u32, t: Cycle, win: &MeasureWindow) {
+        let k = &mut self.circuits[c as usize];
+        if k.held > 0 {
+            self.stats.held[k.phase as usize] +=
+                k.held as u64 * overlap(k.acct_t, t, win.start, win.end);
+        }
+        k.acct_t = t;
+    }
+
+    /// Circuit `c` takes output `port` of `node` in cycle `t`.
+    fn claim(&mut self, c: u32, node: usize, port: usize, t: Cycle, win: &MeasureWindow) {
+        self.ends.set(node * self.deg + port, t, c);
+        self.take_link(c, node, port, t, win);
+    }
+
+    /// Circuit `c` holds output `port` of `node` from cycle `t` on (its path and
+    /// accounting; the end itself is set by the caller).
+    fn take_link(&mut self, c: u32, node: usize, port: usize, t: Cycle, win: &MeasureWindow) {
+        self.account(c, t, win);
+        let k = &mut self.circuits[c as usize];
+        k.held += 1;
+        k.nodes.push(node as u32);
+        k.ports.push(port as u8);
+    }
+
+    /// Undoes the claim circuit `c` made last (a lost race), in cycle `t`.
+    fn unclaim(&mut self, c: u32, t: Cycle, win: &MeasureWindow) {
+        self.account(c, t, win);
+        let k = &mut self.circuits[c as usize];
+        let (n, p) = (
+            k.nodes.pop().expect("claimed"),
+            k.ports.pop().expect("claimed"),
+        );
+        k.held -= 1;
+        let e = n as usize * self.deg + p as usize;
+        self.free_end(e, t, t, win);
+    }
+
+    /// Frees end `e` in cycle `t`; it counts as busy until cycle `busy_to` (exclusive).
+    fn free_end(&mut self, e: usize, t: Cycle, busy_to: Cycle, win: &MeasureWindow) {
+        self.ends.busy_cycles[e] += overlap(self.ends.since[e], busy_to, win.start, win.end);
+        self.ends.set(e, t, NONE);
+    }
+
+    fn sample_backoff(&mut self, node: usize) -> Cycle {
+        let b = self.backoff;
+        let rng = &mut self.rng[node];
+        match self.backoff_dist {
+            BackoffDist::Constant => b,
+            BackoffDist::Exponential => (exponential(rng, 1.0 / b as f64).round() as Cycle).max(1),
+            BackoffDist::Uniform => 1 + below(rng, 2 * b - 1),
+        }
+    }
+
+    /// The first link a set-up request verifies at `node`: the e-cube / dimension-order
+    /// port (hold, drop), or a random minimal port (adaptive, which keeps the others as
+    /// candidates).
+    fn first_candidate(&mut self, c: u32, node: usize) -> usize {
+        let k = &self.circuits[c as usize];
+        let (here, dst) = (NodeId(node as u32), k.msg.dst);
+        match self.strategy {
+            ConflictStrategy::Hold | ConflictStrategy::Drop => {
+                dor_step(&self.topology, here, dst, k.msg.id.src()).0.idx()
+            }
+            ConflictStrategy::Adaptive => {
+                let set = self.topology.minimal_ports(here, dst);
+                let cand = set.as_raw_slice()[0];
+                self.circuits[c as usize].cand = cand;
+                self.pick_candidate(c, node)
+            }
+        }
+    }
+
+    /// Adaptive: takes a random port among the circuit's remaining candidates.
+    fn pick_candidate(&mut self, c: u32, node: usize) -> usize {
+        let cand = self.circuits[c as usize].cand;
+        let i = below(&mut self.rng[node], cand.count_ones() as u64) as usize;
+        let p = BitIter(cand).nth(i).expect("a candidate is left");
+        self.circuits[c as usize].cand &= !(1u64 << p);
+        p
+    }
+
+    /// Runs stage completions of server `si` (node × servers + server) due in cycle `t`
+    /// (`end` is the last cycle of the stage just begun).
+    #[inline]
+    fn stage(
+        &mut self,
+        si: usize,
+        end: Cycle,
+        t: Cycle,
+        win: &MeasureWindow,
+        out: &mut impl Outbox<CircuitEvent>,
+        stats: &mut MsgStats,
+    ) {
+        let per = self.ctrl.servers();
+        let (node, s) = (si / per, si % per);
+        if end == t {
+            self.stage_done(node, s, t, win, out, stats);
+        } else {
+            out.send(
+                end,
+                CircuitEvent {
+                    node: node as u32,
+                    circuit: NONE,
+                    kind: EventKind::CtrlDone,
+                    aux: s as u8,
+                },
+            );
+        }
+    }
+
+    /// Server `si` (node × servers + server) starts serving `req` in cycle `t`.
+    fn begin(
+        &mut self,
+        si: usize,
+        req: CtrlRequest,
+        t: Cycle,
+        win: &MeasureWindow,
+        out: &mut impl Outbox<CircuitEvent>,
+        stats: &mut MsgStats,
+    ) {
+        let c = req.tag;
+        let node = si / self.ctrl.servers();
+        let (act, port, dur) = match req.kind {
+            REQ_SETUP => (Act::Verify, self.first_candidate(c, node), self.d_verify),
+            REQ_RELEASE => {
+                let k = &self.circuits[c as usize];
+                let i = if k.aborting {
+                    k.ports.len() - 1
+                } else {
+                    k.rel_next as usize
+                };
+                (Act::Release, k.ports[i] as usize, self.d_rel)
+            }
+            _ => {
+                let k = &self.circuits[c as usize];
+                (
+                    Act::PeerConnect,
+                    *k.ports.last().expect("claimed") as usize,
+                    self.d_conn,
+                )
+            }
+        };
+        self.servers[si] = Server {
+            act,
+            circuit: c,
+            waiter: NONE,
+            port: port as u8,
+            arrived: req.arrived,
+            started: t,
+        };
+        self.stage(si, t + dur - 1, t, win, out, stats);
+    }
+
+    /// Ends the activity of server `s` of `node` in cycle `t` (free from t + 1).
+    fn end_activity(&mut self, node: usize, s: usize, t: Cycle, win: &MeasureWindow) {
+        let si = node * self.ctrl.servers() + s;
+        let sv = self.servers[si];
+        let measured = win.contains(sv.arrived);
+        let (wait, _) = self
+            .ctrl
+            .finish(node, s, t + 1, sv.arrived, sv.started, measured);
+        if measured {
+            let _ = self.stats.ctrl_wait.record(wait);
+        }
+        self.circuits[sv.circuit as usize].ctrl_wait += wait;
+        self.servers[si] = IDLE_SERVER;
+    }
+
+    /// The stage of server `s` of `node` ends in this cycle `t`.
+    fn stage_done(
+        &mut self,
+        node: usize,
+        s: usize,
+        t: Cycle,
+        win: &MeasureWindow,
+        out: &mut impl Outbox<CircuitEvent>,
+        stats: &mut MsgStats,
+    ) {
+        let si = node * self.ctrl.servers() + s;
+        let sv = self.servers[si];
+        let (c, port) = (sv.circuit, sv.port as usize);
+        let e = node * self.deg + port;
+        match sv.act {
+            Act::Idle => {}
+            Act::Verify => {
+                let measured = win.contains(t);
+                if measured {
+                    self.stats.requests += 1;
+                }
+                if self.ends.free_for_new(e, t) {
+                    self.claim(c, node, port, t, win);
+                    self.servers[si].act = Act::Connect;
+                    self.stage(si, t + self.d_conn, t, win, out, stats);
+                } else {
+                    if measured {
+                        let b = self.ends.blocker(e, t);
+                        // A free end with a queue means the queue's head is about to take it.
+                        let phase = if b == NONE {
+                            Phase::Setup
+                        } else {
+                            self.circuits[b as usize].phase_before(t)
+                        };
+                        self.stats.conflicts[phase as usize] += 1;
+                    }
+                    self.busy_link(node, s, t, win, out, stats);
+                }
+            }
+            Act::Connect => {
+                if self.lost_race(e, node) {
+                    self.unclaim(c, t, win);
+                    self.busy_link(node, s, t, win, out, stats);
+                } else {
+                    self.end_activity(node, s, t, win);
+                    self.forward(c, node, port, t, win, out);
+                }
+            }
+            Act::Release => {
+                self.release_link(c, t, win);
+                if self.ends.waiters.len(e) > 0 {
+                    // Hand the link to the first waiter: release + connect (activity 4).
+                    // The link never becomes free, so the peer end sees no change.
+                    let w = self
+                        .ends
+                        .waiters
+                        .pop_front(e, &self.next)
+                        .expect("a waiter");
+                    self.stop_waiting(w, t);
+                    self.ends.set(e, t, w);
+                    self.take_link(w, node, port, t + 1, win);
+                    self.servers[si].act = Act::HandOff;
+                    self.servers[si].waiter = w;
+                    self.stage(si, t + self.d_conn, t, win, out, stats);
+                } else {
+                    self.free_end(e, t, t + 1, win);
+                    let peer = self.ends.peer[e];
+                    if peer != NONE {
+                        let p = peer as usize;
+                        out.send(
+                            t + 1,
+                            CircuitEvent {
+                                node: (p / self.deg) as u32,
+                                circuit: NONE,
+                                kind: EventKind::LinkFreed,
+                                aux: (p % self.deg) as u8,
+                            },
+                        );
+                    }
+                    self.end_activity(node, s, t, win);
+                }
+                self.after_release(c, node, t, win, out, stats);
+            }
+            Act::HandOff => {
+                let w = sv.waiter;
+                self.end_activity(node, s, t, win);
+                self.forward(w, node, port, t, win, out);
+            }
+            Act::PeerConnect => {
+                if self.lost_race(e, node) {
+                    self.unclaim(c, t, win);
+                    self.end_activity(node, s, t, win);
+                    self.ends.waiters.push_front(e, c, &mut self.next);
+                    self.start_waiting(c, e, t, out);
+                } else {
+                    self.end_activity(node, s, t, win);
+                    self.forward(c, node, port, t, win, out);
+                }
+            }
+        }
+    }
+
+    fn lost_race(&self, e: usize, node: usize) -> bool {
+        match self.ends.peer[e] {
+            NONE => false,
+            p => self
+                .ends
+                .lost_race(e, node as u32, (p as usize / self.deg) as u32),
+        }
+    }
+
+    fn start_waiting(&mut self, c: u32, e: usize, t: Cycle, out: &mut impl Outbox<CircuitEvent>) {
+        let k = &mut self.circuits[c as usize];
+        k.waiting_at = e as u32;
+        k.wait_since = t;
+        self.link_waiting += 1;
+        if let Some(h) = self.hold_timeout {
+            out.send(
+                t + h,
+                CircuitEvent {
+                    node: (e / self.deg) as u32,
+                    circuit: c,
+                    kind: EventKind::HoldTimeout,
+                    aux: 0,
+                },
+            );
+        }
+    }
+
+    fn stop_waiting(&mut self, c: u32, t: Cycle) {
+        let k = &mut self.circuits[c as usize];
+        k.waiting_at = NONE;
+        k.link_wait += t - k.wait_since;
+        self.link_waiting -= 1;
+    }
+
+    /// The link (or receiver) the request on server `s` wanted is busy: the strategy
+    /// decides.
+    fn busy_link(
+        &mut self,
+        node: usize,
+        s: usize,
+        t: Cycle,
+        win: &MeasureWindow,
+        out: &mut impl Outbox<CircuitEvent>,
+        stats: &mut MsgStats,
+    ) {
+        let si = node * self.ctrl.servers() + s;
+        let sv = self.servers[si];
+        let c = sv.circuit;
+        match self.strategy {
+            ConflictStrategy::Hold => {
+                let e = node * self.deg + sv.port as usize;
+                self.ends.waiters.push_back(e, c, &mut self.next);
+                self.start_waiting(c, e, t, out);
+                self.end_activity(node, s, t, win);
+            }
+            ConflictStrategy::Drop => {
+                self.end_activity(node, s, t, win);
+                self.abort(c, node, t, out);
+            }
+            ConflictStrategy::Adaptive => {
+                if self.circuits[c as usize].cand != 0 {
+                    // Next candidate: one more verify on the same server, no re-queueing.
+                    let p = self.pick_candidate(c, node);
+                    self.servers[si].act = Act::Verify;
+                    self.servers[si].port = p as u8;
+                    self.stage(si, t + self.d_verify, t, win, out, stats);
+                } else {
+                    self.end_activity(node, s, t, win);
+                    self.abort(c, node, t, out);
+                }
+            }
+        }
+    }
+
+    /// Circuit `c` connected output `port` of `node` (end of cycle `t`): the set-up
+    /// request crosses the link.
+    fn forward(
+        &mut self,
+        c: u32,
+        node: usize,
+        port: usize,
+        t: Cycle,
+        _win: &MeasureWindow,
+        out: &mut impl Outbox<CircuitEvent>,
+    ) {
+        let to = self.down[node * self.deg + port];
+        out.send(
+            t + self.latency,
+            CircuitEvent {
+                node: to,
+                circuit: c,
+                kind: EventKind::SetupArrive,
+                aux: 0,
+            },
+        );
+    }
+
+    /// The attempt of circuit `c`, now at `node`, aborts at the end of cycle `t`.
+    fn abort(&mut self, c: u32, node: usize, t: Cycle, out: &mut impl Outbox<CircuitEvent>) {
+        let k = &mut self.circuits[c as usize];
+        k.aborts += 1;
+        k.aborting = true;
+        match k.nodes.last() {
+            Some(&back) => out.send(
+                t + self.latency,
+                CircuitEvent {
+                    node: back,
+                    circuit: c,
+                    kind: EventKind::AbortArrive,
+                    aux: 0,
+                },
+            ),
+            None => self.back_off(c, node, t, out),
+        }
+    }
+
+    fn back_off(&mut self, c: u32, src: usize, t: Cycle, out: &mut impl Outbox<CircuitEvent>) {
+        let b = self.sample_backoff(src);
+        out.send(
+            t + 1 + b,
+            CircuitEvent {
+                node: src as u32,
+                circuit: c,
+                kind: EventKind::BackoffDone,
+                aux: 0,
+            },
+        );
+    }
+
+    /// Circuit `c` gives up the link it is releasing at the end of cycle `t` (the caller
+    /// frees or hands off the end).
+    fn release_link(&mut self, c: u32, t: Cycle, win: &MeasureWindow) {
+        self.account(c, t + 1, win);
+        let k = &mut self.circuits[c as usize];
+        k.held -= 1;
+        if k.aborting {
+            k.nodes.pop();
+            k.ports.pop();
+        } else {
+            k.rel_next += 1;
+        }
+    }
+
+    /// The release signal moves on after `node` released its link.
+    fn after_release(
+        &mut self,
+        c: u32,
+        node: usize,
+        t: Cycle,
+        win: &MeasureWindow,
+        out: &mut impl Outbox<CircuitEvent>,
+        stats: &mut MsgStats,
+    ) {
+        let k = &self.circuits[c as usize];
+        if k.aborting {
+            match k.nodes.last() {
+                Some(&back) => out.send(
+                    t + self.latency,
+                    CircuitEvent {
+                        node: back,
+                        circuit: c,
+                        kind: EventKind::AbortArrive,
+                        aux: 0,
+                    },
+                ),
+                None => self.back_off(c, node, t, out),
+            }
+        } else if (k.rel_next as usize) < k.nodes.len() {
+            out.send(
+                t + self.latency,
+                CircuitEvent {
+                    node: k.nodes[k.rel_next as usize],
+                    circuit: c,
+                    kind: EventKind::ReleaseArrive,
+                    aux: 0,
+                },
+            );
+        } else {
+            self.circuits[c as usize].released_at = Some(t + 1);
+            self.try_complete(c, win, stats);
+        }
+    }
+
+    /// Circuit `c`'s set-up request reached its destination `node` in cycle `t`.
+    fn at_destination(
+        &mut self,
+        c: u32,
+        node: usize,
+        t: Cycle,
+        win: &MeasureWindow,
+        out: &mut impl Outbox<CircuitEvent>,
+        waited: bool,
+    ) {
+        if !waited && win.contains(t) {
+            self.stats.dma_requests += 1;
+        }
+        if self.rx_idle[node] != 0 {
+            let e = self.rx_idle[node].trailing_zeros();
+            self.rx_idle[node] &= !(1 << e);
+            self.set_phase(c, Phase::Ack, t, win);
+            let k = &mut self.circuits[c as usize];
+            k.reached_at = t;
+            k.hops = k.nodes.len() as u32;
+            let delay = ack_cycles(self.ack, k.hops as u64);
+            out.send(
+                t + delay,
+                CircuitEvent {
+                    node: k.msg.id.src().0,
+                    circuit: c,
+                    kind: EventKind::AckArrive,
+                    aux: 0,
+                },
+            );
+            return;
+        }
+        if win.contains(t) {
+            self.stats.dma_conflicts += 1;
+        }
+        match self.strategy {
+            ConflictStrategy::Hold => {
+                self.rx_waiters.push_back(node, c, &mut self.next);
+                self.circuits[c as usize].wait_since = t;
+            }
+            ConflictStrategy::Drop | ConflictStrategy::Adaptive => self.abort(c, node, t, out),
+        }
+    }
+
+    fn try_complete(&mut self, c: u32, win: &MeasureWindow, stats: &mut MsgStats) {
+        let k = &self.circuits[c as usize];
+        let (Some(rel), Some(tail)) = (k.released_at, k.tail_at) else {
+            return;
+        };
+        let done = rel.max(tail);
+        let hdr = MsgHeader {
+            id: k.msg.id,
+            dst: k.msg.dst,
+            len: k.msg.len,
+            hops: k.hops.min(u16::MAX as u32) as u16,
+            created: k.msg.created,
+            injected: k.engine_at,
+            measured: k.msg.measured,
+            ctrl_wait: k.ctrl_wait.min(u32::MAX as u64) as u32,
+            ..MsgHeader::default()
+        };
+        stats.record(&hdr, done);
+        if k.msg.measured {
+            self.measured_delivered += 1;
+            self.stats.record(
+                [
+                    k.reached_at - k.engine_at,
+                    k.ack_at - k.reached_at,
+                    k.sent_at - k.ack_at,
+                    done - k.sent_at,
+                ],
+                k.aborts,
+                k.link_wait,
+                k.ctrl_wait,
+            );
+        }
+        let _ = win;
+        self.delivered += 1;
+        self.live -= 1;
+        self.free_later.push(c);
+    }
+
+    fn push_request(&mut self, node: usize, c: u32, kind: u8, t: Cycle) {
+        self.ctrl.push(
+            node,
+            CtrlRequest {
+                port: 0,
+                vc: 0,
+                kind,
+                tag: c,
+                arrived: t,
+            },
+        );
+    }
+
+    /// Applies one event in cycle `t`.
+    pub fn apply(
+        &mut self,
+        ev: CircuitEvent,
+        t: Cycle,
+        win: &MeasureWindow,
+        out: &mut impl Outbox<CircuitEvent>,
+        stats: &mut MsgStats,
+    ) {
+        self.tick(t);
+        let node = ev.node as usize;
+        let c = ev.circuit;
+        match ev.kind {
+            EventKind::CtrlDone => self.stage_done(node, ev.aux as usize, t, win, out, stats),
+            EventKind::LinkFreed => {
+                let e = node * self.deg + ev.aux as usize;
+                if self.ends.waiters.len(e) > 0 && self.ends.blocker(e, t) == NONE {
+                    let w = self
+                        .ends
+                        .waiters
+                        .pop_front(e, &self.next)
+                        .expect("a waiter");
+                    self.stop_waiting(w, t);
+                    self.claim(w, node, ev.aux as usize, t, win);
+                    self.push_request(node, w, REQ_PEER_CONNECT, t);
+                }
+            }
+            EventKind::SetupArrive => {
+                if self.circuits[c as usize].msg.dst.idx() == node {
+                    self.at_destination(c, node, t, win, out, false);
+                } else {
+                    self.push_request(node, c, REQ_SETUP, t);
+                }
+            }
+            EventKind::AckArrive => {
+                self.set_phase(c, Phase::Data, t, win);
+                let k = &mut self.circuits[c as usize];
+                k.ack_at = t;
+                let data = (k.msg.len as u64).div_ceil(self.width);
+                let (dst, hops) = (k.msg.dst.0, k.hops as u64);
+                out.send(
+                    t + data,
+                    CircuitEvent {
+                        node: ev.node,
+                        circuit: c,
+                        kind: EventKind::DataDone,
+                        aux: 0,
+                    },
+                );
+                out.send(
+                    t + (data - 1 + hops * self.latency).max(1),
+                    CircuitEvent {
+                        node: dst,
+                        circuit: c,
+                        kind: EventKind::TailArrive,
+                        aux: 0,
+                    },
+                );
+            }
+            EventKind::DataDone => {
+                self.set_phase(c, Phase::Release, t, win);
+                let k = &mut self.circuits[c as usize];
+                k.sent_at = t;
+                let engine = k.engine as usize;
+                let empty = k.nodes.is_empty();
+                self.dma.release(node, engine);
+                if empty {
+                    self.circuits[c as usize].released_at = Some(t);
+                    self.try_complete(c, win, stats);
+                } else {
+                    self.push_request(node, c, REQ_RELEASE, t);
+                }
+            }
+            EventKind::TailArrive => {
+                let k = &mut self.circuits[c as usize];
+                k.tail_at = Some(t);
+                if win.contains(t) {
+                    self.flits_accepted += k.msg.len as u64;
+                }
+                // Which engine does not matter: engines are identical.
+                let free = !self.rx_idle[node] & self.rx_all;
+                self.rx_idle[node] |= 1 << free.trailing_zeros();
+                self.try_complete(c, win, stats);
+                if let Some(w) = self.rx_waiters.pop_front(node, &self.next) {
+                    let since = self.circuits[w as usize].wait_since;
+                    self.circuits[w as usize].link_wait += t - since;
+                    self.at_destination(w, node, t, win, out, true);
+                }
+            }
+            EventKind::BackoffDone => {
+                self.circuits[c as usize].aborting = false;
+                self.push_request(node, c, REQ_SETUP, t);
+            }
+            EventKind::ReleaseArrive | EventKind::AbortArrive => {
+                self.push_request(node, c, REQ_RELEASE, t)
+            }
+            EventKind::HoldTimeout => {
+                let k = &self.circuits[c as usize];
+                // Stale unless the circuit still waits in the wait this timer was set for.
+                let h = self.hold_timeout.unwrap_or(0);
+                if k.waiting_at != NONE && k.wait_since + h == t {
+                    let e = k.waiting_at as usize;
+                    self.ends.waiters.remove(e, c, &mut self.next);
+                    self.stop_waiting(c, t);
+                    if win.contains(t) {
+                        self.stats.timeouts += 1;
+                    }
+                    // Given up at the end of this cycle, like a conflict found by a verify.
+                    self.abort(c, node, t, out);
+                }
+            }
+        }
+    }
+
+    /// One cycle of node `n`: idle sending engines take waiting messages, and free
+    /// controller servers start queued requests.
+    pub fn step(
+        &mut self,
+        n: usize,
+        t: Cycle,
+        win: &MeasureWindow,
+        out: &mut impl Outbox<CircuitEvent>,
+        stats: &mut MsgStats,
+    ) {
+        self.tick(t);
+        while let Some((e, m)) = self.dma.start_one(n) {
+            {
+                let c = self.alloc(m);
+                self.live += 1;
+                let circ = &mut self.circuits[c as usize];
+                circ.engine = e as u8;
+                circ.engine_at = t;
+                circ.acct_t = t;
+                circ.phase_t = Cycle::MAX;
+                if m.dst.idx() == n {
+                    self.at_destination(c, n, t, win, out, false);
+                } else {
+                    self.push_request(n, c, REQ_SETUP, t);
+                }
+            }
+        }
+        while let Some((req, s)) = self.ctrl.take(n, t) {
+            let si = n * self.ctrl.servers() + s;
+            self.begin(si, req, t, win, out, stats);
+        }
+        self.last_step = t;
+    }
+}
+
+/// Hold-strategy deadlock: a cycle of circuits, each waiting for a link held by the next.
+impl CircuitNet {
+    /// The circuit whose link circuit `c` waits for, if `c` waits for a link.
+    fn waits_for(&self, c: u32) -> Option<u32> {
+        let e = self.circuits[c as usize].waiting_at;
+        if e == NONE {
+            return None;
+        }
+        let e = e as usize;
+        let h = self.ends.holder[e];
+        let b = if h != NONE {
+            h
+        } else {
+            match self.ends.peer[e] {
+                NONE => NONE,
+                p => self.ends.holder[p as usize],
+            }
+        };
+        (b != NONE).then_some(b)
+    }
+
+    /// A cycle of waiting circuits, if there is one (each waits for a link held by the
+    /// next, which waits in turn: none can ever move).
+    pub fn wait_cycle(&self) -> Option<Vec<u32>> {
+        if self.link_waiting == 0 {
+            return None;
+        }
+        // Colour: 0 unvisited, 1 on the current walk, 2 done.
+        let mut colour = vec![0u8; self.circuits.len()];
+        for start in 0..self.circuits.len() as u32 {
+            if colour[start as usize] != 0 || self.circuits[start as usize].waiting_at == NONE {
+                continue;
+            }
+            let mut walk = Vec::new();
+            let mut c = start;
+            loop {
+                match colour[c as usize] {
+                    1 => {
+                        let i = walk.iter().position(|&x| x == c).expect("on the walk");
+                        return Some(walk[i..].to_vec());
+                    }
+                    2 => break,
+                    _ => {}
+                }
+                colour[c as usize] = 1;
+                walk.push(c);
+                match self.waits_for(c) {
+                    Some(b) => c = b,
+                    None => break,
+                }
+            }
+            for x in walk {
+                colour[x as usize] = 2;
+            }
+        }
+        None
+    }
+
+    /// Describes a wait cycle for the deadlock report.
+    pub fn describe_wait_cycle(&self, cycle: &[u32]) -> String {
+        let mut s = format!(
+            "{} circuits wait for each other's links (hold strategy):\n",
+            cycle.len()
+        );
+        for &c in cycle {
+            let k = &self.circuits[c as usize];
+            let e = k.waiting_at as usize;
+            let (n, p) = (e / self.deg, e % self.deg);
+            let holder = self.waits_for(c).expect("in the cycle");
+            let _ = std::fmt::Write::write_fmt(
+                &mut s,
+                format_args!(
+                    "  message {} ({} → {}) holds {} links and waits at node {n} for output {} \
+                     held by message {}\n",
+                    k.msg.id,
+                    k.msg.id.src(),
+                    k.msg.dst,
+                    k.held,
+                    self.topology.port_name(PortId(p as u8)),
+                    self.circuits[holder as usize].msg.id
+                ),
+            );
+        }
+        s
+    }
+
+    /// Checks the circuit invariants: no link end held by two circuits, no half-duplex
+    /// link held at both ends (outside a same-cycle race being settled), every held link
+    /// in its holder's path, and the counts of held links agree.
+    pub fn check_invariants(&self) -> std::result::Result<(), String> {
+        let mut held = vec![0u32; self.circuits.len()];
+        for (e, &h) in self.ends.holder.iter().enumerate() {
+            if h == NONE {
+                continue;
+            }
+            let k = &self.circuits[h as usize];
+            let (n, p) = ((e / self.deg) as u32, (e % self.deg) as u8);
+            let on_path = k
+                .nodes
+                .iter()
+                .zip(&k.ports)
+                .any(|(&a, &b)| a == n && b == p);
+            if !on_path {
+                return Err(format!(
+                    "node {n} port {p} is held by message {} but is not on its path",
+                    k.msg.id
+                ));
+            }
+            held[h as usize] += 1;
+            let peer = self.ends.peer[e];
+            if peer != NONE && self.ends.holder[peer as usize] != NONE {
+                let q = peer as usize;
+                if self.ends.since[q] != self.ends.since[e] {
+                    return Err(format!(
+                        "the half-duplex link at node {n} port {p} is held by two circuits"
+                    ));
+                }
+            }
+        }
+        for (c, k) in self.circuits.iter().enumerate() {
+            if self.free.contains(&(c as u32)) || self.free_later.contains(&(c as u32)) {
+                continue;
+            }
+            let expect = if k.aborting || k.phase != Phase::Release {
+                k.nodes.len() as u32
+            } else {
+                k.nodes.len() as u32 - k.rel_next
+            };
+            // A hand-off in progress counts the link for the waiter already.
+            if k.held != expect || held[c] > k.held {
+                return Err(format!(
+                    "message {} counts {} links held, its path says {expect}, the ends {}",
+                    k.msg.id, k.held, held[c]
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Circuits in progress (taken by a sending DMA engine, not yet complete).
+    pub fn in_progress(&self) -> usize {
+        self.live
+    }
+}
+
+/// What a circuit-switched replication measured, for the report.
+#[derive(Clone, Debug)]
+pub struct CircuitMeasures {
+    /// The accumulated statistics (link-cycles held completed to the window's end).
+    pub stats: CircuitStats,
+    /// Physical links.
+    pub links: usize,
+    /// Window length in cycles.
+    pub window: Cycle,
+}
+
+impl CircuitNet {
+    /// The replication's circuit measurements over the window `[start, end)`.
+    pub fn circuit_measures(&self, start: Cycle, end: Cycle) -> CircuitMeasures {
+        let mut stats = self.stats.clone();
+        for (c, k) in self.circuits.iter().enumerate() {
+            if k.held > 0 && !self.free.contains(&(c as u32)) {
+                stats.held[k.phase as usize] +=
+                    k.held as u64 * overlap(k.acct_t, end, start, Some(end));
+            }
+        }
+        CircuitMeasures {
+            stats,
+            links: self.n_links,
+            window: end - start,
+        }
+    }
+}
+
+impl Network for CircuitNet {
+    type Event = CircuitEvent;
+    // Arrivals join controller FIFOs, so their order within a cycle matters.
+    const SORT_EVENTS: bool = true;
+
+    fn build(cfg: &HwConfig, machine: &Machine, seed: u64, rep: u32) -> Result<Self> {
+        CircuitNet::new(cfg, machine, seed, rep)
+    }
+    fn nodes(&self) -> usize {
+        self.topology.nodes()
+    }
+    fn horizon(&self) -> Cycle {
+        // Hops, controller stages and acks are near; data and back-off go to the heap.
+        64
+    }
+    fn event_node(e: &CircuitEvent) -> u32 {
+        e.node
+    }
+    fn event_key(&self, e: &CircuitEvent) -> u64 {
+        let x = match e.kind {
+            EventKind::CtrlDone | EventKind::LinkFreed => e.aux as u64,
+            _ => self.circuits[e.circuit as usize].msg.id.0,
+        };
+        ((e.kind as u64) << 59) | (x & ((1 << 59) - 1))
+    }
+    fn enqueue(&mut self, node: usize, m: PendingMsg) {
+        self.dma.enqueue(node, m);
+    }
+    fn deliver(
+        &mut self,
+        e: CircuitEvent,
+        t: Cycle,
+        win: &MeasureWindow,
+        out: &mut Wheel<CircuitEvent>,
+        stats: &mut MsgStats,
+    ) {
+        self.apply(e, t, win, out, stats);
+    }
+    fn step_node(
+        &mut self,
+        n: usize,
+        t: Cycle,
+        win: &MeasureWindow,
+        out: &mut Wheel<CircuitEvent>,
+        stats: &mut MsgStats,
+    ) {
+        self.step(n, t, win, out, stats);
+    }
+    fn busy(&self, n: usize) -> bool {
+        self.dma.can_inject(n)
+            || (self.ctrl.queued(n) > 0 && self.ctrl.has_free_server(n, self.last_step + 1))
+    }
+    fn backlog(&self) -> usize {
+        self.dma.backlog()
+    }
+    fn in_network(&self) -> bool {
+        self.live > 0
+    }
+    fn delivered(&self) -> u64 {
+        self.delivered
+    }
+    fn measured_delivered(&self) -> u64 {
+        self.measured_delivered
+    }
+    fn stalled(&self, _t: Cycle, _limit: Cycle) -> bool {
+        // Drop and adaptive never hold while waiting; hold deadlocks exactly when its
+        // waits form a cycle, unless a hold timeout will break the cycle.
+        self.hold_timeout.is_none() && self.wait_cycle().is_some()
+    }
+    fn explain_deadlock(sim: &Simulation<Self>) -> String {
+        match sim.net.wait_cycle() {
+            Some(c) => sim.net.describe_wait_cycle(&c),
+            None => "no cycle of waiting circuits".into(),
+        }
+    }
+    fn ctrl_stats(&self) -> &[CtrlStats] {
+        &self.ctrl.stats
+    }
+    fn ctrl_servers(&self) -> usize {
+        self.ctrl.servers()
+    }
+    fn circuit_measures(&self, start: Cycle, end: Cycle) -> Option<CircuitMeasures> {
+        Some(CircuitNet::circuit_measures(self, start, end))
+    }
+    fn measures(&self, start: Cycle, end: Cycle) -> NetMeasures {
+        let w = (end - start).max(1) as f64;
+        let busy = |e: usize| {
+            let mut b = self.ends.busy_cycles[e];
+            if self.ends.holder[e] != NONE {
+                b += overlap(self.ends.since[e], end, start, Some(end));
+            }
+            b
+        };
+        let (mut sum, mut max) = (0u64, 0u64);
+        for e in 0..self.ends.holder.len() {
+            if self.down[e] == u32::MAX {
+                continue;
+            }
+            let p = self.ends.peer[e];
+            if p != NONE && (p as usize) < e {
+                continue;
+            }
+            let b = busy(e) + if p != NONE { busy(p as usize) } else { 0 };
+            sum += b;
+            max = max.max(b);
+        }
+        NetMeasures {
+            flits_accepted: self.flits_accepted,
+            links: (
+                sum as f64 / (self.n_links.max(1) as f64 * w),
+                max as f64 / w,
+            ),
+        }
+    }
+}
