@@ -13,11 +13,20 @@ pub fn preset(name: &str) -> HwConfig {
 
 /// Every wormhole preset in hw/.
 pub fn wormhole_presets() -> Vec<(String, HwConfig)> {
+    presets_starting("wormhole")
+}
+
+/// Every circuit-switching preset in hw/.
+pub fn circuit_presets() -> Vec<(String, HwConfig)> {
+    presets_starting("circuit")
+}
+
+fn presets_starting(prefix: &str) -> Vec<(String, HwConfig)> {
     let mut v: Vec<(String, HwConfig)> =
         std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("hw"))
             .unwrap()
             .map(|e| e.unwrap().file_name().into_string().unwrap())
-            .filter(|n| n.starts_with("wormhole") && n.ends_with(".ron"))
+            .filter(|n| n.starts_with(prefix) && n.ends_with(".ron"))
             .map(|n| {
                 let c = preset(&n);
                 (n, c)

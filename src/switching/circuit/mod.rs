@@ -306,6 +306,8 @@ pub struct CircuitNet {
     pub live: usize,
     /// Circuits waiting at link ends (hold).
     pub link_waiting: usize,
+    /// Hold requests that gave up waiting (whole run).
+    pub timeouts_total: u64,
     /// Measurements.
     pub stats: CircuitStats,
     /// Flits absorbed at destinations inside the window.
@@ -387,6 +389,7 @@ impl CircuitNet {
             rng: (0..nodes as u32).map(|n| stream(seed, rep, n, 2)).collect(),
             live: 0,
             link_waiting: 0,
+            timeouts_total: 0,
             stats: CircuitStats::default(),
             flits_accepted: 0,
             delivered: 0,
@@ -1098,6 +1101,7 @@ impl CircuitNet {
                     let e = k.waiting_at as usize;
                     self.ends.waiters.remove(e, c, &mut self.next);
                     self.stop_waiting(c, t);
+                    self.timeouts_total += 1;
                     if win.contains(t) {
                         self.stats.timeouts += 1;
                     }
@@ -1146,7 +1150,7 @@ impl CircuitNet {
 /// Hold-strategy deadlock: a cycle of circuits, each waiting for a link held by the next.
 impl CircuitNet {
     /// The circuit whose link circuit `c` waits for, if `c` waits for a link.
-    fn waits_for(&self, c: u32) -> Option<u32> {
+    pub fn waits_for(&self, c: u32) -> Option<u32> {
         let e = self.circuits[c as usize].waiting_at;
         if e == NONE {
             return None;
@@ -1280,6 +1284,15 @@ impl CircuitNet {
             }
         }
         Ok(())
+    }
+
+    /// Circuits waiting for a link that nobody holds (a lost wake-up; always 0).
+    pub fn orphan_waiters(&self) -> usize {
+        (0..self.circuits.len() as u32)
+            .filter(|&c| {
+                self.circuits[c as usize].waiting_at != NONE && self.waits_for(c).is_none()
+            })
+            .count()
     }
 
     /// Circuits in progress (taken by a sending DMA engine, not yet complete).
