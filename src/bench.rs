@@ -5,8 +5,11 @@
 
 use crate::config::load::parse_hw;
 use crate::config::{HwConfig, Measure};
+use crate::engine::network::Network;
 use crate::engine::sim::Simulation;
 use crate::error::Result;
+use crate::switching::circuit::CircuitNet;
+use crate::switching::wormhole::WormholeNet;
 use std::time::Instant;
 
 /// A benchmark scenario.
@@ -20,6 +23,8 @@ pub struct Scenario {
     pub load: f64,
     /// Cycles to simulate.
     pub cycles: u64,
+    /// Cycles of the baseline run (every router every cycle), which can be far slower.
+    pub baseline_cycles: u64,
 }
 
 /// What one scenario measured.
@@ -33,13 +38,19 @@ pub struct BenchResult {
     pub load: f64,
     /// Node-cycles per second with idle skipping (best of the repeats).
     pub node_cycles_per_second: f64,
-    /// Nanoseconds per flit moved through a crossbar.
-    pub ns_per_flit_move: f64,
+    /// Nanoseconds per unit of work: a flit moved through a crossbar (wormhole) or a
+    /// message delivered (circuit).
+    pub ns_per_unit: f64,
+    /// What the unit of work is.
+    pub unit: &'static str,
+    /// Wall-clock seconds of the timed run.
+    pub seconds: f64,
     /// Node-cycles per second visiting every router every cycle (the baseline).
     pub baseline_node_cycles_per_second: f64,
 }
 
 const TORUS_DOR: &str = include_str!("../hw/wormhole-torus-dor.ron");
+const CIRCUIT_ADAPTIVE: &str = include_str!("../hw/circuit-adaptive.ron");
 
 /// The scenarios of the foundation issue: the 8×8 torus DOR preset at 0.1 and 0.4
 /// flits/node/cycle and the 16×16 torus at 0.1. `scale` multiplies the cycle counts.
@@ -56,57 +67,100 @@ pub fn standard_scenarios(scale: f64) -> Result<Vec<Scenario>> {
             *kk = k;
         }
         cfg.workload.rate = load / 12.0;
+        let cycles = (cycles * scale).max(1000.0) as u64;
         out.push(Scenario {
             name: format!("torus {k}x{k} DOR @ {load} flits/node/cycle"),
             cfg,
             load,
-            cycles: (cycles * scale).max(1000.0) as u64,
+            cycles,
+            baseline_cycles: cycles,
         });
     }
     Ok(out)
 }
 
-fn time(cfg: &HwConfig, cycles: u64) -> Result<(f64, u64, usize)> {
+/// The circuit-switching scenarios: the d = 10 adaptive preset at the papers' medium
+/// load (λ = 0.1 per unit time, data exponential with mean 1000 cycles), and the same
+/// link utilisation with messages twice as long at half the rate — the cost must follow
+/// the number of set-ups and releases, not the cycles the data takes.
+pub fn circuit_scenarios(scale: f64) -> Result<Vec<Scenario>> {
+    let base = parse_hw(CIRCUIT_ADAPTIVE, "hw/circuit-adaptive.ron")?;
+    let mut out = Vec::new();
+    for (mean, rate) in [(1000.0, 0.0001), (2000.0, 0.00005)] {
+        let mut cfg = base.clone();
+        cfg.workload.rate = rate;
+        cfg.workload.length = crate::config::LengthConfig::Exponential { mean };
+        let cycles = (2_000_000.0 * scale).max(10_000.0) as u64;
+        out.push(Scenario {
+            name: format!("hypercube d=10 circuit adaptive, data {mean} @ {rate}"),
+            cfg,
+            load: rate * mean,
+            cycles,
+            baseline_cycles: (cycles / 40).max(1000),
+        });
+    }
+    Ok(out)
+}
+
+/// Times `cycles` cycles after a warm-up of a tenth of them; returns seconds, units of
+/// work done and nodes.
+fn time<N: Network>(cfg: &HwConfig, cycles: u64, work: fn(&N) -> u64) -> Result<(f64, u64, usize)> {
     let mut cfg = cfg.clone();
     cfg.experiment.warmup = 0;
     cfg.experiment.measure = Measure::Cycles(cycles);
-    let mut sim = Simulation::new(&cfg, 0)?;
-    // Warm the network up before timing.
+    let mut sim = Simulation::<N>::build(&cfg, 0)?;
     while sim.t < cycles / 10 {
         sim.step();
     }
-    let (t0, moves0) = (sim.t, sim.net.flit_moves);
+    let (t0, w0) = (sim.t, work(&sim.net));
     let start = Instant::now();
     while sim.t < t0 + cycles {
         sim.step();
     }
     let secs = start.elapsed().as_secs_f64();
-    Ok((secs, sim.net.flit_moves - moves0, sim.net.nodes()))
+    Ok((secs, work(&sim.net) - w0, sim.net.nodes()))
+}
+
+fn time_any(cfg: &HwConfig, cycles: u64) -> Result<(f64, u64, usize, &'static str)> {
+    Ok(match cfg.switching {
+        crate::config::SwitchingConfig::Wormhole { .. } => {
+            let (s, w, n) = time::<WormholeNet>(cfg, cycles, |n| n.flit_moves)?;
+            (s, w, n, "flit move")
+        }
+        crate::config::SwitchingConfig::Circuit { .. } => {
+            let (s, w, n) = time::<CircuitNet>(cfg, cycles, |n| n.delivered)?;
+            (s, w, n, "message")
+        }
+    })
 }
 
 /// Runs one scenario `repeats` times and keeps the best.
 pub fn run(s: &Scenario, repeats: usize) -> Result<BenchResult> {
     let mut best = f64::MAX;
-    let mut moves = 0;
+    let mut units = 0;
     let mut nodes = 0;
+    let mut unit = "";
     for _ in 0..repeats.max(1) {
-        let (secs, m, n) = time(&s.cfg, s.cycles)?;
+        let (secs, w, n, u) = time_any(&s.cfg, s.cycles)?;
         if secs < best {
             best = secs;
-            moves = m;
+            units = w;
         }
         nodes = n;
+        unit = u;
     }
     let mut plain = s.cfg.clone();
     plain.experiment.idle_skip = false;
-    let (plain_secs, _, _) = time(&plain, s.cycles)?;
+    let (plain_secs, _, _, _) = time_any(&plain, s.baseline_cycles)?;
     let node_cycles = (nodes as u64 * s.cycles) as f64;
     Ok(BenchResult {
         name: s.name.clone(),
         nodes,
         load: s.load,
         node_cycles_per_second: node_cycles / best,
-        ns_per_flit_move: best * 1e9 / moves.max(1) as f64,
-        baseline_node_cycles_per_second: node_cycles / plain_secs,
+        ns_per_unit: best * 1e9 / units.max(1) as f64,
+        unit,
+        seconds: best,
+        baseline_node_cycles_per_second: (nodes as u64 * s.baseline_cycles) as f64 / plain_secs,
     })
 }

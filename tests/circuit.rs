@@ -123,7 +123,7 @@ fn slow_wide_links_per_hop_acks_and_full_duplex_follow_the_closed_form() {
     let tail_bound = zero_load_latency(&cfg, 10, 4);
     assert_eq!(
         tail_bound,
-        10 * (2 + 3 - 1 + 7) + 2 * 10 + (1 - 1 + 10 * 7),
+        10 * (2 + 3 - 1 + 7) + 2 * 10 + 10 * 7,
         "long wires: completion is the tail's arrival"
     );
 }
@@ -145,7 +145,7 @@ fn conserve(name: &str, cfg: &HwConfig) {
     let mut busiest = 0;
     while sim.t < 60_000 {
         sim.step();
-        if sim.t % 997 == 0 {
+        if sim.t.is_multiple_of(997) {
             sim.net
                 .check_invariants()
                 .unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -246,7 +246,7 @@ fn hold_with_e_cube_never_deadlocks_on_the_hypercube() {
     let mut waited = 0;
     while sim.t < 150_000 {
         sim.step();
-        if sim.t % 1000 == 0 {
+        if sim.t.is_multiple_of(1000) {
             assert!(
                 sim.net.wait_cycle().is_none(),
                 "cycle of waits at {}",

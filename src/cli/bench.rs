@@ -1,6 +1,6 @@
 //! `routemu bench`: emulation speed on the standard scenarios.
 
-use crate::bench::{run, standard_scenarios};
+use crate::bench::{circuit_scenarios, run, standard_scenarios};
 use clap::Args;
 
 /// `routemu bench` arguments.
@@ -22,26 +22,41 @@ pub fn bench(a: &BenchArgs) -> crate::error::Result<i32> {
         ));
     }
     println!(
-        "{:<40} {:>7} {:>14} {:>12} {:>16} {:>8}",
+        "{:<58} {:>6} {:>12} {:>9} {:>14} {:>16} {:>8}",
         "scenario (single thread)",
         "nodes",
         "Mnode-cyc/s",
-        "ns/flit-mv",
+        "seconds",
+        "ns/unit",
         "baseline Mn-c/s",
         "ratio"
     );
-    for s in standard_scenarios(a.scale)? {
+    let mut circuit_secs = Vec::new();
+    let scenarios = standard_scenarios(a.scale)?
+        .into_iter()
+        .chain(circuit_scenarios(a.scale)?);
+    for s in scenarios {
         let r = run(&s, a.repeats)?;
+        if r.unit == "message" {
+            circuit_secs.push(r.seconds);
+        }
         println!(
-            "{:<40} {:>7} {:>14.2} {:>12.1} {:>16.2} {:>8.2}",
+            "{:<58} {:>6} {:>12.2} {:>9.3} {:>14} {:>16.2} {:>8.2}",
             r.name,
             r.nodes,
             r.node_cycles_per_second / 1e6,
-            r.ns_per_flit_move,
+            r.seconds,
+            format!("{:.1}/{}", r.ns_per_unit, r.unit),
             r.baseline_node_cycles_per_second / 1e6,
             r.node_cycles_per_second / r.baseline_node_cycles_per_second
         );
     }
     println!("baseline: the same scenario visiting every router every cycle (no idle skipping)");
+    if let [short, long] = circuit_secs[..] {
+        println!(
+            "circuit: twice the data length at the same link utilisation takes {:.2}× the time",
+            long / short
+        );
+    }
     Ok(0)
 }
