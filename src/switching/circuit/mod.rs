@@ -151,6 +151,20 @@ pub struct CircuitEvent {
     pub aux: u8,
 }
 
+/// Sends `kind` about circuit `c` to `node` for cycle `at`.
+#[inline]
+fn signal(out: &mut impl Outbox<CircuitEvent>, at: Cycle, node: u32, c: u32, kind: EventKind) {
+    out.send(
+        at,
+        CircuitEvent {
+            node,
+            circuit: c,
+            kind,
+            aux: 0,
+        },
+    );
+}
+
 /// Controller request kinds.
 const REQ_SETUP: u8 = 1;
 const REQ_RELEASE: u8 = 2;
@@ -734,15 +748,7 @@ impl CircuitNet {
         k.wait_since = t;
         self.link_waiting += 1;
         if let Some(h) = self.hold_timeout {
-            out.send(
-                t + h,
-                CircuitEvent {
-                    node: (e / self.deg) as u32,
-                    circuit: c,
-                    kind: EventKind::HoldTimeout,
-                    aux: 0,
-                },
-            );
+            signal(out, t + h, (e / self.deg) as u32, c, EventKind::HoldTimeout);
         }
     }
 
@@ -805,15 +811,7 @@ impl CircuitNet {
         out: &mut impl Outbox<CircuitEvent>,
     ) {
         let to = self.down[node * self.deg + port];
-        out.send(
-            t + self.latency,
-            CircuitEvent {
-                node: to,
-                circuit: c,
-                kind: EventKind::SetupArrive,
-                aux: 0,
-            },
-        );
+        signal(out, t + self.latency, to, c, EventKind::SetupArrive);
     }
 
     /// The attempt of circuit `c`, now at `node`, aborts at the end of cycle `t`.
@@ -821,31 +819,27 @@ impl CircuitNet {
         let k = &mut self.circuits[c as usize];
         k.aborts += 1;
         k.aborting = true;
-        match k.nodes.last() {
-            Some(&back) => out.send(
-                t + self.latency,
-                CircuitEvent {
-                    node: back,
-                    circuit: c,
-                    kind: EventKind::AbortArrive,
-                    aux: 0,
-                },
-            ),
+        self.abort_moves_back(c, node, t, out);
+    }
+
+    /// An aborting circuit at `node` (end of cycle `t`): the abort signal goes back to
+    /// the node holding its last link, or, with no link left, the source backs off.
+    fn abort_moves_back(
+        &mut self,
+        c: u32,
+        node: usize,
+        t: Cycle,
+        out: &mut impl Outbox<CircuitEvent>,
+    ) {
+        match self.circuits[c as usize].nodes.last() {
+            Some(&back) => signal(out, t + self.latency, back, c, EventKind::AbortArrive),
             None => self.back_off(c, node, t, out),
         }
     }
 
     fn back_off(&mut self, c: u32, src: usize, t: Cycle, out: &mut impl Outbox<CircuitEvent>) {
         let b = self.sample_backoff(src);
-        out.send(
-            t + 1 + b,
-            CircuitEvent {
-                node: src as u32,
-                circuit: c,
-                kind: EventKind::BackoffDone,
-                aux: 0,
-            },
-        );
+        signal(out, t + 1 + b, src as u32, c, EventKind::BackoffDone);
     }
 
     /// Circuit `c` gives up the link it is releasing at the end of cycle `t` (the caller
@@ -874,27 +868,14 @@ impl CircuitNet {
     ) {
         let k = &self.circuits[c as usize];
         if k.aborting {
-            match k.nodes.last() {
-                Some(&back) => out.send(
-                    t + self.latency,
-                    CircuitEvent {
-                        node: back,
-                        circuit: c,
-                        kind: EventKind::AbortArrive,
-                        aux: 0,
-                    },
-                ),
-                None => self.back_off(c, node, t, out),
-            }
+            self.abort_moves_back(c, node, t, out);
         } else if (k.rel_next as usize) < k.nodes.len() {
-            out.send(
+            signal(
+                out,
                 t + self.latency,
-                CircuitEvent {
-                    node: k.nodes[k.rel_next as usize],
-                    circuit: c,
-                    kind: EventKind::ReleaseArrive,
-                    aux: 0,
-                },
+                k.nodes[k.rel_next as usize],
+                c,
+                EventKind::ReleaseArrive,
             );
         } else {
             self.circuits[c as usize].released_at = Some(t + 1);
@@ -923,15 +904,7 @@ impl CircuitNet {
             k.reached_at = t;
             k.hops = k.nodes.len() as u32;
             let delay = ack_cycles(self.ack, k.hops as u64);
-            out.send(
-                t + delay,
-                CircuitEvent {
-                    node: k.msg.id.src().0,
-                    circuit: c,
-                    kind: EventKind::AckArrive,
-                    aux: 0,
-                },
-            );
+            signal(out, t + delay, k.msg.id.src().0, c, EventKind::AckArrive);
             return;
         }
         if win.contains(t) {
@@ -1037,23 +1010,13 @@ impl CircuitNet {
                 k.ack_at = t;
                 let data = (k.msg.len as u64).div_ceil(self.width);
                 let (dst, hops) = (k.msg.dst.0, k.hops as u64);
-                out.send(
-                    t + data,
-                    CircuitEvent {
-                        node: ev.node,
-                        circuit: c,
-                        kind: EventKind::DataDone,
-                        aux: 0,
-                    },
-                );
-                out.send(
+                signal(out, t + data, ev.node, c, EventKind::DataDone);
+                signal(
+                    out,
                     t + (data - 1 + hops * self.latency).max(1),
-                    CircuitEvent {
-                        node: dst,
-                        circuit: c,
-                        kind: EventKind::TailArrive,
-                        aux: 0,
-                    },
+                    dst,
+                    c,
+                    EventKind::TailArrive,
                 );
             }
             EventKind::DataDone => {
