@@ -16,12 +16,17 @@ fn base() -> routemu::config::HwConfig {
 }
 
 #[test]
-fn measuring_by_messages_measures_exactly_that_many_and_drains_them() {
+fn measuring_by_messages_measures_that_many_to_the_end_of_their_cycle_and_drains_them() {
     let mut c = base();
     c.experiment.measure = Measure::Messages(700);
     c.experiment.replications = 2;
     let r = run_experiment(&c, &mut |_, _| {}).unwrap();
-    assert_eq!(r.messages.measured, 1_400);
+    // 700 per replication, plus whatever else was created in the cycle of the 700th.
+    assert!(
+        (1_400..1_410).contains(&r.messages.measured),
+        "{}",
+        r.messages.measured
+    );
     assert!(!r.saturated);
     // Every measured message was delivered: the latency histogram holds them all.
     assert!(r.latency.total.p99.is_some());

@@ -69,9 +69,12 @@ pub struct ExperimentArgs {
     /// Measure this many messages created after warm-up.
     #[arg(long)]
     pub messages: Option<u64>,
-    /// Worker threads (network partitions).
+    /// Worker threads per replication (network partitions); results do not depend on it.
     #[arg(long)]
     pub threads: Option<u32>,
+    /// Replications run side by side; results do not depend on it.
+    #[arg(long)]
+    pub jobs: Option<u32>,
     /// Override any configuration field, e.g. --set topology.k=16 (repeatable).
     #[arg(long = "set", value_name = "PATH=VALUE")]
     pub set: Vec<String>,
@@ -110,6 +113,9 @@ impl ExperimentArgs {
         }
         if let Some(m) = self.messages {
             e.measure = Measure::Messages(m);
+        }
+        if let Some(j) = self.jobs {
+            e.jobs = j;
         }
         if let Some(t) = self.threads {
             e.threads = t;

@@ -427,8 +427,15 @@ pub struct ExperimentConfig {
     pub saturation_backlog: f64,
     /// Deadlock watchdog: stop when flits exist and none has moved for this many cycles.
     pub deadlock_cycles: u64,
-    /// Worker threads (network partitions).
+    /// Worker threads per replication: the network is split into this many contiguous
+    /// partitions (fewer when partitions would be too small to pay for the per-cycle
+    /// barrier). Results do not depend on it.
     pub threads: u32,
+    /// Replications run side by side. Results do not depend on it.
+    pub jobs: u32,
+    /// Smallest partition worth a thread, in nodes: with fewer nodes per partition the
+    /// run uses fewer partitions than `threads` (1 forces the split).
+    pub partition_min_nodes: u32,
     /// Skip idle nodes and jump over cycles where nothing is scheduled (the results are
     /// identical either way; off is for checking that claim).
     pub idle_skip: bool,
@@ -445,6 +452,8 @@ impl Default for ExperimentConfig {
             saturation_backlog: 50.0,
             deadlock_cycles: 20_000,
             threads: 1,
+            jobs: 1,
+            partition_min_nodes: 128,
             idle_skip: true,
         }
     }
@@ -455,6 +464,8 @@ impl Default for ExperimentConfig {
 pub enum Measure {
     /// Measure the messages created during this many cycles after warm-up.
     Cycles(u64),
-    /// Measure the first this-many messages created after warm-up.
+    /// Measure the first this-many messages created after warm-up, completed to the end
+    /// of the cycle in which the last of them was created (every message of that cycle
+    /// is measured, so the set does not depend on the order nodes are stepped in).
     Messages(u64),
 }

@@ -213,11 +213,16 @@ pub fn check_experiment(cfg: &HwConfig) -> Result<()> {
     if e.threads == 0 {
         return Err(Error::config("experiment.threads = 0: at least one thread"));
     }
-    if e.threads > 1 {
+    if e.threads > 1024 {
         return Err(Error::config(format!(
-            "threads = {}: this build steps the network on one thread; partitioned stepping \
-             (issue 4) is not in it yet",
+            "experiment.threads = {}: at most 1024",
             e.threads
+        )));
+    }
+    if e.jobs == 0 || e.jobs > 1024 {
+        return Err(Error::config(format!(
+            "experiment.jobs = {}: run 1 to 1024 replications at a time",
+            e.jobs
         )));
     }
     if matches!(e.measure, Measure::Cycles(0) | Measure::Messages(0)) {

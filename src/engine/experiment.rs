@@ -2,7 +2,8 @@
 //! drain, and their aggregation into a [`Report`]. Replication r uses the random streams
 //! of (seed, r, node), so adding replications never changes the earlier ones.
 
-use super::network::Network;
+use super::network::{NetMeasures, Network};
+use super::parallel::{partitions_for, run_partitioned};
 use super::sim::{Simulation, Stop};
 use crate::config::validate::validate;
 use crate::config::{HwConfig, SwitchingConfig};
@@ -54,18 +55,23 @@ pub struct RepResult {
     pub ctrl_nodes: Vec<CtrlStats>,
     /// Circuit-switching measurements.
     pub circuit: Option<CircuitMeasures>,
+    /// Partitions (threads) the replication ran on.
+    pub partitions: u32,
 }
 
-/// Runs one replication of a machine on the routers of switching mode `N` to its end.
-pub fn run_replication<N: Network>(
+/// Runs one replication of a machine on the routers of switching mode `N` to its end,
+/// on as many partitions as `experiment.threads` asks for (and the network can use).
+pub fn run_replication<N: Network + Send>(
     cfg: &HwConfig,
     rep: u32,
     progress: &mut dyn FnMut(Cycle),
-) -> Result<(RepResult, Simulation<N>)> {
-    let mut sim = Simulation::<N>::build(cfg, rep)?;
-    let stop = sim.run(progress);
-    let r = reduce(&sim, stop);
-    Ok((r, sim))
+) -> Result<(RepResult, Vec<Simulation<N>>)> {
+    let nodes = validate(cfg)?.topology.nodes();
+    let e = &cfg.experiment;
+    let parts = partitions_for::<N>(nodes, e.threads as usize, e.partition_min_nodes as usize);
+    let (sims, stop) = run_partitioned::<N>(cfg, rep, parts, progress)?;
+    let r = reduce(&sims, stop);
+    Ok((r, sims))
 }
 
 /// Pollaczek–Khinchine mean wait of a single-server queue from its arrival rate and
@@ -74,16 +80,17 @@ fn pk_wait(lambda: f64, rho: f64, m2: f64) -> Option<f64> {
     (rho < 1.0).then(|| lambda * m2 / (2.0 * (1.0 - rho)))
 }
 
-fn reduce<N: Network>(sim: &Simulation<N>, stop: Stop) -> RepResult {
-    let net = &sim.net;
-    let n = net.nodes() as f64;
-    let start = sim.window.start;
-    let end = sim.window.end.unwrap_or(sim.t).min(sim.t).max(start);
+fn reduce<N: Network>(parts: &[Simulation<N>], stop: Stop) -> RepResult {
+    let first = &parts[0];
+    let n: f64 = parts.iter().map(|p| p.net.nodes() as f64).sum();
+    let start = first.window.start;
+    let t = first.t;
+    let end = first.window.end.unwrap_or(t).min(t).max(start);
     let w = (end - start).max(1) as f64;
-    let nservers = net.ctrl_servers() as f64;
+    let nservers = first.net.ctrl_servers() as f64;
     let (mut arr, mut wait, mut ssum, mut ssq, mut pk_weighted) = (0u64, 0u64, 0u64, 0u64, 0.0f64);
     let mut pk_ok = nservers == 1.0;
-    for st in net.ctrl_stats() {
+    for st in parts.iter().flat_map(|p| p.net.ctrl_stats()) {
         arr += st.arrivals;
         wait += st.wait_sum;
         ssum += st.service_sum;
@@ -111,27 +118,36 @@ fn reduce<N: Network>(sim: &Simulation<N>, stop: Stop) -> RepResult {
         per(ssum),
         per(ssq),
     );
-    let m = net.measures(start, end);
-    let circuit = net.circuit_measures(start, end);
+    let mut m = NetMeasures::default();
+    let mut msgs = first.stats.clone();
+    for (i, p) in parts.iter().enumerate() {
+        m.add(&p.net.measures(start, end));
+        if i > 0 {
+            msgs.merge(&p.stats);
+        }
+    }
+    let sum = |f: &dyn Fn(&Simulation<N>) -> u64| parts.iter().map(f).sum::<u64>();
+    let circuit = first.net.circuit_measures(start, end);
     RepResult {
-        cycles: sim.t,
+        cycles: t,
         window: end - start,
         stop,
-        msgs: sim.stats.clone(),
-        generated: sim.generated,
-        delivered: net.delivered(),
-        measured: sim.measured_created,
-        offered: sim.window_flits as f64 / (n * w),
+        msgs,
+        generated: sum(&|p| p.generated),
+        delivered: sum(&|p| p.net.delivered()),
+        measured: sum(&|p| p.measured_created),
+        offered: sum(&|p| p.window_flits) as f64 / (n * w),
         accepted: m.flits_accepted as f64 / (n * w),
-        offered_messages: sim.window_messages as f64 / (n * w),
+        offered_messages: sum(&|p| p.window_messages) as f64 / (n * w),
         ctrl,
-        links: m.links,
+        links: m.utilization(),
         ctrl_nodes: if circuit.is_some() {
-            net.ctrl_stats().to_vec()
+            first.net.ctrl_stats().to_vec()
         } else {
             Vec::new()
         },
         circuit,
+        partitions: parts.len() as u32,
     }
 }
 
@@ -154,36 +170,95 @@ fn avg(xs: impl Iterator<Item = Option<f64>>) -> Option<f64> {
 }
 
 /// Runs every replication of `cfg` and builds the report. `progress` receives
-/// (replication, cycle) now and then.
-pub fn run_experiment(cfg: &HwConfig, progress: &mut dyn FnMut(u32, Cycle)) -> Result<Report> {
+/// (replication, cycle) now and then. Replications run `experiment.jobs` at a time, each
+/// on `experiment.threads` partitions; neither changes the report.
+pub fn run_experiment(
+    cfg: &HwConfig,
+    progress: &mut (dyn FnMut(u32, Cycle) + Send),
+) -> Result<Report> {
     match cfg.switching {
         SwitchingConfig::Wormhole { .. } => run_reps::<WormholeNet>(cfg, progress),
         SwitchingConfig::Circuit { .. } => run_reps::<CircuitNet>(cfg, progress),
     }
 }
 
-fn run_reps<N: Network>(cfg: &HwConfig, progress: &mut dyn FnMut(u32, Cycle)) -> Result<Report> {
+/// Where a worker leaves a replication's result (and its last cycle).
+type Slot = std::sync::Mutex<Option<Result<(RepResult, Cycle)>>>;
+
+fn run_reps<N: Network + Send>(
+    cfg: &HwConfig,
+    progress: &mut (dyn FnMut(u32, Cycle) + Send),
+) -> Result<Report> {
     let topology = validate(cfg)?.topology;
     let started = Instant::now();
-    let mut reps = Vec::new();
+    let reps = cfg.experiment.replications;
+    let jobs = (cfg.experiment.jobs.max(1)).min(reps) as usize;
+    let results: Vec<Result<(RepResult, Cycle)>> = if jobs <= 1 {
+        let mut out = Vec::new();
+        for rep in 0..reps {
+            let r = run_replication::<N>(cfg, rep, &mut |t| progress(rep, t))
+                .map(|(r, sims)| (r, sims[0].t));
+            let deadlocked = matches!(&r, Ok((x, _)) if matches!(x.stop, Stop::Deadlock(_)));
+            out.push(r);
+            if deadlocked {
+                break;
+            }
+        }
+        out
+    } else {
+        // Workers take replications in order; results are put back in replication
+        // order, so the report is the same as with one job.
+        let next = std::sync::atomic::AtomicU32::new(0);
+        let slots: Vec<Slot> = (0..reps).map(|_| std::sync::Mutex::new(None)).collect();
+        let progress = std::sync::Mutex::new(progress);
+        std::thread::scope(|s| {
+            for _ in 0..jobs {
+                s.spawn(|| loop {
+                    let rep = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    if rep >= reps {
+                        break;
+                    }
+                    let r = run_replication::<N>(cfg, rep, &mut |t| {
+                        if let Ok(mut p) = progress.try_lock() {
+                            (*p)(rep, t);
+                        }
+                    })
+                    .map(|(r, sims)| (r, sims[0].t));
+                    *slots[rep as usize]
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner()) = Some(r);
+                });
+            }
+        });
+        let mut out = Vec::new();
+        for slot in slots {
+            let r = slot
+                .into_inner()
+                .unwrap_or_else(|e| e.into_inner())
+                .expect("every replication ran");
+            let deadlocked = matches!(&r, Ok((x, _)) if matches!(x.stop, Stop::Deadlock(_)));
+            out.push(r);
+            if deadlocked {
+                break;
+            }
+        }
+        out
+    };
+    let mut done = Vec::new();
     let mut deadlock = None;
-    for rep in 0..cfg.experiment.replications {
-        let (r, sim) = run_replication::<N>(cfg, rep, &mut |t| progress(rep, t))?;
+    for (rep, r) in results.into_iter().enumerate() {
+        let (r, t) = r?;
         if let Stop::Deadlock(text) = &r.stop {
             deadlock = Some(Deadlock {
-                replication: rep,
-                cycle: sim.t,
+                replication: rep as u32,
+                cycle: t,
                 description: text.clone(),
             });
         }
-        let stop = deadlock.is_some();
-        reps.push(r);
-        if stop {
-            break;
-        }
+        done.push(r);
     }
     let wall = started.elapsed().as_secs_f64();
-    Ok(aggregate(cfg, &topology, &reps, deadlock, wall))
+    Ok(aggregate(cfg, &topology, &done, deadlock, wall))
 }
 
 /// Combines replications into a report.
@@ -224,7 +299,7 @@ pub fn aggregate(
         config: cfg.clone(),
         seed: cfg.experiment.seed,
         replications: reps.len() as u32,
-        threads: cfg.experiment.threads,
+        threads: reps.iter().map(|r| r.partitions).max().unwrap_or(1),
         cycles,
         window_cycles: reps.iter().map(|r| r.window as f64).sum::<f64>() / k,
         messages: Messages {

@@ -6,6 +6,8 @@
 pub mod experiment;
 pub mod invariants;
 pub mod network;
+pub mod parallel;
+pub mod partition;
 pub mod sim;
 pub mod watchdog;
 pub mod wheel;

@@ -4,6 +4,7 @@
 //! wormhole and circuit switching implement it, so warm-up, drain, saturation, deadlock
 //! detection and replications are written once.
 
+use super::partition::PartOut;
 use super::sim::{MeasureWindow, Simulation};
 use super::wheel::Wheel;
 use crate::config::validate::Machine;
@@ -34,30 +35,78 @@ impl<E> Outbox<E> for Wheel<E> {
     }
 }
 
-/// Mode-independent measurements a network reports at the end of a replication.
+/// Mode-independent measurements a network (partition) reports at the end of a
+/// replication; partitions' measures add up.
 #[derive(Clone, Debug, Default)]
 pub struct NetMeasures {
     /// Flits absorbed at destinations inside the window.
     pub flits_accepted: u64,
-    /// Mean and largest utilisation of the network's channels over the window.
-    pub links: (f64, f64),
+    /// Sum over the network's links of their busy units in the window (flits carried,
+    /// or cycles held by a circuit): integers, so partitions add up exactly.
+    pub link_busy: u64,
+    /// The busiest link's units.
+    pub link_busy_max: u64,
+    /// Links counted in `link_busy`.
+    pub link_count: usize,
+    /// Units a link can take in the window (window × width, or window).
+    pub link_capacity: f64,
+}
+
+impl NetMeasures {
+    /// Adds another partition's measures.
+    pub fn add(&mut self, o: &NetMeasures) {
+        self.flits_accepted += o.flits_accepted;
+        self.link_busy += o.link_busy;
+        self.link_busy_max = self.link_busy_max.max(o.link_busy_max);
+        self.link_count += o.link_count;
+        self.link_capacity = o.link_capacity;
+    }
+
+    /// Mean and largest link utilisation.
+    pub fn utilization(&self) -> (f64, f64) {
+        let c = self.link_capacity.max(1.0);
+        if self.link_count == 0 {
+            return (0.0, 0.0);
+        }
+        (
+            self.link_busy as f64 / (self.link_count as f64 * c),
+            self.link_busy_max as f64 / c,
+        )
+    }
 }
 
 /// A switching mode's network of routers.
 pub trait Network: Sized {
     /// Something delivered to a node in a given cycle (a flit, a credit, a signal).
-    type Event: Copy + std::fmt::Debug;
+    type Event: Copy + std::fmt::Debug + Send;
+
+    /// Side data that crosses to another partition with an event (see
+    /// `engine::partition`).
+    type Remote: Copy + std::fmt::Debug + Send;
 
     /// Whether the events due in one cycle must be delivered in the canonical order of
     /// [`Network::event_key`] (per node) for the result not to depend on the order in which
     /// nodes were stepped.
     const SORT_EVENTS: bool;
 
-    /// Builds the routers of every node of a validated machine for replication `rep`.
-    fn build(cfg: &HwConfig, machine: &Machine, seed: u64, rep: u32) -> Result<Self>;
+    /// Whether the mode can be split into partitions stepped by separate threads.
+    const PARTITIONABLE: bool;
 
-    /// Number of nodes.
+    /// Builds the routers of nodes `range.0..range.1` of a validated machine for
+    /// replication `rep`.
+    fn build(
+        cfg: &HwConfig,
+        machine: &Machine,
+        seed: u64,
+        rep: u32,
+        range: (usize, usize),
+    ) -> Result<Self>;
+
+    /// Number of nodes this network steps (its partition).
     fn nodes(&self) -> usize;
+
+    /// Applies side data that another partition sent with its events.
+    fn accept_remote(&mut self, r: Self::Remote);
 
     /// Cycles ahead the calendar's wheel should cover (further events use its heap).
     fn horizon(&self) -> Cycle;
@@ -77,21 +126,21 @@ pub trait Network: Sized {
         e: Self::Event,
         t: Cycle,
         win: &MeasureWindow,
-        out: &mut Wheel<Self::Event>,
+        out: &mut PartOut<Self::Event, Self::Remote>,
         stats: &mut MsgStats,
     );
 
-    /// One cycle of node `n`.
+    /// One cycle of node `n` (numbered within the partition).
     fn step_node(
         &mut self,
         n: usize,
         t: Cycle,
         win: &MeasureWindow,
-        out: &mut Wheel<Self::Event>,
+        out: &mut PartOut<Self::Event, Self::Remote>,
         stats: &mut MsgStats,
     );
 
-    /// Whether node `n` has work left for the next cycle even if nothing arrives.
+    /// Whether node `n` (numbered within the partition) has work left for the next cycle even if nothing arrives.
     fn busy(&self, n: usize) -> bool;
 
     /// Messages waiting in the sources' memory.
@@ -106,9 +155,15 @@ pub trait Network: Sized {
     /// Measured messages delivered.
     fn measured_delivered(&self) -> u64;
 
-    /// Whether the network looks deadlocked in cycle `t` (no progress for `limit`
-    /// cycles with work present, or a proven cycle of waits).
-    fn stalled(&self, t: Cycle, limit: Cycle) -> bool;
+    /// Work in the network that must keep moving (wormhole: flits); the watchdog fires
+    /// when the whole network has some and none moved for `deadlock_cycles`.
+    fn live_work(&self) -> u64;
+
+    /// Last cycle the work moved.
+    fn last_progress(&self) -> Cycle;
+
+    /// Whether a deadlock is proven by a cycle of waits (circuit switching's hold).
+    fn proven_stall(&self) -> bool;
 
     /// Explains a deadlock: which resources wait on which.
     fn explain_deadlock(sim: &Simulation<Self>) -> String;

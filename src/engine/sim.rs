@@ -1,21 +1,29 @@
-//! One replication, stepped cycle by cycle.
+//! One replication, stepped cycle by cycle, on one partition of the network (all of it
+//! unless `engine::parallel` splits it).
 //!
 //! Each cycle: (1) nodes whose next message creation falls in this cycle create their
-//! messages, in node order; (2) flits and credits due this cycle are delivered; (3) every
-//! router with something to do runs one cycle. Routers only read what was delivered to
-//! them and only schedule events for later cycles, so the order in which they are visited
-//! does not matter, and the statistics are integer sums and histograms.
+//! messages; (2) events due this cycle are delivered (in a canonical order when the
+//! switching mode needs one); (3) every router with something to do runs one cycle.
+//! Routers only read what was delivered to them and only schedule events for later
+//! cycles, so the order in which they are visited does not matter, and the statistics
+//! are integer sums and histograms. Events for another partition's nodes leave through
+//! the partition's outbox and are handed over at the end of the cycle.
+//!
+//! What is decided for the whole network — where the clock goes next, whether the
+//! window closes, whether the run is drained, saturated or deadlocked — is decided by a
+//! [`Coordinator`] from the partitions' [`Summary`]s, the same way for one partition as
+//! for many, so the thread count never changes a result.
 //!
 //! Idle skipping: a router is visited only in cycles where it received something or had
-//! work left over; when no router is busy, the clock jumps to the next scheduled event or
-//! message creation. `experiment.idle_skip = false` visits every router every cycle and
-//! must give identical results (a test checks it).
+//! work left over; when no router anywhere is busy, the clock jumps to the next
+//! scheduled event or message creation. `experiment.idle_skip = false` visits every
+//! router every cycle and must give identical results (a test checks it).
 //!
 //! The engine is generic over the switching mode ([`Network`]); `Simulation` alone means
 //! wormhole switching.
 
 use super::network::{Network, Window};
-use super::wheel::Wheel;
+use super::partition::PartOut;
 use crate::config::validate::validate;
 use crate::config::{ExperimentConfig, HwConfig, Measure};
 use crate::error::Result;
@@ -30,6 +38,9 @@ use std::collections::BinaryHeap;
 
 /// Cycles of measurement window observed before a growing backlog stops a run.
 pub const SATURATION_OBSERVE: Cycle = 5_000;
+
+/// Cycles between checks for saturation and deadlock (and progress reports).
+pub const CHECK_EVERY: Cycle = 1024;
 
 /// The measurement window: messages created inside it are measured; throughput and
 /// utilisations count what happens inside it.
@@ -61,12 +72,159 @@ pub enum Stop {
     Deadlock(String),
 }
 
+/// What a partition tells the others at the end of a cycle.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// The next cycle this partition has anything to do in (its own busy routers, its
+    /// calendar, its message creations, and what it sent to other partitions).
+    pub next: Cycle,
+    /// Measured messages created so far.
+    pub measured_created: u64,
+    /// Measured messages delivered so far.
+    pub measured_delivered: u64,
+    /// Messages waiting in source memory.
+    pub backlog: u64,
+    /// Work that must keep moving (see `Network::live_work`).
+    pub live: u64,
+    /// Last cycle that work moved.
+    pub last_progress: Cycle,
+    /// A deadlock proven inside the partition.
+    pub proven_stall: bool,
+}
+
+/// What the coordinator decided after a cycle.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Decision {
+    /// Go on with cycle `next`; the window ends at `window_end` if known.
+    Continue {
+        /// The next cycle to step.
+        next: Cycle,
+        /// The window's end, once known.
+        window_end: Option<Cycle>,
+    },
+    /// The replication is over (the window's end as finally known).
+    Stop(Stop, Option<Cycle>),
+}
+
+/// Global decisions from the partitions' summaries. Every thread keeps an identical copy
+/// and feeds it identical summaries, so all reach the same decision without talking.
+#[derive(Clone, Debug)]
+pub struct Coordinator {
+    exp: ExperimentConfig,
+    window: MeasureWindow,
+    next_check: Cycle,
+    backlog_limit: u64,
+    observe: Cycle,
+}
+
+impl Coordinator {
+    /// A coordinator for a network of `nodes` nodes.
+    pub fn new(exp: &ExperimentConfig, window: MeasureWindow, nodes: usize) -> Self {
+        Coordinator {
+            exp: exp.clone(),
+            window,
+            next_check: CHECK_EVERY,
+            backlog_limit: (exp.saturation_backlog * nodes as f64).max(1.0) as u64,
+            // Saturation is judged on the measurement window, so that a saturated run
+            // still reports the throughput it accepted there; before that only a far
+            // larger backlog (which would exhaust memory) stops the run.
+            observe: match window.measure {
+                Measure::Cycles(c) => c.min(SATURATION_OBSERVE),
+                Measure::Messages(_) => SATURATION_OBSERVE,
+            },
+        }
+    }
+
+    /// The decision after cycle `t`; `check` is called at every check point (progress).
+    pub fn decide(
+        &mut self,
+        t: Cycle,
+        parts: &[Summary],
+        check: &mut dyn FnMut(Cycle),
+    ) -> Decision {
+        self.decide_with(t, parts, check, true)
+    }
+
+    /// As [`Coordinator::decide`]; without `stops`, only the window and the clock.
+    fn decide_with(
+        &mut self,
+        t: Cycle,
+        parts: &[Summary],
+        check: &mut dyn FnMut(Cycle),
+        stops: bool,
+    ) -> Decision {
+        let sum = |f: fn(&Summary) -> u64| parts.iter().map(f).sum::<u64>();
+        let created = sum(|s| s.measured_created);
+        if let Measure::Messages(m) = self.window.measure {
+            // The window closes at the end of the cycle in which the m-th message after
+            // warm-up was created: every message of that cycle is measured, so the set
+            // does not depend on the order in which nodes (or partitions) create.
+            if self.window.end.is_none() && created >= m {
+                self.window.end = Some(t + 1);
+            }
+        }
+        let now = t + 1;
+        if !stops {
+            // Scripted stepping: the window and the clock only.
+            if now >= self.next_check {
+                self.next_check = now + CHECK_EVERY;
+            }
+        } else if self.window.end.is_some_and(|e| now >= e)
+            && sum(|s| s.measured_delivered) == created
+        {
+            return Decision::Stop(Stop::Drained, self.window.end);
+        } else if now >= self.next_check {
+            self.next_check = now + CHECK_EVERY;
+            check(now);
+            let judged = now >= self.window.start + self.observe;
+            let limit = self.backlog_limit * if judged { 1 } else { 20 };
+            if sum(|s| s.backlog) > limit {
+                return Decision::Stop(Stop::Saturated, Some(self.close(now)));
+            }
+            if self
+                .window
+                .end
+                .is_some_and(|e| now > e + self.exp.drain_limit)
+            {
+                return Decision::Stop(Stop::Saturated, self.window.end);
+            }
+            let last = parts.iter().map(|s| s.last_progress).max().unwrap_or(0);
+            let stuck = sum(|s| s.live) > 0 && now - last > self.exp.deadlock_cycles;
+            if stuck || parts.iter().any(|s| s.proven_stall) {
+                return Decision::Stop(Stop::Deadlock(String::new()), Some(self.close(now)));
+            }
+        }
+        let next = if self.exp.idle_skip {
+            parts.iter().map(|s| s.next).min().unwrap_or(now).max(now)
+        } else {
+            now
+        };
+        Decision::Continue {
+            next,
+            window_end: self.window.end,
+        }
+    }
+
+    /// Ends the window at `t` if it is still open (a run stopped early measures what it
+    /// saw); returns the end.
+    fn close(&mut self, t: Cycle) -> Cycle {
+        let end = match self.window.end {
+            Some(e) if e <= t => e,
+            _ => t.max(self.window.start),
+        };
+        self.window.end = Some(end);
+        end
+    }
+}
+
 /// One replication of one machine under one workload, on the routers of a switching
-/// mode (`N`; wormhole unless said otherwise).
+/// mode (`N`; wormhole unless said otherwise), for one partition of the nodes.
 pub struct Simulation<N: Network = WormholeNet> {
     /// The routers.
     pub net: N,
-    wheel: Wheel<N::Event>,
+    /// The outbox: this partition's calendar, and what goes to other partitions.
+    pub out: PartOut<N::Event, N::Remote>,
+    lo: usize,
     due: Vec<N::Event>,
     now: Vec<u32>,
     next: Vec<u32>,
@@ -91,6 +249,7 @@ pub struct Simulation<N: Network = WormholeNet> {
     /// Flits created inside the window.
     pub window_flits: u64,
     exp: ExperimentConfig,
+    coord: Coordinator,
 }
 
 impl Simulation<WormholeNet> {
@@ -102,29 +261,53 @@ impl Simulation<WormholeNet> {
 }
 
 impl<N: Network> Simulation<N> {
-    /// Builds replication `rep` of `cfg` on the routers of switching mode `N`.
+    /// Builds replication `rep` of `cfg` on the routers of switching mode `N`, all nodes
+    /// in one partition.
     pub fn build(cfg: &HwConfig, rep: u32) -> Result<Self> {
+        let nodes = validate(cfg)?.topology.nodes();
+        Self::build_part(cfg, rep, (0, nodes), nodes, 1)
+    }
+
+    /// Builds the partition `range` of replication `rep` among `parts` partitions of
+    /// `chunk` nodes.
+    pub fn build_part(
+        cfg: &HwConfig,
+        rep: u32,
+        range: (usize, usize),
+        chunk: usize,
+        parts: usize,
+    ) -> Result<Self> {
         let machine = validate(cfg)?;
-        let topology = &machine.topology;
         let exp = cfg.experiment.clone();
-        let net = N::build(cfg, &machine, exp.seed, rep)?;
+        let net = N::build(cfg, &machine, exp.seed, rep, range)?;
         let workload = machine.workload;
-        let n = topology.nodes();
-        let mut traffic_rng: Vec<NodeRng> =
-            (0..n as u32).map(|i| stream(exp.seed, rep, i, 0)).collect();
+        let (lo, hi) = range;
+        let n = hi - lo;
+        let mut traffic_rng: Vec<NodeRng> = (lo as u32..hi as u32)
+            .map(|i| stream(exp.seed, rep, i, 0))
+            .collect();
         let mut next_arrival = vec![f64::INFINITY; n];
         let mut creations = BinaryHeap::with_capacity(n);
         for i in 0..n {
-            if workload.pattern.sends(NodeId(i as u32)) {
+            if workload.pattern.sends(NodeId((lo + i) as u32)) {
                 let a = workload
                     .arrivals
                     .next_after(workload.arrivals.origin(), &mut traffic_rng[i]);
                 next_arrival[i] = a;
-                creations.push(Reverse((a as Cycle, i as u32)));
+                creations.push(Reverse((a as Cycle, (lo + i) as u32)));
             }
         }
+        let window = MeasureWindow {
+            start: exp.warmup,
+            end: match exp.measure {
+                Measure::Cycles(c) => Some(exp.warmup + c),
+                Measure::Messages(_) => None,
+            },
+            measure: exp.measure,
+        };
         Ok(Simulation {
-            wheel: Wheel::new(net.horizon()),
+            out: PartOut::new(net.horizon(), range, chunk, parts, N::event_node),
+            lo,
             due: Vec::new(),
             now: Vec::with_capacity(n),
             next: Vec::with_capacity(n),
@@ -136,19 +319,13 @@ impl<N: Network> Simulation<N> {
             seq: vec![0; n],
             creations,
             t: 0,
-            window: MeasureWindow {
-                start: exp.warmup,
-                end: match exp.measure {
-                    Measure::Cycles(c) => Some(exp.warmup + c),
-                    Measure::Messages(_) => None,
-                },
-                measure: exp.measure,
-            },
+            window,
             stats: MsgStats::default(),
             generated: 0,
             measured_created: 0,
             window_messages: 0,
             window_flits: 0,
+            coord: Coordinator::new(&exp, window, machine.topology.nodes()),
             exp,
         })
     }
@@ -166,33 +343,25 @@ impl<N: Network> Simulation<N> {
         }
     }
 
+    /// Node `n` (global) creates the messages whose instants fall in this cycle.
     fn create(&mut self, n: usize) {
         let t = self.t;
-        while self.next_arrival[n] < (t + 1) as f64 {
-            let rng = &mut self.traffic_rng[n];
+        let i = n - self.lo;
+        while self.next_arrival[i] < (t + 1) as f64 {
+            let rng = &mut self.traffic_rng[i];
             let dst = self.workload.pattern.sample(NodeId(n as u32), rng);
             let len = self.workload.length.sample(rng);
-            let measured = match self.window.measure {
-                Measure::Cycles(_) => self.window.contains(t),
-                Measure::Messages(m) => t >= self.window.start && self.measured_created < m,
-            };
+            let measured = self.window.contains(t);
             if measured {
                 self.measured_created += 1;
-                if let Measure::Messages(m) = self.window.measure {
-                    if self.measured_created == m {
-                        self.window.end = Some(t + 1);
-                    }
-                }
-            }
-            if self.window.contains(t) {
                 self.window_messages += 1;
                 self.window_flits += len as u64;
             }
-            let id = MsgId::new(NodeId(n as u32), self.seq[n]);
-            self.seq[n] += 1;
+            let id = MsgId::new(NodeId(n as u32), self.seq[i]);
+            self.seq[i] += 1;
             self.generated += 1;
             self.net.enqueue(
-                n,
+                i,
                 PendingMsg {
                     id,
                     dst,
@@ -201,16 +370,17 @@ impl<N: Network> Simulation<N> {
                     measured,
                 },
             );
-            self.next_arrival[n] = self.workload.arrivals.next_after(self.next_arrival[n], rng);
+            self.next_arrival[i] = self.workload.arrivals.next_after(self.next_arrival[i], rng);
         }
-        let next = self.next_arrival[n];
+        let next = self.next_arrival[i];
         if next < u64::MAX as f64 {
             self.creations.push(Reverse((next as Cycle, n as u32)));
         }
     }
 
-    /// Runs cycle `self.t` and advances the clock (possibly jumping over idle cycles).
-    pub fn step(&mut self) {
+    /// Runs cycle `self.t` of this partition: creations, deliveries, routers. The clock
+    /// does not move (see [`Simulation::advance`]).
+    pub fn step_local(&mut self) {
         let t = self.t;
         while let Some(&Reverse((c, n))) = self.creations.peek() {
             if c > t {
@@ -218,9 +388,9 @@ impl<N: Network> Simulation<N> {
             }
             self.creations.pop();
             self.create(n as usize);
-            Self::wake(&mut self.now, &mut self.stamp, n, t);
+            Self::wake(&mut self.now, &mut self.stamp, n - self.lo as u32, t);
         }
-        self.wheel.take(t, &mut self.due);
+        self.out.wheel.take(t, &mut self.due);
         if N::SORT_EVENTS && self.due.len() > 1 {
             let net = &self.net;
             self.due
@@ -229,14 +399,15 @@ impl<N: Network> Simulation<N> {
         for i in 0..self.due.len() {
             let e = self.due[i];
             self.net
-                .deliver(e, t, &self.window, &mut self.wheel, &mut self.stats);
-            Self::wake(&mut self.now, &mut self.stamp, N::event_node(&e), t);
+                .deliver(e, t, &self.window, &mut self.out, &mut self.stats);
+            let local = N::event_node(&e) - self.lo as u32;
+            Self::wake(&mut self.now, &mut self.stamp, local, t);
         }
         if self.exp.idle_skip {
             for i in 0..self.now.len() {
                 let n = self.now[i] as usize;
                 self.net
-                    .step_node(n, t, &self.window, &mut self.wheel, &mut self.stats);
+                    .step_node(n, t, &self.window, &mut self.out, &mut self.stats);
                 if self.net.busy(n) {
                     Self::wake(&mut self.next, &mut self.stamp, n as u32, t + 1);
                 }
@@ -244,23 +415,92 @@ impl<N: Network> Simulation<N> {
         } else {
             for n in 0..self.net.nodes() {
                 self.net
-                    .step_node(n, t, &self.window, &mut self.wheel, &mut self.stats);
+                    .step_node(n, t, &self.window, &mut self.out, &mut self.stats);
             }
         }
         self.now.clear();
         std::mem::swap(&mut self.now, &mut self.next);
-        self.t = t + 1;
-        if self.exp.idle_skip && self.now.is_empty() {
-            // Nothing to do until the next scheduled event or message creation.
-            let event = self.wheel.next_due(self.t);
-            let creation = self.creations.peek().map(|&Reverse((c, _))| c);
-            let next = match (event, creation) {
-                (Some(a), Some(b)) => Some(a.min(b)),
-                (a, b) => a.or(b),
-            };
-            if let Some(c) = next {
-                self.t = self.t.max(c);
+    }
+
+    /// This partition's report for the coordinator, after [`Simulation::step_local`].
+    pub fn summary(&self) -> Summary {
+        let after = self.t + 1;
+        let next = if !self.now.is_empty() {
+            after
+        } else {
+            let event = self.out.wheel.next_due(after).unwrap_or(Cycle::MAX);
+            let creation = self
+                .creations
+                .peek()
+                .map_or(Cycle::MAX, |&Reverse((c, _))| c);
+            event.min(creation).min(self.out.earliest_remote)
+        };
+        Summary {
+            next,
+            measured_created: self.measured_created,
+            measured_delivered: self.net.measured_delivered(),
+            backlog: self.net.backlog() as u64,
+            live: self.net.live_work(),
+            last_progress: self.net.last_progress(),
+            // Searching for a cycle of waits is only worth it at a check point.
+            proven_stall: after >= self.coord.next_check && self.net.proven_stall(),
+        }
+    }
+
+    /// Takes events (and their side data) that other partitions sent to this one.
+    pub fn absorb(&mut self, events: &mut Vec<(Cycle, N::Event)>, extras: &mut Vec<N::Remote>) {
+        for (at, e) in events.drain(..) {
+            self.out.wheel.schedule(at, e);
+        }
+        for r in extras.drain(..) {
+            self.net.accept_remote(r);
+        }
+    }
+
+    /// Moves the clock to `next` with the window end the coordinator decided.
+    pub fn advance(&mut self, next: Cycle, window_end: Option<Cycle>) {
+        self.window.end = window_end;
+        self.out.earliest_remote = Cycle::MAX;
+        self.t = next;
+    }
+
+    /// The coordinator's decision after this cycle, from every partition's summary.
+    pub fn coordinate(&mut self, parts: &[Summary], check: &mut dyn FnMut(Cycle)) -> Decision {
+        self.coord.decide(self.t, parts, check)
+    }
+
+    /// Ends the replication after the current cycle with the window's final end.
+    pub fn finish(&mut self, window_end: Option<Cycle>) {
+        self.window.end = window_end;
+        self.t += 1;
+    }
+
+    /// Runs cycle `self.t` and advances the clock (possibly jumping over idle cycles);
+    /// one partition only. Returns how the run ended, if it did.
+    pub fn step_checked(&mut self, check: &mut dyn FnMut(Cycle)) -> Option<Stop> {
+        self.step_local();
+        let s = [self.summary()];
+        match self.coordinate(&s, check) {
+            Decision::Continue { next, window_end } => {
+                self.advance(next, window_end);
+                None
             }
+            Decision::Stop(stop, window_end) => {
+                self.finish(window_end);
+                Some(stop)
+            }
+        }
+    }
+
+    /// Runs cycle `self.t` and advances the clock (possibly jumping over idle cycles);
+    /// one partition only, stop conditions ignored (see [`Simulation::run`]).
+    pub fn step(&mut self) {
+        self.step_local();
+        let s = [self.summary()];
+        if let Decision::Continue { next, window_end } =
+            self.coord.decide_with(self.t, &s, &mut |_| {}, false)
+        {
+            self.advance(next, window_end);
         }
     }
 
@@ -268,13 +508,13 @@ impl<N: Network> Simulation<N> {
     /// the synthetic workload (measured, like every scripted message). For scripted
     /// experiments and tests; returns its id.
     pub fn inject(&mut self, src: NodeId, dst: NodeId, len: u32) -> MsgId {
-        let n = src.idx();
-        let id = MsgId::new(src, self.seq[n]);
-        self.seq[n] += 1;
+        let i = src.idx() - self.lo;
+        let id = MsgId::new(src, self.seq[i]);
+        self.seq[i] += 1;
         self.generated += 1;
         self.measured_created += 1;
         self.net.enqueue(
-            n,
+            i,
             PendingMsg {
                 id,
                 dst,
@@ -283,7 +523,7 @@ impl<N: Network> Simulation<N> {
                 measured: true,
             },
         );
-        Self::wake(&mut self.now, &mut self.stamp, src.0, self.t);
+        Self::wake(&mut self.now, &mut self.stamp, i as u32, self.t);
         id
     }
 
@@ -298,7 +538,7 @@ impl<N: Network> Simulation<N> {
         let end = self.t + limit;
         loop {
             if self.now.is_empty()
-                && self.wheel.pending() == 0
+                && self.out.wheel.pending() == 0
                 && self.backlog() == 0
                 && !self.net.in_network()
             {
@@ -313,7 +553,7 @@ impl<N: Network> Simulation<N> {
 
     /// Messages created at `node` so far (their ids have sequence numbers 0..count).
     pub fn created_at(&self, node: NodeId) -> u64 {
-        self.seq[node.idx()]
+        self.seq[node.idx() - self.lo]
     }
 
     /// Messages waiting in the sources' memory.
@@ -329,54 +569,19 @@ impl<N: Network> Simulation<N> {
 
     /// Events in flight on the links.
     pub fn in_flight(&self) -> impl Iterator<Item = &N::Event> {
-        self.wheel.iter()
+        self.out.wheel.iter()
     }
 
-    /// Runs until drained, saturated or deadlocked; `progress` is called now and then
-    /// with the current cycle.
+    /// Runs until drained, saturated or deadlocked (one partition); `progress` is called
+    /// now and then with the current cycle.
     pub fn run(&mut self, progress: &mut dyn FnMut(Cycle)) -> Stop {
-        let nodes = self.net.nodes() as f64;
-        let backlog_limit = (self.exp.saturation_backlog * nodes).max(1.0) as usize;
-        // Saturation is judged on the measurement window, so that a saturated run still
-        // reports the throughput it accepted there; before that only a far larger backlog
-        // (which would exhaust memory) stops the run.
-        let observe = match self.window.measure {
-            Measure::Cycles(c) => c.min(SATURATION_OBSERVE),
-            Measure::Messages(_) => SATURATION_OBSERVE,
-        };
-        let mut next_check = self.t + 1024;
         loop {
-            self.step();
-            if self.drained() {
-                return Stop::Drained;
+            if let Some(stop) = self.step_checked(progress) {
+                return match stop {
+                    Stop::Deadlock(_) => Stop::Deadlock(N::explain_deadlock(self)),
+                    s => s,
+                };
             }
-            if self.t >= next_check {
-                next_check = self.t + 1024;
-                progress(self.t);
-                let judged = self.t >= self.window.start + observe;
-                if self.backlog() > backlog_limit * if judged { 1 } else { 20 } {
-                    self.close_window();
-                    return Stop::Saturated;
-                }
-                if self
-                    .window
-                    .end
-                    .is_some_and(|e| self.t > e + self.exp.drain_limit)
-                {
-                    return Stop::Saturated;
-                }
-                if self.net.stalled(self.t, self.exp.deadlock_cycles) {
-                    self.close_window();
-                    return Stop::Deadlock(N::explain_deadlock(self));
-                }
-            }
-        }
-    }
-
-    /// Ends the window now (a run stopped early measures what it saw).
-    fn close_window(&mut self) {
-        if self.window.end.is_none_or(|e| e > self.t) {
-            self.window.end = Some(self.t.max(self.window.start));
         }
     }
 }

@@ -75,6 +75,24 @@ impl Default for MsgStats {
 }
 
 impl MsgStats {
+    /// Adds another partition's measurements (exact: counts, sums and histograms).
+    pub fn merge(&mut self, o: &MsgStats) {
+        let _ = self.latency.add(&o.latency);
+        let _ = self.network.add(&o.network);
+        let _ = self.source_queue.add(&o.source_queue);
+        self.count += o.count;
+        self.latency_sum += o.latency_sum;
+        self.network_sum += o.network_sum;
+        self.source_sum += o.source_sum;
+        self.hops_sum += o.hops_sum;
+        self.blocking_sum += o.blocking_sum;
+        self.eject_wait_sum += o.eject_wait_sum;
+        self.ctrl_wait_sum += o.ctrl_wait_sum;
+        if let (Some(a), Some(b)) = (&mut self.deliveries, &o.deliveries) {
+            a.extend_from_slice(b);
+        }
+    }
+
     /// Records a message whose tail is absorbed in cycle `absorbed`.
     #[inline]
     pub fn record(&mut self, h: &MsgHeader, absorbed: Cycle) {

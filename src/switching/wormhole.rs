@@ -26,8 +26,8 @@
 use crate::config::validate::Machine;
 use crate::config::{HwConfig, SwitchingConfig};
 use crate::engine::network::{NetMeasures, Network, Outbox, Window};
+use crate::engine::partition::PartOut;
 use crate::engine::sim::{MeasureWindow, Simulation};
-use crate::engine::wheel::Wheel;
 use crate::error::Result;
 use crate::rng::{stream, NodeRng};
 use crate::router::buffers::{InputBuffers, MsgHeader, OutputVcs, VcState};
@@ -53,7 +53,23 @@ pub fn zero_load_latency(cfg: &HwConfig, hops: u64, len: u64) -> Cycle {
     (hops + 1) * per_router + hops * cfg.links.latency + EJECT_LATENCY + len.div_ceil(w) - 1
 }
 
-/// The wormhole routers of a set of nodes (a partition; today the whole network).
+/// A message header that travels to another partition with its head flit: the sender
+/// writes it into the downstream VC's message slot, which belongs to the receiver.
+#[derive(Clone, Copy, Debug)]
+pub struct RemoteHeader {
+    /// Downstream node (global number).
+    pub node: u32,
+    /// Its input port.
+    pub port: u8,
+    /// Its VC.
+    pub vc: u8,
+    /// The header.
+    pub hdr: MsgHeader,
+}
+
+/// The wormhole routers of a contiguous range of nodes (a partition, or the whole
+/// network). Per-node arrays are indexed by the node's number minus `lo`; events and
+/// tables carry global node numbers.
 #[derive(Clone, Debug)]
 pub struct WormholeNet {
     /// The network graph.
@@ -95,11 +111,25 @@ pub struct WormholeNet {
     pub delivered: u64,
     /// Measured messages whose tail was absorbed.
     pub measured_delivered: u64,
+    /// First node of the range.
+    pub lo: usize,
+    local: usize,
 }
 
 impl WormholeNet {
     /// Builds the routers of every node of a validated machine.
     pub fn new(cfg: &HwConfig, machine: &Machine, seed: u64, rep: u32) -> Result<Self> {
+        Self::new_range(cfg, machine, seed, rep, (0, machine.topology.nodes()))
+    }
+
+    /// Builds the routers of nodes `lo..hi`.
+    pub fn new_range(
+        cfg: &HwConfig,
+        machine: &Machine,
+        seed: u64,
+        rep: u32,
+        (lo, hi): (usize, usize),
+    ) -> Result<Self> {
         let SwitchingConfig::Wormhole { selection, .. } = cfg.switching else {
             return Err(crate::error::Error::config(
                 "internal: a wormhole network was asked to run a non-wormhole machine",
@@ -110,11 +140,11 @@ impl WormholeNet {
         let routing = machine.routing.clone().ok_or_else(|| {
             crate::error::Error::config("internal: wormhole machine without a routing function")
         })?;
-        let nodes = topology.nodes();
+        let nodes = hi - lo;
         let layout = Layout::new(topology.degree(), r.vcs as usize, dma as usize);
         let exists = |n: usize, p: usize| {
             topology
-                .neighbor(NodeId(n as u32), PortId(p as u8))
+                .neighbor(NodeId((n + lo) as u32), PortId(p as u8))
                 .is_some()
         };
         let p = &r.pipeline;
@@ -142,9 +172,11 @@ impl WormholeNet {
             route_service: r.controller.route,
             vc_alloc_delay: p.vc_alloc,
             switch_alloc_delay: p.switch_alloc,
-            router_rng: (0..nodes as u32).map(|n| stream(seed, rep, n, 1)).collect(),
-            down: Self::table(topology, |n, p| topology.neighbor(n, p)),
-            up: Self::table(topology, |n, p| topology.upstream(n, p)),
+            router_rng: (lo as u32..hi as u32)
+                .map(|n| stream(seed, rep, n, 1))
+                .collect(),
+            down: Self::table(topology, lo..hi, |n, p| topology.neighbor(n, p)),
+            up: Self::table(topology, lo..hi, |n, p| topology.upstream(n, p)),
             link_flits: vec![0; nodes * layout.all_ports()],
             flits_live: 0,
             last_move: 0,
@@ -152,13 +184,20 @@ impl WormholeNet {
             flits_accepted: 0,
             delivered: 0,
             measured_delivered: 0,
+            lo,
+            local: nodes,
         })
     }
 
-    /// Neighbour table [node][port], so the per-flit path does no coordinate arithmetic.
-    fn table(topology: &Topology, f: impl Fn(NodeId, PortId) -> Option<NodeId>) -> Vec<u32> {
+    /// Neighbour table [node][port] of the nodes in `range`, so the per-flit path does no
+    /// coordinate arithmetic.
+    fn table(
+        topology: &Topology,
+        range: std::ops::Range<usize>,
+        f: impl Fn(NodeId, PortId) -> Option<NodeId>,
+    ) -> Vec<u32> {
         let d = topology.degree();
-        (0..topology.nodes() as u32)
+        (range.start as u32..range.end as u32)
             .flat_map(|n| (0..d).map(move |p| (n, p)))
             .map(|(n, p)| f(NodeId(n), PortId(p as u8)).map_or(u32::MAX, |x| x.0))
             .collect()
@@ -186,9 +225,17 @@ impl WormholeNet {
         self.ctrl.servers()
     }
 
-    /// Number of nodes.
+    /// Number of nodes in the range.
     pub fn nodes(&self) -> usize {
-        self.topology.nodes()
+        self.local
+    }
+
+    /// Writes a header that arrived from another partition into its VC's message slot.
+    pub fn accept_header(&mut self, r: RemoteHeader) {
+        let i = self
+            .layout
+            .vc_idx(r.node as usize - self.lo, r.port as usize, r.vc as usize);
+        self.inputs.msg[i].hdr = r.hdr;
     }
 
     /// Applies a flit or credit arriving this cycle.
@@ -203,7 +250,7 @@ impl WormholeNet {
                 n,
                 head,
             } => {
-                let (node, port, vc) = (node as usize, port as usize, vc as usize);
+                let (node, port, vc) = (node as usize - self.lo, port as usize, vc as usize);
                 let i = lay.vc_idx(node, port, vc);
                 let slot = &mut self.inputs.vc[i];
                 if head {
@@ -229,7 +276,7 @@ impl WormholeNet {
                 n,
                 free,
             } => {
-                let (node, port, vc) = (node as usize, port as usize, vc as usize);
+                let (node, port, vc) = (node as usize - self.lo, port as usize, vc as usize);
                 let o = lay.vc_idx(node, port, vc);
                 let was = self.outputs.credits[o];
                 self.outputs.credits[o] += n as u32;
@@ -275,7 +322,7 @@ impl WormholeNet {
         n: usize,
         t: Cycle,
         win: &impl Window,
-        out: &mut impl Outbox<LinkEvent>,
+        out: &mut PartOut<LinkEvent, RemoteHeader>,
         stats: &mut MsgStats,
     ) {
         let lay = self.layout;
@@ -337,7 +384,7 @@ impl WormholeNet {
                 let i = lay.vc_idx(n, ip, iv);
                 let (slot, msg) = (&mut self.inputs.vc[i], &mut self.inputs.msg[i]);
                 msg.hdr.ctrl_wait = msg.hdr.ctrl_wait.saturating_add((t - req.arrived) as u32);
-                let here = NodeId(n as u32);
+                let here = NodeId((n + self.lo) as u32);
                 msg.route = if msg.hdr.dst == here {
                     Route {
                         adaptive_ports: 0,
@@ -386,7 +433,7 @@ impl WormholeNet {
         t: Cycle,
         g: crate::router::crossbar::Grant,
         win: &impl Window,
-        out: &mut impl Outbox<LinkEvent>,
+        out: &mut PartOut<LinkEvent, RemoteHeader>,
         stats: &mut MsgStats,
     ) {
         let lay = self.layout;
@@ -458,7 +505,20 @@ impl WormholeNet {
             let to = self.down[n * lay.ports + op];
             debug_assert_ne!(to, u32::MAX, "output VCs exist only on existing ports");
             if head {
-                self.inputs.msg[lay.vc_idx(to as usize, op, ov)].hdr = msg.hdr;
+                let hdr = msg.hdr;
+                if out.is_local(to) {
+                    self.inputs.msg[lay.vc_idx(to as usize - self.lo, op, ov)].hdr = hdr;
+                } else {
+                    out.remote(
+                        to,
+                        RemoteHeader {
+                            node: to,
+                            port: op as u8,
+                            vc: ov as u8,
+                            hdr,
+                        },
+                    );
+                }
             }
             out.send(
                 t + self.timing.flit_delay(),
@@ -495,14 +555,25 @@ impl WormholeNet {
 
 impl Network for WormholeNet {
     type Event = LinkEvent;
+    type Remote = RemoteHeader;
     // Arrivals set per-port bits and counters; their order within a cycle is irrelevant.
     const SORT_EVENTS: bool = false;
+    const PARTITIONABLE: bool = true;
 
-    fn build(cfg: &HwConfig, machine: &Machine, seed: u64, rep: u32) -> Result<Self> {
-        WormholeNet::new(cfg, machine, seed, rep)
+    fn build(
+        cfg: &HwConfig,
+        machine: &Machine,
+        seed: u64,
+        rep: u32,
+        range: (usize, usize),
+    ) -> Result<Self> {
+        WormholeNet::new_range(cfg, machine, seed, rep, range)
     }
     fn nodes(&self) -> usize {
-        self.topology.nodes()
+        self.local
+    }
+    fn accept_remote(&mut self, r: RemoteHeader) {
+        self.accept_header(r);
     }
     fn horizon(&self) -> Cycle {
         self.timing.horizon()
@@ -522,7 +593,7 @@ impl Network for WormholeNet {
         e: LinkEvent,
         _t: Cycle,
         _win: &MeasureWindow,
-        _out: &mut Wheel<LinkEvent>,
+        _out: &mut PartOut<LinkEvent, RemoteHeader>,
         _stats: &mut MsgStats,
     ) {
         WormholeNet::deliver(self, e)
@@ -533,7 +604,7 @@ impl Network for WormholeNet {
         n: usize,
         t: Cycle,
         win: &MeasureWindow,
-        out: &mut Wheel<LinkEvent>,
+        out: &mut PartOut<LinkEvent, RemoteHeader>,
         stats: &mut MsgStats,
     ) {
         WormholeNet::step_node(self, n, t, win, out, stats)
@@ -554,8 +625,14 @@ impl Network for WormholeNet {
     fn measured_delivered(&self) -> u64 {
         self.measured_delivered
     }
-    fn stalled(&self, t: Cycle, limit: Cycle) -> bool {
-        self.flits_live > 0 && t - self.last_move > limit
+    fn live_work(&self) -> u64 {
+        self.flits_live
+    }
+    fn last_progress(&self) -> Cycle {
+        self.last_move
+    }
+    fn proven_stall(&self) -> bool {
+        false
     }
     fn explain_deadlock(sim: &Simulation<Self>) -> String {
         crate::engine::watchdog::describe(sim)
@@ -568,21 +645,23 @@ impl Network for WormholeNet {
     }
     fn measures(&self, start: Cycle, end: Cycle) -> NetMeasures {
         let lay = self.layout;
-        let w = (end - start).max(1) as f64 * self.timing.width as f64;
-        let (mut sum, mut max, mut count) = (0.0, 0.0f64, 0usize);
+        let (mut sum, mut max, mut count) = (0u64, 0u64, 0usize);
         for node in 0..self.nodes() {
             for p in 0..lay.ports {
                 if self.down[node * lay.ports + p] != u32::MAX {
-                    let u = self.link_flits[lay.port_idx(node, p)] as f64 / w;
-                    sum += u;
-                    max = max.max(u);
+                    let f = self.link_flits[lay.port_idx(node, p)];
+                    sum += f;
+                    max = max.max(f);
                     count += 1;
                 }
             }
         }
         NetMeasures {
             flits_accepted: self.flits_accepted,
-            links: (if count > 0 { sum / count as f64 } else { 0.0 }, max),
+            link_busy: sum,
+            link_busy_max: max,
+            link_count: count,
+            link_capacity: (end - start).max(1) as f64 * self.timing.width as f64,
         }
     }
 }

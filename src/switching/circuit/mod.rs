@@ -70,8 +70,8 @@ pub mod measure;
 use crate::config::validate::Machine;
 use crate::config::{AckDelay, BackoffDist, ConflictStrategy, Duplex, HwConfig, SwitchingConfig};
 use crate::engine::network::{NetMeasures, Network, Outbox, Window};
+use crate::engine::partition::PartOut;
 use crate::engine::sim::{MeasureWindow, Simulation};
-use crate::engine::wheel::Wheel;
 use crate::error::{Error, Result};
 use crate::rng::{below, exponential, stream, NodeRng};
 use crate::router::buffers::MsgHeader;
@@ -1295,12 +1295,27 @@ impl CircuitNet {
 
 impl Network for CircuitNet {
     type Event = CircuitEvent;
+    type Remote = ();
     // Arrivals join controller FIFOs, so their order within a cycle matters.
     const SORT_EVENTS: bool = true;
+    // A circuit's record is shared by the nodes along its path; see the README.
+    const PARTITIONABLE: bool = false;
 
-    fn build(cfg: &HwConfig, machine: &Machine, seed: u64, rep: u32) -> Result<Self> {
+    fn build(
+        cfg: &HwConfig,
+        machine: &Machine,
+        seed: u64,
+        rep: u32,
+        range: (usize, usize),
+    ) -> Result<Self> {
+        if range != (0, machine.topology.nodes()) {
+            return Err(Error::config(
+                "circuit switching steps the whole network on one thread",
+            ));
+        }
         CircuitNet::new(cfg, machine, seed, rep)
     }
+    fn accept_remote(&mut self, _r: ()) {}
     fn nodes(&self) -> usize {
         self.topology.nodes()
     }
@@ -1326,7 +1341,7 @@ impl Network for CircuitNet {
         e: CircuitEvent,
         t: Cycle,
         win: &MeasureWindow,
-        out: &mut Wheel<CircuitEvent>,
+        out: &mut PartOut<CircuitEvent, ()>,
         stats: &mut MsgStats,
     ) {
         self.apply(e, t, win, out, stats);
@@ -1336,7 +1351,7 @@ impl Network for CircuitNet {
         n: usize,
         t: Cycle,
         win: &MeasureWindow,
-        out: &mut Wheel<CircuitEvent>,
+        out: &mut PartOut<CircuitEvent, ()>,
         stats: &mut MsgStats,
     ) {
         self.step(n, t, win, out, stats);
@@ -1357,7 +1372,15 @@ impl Network for CircuitNet {
     fn measured_delivered(&self) -> u64 {
         self.measured_delivered
     }
-    fn stalled(&self, _t: Cycle, _limit: Cycle) -> bool {
+    fn live_work(&self) -> u64 {
+        // Circuits are watched by their waits, not by a no-progress timer: a long data
+        // phase is progress nobody sees.
+        0
+    }
+    fn last_progress(&self) -> Cycle {
+        0
+    }
+    fn proven_stall(&self) -> bool {
         // Drop and adaptive never hold while waiting; hold deadlocks exactly when its
         // waits form a cycle, unless a hold timeout will break the cycle.
         self.hold_timeout.is_none() && self.wait_cycle().is_some()
@@ -1401,10 +1424,10 @@ impl Network for CircuitNet {
         }
         NetMeasures {
             flits_accepted: self.flits_accepted,
-            links: (
-                sum as f64 / (self.n_links.max(1) as f64 * w),
-                max as f64 / w,
-            ),
+            link_busy: sum,
+            link_busy_max: max,
+            link_count: self.n_links,
+            link_capacity: w,
         }
     }
 }

@@ -1,0 +1,205 @@
+//! Partitioned stepping: the nodes are split into T contiguous ranges, one scoped thread
+//! each, and every cycle ends with one barrier.
+//!
+//! A cycle, for the thread of partition p:
+//! 1. step its own nodes ([`Simulation::step_local`]); events for other partitions
+//!    collect in its outbox;
+//! 2. hand those over — swap each outbox vector into the mailbox (p → q) of this cycle's
+//!    parity — and publish its [`Summary`];
+//! 3. wait at the barrier;
+//! 4. take what the others sent it (mailboxes q → p), read every summary, and let its own
+//!    copy of the [`Coordinator`] decide where the clock goes next, or whether to stop.
+//!
+//! Mailboxes and summaries are double-buffered by cycle parity: what a thread writes in
+//! cycle t+1 goes to the other half, and no thread writes a half again before every
+//! thread has passed the barrier of the cycle that read it, so one barrier per cycle is
+//! enough. Every thread feeds identical summaries to identical coordinators, so all take
+//! the same decision, which is also the decision a single partition takes: results do not
+//! depend on T. Events cross partitions only with a delay of at least one cycle (a link
+//! is a register pipeline), so handing them over at the end of the cycle is exact.
+
+use super::network::Network;
+use super::partition::ranges;
+use super::sim::{Decision, Simulation, Stop, Summary};
+use crate::config::HwConfig;
+use crate::error::Result;
+use crate::types::Cycle;
+use crossbeam_utils::{Backoff, CachePadded};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+/// A barrier that every partition's thread waits at once per cycle.
+pub trait CycleBarrier: Sync {
+    /// Blocks until all threads have called it.
+    fn wait(&self);
+}
+
+/// Sense-reversing spin barrier on cache-padded atomics, spinning with exponential
+/// back-off and yielding when the wait is long (threads may outnumber cores).
+pub struct SpinBarrier {
+    threads: usize,
+    arrived: CachePadded<AtomicUsize>,
+    generation: CachePadded<AtomicUsize>,
+}
+
+impl SpinBarrier {
+    /// A barrier for `threads` threads.
+    pub fn new(threads: usize) -> Self {
+        SpinBarrier {
+            threads,
+            arrived: CachePadded::new(AtomicUsize::new(0)),
+            generation: CachePadded::new(AtomicUsize::new(0)),
+        }
+    }
+}
+
+impl CycleBarrier for SpinBarrier {
+    fn wait(&self) {
+        let gen = self.generation.load(Ordering::Acquire);
+        if self.arrived.fetch_add(1, Ordering::AcqRel) + 1 == self.threads {
+            self.arrived.store(0, Ordering::Relaxed);
+            self.generation.fetch_add(1, Ordering::Release);
+        } else {
+            let backoff = Backoff::new();
+            while self.generation.load(Ordering::Acquire) == gen {
+                backoff.snooze();
+            }
+        }
+    }
+}
+
+/// The standard library's blocking barrier (the benchmark's baseline).
+pub struct StdBarrier(std::sync::Barrier);
+
+impl StdBarrier {
+    /// A barrier for `threads` threads.
+    pub fn new(threads: usize) -> Self {
+        StdBarrier(std::sync::Barrier::new(threads))
+    }
+}
+
+impl CycleBarrier for StdBarrier {
+    fn wait(&self) {
+        self.0.wait();
+    }
+}
+
+/// How many partitions a run of `nodes` nodes uses when `threads` are asked for and a
+/// partition needs at least `min_nodes` nodes to pay for its barrier (the default, 128,
+/// comes from `routemu bench`; see README).
+pub fn partitions_for<N: Network>(nodes: usize, threads: usize, min_nodes: usize) -> usize {
+    if !N::PARTITIONABLE {
+        return 1;
+    }
+    threads.clamp(1, (nodes / min_nodes.max(1)).max(1))
+}
+
+type Mail<N> = (
+    Vec<(Cycle, <N as Network>::Event)>,
+    Vec<<N as Network>::Remote>,
+);
+
+/// Runs replication `rep` of `cfg` on `parts` partitions (spin barrier); returns the
+/// partitions in node order and how the run ended.
+pub fn run_partitioned<N: Network + Send>(
+    cfg: &HwConfig,
+    rep: u32,
+    parts: usize,
+    progress: &mut dyn FnMut(Cycle),
+) -> Result<(Vec<Simulation<N>>, Stop)> {
+    let barrier = SpinBarrier::new(parts.max(1));
+    run_with_barrier(cfg, rep, parts, &barrier, progress)
+}
+
+/// As [`run_partitioned`], with a chosen barrier.
+pub fn run_with_barrier<N: Network + Send, B: CycleBarrier>(
+    cfg: &HwConfig,
+    rep: u32,
+    parts: usize,
+    barrier: &B,
+    progress: &mut dyn FnMut(Cycle),
+) -> Result<(Vec<Simulation<N>>, Stop)> {
+    let nodes = crate::config::validate::validate(cfg)?.topology.nodes();
+    let rs = ranges(nodes, parts.max(1));
+    let chunk = rs[0].1 - rs[0].0;
+    let t = rs.len();
+    let mut sims = rs
+        .iter()
+        .map(|&r| Simulation::<N>::build_part(cfg, rep, r, chunk, t))
+        .collect::<Result<Vec<_>>>()?;
+    if t == 1 {
+        let stop = sims[0].run(progress);
+        return Ok((sims, stop));
+    }
+    let mail: Vec<Mutex<Mail<N>>> = (0..2 * t * t)
+        .map(|_| Mutex::new((Vec::new(), Vec::new())))
+        .collect();
+    let sums: Vec<Mutex<Summary>> = (0..2 * t).map(|_| Mutex::new(Summary::default())).collect();
+    let stop = std::thread::scope(|scope| {
+        let (first, rest) = sims.split_first_mut().expect("at least one partition");
+        let (mail, sums) = (&mail, &sums);
+        let handles: Vec<_> = rest
+            .iter_mut()
+            .enumerate()
+            .map(|(i, sim)| {
+                scope.spawn(move || partition_loop(i + 1, t, sim, mail, sums, barrier, &mut |_| {}))
+            })
+            .collect();
+        let stop = partition_loop(0, t, first, mail, sums, barrier, progress);
+        for h in handles {
+            // A partition thread only ends by reaching the same decision.
+            let _ = h.join();
+        }
+        stop
+    });
+    let stop = match stop {
+        // The description needs the whole network in one place: replay on one
+        // partition, which reaches the very same state.
+        Stop::Deadlock(_) => Simulation::<N>::build(cfg, rep)?.run(&mut |_| {}),
+        s => s,
+    };
+    Ok((sims, stop))
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn partition_loop<N: Network, B: CycleBarrier>(
+    p: usize,
+    t: usize,
+    sim: &mut Simulation<N>,
+    mail: &[Mutex<Mail<N>>],
+    sums: &[Mutex<Summary>],
+    barrier: &B,
+    progress: &mut dyn FnMut(Cycle),
+) -> Stop {
+    let mut parity = 0;
+    let mut all = vec![Summary::default(); t];
+    loop {
+        sim.step_local();
+        for q in (0..t).filter(|&q| q != p) {
+            let mut mb = lock(&mail[(parity * t + p) * t + q]);
+            std::mem::swap(&mut mb.0, &mut sim.out.events[q]);
+            std::mem::swap(&mut mb.1, &mut sim.out.extras[q]);
+        }
+        *lock(&sums[parity * t + p]) = sim.summary();
+        barrier.wait();
+        for q in (0..t).filter(|&q| q != p) {
+            let mut mb = lock(&mail[(parity * t + q) * t + p]);
+            let (events, extras) = &mut *mb;
+            sim.absorb(events, extras);
+        }
+        for (q, s) in all.iter_mut().enumerate() {
+            *s = *lock(&sums[parity * t + q]);
+        }
+        match sim.coordinate(&all, progress) {
+            Decision::Continue { next, window_end } => sim.advance(next, window_end),
+            Decision::Stop(stop, window_end) => {
+                sim.finish(window_end);
+                return stop;
+            }
+        }
+        parity ^= 1;
+    }
+}

@@ -1,0 +1,120 @@
+//! A partition's view of the rest of the network: the outbox through which its routers
+//! send. Events for its own nodes go onto its own calendar; events for another
+//! partition's nodes, and the side data that travels with them (`R`, e.g. a wormhole
+//! header written into the downstream buffer), are collected per destination partition
+//! and handed over explicitly at the end of the cycle. That hand-over is the only
+//! exchange between partitions, which is what would let a partition live in another
+//! process.
+//!
+//! Partitions are contiguous node ranges of `chunk` nodes (the last may be shorter).
+
+use super::network::Outbox;
+use super::wheel::Wheel;
+use crate::types::Cycle;
+
+/// The contiguous node ranges of `parts` partitions of `nodes` nodes.
+pub fn ranges(nodes: usize, parts: usize) -> Vec<(usize, usize)> {
+    let chunk = nodes.div_ceil(parts.max(1));
+    (0..parts)
+        .map(|p| (p * chunk, ((p + 1) * chunk).min(nodes)))
+        .filter(|(lo, hi)| lo < hi)
+        .collect()
+}
+
+/// Where a partition's routers put what they send.
+#[derive(Clone, Debug)]
+pub struct PartOut<E, R> {
+    /// This partition's calendar.
+    pub wheel: Wheel<E>,
+    /// First node of the partition.
+    pub lo: u32,
+    /// One past its last node.
+    pub hi: u32,
+    chunk: u32,
+    node_of: fn(&E) -> u32,
+    /// Events for other partitions' nodes, by destination partition.
+    pub events: Vec<Vec<(Cycle, E)>>,
+    /// Side data for other partitions, by destination partition.
+    pub extras: Vec<Vec<R>>,
+    /// Earliest cycle of an event sent to another partition since the last hand-over.
+    pub earliest_remote: Cycle,
+}
+
+impl<E, R> PartOut<E, R> {
+    /// The outbox of the partition `[lo, hi)` among `parts` partitions of `chunk` nodes.
+    pub fn new(
+        horizon: Cycle,
+        (lo, hi): (usize, usize),
+        chunk: usize,
+        parts: usize,
+        node_of: fn(&E) -> u32,
+    ) -> Self {
+        PartOut {
+            wheel: Wheel::new(horizon),
+            lo: lo as u32,
+            hi: hi as u32,
+            chunk: chunk.max(1) as u32,
+            node_of,
+            events: (0..parts).map(|_| Vec::new()).collect(),
+            extras: (0..parts).map(|_| Vec::new()).collect(),
+            earliest_remote: Cycle::MAX,
+        }
+    }
+
+    /// Whether `node` belongs to this partition.
+    #[inline]
+    pub fn is_local(&self, node: u32) -> bool {
+        node >= self.lo && node < self.hi
+    }
+
+    /// The partition `node` belongs to.
+    #[inline]
+    pub fn part_of(&self, node: u32) -> usize {
+        (node / self.chunk) as usize
+    }
+
+    /// Sends side data to the partition of `node`.
+    #[inline]
+    pub fn remote(&mut self, node: u32, r: R) {
+        let p = self.part_of(node);
+        self.extras[p].push(r);
+    }
+}
+
+impl<E, R> Outbox<E> for PartOut<E, R> {
+    #[inline]
+    fn send(&mut self, at: Cycle, e: E) {
+        let n = (self.node_of)(&e);
+        if self.is_local(n) {
+            self.wheel.schedule(at, e);
+        } else {
+            let p = self.part_of(n);
+            self.earliest_remote = self.earliest_remote.min(at);
+            self.events[p].push((at, e));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_cover_every_node_once_in_order() {
+        assert_eq!(ranges(10, 3), vec![(0, 4), (4, 8), (8, 10)]);
+        assert_eq!(ranges(4, 4), vec![(0, 1), (1, 2), (2, 3), (3, 4)]);
+        assert_eq!(ranges(64, 1), vec![(0, 64)]);
+    }
+
+    #[test]
+    fn events_for_other_partitions_are_held_for_the_hand_over() {
+        let mut o: PartOut<u32, ()> = PartOut::new(4, (4, 8), 4, 3, |e| *e);
+        o.send(2, 5);
+        o.send(3, 9);
+        o.send(7, 1);
+        assert_eq!(o.wheel.pending(), 1);
+        assert_eq!(o.events[2], vec![(3, 9)]);
+        assert_eq!(o.events[0], vec![(7, 1)]);
+        assert_eq!(o.earliest_remote, 3);
+    }
+}

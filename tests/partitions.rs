@@ -1,0 +1,103 @@
+//! Partitioned stepping changes nothing: every preset gives the same report with 1, 2,
+//! 3 and 4 partitions, with and without idle skipping, and with replications run side by
+//! side; a deadlock is found at the same cycle and described the same way.
+
+mod common;
+
+use routemu::config::{HwConfig, Measure};
+use routemu::engine::experiment::run_experiment;
+use serde_json::Value;
+
+fn report(cfg: &HwConfig) -> Value {
+    let r = run_experiment(cfg, &mut |_, _| {}).unwrap();
+    let mut v = serde_json::to_value(&r).unwrap();
+    let o = v.as_object_mut().unwrap();
+    for k in ["wall_seconds", "node_cycles_per_second", "threads"] {
+        o.remove(k);
+    }
+    let e = v["config"]["experiment"].as_object_mut().unwrap();
+    for k in ["threads", "jobs", "idle_skip"] {
+        e.remove(k);
+    }
+    v
+}
+
+fn short(name: &str, mut cfg: HwConfig) -> HwConfig {
+    cfg.experiment.replications = 2;
+    // Let the split happen whatever the network's size.
+    cfg.experiment.partition_min_nodes = 1;
+    if name.starts_with("circuit") {
+        cfg.experiment.warmup = 20_000;
+        cfg.experiment.measure = Measure::Cycles(60_000);
+        cfg.workload.rate *= 2.0;
+    } else {
+        cfg.experiment.warmup = 2_000;
+        cfg.experiment.measure = Measure::Cycles(5_000);
+        cfg.workload.rate *= 3.0;
+    }
+    cfg
+}
+
+fn all_presets() -> Vec<(String, HwConfig)> {
+    let mut v = common::wormhole_presets();
+    v.extend(common::circuit_presets());
+    v
+}
+
+#[test]
+fn every_preset_gives_the_same_report_on_1_2_3_and_4_partitions() {
+    for (name, cfg) in all_presets() {
+        let cfg = short(&name, cfg);
+        let one = report(&cfg);
+        for t in [2, 3, 4] {
+            let mut c = cfg.clone();
+            c.experiment.threads = t;
+            assert_eq!(one, report(&c), "{name} with {t} threads");
+        }
+    }
+}
+
+#[test]
+fn the_split_really_happens_for_wormhole_and_falls_back_when_partitions_are_small() {
+    let mut cfg = short("w", common::preset("wormhole-torus-dor.ron"));
+    cfg.experiment.threads = 3;
+    let r = run_experiment(&cfg, &mut |_, _| {}).unwrap();
+    assert_eq!(r.threads, 3);
+    cfg.experiment.partition_min_nodes = 128;
+    let r = run_experiment(&cfg, &mut |_, _| {}).unwrap();
+    assert_eq!(r.threads, 1, "64 nodes do not pay for a second partition");
+}
+
+#[test]
+fn idle_skipping_changes_nothing_on_partitions() {
+    let mut cfg = short("w", common::preset("wormhole-hypercube.ron"));
+    cfg.experiment.threads = 2;
+    cfg.workload.rate /= 10.0;
+    let a = report(&cfg);
+    cfg.experiment.idle_skip = false;
+    assert_eq!(a, report(&cfg));
+}
+
+#[test]
+fn replications_side_by_side_give_the_same_report() {
+    for file in ["wormhole-torus-adaptive.ron", "circuit-drop.ron"] {
+        let mut cfg = short(file, common::preset(file));
+        cfg.experiment.replications = 4;
+        let a = report(&cfg);
+        cfg.experiment.jobs = 3;
+        cfg.experiment.threads = 2;
+        assert_eq!(a, report(&cfg), "{file}");
+    }
+}
+
+#[test]
+fn a_deadlock_is_found_at_the_same_cycle_and_described_alike_on_partitions() {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/deadlock-ring.ron");
+    let mut cfg = routemu::config::load::load_hw(&path).unwrap();
+    cfg.experiment.partition_min_nodes = 1;
+    let a = report(&cfg);
+    assert!(a["deadlock"].is_object());
+    cfg.experiment.threads = 2;
+    assert_eq!(a, report(&cfg));
+}
