@@ -224,9 +224,7 @@ fn the_invariant_checker_notices_a_leaked_credit_and_a_doubly_held_vc() {
     let (a, b) = active
         .iter()
         .flat_map(|&a| active.iter().map(move |&b| (a, b)))
-        .find(|&(a, b)| {
-            a != b && a / (lay.all_ports() * lay.slots) == b / (lay.all_ports() * lay.slots)
-        })
+        .find(|&(a, b)| a != b && a / lay.per_node == b / lay.per_node)
         .expect("two active VCs at one router");
     let (p, v) = (
         twice.net.inputs.vc[a].out_port,

@@ -153,8 +153,8 @@ impl InputBuffers {
     /// Empty buffers.
     pub fn new(nodes: usize, layout: &Layout) -> Self {
         InputBuffers {
-            vc: vec![InVc::default(); nodes * layout.all_ports() * layout.slots],
-            msg: vec![VcMsg::default(); nodes * layout.all_ports() * layout.slots],
+            vc: vec![InVc::default(); nodes * layout.per_node],
+            msg: vec![VcMsg::default(); nodes * layout.per_node],
             wait_vc: VcMasks::new(nodes, layout),
             ready: VcMasks::new(nodes, layout),
             new_head: vec![0; nodes],
@@ -173,7 +173,7 @@ pub struct OutputVcs {
     pub free: Vec<u64>,
     /// [node][port]: credits summed over the port's VCs.
     pub credit_sum: Vec<u32>,
-    /// [node][port][slot]: the input VC (port·slots + vc) the output VC is allocated to,
+    /// [node][port][slot]: the input VC slot (`Layout::slot`) the output VC is allocated to,
     /// so a returning credit can wake the VC that stalled waiting for it.
     pub holder: Vec<u16>,
 }
@@ -188,10 +188,10 @@ impl OutputVcs {
     ) -> Self {
         let np = layout.all_ports();
         let mut o = OutputVcs {
-            credits: vec![0; nodes * np * layout.slots],
+            credits: vec![0; nodes * layout.per_node],
             free: vec![0; nodes * np],
             credit_sum: vec![0; nodes * np],
-            holder: vec![0; nodes * np * layout.slots],
+            holder: vec![0; nodes * layout.per_node],
         };
         for n in 0..nodes {
             for p in 0..np {

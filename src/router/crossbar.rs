@@ -125,9 +125,9 @@ impl Crossbar {
         let local = layout.local();
         let xputs = self.xputs;
         let rr = self.arbiter == Arbiter::RoundRobin;
-        let slots = layout.slots;
+        let stride = layout.vcs;
         let base = layout.vc_idx(n, 0, 0);
-        let vcs = &inputs.vc[base..base + np * slots];
+        let vcs = &inputs.vc[base..base + layout.per_node];
         self.granted = 0;
         // One VC of one input wants the switch (the usual case below saturation): it gets
         // its output, exactly as the general allocator would grant it, only sooner.
@@ -138,7 +138,7 @@ impl Crossbar {
                 ports.trailing_zeros() as usize,
                 single.trailing_zeros() as usize,
             );
-            let vc = &vcs[ip * slots + iv];
+            let vc = &vcs[ip * stride + iv];
             if vc.ready_at <= t {
                 let (op, ov) = (vc.out_port as usize, vc.out_vc as usize);
                 let x = if op == local { local + ov } else { op };
@@ -151,7 +151,11 @@ impl Crossbar {
                 };
                 self.granted = 1;
                 if rr {
-                    self.in_ptr[n * np + ip] = if iv + 1 == slots { 0 } else { iv as u8 + 1 };
+                    self.in_ptr[n * np + ip] = if iv + 1 == layout.vcs_of(ip) {
+                        0
+                    } else {
+                        iv as u8 + 1
+                    };
                     self.out_ptr[n * xputs + x] = if xin + 1 == xputs { 0 } else { xin as u8 + 1 };
                 }
             }
@@ -178,7 +182,7 @@ impl Crossbar {
                 let mut taken = out_used;
                 let mut picked = wins[ip] as usize;
                 for iv in BitIter(high).chain(BitIter(mask & !high)) {
-                    let vc = &vcs[ip * slots + iv];
+                    let vc = &vcs[ip * stride + iv];
                     let (op, ov) = (vc.out_port as usize, vc.out_vc as usize);
                     let x = if op == local { local + ov } else { op };
                     let xin = if network { ip } else { local + iv };
@@ -186,7 +190,7 @@ impl Crossbar {
                         continue;
                     }
                     // The buffers keep a VC out of `ready` while its output has no credit.
-                    debug_assert!(op == local || outputs.credits[base + op * slots + ov] > 0);
+                    debug_assert!(op == local || outputs.credits[base + op * stride + ov] > 0);
                     self.out_req[x] |= 1 << xin;
                     self.req_vc[xin * xputs + x] = iv as u8;
                     touched |= 1 << x;
@@ -218,7 +222,7 @@ impl Crossbar {
                     (local, xin - local)
                 };
                 let (op, ov) = if x < local {
-                    (x, vcs[ip * slots + iv].out_vc as usize)
+                    (x, vcs[ip * stride + iv].out_vc as usize)
                 } else {
                     (local, x - local)
                 };
@@ -238,7 +242,7 @@ impl Crossbar {
                 }
                 if rr {
                     let next_vc = iv + 1;
-                    self.in_ptr[n * np + ip] = if next_vc == layout.slots {
+                    self.in_ptr[n * np + ip] = if next_vc == layout.vcs_of(ip) {
                         0
                     } else {
                         next_vc as u8

@@ -14,9 +14,11 @@ pub mod vc_alloc;
 
 /// Shape of every router of a network: how per-node arrays are indexed.
 ///
-/// Ports `0..ports` are network ports, port `ports` is the local port. Every port has
-/// `slots` VC slots: network ports use `vcs` of them, the local port `dma` of them (its
-/// "VCs" are the DMA engines).
+/// Ports `0..ports` are network ports, port `ports` is the local port. A node's VC slots
+/// are packed: network port p has slots p·vcs .. p·vcs + vcs, the local port (whose
+/// "VCs" are the DMA engines) the `dma` slots after them, so a node with many DMA engines
+/// and few VCs (a d = 20 hypercube: 20 engines, 2 VCs) does not pay for engines on every
+/// port.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Layout {
     /// Network ports per node.
@@ -25,8 +27,8 @@ pub struct Layout {
     pub vcs: usize,
     /// DMA engines per node (injection and ejection each).
     pub dma: usize,
-    /// VC slots per port: max(vcs, dma).
-    pub slots: usize,
+    /// VC slots per node: ports·vcs + dma.
+    pub per_node: usize,
 }
 
 impl Layout {
@@ -36,7 +38,7 @@ impl Layout {
             ports,
             vcs,
             dma,
-            slots: vcs.max(dma),
+            per_node: ports * vcs + dma,
         }
     }
 
@@ -61,7 +63,24 @@ impl Layout {
     /// Index of (node, port, vc) in per-VC arrays.
     #[inline]
     pub fn vc_idx(&self, node: usize, port: usize, vc: usize) -> usize {
-        self.port_idx(node, port) * self.slots + vc
+        node * self.per_node + self.slot(port, vc)
+    }
+
+    /// The slot of (port, vc) within its node.
+    #[inline]
+    pub fn slot(&self, port: usize, vc: usize) -> usize {
+        port * self.vcs + vc
+    }
+
+    /// The (port, vc) of a slot within its node.
+    #[inline]
+    pub fn unslot(&self, slot: usize) -> (usize, usize) {
+        let local = self.ports * self.vcs;
+        if slot >= local {
+            (self.ports, slot - local)
+        } else {
+            (slot / self.vcs, slot % self.vcs)
+        }
     }
 
     /// Number of VCs (or DMA engines) on `port`.
@@ -72,5 +91,25 @@ impl Layout {
         } else {
             self.vcs
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn packed_slots_are_distinct_and_round_trip() {
+        let lay = Layout::new(3, 2, 5);
+        let mut seen = std::collections::BTreeSet::new();
+        for p in 0..lay.all_ports() {
+            for v in 0..lay.vcs_of(p) {
+                let s = lay.slot(p, v);
+                assert!(s < lay.per_node);
+                assert_eq!(lay.unslot(s), (p, v));
+                assert!(seen.insert(lay.vc_idx(7, p, v)));
+            }
+        }
+        assert_eq!(seen.len(), lay.per_node);
     }
 }

@@ -17,7 +17,7 @@ use crate::types::Cycle;
 /// The VC allocators of a partition.
 #[derive(Clone, Debug)]
 pub struct VcAllocator {
-    /// [node][output port]: round-robin pointer over input VC indices (port·slots + vc).
+    /// [node][output port]: round-robin pointer over input VC slots (`Layout::slot`).
     ptr: Vec<u16>,
     arbiter: Arbiter,
     selection: Selection,
@@ -41,8 +41,8 @@ impl VcAllocator {
             arbiter,
             selection,
             switch_alloc_delay,
-            scratch: Vec::with_capacity(layout.all_ports() * layout.slots),
-            order: Vec::with_capacity(layout.all_ports() * layout.slots),
+            scratch: Vec::with_capacity(layout.per_node),
+            order: Vec::with_capacity(layout.per_node),
         }
     }
 
@@ -57,7 +57,7 @@ impl VcAllocator {
         rng: &mut NodeRng,
     ) -> usize {
         let np = layout.all_ports();
-        let space = (np * layout.slots) as u16;
+        let space = layout.per_node as u16;
         self.scratch.clear();
         let mut wanted: u64 = 0;
         for ip in BitIter(inputs.wait_vc.ports(n)) {
@@ -71,7 +71,7 @@ impl VcAllocator {
                 if let Some(req) = select(self.selection, &inputs.msg[i].route, free, credits, rng)
                 {
                     wanted |= 1 << req.port.idx();
-                    self.scratch.push(((ip * layout.slots + iv) as u16, req));
+                    self.scratch.push((layout.slot(ip, iv) as u16, req));
                 }
             }
         }
@@ -102,7 +102,7 @@ impl VcAllocator {
                 }
                 let ov = pick.trailing_zeros() as usize;
                 outputs.free[n * np + op] &= !(1 << ov);
-                let (ip, iv) = (who as usize / layout.slots, who as usize % layout.slots);
+                let (ip, iv) = layout.unslot(who as usize);
                 let vc = &mut inputs.vc[layout.vc_idx(n, ip, iv)];
                 vc.state = VcState::Active;
                 vc.out_port = op as u8;

@@ -154,11 +154,7 @@ impl WormholeNet {
             routing,
             inputs: InputBuffers::new(nodes, &layout),
             outputs: OutputVcs::new(nodes, &layout, r.buffer_flits, exists),
-            ctrl: Controllers::new(
-                nodes,
-                r.controller.servers as usize,
-                layout.all_ports() * layout.slots,
-            ),
+            ctrl: Controllers::new(nodes, r.controller.servers as usize, layout.per_node),
             vca: VcAllocator::new(nodes, &layout, r.arbiter, selection, p.switch_alloc),
             xbar: Crossbar::new(
                 nodes,
@@ -286,7 +282,7 @@ impl WormholeNet {
                 } else if was == 0 {
                     // Wake the VC that stalled on this output for want of credits.
                     let h = self.outputs.holder[o] as usize;
-                    let (hp, hv) = (h / lay.slots, h % lay.slots);
+                    let (hp, hv) = lay.unslot(h);
                     let s = &self.inputs.vc[lay.vc_idx(node, hp, hv)];
                     if s.state == VcState::Active
                         && s.out_port as usize == port
