@@ -8,7 +8,9 @@ use std::fmt;
 pub type Cycle = u64;
 
 /// A node (router + processing element) of the network, numbered from 0.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, bytemuck::Zeroable,
+)]
 pub struct NodeId(pub u32);
 
 impl NodeId {
@@ -31,7 +33,9 @@ impl fmt::Display for NodeId {
 /// Input and output ports share numbers: a flit that leaves node `u` on output port `p`
 /// arrives at the neighbour on *input* port `p` ("the input that receives traffic moving
 /// in direction `p`"), and credits for that input go back to output port `p` of `u`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, bytemuck::Zeroable,
+)]
 pub struct PortId(pub u8);
 
 impl PortId {
@@ -58,7 +62,9 @@ impl VcId {
 /// A message identifier, unique within one replication: the source node in the low 24
 /// bits and the source's own sequence number above them, so ids never depend on the
 /// order in which nodes are stepped.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, bytemuck::Zeroable,
+)]
 pub struct MsgId(pub u64);
 
 impl MsgId {

@@ -13,7 +13,7 @@ use crate::types::{Cycle, MsgId, NodeId};
 
 /// What travels with a message's head flit: its identity and the measurements gathered
 /// hop by hop.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, bytemuck::Zeroable)]
 pub struct MsgHeader {
     /// Message id.
     pub id: MsgId,
@@ -38,7 +38,8 @@ pub struct MsgHeader {
 }
 
 /// Stage of the message occupying an input VC.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, bytemuck::Zeroable)]
+#[repr(u8)]
 pub enum VcState {
     /// No message.
     #[default]
@@ -54,7 +55,7 @@ pub enum VcState {
 /// One input virtual channel: the state the allocators read every cycle. What is only
 /// needed once per message per router is in [`VcMsg`], so the per-cycle scans touch
 /// 24 bytes per VC.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, bytemuck::Zeroable)]
 pub struct InVc {
     /// Flits in the buffer.
     pub buffered: u32,
@@ -72,8 +73,11 @@ pub struct InVc {
     pub head: bool,
 }
 
-/// The message occupying an input VC: its header and routing decision.
-#[derive(Clone, Copy, Debug, Default)]
+/// The message occupying an input VC: its header and routing decision. All zeros is its
+/// default, so the array of them is allocated zeroed: the operating system maps pages
+/// only when a message first occupies one of their VCs, and a large, lightly loaded
+/// network (a d = 20 hypercube at low load) never pays for most of them.
+#[derive(Clone, Copy, Debug, Default, bytemuck::Zeroable)]
 pub struct VcMsg {
     /// The occupying message's header (valid unless the VC is Idle).
     pub hdr: MsgHeader,
@@ -153,8 +157,8 @@ impl InputBuffers {
     /// Empty buffers.
     pub fn new(nodes: usize, layout: &Layout) -> Self {
         InputBuffers {
-            vc: vec![InVc::default(); nodes * layout.per_node],
-            msg: vec![VcMsg::default(); nodes * layout.per_node],
+            vc: bytemuck::zeroed_vec(nodes * layout.per_node),
+            msg: bytemuck::zeroed_vec(nodes * layout.per_node),
             wait_vc: VcMasks::new(nodes, layout),
             ready: VcMasks::new(nodes, layout),
             new_head: vec![0; nodes],

@@ -12,7 +12,7 @@
 use crate::types::Cycle;
 
 /// A request waiting for the controller.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, bytemuck::Zeroable)]
 pub struct CtrlRequest {
     /// Input port of the VC that asks.
     pub port: u8,
@@ -58,7 +58,8 @@ impl Controllers {
     pub fn new(nodes: usize, servers: usize, cap: usize) -> Self {
         Controllers {
             cap,
-            queue: vec![CtrlRequest::default(); nodes * cap],
+            // Zeroed, so that queue space nobody uses is never mapped.
+            queue: bytemuck::zeroed_vec(nodes * cap),
             head: vec![0; nodes],
             len: vec![0; nodes],
             servers,

@@ -40,7 +40,7 @@ pub type VcMask = u64;
 pub const MAX_VCS: u32 = 64;
 
 /// The channels a header may request at one router.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, bytemuck::Zeroable)]
 pub struct Route {
     /// Ports on a minimal path usable on the adaptive VCs (empty for deterministic routing).
     pub adaptive_ports: u64,
