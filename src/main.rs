@@ -1,5 +1,9 @@
 use clap::Parser;
 
+/// Counts heap bytes so `routemu bench` can report memory per node.
+#[global_allocator]
+static ALLOC: routemu::bench::alloc::Counting = routemu::bench::alloc::Counting;
+
 fn main() {
     let cli = routemu::cli::Cli::parse();
     std::process::exit(routemu::cli::main_with(cli));

@@ -1,6 +1,6 @@
 //! `routemu bench`: emulation speed on the standard scenarios.
 
-use crate::bench::{circuit_scenarios, run, standard_scenarios};
+use crate::bench::{circuit_scenarios, partition_scenarios, run, run_parts, standard_scenarios};
 use clap::Args;
 
 /// `routemu bench` arguments.
@@ -12,6 +12,9 @@ pub struct BenchArgs {
     /// Timed repeats per scenario (the best is reported).
     #[arg(long, default_value_t = 3)]
     pub repeats: usize,
+    /// Threads of the partitioned scenarios (compared with one thread).
+    #[arg(long, default_value_t = 2)]
+    pub threads: usize,
 }
 
 /// Runs the benchmark and prints a table.
@@ -58,5 +61,38 @@ pub fn bench(a: &BenchArgs) -> crate::error::Result<i32> {
             long / short
         );
     }
+    println!();
+    println!(
+        "{:<40} {:>6} {:>12} {:>6} {:>14} {:>8} {:>14} {:>8} {:>11}",
+        "partitioned (Mnode-cycles/s)",
+        "nodes",
+        "1 thread",
+        "parts",
+        "spin barrier",
+        "speedup",
+        "std Barrier",
+        "speedup",
+        "heap B/node"
+    );
+    for s in partition_scenarios(a.scale)? {
+        let r = run_parts(&s, a.threads.max(1), a.repeats)?;
+        println!(
+            "{:<40} {:>6} {:>12.2} {:>6} {:>14.2} {:>8.2} {:>14.2} {:>8.2} {:>11}",
+            r.name,
+            r.nodes,
+            r.one / 1e6,
+            r.parts,
+            r.spin / 1e6,
+            r.spin / r.one,
+            r.std / 1e6,
+            r.std / r.one,
+            r.bytes_per_node.map_or("n/a".into(), |b| format!("{b:.0}"))
+        );
+    }
+    println!(
+        "parts: partitions used for {} threads (fewer when a partition would hold fewer than \
+         experiment.partition_min_nodes nodes; circuit switching steps on one)",
+        a.threads
+    );
     Ok(0)
 }

@@ -119,40 +119,12 @@ pub fn run_with_barrier<N: Network + Send, B: CycleBarrier>(
     barrier: &B,
     progress: &mut dyn FnMut(Cycle),
 ) -> Result<(Vec<Simulation<N>>, Stop)> {
-    let nodes = crate::config::validate::validate(cfg)?.topology.nodes();
-    let rs = ranges(nodes, parts.max(1));
-    let chunk = rs[0].1 - rs[0].0;
-    let t = rs.len();
-    let mut sims = rs
-        .iter()
-        .map(|&r| Simulation::<N>::build_part(cfg, rep, r, chunk, t))
-        .collect::<Result<Vec<_>>>()?;
-    if t == 1 {
+    let mut sims = build_partitions::<N>(cfg, rep, parts)?;
+    if sims.len() == 1 {
         let stop = sims[0].run(progress);
         return Ok((sims, stop));
     }
-    let mail: Vec<Mutex<Mail<N>>> = (0..2 * t * t)
-        .map(|_| Mutex::new((Vec::new(), Vec::new())))
-        .collect();
-    let sums: Vec<Mutex<Summary>> = (0..2 * t).map(|_| Mutex::new(Summary::default())).collect();
-    let stop = std::thread::scope(|scope| {
-        let (first, rest) = sims.split_first_mut().expect("at least one partition");
-        let (mail, sums) = (&mail, &sums);
-        let handles: Vec<_> = rest
-            .iter_mut()
-            .enumerate()
-            .map(|(i, sim)| {
-                scope.spawn(move || partition_loop(i + 1, t, sim, mail, sums, barrier, &mut |_| {}))
-            })
-            .collect();
-        let stop = partition_loop(0, t, first, mail, sums, barrier, progress);
-        for h in handles {
-            // A partition thread only ends by reaching the same decision.
-            let _ = h.join();
-        }
-        stop
-    });
-    let stop = match stop {
+    let stop = match step_partitioned(&mut sims, barrier, Cycle::MAX, progress) {
         // The description needs the whole network in one place: replay on one
         // partition, which reaches the very same state.
         Stop::Deadlock(_) => Simulation::<N>::build(cfg, rep)?.run(&mut |_| {}),
@@ -161,10 +133,60 @@ pub fn run_with_barrier<N: Network + Send, B: CycleBarrier>(
     Ok((sims, stop))
 }
 
+/// The partitions of replication `rep` of `cfg`, split `parts` ways, in node order.
+pub fn build_partitions<N: Network>(
+    cfg: &HwConfig,
+    rep: u32,
+    parts: usize,
+) -> Result<Vec<Simulation<N>>> {
+    let nodes = crate::config::validate::validate(cfg)?.topology.nodes();
+    let rs = ranges(nodes, parts.max(1));
+    let chunk = rs[0].1 - rs[0].0;
+    let t = rs.len();
+    rs.iter()
+        .map(|&r| Simulation::<N>::build_part(cfg, rep, r, chunk, t))
+        .collect()
+}
+
+/// Steps the partitions, one thread each, until the run stops or the clock reaches
+/// `until` (then [`Stop::CycleLimit`]).
+pub fn step_partitioned<N: Network + Send, B: CycleBarrier>(
+    sims: &mut [Simulation<N>],
+    barrier: &B,
+    until: Cycle,
+    progress: &mut dyn FnMut(Cycle),
+) -> Stop {
+    let t = sims.len();
+    let mail: Vec<Mutex<Mail<N>>> = (0..2 * t * t)
+        .map(|_| Mutex::new((Vec::new(), Vec::new())))
+        .collect();
+    let sums: Vec<Mutex<Summary>> = (0..2 * t).map(|_| Mutex::new(Summary::default())).collect();
+    std::thread::scope(|scope| {
+        let (first, rest) = sims.split_first_mut().expect("at least one partition");
+        let (mail, sums) = (&mail, &sums);
+        let handles: Vec<_> = rest
+            .iter_mut()
+            .enumerate()
+            .map(|(i, sim)| {
+                scope.spawn(move || {
+                    partition_loop(i + 1, t, sim, mail, sums, barrier, until, &mut |_| {})
+                })
+            })
+            .collect();
+        let stop = partition_loop(0, t, first, mail, sums, barrier, until, progress);
+        for h in handles {
+            // A partition thread only ends by reaching the same decision.
+            let _ = h.join();
+        }
+        stop
+    })
+}
+
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+#[allow(clippy::too_many_arguments)]
 fn partition_loop<N: Network, B: CycleBarrier>(
     p: usize,
     t: usize,
@@ -172,6 +194,7 @@ fn partition_loop<N: Network, B: CycleBarrier>(
     mail: &[Mutex<Mail<N>>],
     sums: &[Mutex<Summary>],
     barrier: &B,
+    until: Cycle,
     progress: &mut dyn FnMut(Cycle),
 ) -> Stop {
     let mut parity = 0;
@@ -194,7 +217,12 @@ fn partition_loop<N: Network, B: CycleBarrier>(
             *s = *lock(&sums[parity * t + q]);
         }
         match sim.coordinate(&all, progress) {
-            Decision::Continue { next, window_end } => sim.advance(next, window_end),
+            Decision::Continue { next, window_end } => {
+                sim.advance(next, window_end);
+                if next >= until {
+                    return Stop::CycleLimit;
+                }
+            }
             Decision::Stop(stop, window_end) => {
                 sim.finish(window_end);
                 return stop;

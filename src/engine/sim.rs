@@ -70,6 +70,8 @@ pub enum Stop {
     Saturated,
     /// Flits present and none moved for `deadlock_cycles`; the text describes the waits.
     Deadlock(String),
+    /// The clock reached the cycle the caller asked to stop at (benchmarks).
+    CycleLimit,
 }
 
 /// What a partition tells the others at the end of a cycle.

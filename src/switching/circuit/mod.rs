@@ -388,8 +388,11 @@ impl CircuitNet {
             down,
             ends: LinkEnds::new(peer),
             n_links: ends_n - paired / 2,
-            // Every circuit has at most one request queued at a time.
-            ctrl: Controllers::new(nodes, servers, nodes * dma + 1),
+            // A circuit has at most one request queued anywhere. At a node, a set-up
+            // request holds the link it came in on (or is a local engine's), and a release
+            // or connect request concerns an output the circuit holds; links, outputs and
+            // engines are each held by one circuit, so 2·degree + engines bound the queue.
+            ctrl: Controllers::new(nodes, servers, 2 * deg + dma + 2),
             servers: vec![IDLE_SERVER; nodes * servers],
             dma: Dma::new(nodes, dma),
             rx_idle: vec![u64::MAX >> (64 - dma); nodes],

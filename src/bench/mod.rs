@@ -1,0 +1,345 @@
+//! Speed benchmarks: node-cycles per second on fixed scenarios — single thread, with
+//! the cost per unit of work and, as the baseline measured in the same run, the same
+//! scenario stepped without idle skipping; and partitioned, T threads against one, with
+//! the spin barrier and with `std::sync::Barrier` as its baseline, plus heap bytes per
+//! node ([`alloc`]). Used by `routemu bench` and `cargo bench`; never by tests (timing
+//! is not asserted).
+
+pub mod alloc;
+
+use crate::config::load::parse_hw;
+use crate::config::{HwConfig, Measure};
+use crate::engine::network::Network;
+use crate::engine::parallel::{
+    build_partitions, step_partitioned, CycleBarrier, SpinBarrier, StdBarrier,
+};
+use crate::engine::sim::Simulation;
+use crate::error::Result;
+use crate::switching::circuit::CircuitNet;
+use crate::switching::wormhole::WormholeNet;
+use crate::types::Cycle;
+use std::time::Instant;
+
+/// A benchmark scenario.
+#[derive(Clone, Debug)]
+pub struct Scenario {
+    /// Short name.
+    pub name: String,
+    /// The machine and workload.
+    pub cfg: HwConfig,
+    /// Offered load in flits per node per cycle.
+    pub load: f64,
+    /// Cycles to simulate.
+    pub cycles: u64,
+    /// Cycles of the baseline run (every router every cycle), which can be far slower.
+    pub baseline_cycles: u64,
+}
+
+/// What one scenario measured.
+#[derive(Clone, Debug)]
+pub struct BenchResult {
+    /// Scenario name.
+    pub name: String,
+    /// Nodes.
+    pub nodes: usize,
+    /// Offered flits per node per cycle.
+    pub load: f64,
+    /// Node-cycles per second with idle skipping (best of the repeats).
+    pub node_cycles_per_second: f64,
+    /// Nanoseconds per unit of work: a flit moved through a crossbar (wormhole) or a
+    /// message delivered (circuit).
+    pub ns_per_unit: f64,
+    /// What the unit of work is.
+    pub unit: &'static str,
+    /// Wall-clock seconds of the timed run.
+    pub seconds: f64,
+    /// Node-cycles per second visiting every router every cycle (the baseline).
+    pub baseline_node_cycles_per_second: f64,
+}
+
+const TORUS_DOR: &str = include_str!("../../hw/wormhole-torus-dor.ron");
+const CIRCUIT_ADAPTIVE: &str = include_str!("../../hw/circuit-adaptive.ron");
+const HYPERCUBE: &str = include_str!("../../hw/wormhole-hypercube.ron");
+
+/// The scenarios of the foundation issue: the 8×8 torus DOR preset at 0.1 and 0.4
+/// flits/node/cycle and the 16×16 torus at 0.1. `scale` multiplies the cycle counts.
+pub fn standard_scenarios(scale: f64) -> Result<Vec<Scenario>> {
+    let base = parse_hw(TORUS_DOR, "hw/wormhole-torus-dor.ron")?;
+    let mut out = Vec::new();
+    for (k, load, cycles) in [
+        (8, 0.1, 400_000.0),
+        (8, 0.4, 100_000.0),
+        (16, 0.1, 100_000.0),
+    ] {
+        let mut cfg = base.clone();
+        if let crate::config::TopologyConfig::Torus { k: kk, .. } = &mut cfg.topology {
+            *kk = k;
+        }
+        cfg.workload.rate = load / 12.0;
+        let cycles = (cycles * scale).max(1000.0) as u64;
+        out.push(Scenario {
+            name: format!("torus {k}x{k} DOR @ {load} flits/node/cycle"),
+            cfg,
+            load,
+            cycles,
+            baseline_cycles: cycles,
+        });
+    }
+    Ok(out)
+}
+
+/// The circuit-switching scenarios: the d = 10 adaptive preset at the papers' medium
+/// load (λ = 0.1 per unit time, data exponential with mean 1000 cycles), and the same
+/// link utilisation with messages twice as long at half the rate — the cost must follow
+/// the number of set-ups and releases, not the cycles the data takes.
+pub fn circuit_scenarios(scale: f64) -> Result<Vec<Scenario>> {
+    let base = parse_hw(CIRCUIT_ADAPTIVE, "hw/circuit-adaptive.ron")?;
+    let mut out = Vec::new();
+    for (mean, rate) in [(1000.0, 0.0001), (2000.0, 0.00005)] {
+        let mut cfg = base.clone();
+        cfg.workload.rate = rate;
+        cfg.workload.length = crate::config::LengthConfig::Exponential { mean };
+        let cycles = (2_000_000.0 * scale).max(10_000.0) as u64;
+        out.push(Scenario {
+            name: format!("hypercube d=10 circuit adaptive, data {mean} @ {rate}"),
+            cfg,
+            load: rate * mean,
+            cycles,
+            baseline_cycles: (cycles / 40).max(1000),
+        });
+    }
+    Ok(out)
+}
+
+/// Times `cycles` cycles after a warm-up of a tenth of them; returns seconds, units of
+/// work done and nodes.
+fn time<N: Network>(cfg: &HwConfig, cycles: u64, work: fn(&N) -> u64) -> Result<(f64, u64, usize)> {
+    let mut cfg = cfg.clone();
+    cfg.experiment.warmup = 0;
+    cfg.experiment.measure = Measure::Cycles(cycles);
+    let mut sim = Simulation::<N>::build(&cfg, 0)?;
+    while sim.t < cycles / 10 {
+        sim.step();
+    }
+    let (t0, w0) = (sim.t, work(&sim.net));
+    let start = Instant::now();
+    while sim.t < t0 + cycles {
+        sim.step();
+    }
+    let secs = start.elapsed().as_secs_f64();
+    Ok((secs, work(&sim.net) - w0, sim.net.nodes()))
+}
+
+fn time_any(cfg: &HwConfig, cycles: u64) -> Result<(f64, u64, usize, &'static str)> {
+    Ok(match cfg.switching {
+        crate::config::SwitchingConfig::Wormhole { .. } => {
+            let (s, w, n) = time::<WormholeNet>(cfg, cycles, |n| n.flit_moves)?;
+            (s, w, n, "flit move")
+        }
+        crate::config::SwitchingConfig::Circuit { .. } => {
+            let (s, w, n) = time::<CircuitNet>(cfg, cycles, |n| n.delivered)?;
+            (s, w, n, "message")
+        }
+    })
+}
+
+/// Runs one scenario `repeats` times and keeps the best.
+pub fn run(s: &Scenario, repeats: usize) -> Result<BenchResult> {
+    let mut best = f64::MAX;
+    let mut units = 0;
+    let mut nodes = 0;
+    let mut unit = "";
+    for _ in 0..repeats.max(1) {
+        let (secs, w, n, u) = time_any(&s.cfg, s.cycles)?;
+        if secs < best {
+            best = secs;
+            units = w;
+        }
+        nodes = n;
+        unit = u;
+    }
+    let mut plain = s.cfg.clone();
+    plain.experiment.idle_skip = false;
+    let (plain_secs, _, _, _) = time_any(&plain, s.baseline_cycles)?;
+    let node_cycles = (nodes as u64 * s.cycles) as f64;
+    Ok(BenchResult {
+        name: s.name.clone(),
+        nodes,
+        load: s.load,
+        node_cycles_per_second: node_cycles / best,
+        ns_per_unit: best * 1e9 / units.max(1) as f64,
+        unit,
+        seconds: best,
+        baseline_node_cycles_per_second: (nodes as u64 * s.baseline_cycles) as f64 / plain_secs,
+    })
+}
+
+/// A partitioned-stepping scenario.
+#[derive(Clone, Debug)]
+pub struct PartScenario {
+    /// Short name.
+    pub name: String,
+    /// The machine and workload.
+    pub cfg: HwConfig,
+    /// Cycles to time (after a tenth of them as warm-up).
+    pub cycles: u64,
+}
+
+/// What a partitioned scenario measured.
+#[derive(Clone, Debug)]
+pub struct PartResult {
+    /// Scenario name.
+    pub name: String,
+    /// Nodes.
+    pub nodes: usize,
+    /// Node-cycles per second on one thread.
+    pub one: f64,
+    /// Partitions used when `threads` were asked for (fewer when partitions would be
+    /// too small, or the mode cannot be split).
+    pub parts: usize,
+    /// Node-cycles per second on those partitions with the spin barrier.
+    pub spin: f64,
+    /// The same with `std::sync::Barrier`.
+    pub std: f64,
+    /// Heap bytes per node of the one-thread network (None without the counting
+    /// allocator).
+    pub bytes_per_node: Option<f64>,
+}
+
+/// The scenarios of the partitioning issue: 16×16 and 32×32 tori with dimension-order
+/// routing at 0.1 and 0.4 flits/node/cycle, the d = 12 hypercube wormhole preset, the
+/// d = 10 circuit-adaptive preset, and the 8×8 torus (too small to split: it must not
+/// get slower).
+pub fn partition_scenarios(scale: f64) -> Result<Vec<PartScenario>> {
+    let torus = parse_hw(TORUS_DOR, "hw/wormhole-torus-dor.ron")?;
+    let mut out = Vec::new();
+    let sc = |c: f64| (c * scale).max(500.0) as u64;
+    for (k, load, cycles) in [
+        (8, 0.1, 200_000.0),
+        (16, 0.1, 60_000.0),
+        (16, 0.4, 20_000.0),
+        (32, 0.1, 15_000.0),
+        (32, 0.4, 5_000.0),
+    ] {
+        let mut cfg = torus.clone();
+        if let crate::config::TopologyConfig::Torus { k: kk, .. } = &mut cfg.topology {
+            *kk = k;
+        }
+        cfg.workload.rate = load / 12.0;
+        out.push(PartScenario {
+            name: format!("torus {k}x{k} DOR @ {load}"),
+            cfg,
+            cycles: sc(cycles),
+        });
+    }
+    let mut cube = parse_hw(HYPERCUBE, "hw/wormhole-hypercube.ron")?;
+    if let crate::config::TopologyConfig::Hypercube { dim } = &mut cube.topology {
+        *dim = 12;
+    }
+    out.push(PartScenario {
+        name: "hypercube d=12 wormhole preset".into(),
+        cfg: cube,
+        cycles: sc(10_000.0),
+    });
+    out.push(PartScenario {
+        name: "hypercube d=10 circuit adaptive preset".into(),
+        cfg: parse_hw(CIRCUIT_ADAPTIVE, "hw/circuit-adaptive.ron")?,
+        cycles: sc(1_000_000.0),
+    });
+    Ok(out)
+}
+
+/// Seconds to step `cycles` cycles (after a warm-up of a tenth of them) on `parts`
+/// partitions, with the heap bytes the network holds.
+fn time_parts<N: Network + Send, B: CycleBarrier>(
+    cfg: &HwConfig,
+    parts: usize,
+    barrier: &B,
+    cycles: u64,
+) -> Result<(f64, usize, Option<usize>)> {
+    let mut cfg = cfg.clone();
+    // Nothing may stop the run early: no window end, no saturation, no watchdog.
+    let e = &mut cfg.experiment;
+    e.warmup = 0;
+    e.measure = Measure::Cycles(u64::MAX / 4);
+    e.saturation_backlog = 1e15;
+    e.deadlock_cycles = u64::MAX / 4;
+    let before = alloc::live_bytes();
+    let mut sims = build_partitions::<N>(&cfg, 0, parts)?;
+    let nodes = sims.iter().map(|s| s.net.nodes()).sum();
+    let bytes = alloc::live_bytes()
+        .zip(before)
+        .map(|(a, b)| a.saturating_sub(b));
+    let warm = (cycles / 10).max(1);
+    let run = |sims: &mut [Simulation<N>], until: Cycle| {
+        if sims.len() == 1 {
+            while sims[0].t < until {
+                sims[0].step();
+            }
+        } else {
+            step_partitioned(sims, barrier, until, &mut |_| {});
+        }
+    };
+    run(&mut sims, warm);
+    let start = Instant::now();
+    run(&mut sims, warm + cycles);
+    Ok((start.elapsed().as_secs_f64(), nodes, bytes))
+}
+
+fn time_parts_any<B: CycleBarrier>(
+    cfg: &HwConfig,
+    parts: usize,
+    barrier: &B,
+    cycles: u64,
+) -> Result<(f64, usize, Option<usize>)> {
+    match cfg.switching {
+        crate::config::SwitchingConfig::Wormhole { .. } => {
+            time_parts::<WormholeNet, B>(cfg, parts, barrier, cycles)
+        }
+        crate::config::SwitchingConfig::Circuit { .. } => {
+            time_parts::<CircuitNet, B>(cfg, parts, barrier, cycles)
+        }
+    }
+}
+
+/// Runs a partitioned scenario: one thread, then `threads` with each barrier (best of
+/// `repeats` each).
+pub fn run_parts(s: &PartScenario, threads: usize, repeats: usize) -> Result<PartResult> {
+    let nodes = crate::config::validate::validate(&s.cfg)?.topology.nodes();
+    let min = s.cfg.experiment.partition_min_nodes as usize;
+    let parts = match s.cfg.switching {
+        crate::config::SwitchingConfig::Wormhole { .. } => {
+            crate::engine::parallel::partitions_for::<WormholeNet>(nodes, threads, min)
+        }
+        crate::config::SwitchingConfig::Circuit { .. } => {
+            crate::engine::parallel::partitions_for::<CircuitNet>(nodes, threads, min)
+        }
+    };
+    let best = |parts: usize, spin: bool| -> Result<(f64, Option<usize>)> {
+        let mut b = (f64::MAX, None);
+        for _ in 0..repeats.max(1) {
+            let (secs, _, bytes) = if spin {
+                time_parts_any(&s.cfg, parts, &SpinBarrier::new(parts), s.cycles)?
+            } else {
+                time_parts_any(&s.cfg, parts, &StdBarrier::new(parts), s.cycles)?
+            };
+            if secs < b.0 {
+                b = (secs, bytes);
+            }
+        }
+        Ok(b)
+    };
+    let (one, bytes) = best(1, true)?;
+    let (spin, _) = best(parts, true)?;
+    let (std, _) = best(parts, false)?;
+    let nc = (nodes as u64 * s.cycles) as f64;
+    Ok(PartResult {
+        name: s.name.clone(),
+        nodes,
+        one: nc / one,
+        parts,
+        spin: nc / spin,
+        std: nc / std,
+        bytes_per_node: bytes.map(|b| b as f64 / nodes as f64),
+    })
+}
