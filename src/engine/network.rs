@@ -4,7 +4,7 @@
 //! wormhole and circuit switching implement it, so warm-up, drain, saturation, deadlock
 //! detection and replications are written once.
 
-use super::partition::PartOut;
+use super::partition::{Located, PartOut};
 use super::sim::{MeasureWindow, Simulation};
 use super::wheel::Wheel;
 use crate::config::validate::Machine;
@@ -78,7 +78,7 @@ impl NetMeasures {
 /// A switching mode's network of routers.
 pub trait Network: Sized {
     /// Something delivered to a node in a given cycle (a flit, a credit, a signal).
-    type Event: Copy + std::fmt::Debug + Send;
+    type Event: Copy + std::fmt::Debug + Send + Located;
 
     /// Side data that crosses to another partition with an event (see
     /// `engine::partition`).

@@ -12,6 +12,12 @@ use super::network::Outbox;
 use super::wheel::Wheel;
 use crate::types::Cycle;
 
+/// Something addressed to a node.
+pub trait Located {
+    /// The node it is for.
+    fn node(&self) -> u32;
+}
+
 /// The contiguous node ranges of `parts` partitions of `nodes` nodes.
 pub fn ranges(nodes: usize, parts: usize) -> Vec<(usize, usize)> {
     let chunk = nodes.div_ceil(parts.max(1));
@@ -31,7 +37,6 @@ pub struct PartOut<E, R> {
     /// One past its last node.
     pub hi: u32,
     chunk: u32,
-    node_of: fn(&E) -> u32,
     /// Events for other partitions' nodes, by destination partition.
     pub events: Vec<Vec<(Cycle, E)>>,
     /// Side data for other partitions, by destination partition.
@@ -42,19 +47,12 @@ pub struct PartOut<E, R> {
 
 impl<E, R> PartOut<E, R> {
     /// The outbox of the partition `[lo, hi)` among `parts` partitions of `chunk` nodes.
-    pub fn new(
-        horizon: Cycle,
-        (lo, hi): (usize, usize),
-        chunk: usize,
-        parts: usize,
-        node_of: fn(&E) -> u32,
-    ) -> Self {
+    pub fn new(horizon: Cycle, (lo, hi): (usize, usize), chunk: usize, parts: usize) -> Self {
         PartOut {
             wheel: Wheel::new(horizon),
             lo: lo as u32,
             hi: hi as u32,
             chunk: chunk.max(1) as u32,
-            node_of,
             events: (0..parts).map(|_| Vec::new()).collect(),
             extras: (0..parts).map(|_| Vec::new()).collect(),
             earliest_remote: Cycle::MAX,
@@ -81,16 +79,24 @@ impl<E, R> PartOut<E, R> {
     }
 }
 
-impl<E, R> Outbox<E> for PartOut<E, R> {
-    #[inline]
+impl<E: Located, R> PartOut<E, R> {
+    /// An event for another partition's node `n` (kept out of the hot path).
+    #[inline(never)]
+    fn send_remote(&mut self, n: u32, at: Cycle, e: E) {
+        let p = self.part_of(n);
+        self.earliest_remote = self.earliest_remote.min(at);
+        self.events[p].push((at, e));
+    }
+}
+
+impl<E: Located, R> Outbox<E> for PartOut<E, R> {
+    #[inline(always)]
     fn send(&mut self, at: Cycle, e: E) {
-        let n = (self.node_of)(&e);
+        let n = e.node();
         if self.is_local(n) {
             self.wheel.schedule(at, e);
         } else {
-            let p = self.part_of(n);
-            self.earliest_remote = self.earliest_remote.min(at);
-            self.events[p].push((at, e));
+            self.send_remote(n, at, e);
         }
     }
 }
@@ -98,6 +104,12 @@ impl<E, R> Outbox<E> for PartOut<E, R> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    impl Located for u32 {
+        fn node(&self) -> u32 {
+            *self
+        }
+    }
 
     #[test]
     fn ranges_cover_every_node_once_in_order() {
@@ -108,7 +120,7 @@ mod tests {
 
     #[test]
     fn events_for_other_partitions_are_held_for_the_hand_over() {
-        let mut o: PartOut<u32, ()> = PartOut::new(4, (4, 8), 4, 3, |e| *e);
+        let mut o: PartOut<u32, ()> = PartOut::new(4, (4, 8), 4, 3);
         o.send(2, 5);
         o.send(3, 9);
         o.send(7, 1);

@@ -308,7 +308,7 @@ impl<N: Network> Simulation<N> {
             measure: exp.measure,
         };
         Ok(Simulation {
-            out: PartOut::new(net.horizon(), range, chunk, parts, N::event_node),
+            out: PartOut::new(net.horizon(), range, chunk, parts),
             lo,
             due: Vec::new(),
             now: Vec::with_capacity(n),

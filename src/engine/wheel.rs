@@ -63,19 +63,27 @@ impl<E> Wheel<E> {
     }
 
     /// Schedules `e` for cycle `at`, which must be later than the last cycle taken.
-    #[inline]
+    #[inline(always)]
     pub fn schedule(&mut self, at: Cycle, e: E) {
         debug_assert!(at > self.base || (self.base == 0 && at == 0));
         if at - self.base <= self.mask as Cycle {
             self.buckets[at as usize & self.mask].push(e);
+            self.pending += 1;
         } else {
-            self.seq += 1;
-            self.far.push(Reverse(Far {
-                at,
-                seq: self.seq,
-                e,
-            }));
+            self.schedule_far(at, e);
         }
+    }
+
+    /// Beyond the wheel's turn: onto the heap (rare, kept out of line).
+    #[cold]
+    #[inline(never)]
+    fn schedule_far(&mut self, at: Cycle, e: E) {
+        self.seq += 1;
+        self.far.push(Reverse(Far {
+            at,
+            seq: self.seq,
+            e,
+        }));
         self.pending += 1;
     }
 

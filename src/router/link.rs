@@ -97,3 +97,10 @@ impl LinkEvent {
         }
     }
 }
+
+impl crate::engine::partition::Located for LinkEvent {
+    #[inline]
+    fn node(&self) -> u32 {
+        LinkEvent::node(self)
+    }
+}

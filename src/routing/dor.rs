@@ -26,7 +26,7 @@ pub enum Dateline {
 
 /// The dimension-order output port from `cur` towards `dst` (`cur != dst`) of a message
 /// that started at `src`, and its dateline class on that port.
-#[inline]
+#[inline(always)]
 pub fn dor_step(topology: &Topology, cur: NodeId, dst: NodeId, src: NodeId) -> (PortId, Dateline) {
     match topology {
         Topology::Hypercube(_) => {

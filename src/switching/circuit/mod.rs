@@ -165,6 +165,13 @@ fn signal(out: &mut impl Outbox<CircuitEvent>, at: Cycle, node: u32, c: u32, kin
     );
 }
 
+impl crate::engine::partition::Located for CircuitEvent {
+    #[inline]
+    fn node(&self) -> u32 {
+        self.node
+    }
+}
+
 /// Controller request kinds.
 const REQ_SETUP: u8 = 1;
 const REQ_RELEASE: u8 = 2;
