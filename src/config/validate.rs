@@ -137,6 +137,9 @@ pub fn validate(cfg: &HwConfig) -> Result<Machine> {
              circuit-switching notion; wormhole channels are full duplex",
         ));
     }
+    if routing.is_some() {
+        check_memory(&topology, r.vcs as usize, dma as usize, machine_memory())?;
+    }
     let workload = Workload::new(&cfg.workload, &topology)?;
     check_experiment(cfg)?;
     Ok(Machine {
@@ -145,6 +148,49 @@ pub fn validate(cfg: &HwConfig) -> Result<Machine> {
         dma,
         workload,
     })
+}
+
+/// Bytes of per-node tables a wormhole router needs: per VC slot the buffer state, the
+/// message slot, the controller queue entry and the output side's credits; per port the
+/// masks, counters and pointers (a generous round figure).
+pub fn wormhole_bytes_per_node(ports: usize, vcs: usize, dma: usize) -> u64 {
+    let slots = (ports * vcs + dma) as u64;
+    let all_ports = ports as u64 + 1;
+    slots * (24 + 88 + 16 + 6) + all_ports * 96 + 512
+}
+
+/// Memory of the machine (RAM plus swap) from /proc/meminfo, if it can be read.
+fn machine_memory() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let kib = |key: &str| -> Option<u64> {
+        text.lines()
+            .find(|l| l.starts_with(key))?
+            .split_whitespace()
+            .nth(1)?
+            .parse()
+            .ok()
+    };
+    Some((kib("MemTotal:")? + kib("SwapTotal:").unwrap_or(0)) * 1024)
+}
+
+/// Refuses a network whose tables could not be allocated in `have` bytes (the machine's
+/// memory), instead of failing half-way through building it.
+fn check_memory(topology: &Topology, vcs: usize, dma: usize, have: Option<u64>) -> Result<()> {
+    let need = topology.nodes() as u64 * wormhole_bytes_per_node(topology.degree(), vcs, dma);
+    if let Some(have) = have {
+        if need > have {
+            let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
+            return Err(Error::config(format!(
+                "{} nodes with {vcs} VCs per port and {dma} DMA engines need about {:.1} GiB of \
+                 router tables; this machine has {:.1} GiB (fewer VCs or DMA engines, or a \
+                 smaller network, would fit)",
+                topology.nodes(),
+                gib(need),
+                gib(have)
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Checks what only circuit switching needs.
@@ -250,4 +296,25 @@ pub fn check_experiment(cfg: &HwConfig) -> Result<()> {
         )));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::TopologyConfig;
+
+    #[test]
+    fn a_network_too_big_for_the_machine_is_refused_with_the_sizes() {
+        let t = Topology::from_config(&TopologyConfig::Hypercube { dim: 20 }).unwrap();
+        let err = check_memory(&t, 64, 20, Some(16 << 30))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("GiB") && err.contains("16.0"), "{err}");
+        // The d = 20 hypercube preset (2 VCs, 20 engines) fits in 16 GiB.
+        assert!(check_memory(&t, 2, 20, Some(16 << 30)).is_ok());
+        assert!(
+            check_memory(&t, 64, 20, None).is_ok(),
+            "unknown memory: no check"
+        );
+    }
 }
