@@ -74,10 +74,17 @@ pub fn run_replication<N: Network + Send>(
     Ok((r, sims))
 }
 
-/// Pollaczek–Khinchine mean wait of a single-server queue from its arrival rate and
-/// measured service moments (None when saturated).
+/// Pollaczek–Khinchine mean wait of a single-server queue from its arrival rate,
+/// utilisation and measured second moment of service (None when saturated).
 fn pk_wait(lambda: f64, rho: f64, m2: f64) -> Option<f64> {
-    (rho < 1.0).then(|| lambda * m2 / (2.0 * (1.0 - rho)))
+    if lambda <= 0.0 {
+        return Some(0.0);
+    }
+    let s = crate::model::mg1::Moments {
+        mean: rho / lambda,
+        second: m2,
+    };
+    crate::model::mg1::pk_wait(lambda, s).ok()
 }
 
 fn reduce<N: Network>(parts: &[Simulation<N>], stop: Stop) -> RepResult {

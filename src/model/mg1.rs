@@ -1,0 +1,228 @@
+//! M/G/1 queueing formulas: the Pollaczek–Khinchine mean wait, its deterministic (M/D/1)
+//! and exponential (M/M/1) cases, the multi-class M/G/1 wait of paper 004 eq. 18, and the
+//! moments of a service time that is one of a few deterministic activities (the routing
+//! controller of paper 000 Appendix A). Waits are queueing only, not service; times in
+//! any one unit (routemu uses cycles).
+
+use super::ModelError;
+
+/// First and second moments of a service time.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Moments {
+    /// E[S].
+    pub mean: f64,
+    /// E[S²].
+    pub second: f64,
+}
+
+impl Moments {
+    /// A deterministic service time `d`.
+    pub fn deterministic(d: f64) -> Self {
+        Moments {
+            mean: d,
+            second: d * d,
+        }
+    }
+
+    /// An exponential service time with mean `m`.
+    pub fn exponential(m: f64) -> Self {
+        Moments {
+            mean: m,
+            second: 2.0 * m * m,
+        }
+    }
+
+    /// A service that takes time `d_i` with probability `p_i` (the probabilities need not
+    /// be normalised: they are divided by their sum).
+    pub fn mix(activities: &[(f64, f64)]) -> Result<Self, ModelError> {
+        let total: f64 = activities.iter().map(|&(p, _)| p).sum();
+        if activities
+            .iter()
+            .any(|&(p, d)| !(p.is_finite() && d.is_finite() && p >= 0.0 && d >= 0.0))
+            || total <= 0.0
+        {
+            return Err(ModelError::BadInput(format!(
+                "activity mix {activities:?}: probabilities and times must be finite, \
+                 non-negative, with a positive total"
+            )));
+        }
+        let (mut mean, mut second) = (0.0, 0.0);
+        for &(p, d) in activities {
+            mean += p / total * d;
+            second += p / total * d * d;
+        }
+        Ok(Moments { mean, second })
+    }
+
+    /// The variance E[S²] − E[S]².
+    pub fn variance(&self) -> f64 {
+        (self.second - self.mean * self.mean).max(0.0)
+    }
+}
+
+fn check(name: &str, x: f64) -> Result<f64, ModelError> {
+    if x.is_finite() && x >= 0.0 {
+        Ok(x)
+    } else {
+        Err(ModelError::BadInput(format!("{name} = {x}")))
+    }
+}
+
+/// Pollaczek–Khinchine mean wait of an M/G/1 queue with arrival rate `lambda` and
+/// service moments `s`: λ·E[S²] / (2(1 − ρ)), ρ = λ·E[S].
+pub fn pk_wait(lambda: f64, s: Moments) -> Result<f64, ModelError> {
+    let lambda = check("arrival rate", lambda)?;
+    let mean = check("mean service time", s.mean)?;
+    let second = check("second moment of service time", s.second)?;
+    let rho = lambda * mean;
+    if rho >= 1.0 {
+        return Err(ModelError::Saturated {
+            what: "M/G/1 queue".into(),
+            utilization: rho,
+        });
+    }
+    Ok(lambda * second / (2.0 * (1.0 - rho)))
+}
+
+/// M/D/1 mean wait with deterministic service `d`: ρ·d / (2(1 − ρ)).
+pub fn md1_wait(lambda: f64, d: f64) -> Result<f64, ModelError> {
+    pk_wait(lambda, Moments::deterministic(d))
+}
+
+/// M/M/1 mean wait with mean service `m`: ρ·m / (1 − ρ).
+pub fn mm1_wait(lambda: f64, m: f64) -> Result<f64, ModelError> {
+    pk_wait(lambda, Moments::exponential(m))
+}
+
+/// One class of a multi-class M/G/1 queue.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Class {
+    /// Arrival rate λ_m.
+    pub rate: f64,
+    /// Mean service time T̄_m.
+    pub mean: f64,
+    /// Variance σ_m² of the service time.
+    pub variance: f64,
+}
+
+/// Mean wait of a FIFO M/G/1 queue shared by several Poisson classes (paper 004 eq. 18):
+/// Σ λ_m (T̄_m² + σ_m²) / (2(1 − ρ)), ρ = Σ λ_m T̄_m — the same for every class.
+pub fn multiclass_wait(classes: &[Class]) -> Result<f64, ModelError> {
+    let mut rho = 0.0;
+    let mut sum = 0.0;
+    for c in classes {
+        let rate = check("class arrival rate", c.rate)?;
+        let mean = check("class mean service time", c.mean)?;
+        let var = check("class service-time variance", c.variance)?;
+        rho += rate * mean;
+        sum += rate * (mean * mean + var);
+    }
+    if rho >= 1.0 {
+        return Err(ModelError::Saturated {
+            what: "multi-class M/G/1 queue".into(),
+            utilization: rho,
+        });
+    }
+    Ok(sum / (2.0 * (1.0 - rho)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() < 1e-12 * b.abs().max(1.0)
+    }
+
+    #[test]
+    fn textbook_values() {
+        // M/M/1, λ = 0.5, μ = 1: Wq = ρ/(μ − λ) = 1.
+        assert!(close(mm1_wait(0.5, 1.0).unwrap(), 1.0));
+        // M/M/1, λ = 3, μ = 4 (Kleinrock): Wq = ρ/(μ − λ) = 0.75.
+        assert!(close(mm1_wait(3.0, 0.25).unwrap(), 0.75));
+        // M/D/1, ρ = 0.5, D = 1: Wq = 0.5; half the M/M/1 wait at the same load.
+        assert!(close(md1_wait(0.5, 1.0).unwrap(), 0.5));
+        assert!(close(md1_wait(0.8, 1.0).unwrap(), 2.0));
+        // Uniform service on [0, 2]: E[S] = 1, E[S²] = 4/3; λ = 0.5 gives 2/3.
+        let u = Moments {
+            mean: 1.0,
+            second: 4.0 / 3.0,
+        };
+        assert!(close(pk_wait(0.5, u).unwrap(), 2.0 / 3.0));
+    }
+
+    #[test]
+    fn multiclass_reduces_to_one_class_and_sums_the_classes() {
+        let one = multiclass_wait(&[Class {
+            rate: 0.5,
+            mean: 1.0,
+            variance: 1.0,
+        }])
+        .unwrap();
+        assert!(close(one, mm1_wait(0.5, 1.0).unwrap()));
+        // λ1 = 0.2, T1 = 1, σ1² = 0; λ2 = 0.1, T2 = 2, σ2² = 1: ρ = 0.4,
+        // Σ λ(T² + σ²) = 0.2 + 0.5 = 0.7, W = 0.7 / 1.2.
+        let two = multiclass_wait(&[
+            Class {
+                rate: 0.2,
+                mean: 1.0,
+                variance: 0.0,
+            },
+            Class {
+                rate: 0.1,
+                mean: 2.0,
+                variance: 1.0,
+            },
+        ])
+        .unwrap();
+        assert!(close(two, 0.7 / 1.2));
+        // Splitting one class in two identical halves changes nothing.
+        let half = Class {
+            rate: 0.25,
+            mean: 1.0,
+            variance: 1.0,
+        };
+        assert!(close(multiclass_wait(&[half, half]).unwrap(), one));
+    }
+
+    #[test]
+    fn an_activity_mix_has_the_weighted_moments() {
+        // Paper 000's hold controller: verify+connect, verify, release, release+connect.
+        let m = Moments::mix(&[(0.45, 2.0), (0.05, 1.0), (0.45, 1.0), (0.05, 2.0)]).unwrap();
+        assert!(close(m.mean, 0.5 * 2.0 + 0.5 * 1.0));
+        assert!(close(m.second, 0.5 * 4.0 + 0.5 * 1.0));
+        assert!(close(m.variance(), 2.5 - 2.25));
+        assert!(Moments::mix(&[(0.0, 1.0)]).is_err());
+        assert!(Moments::mix(&[(1.0, f64::NAN)]).is_err());
+    }
+
+    #[test]
+    fn saturation_and_bad_input_are_errors_not_numbers() {
+        assert!(matches!(
+            md1_wait(1.0, 1.0),
+            Err(ModelError::Saturated { .. })
+        ));
+        assert!(matches!(
+            mm1_wait(2.0, 1.0),
+            Err(ModelError::Saturated { .. })
+        ));
+        assert!(matches!(
+            pk_wait(-0.1, Moments::deterministic(1.0)),
+            Err(ModelError::BadInput(_))
+        ));
+        assert!(matches!(
+            multiclass_wait(&[Class {
+                rate: f64::NAN,
+                mean: 1.0,
+                variance: 0.0
+            }]),
+            Err(ModelError::BadInput(_))
+        ));
+        // A wait is monotone in the load below saturation.
+        let w: Vec<f64> = [0.1, 0.3, 0.5, 0.7, 0.9]
+            .iter()
+            .map(|&l| md1_wait(l, 1.0).unwrap())
+            .collect();
+        assert!(w.windows(2).all(|p| p[0] < p[1]));
+    }
+}
