@@ -68,7 +68,8 @@ pub enum Stop {
     Drained,
     /// Source queues grew past the saturation threshold, or the drain took too long.
     Saturated,
-    /// Flits present and none moved for `deadlock_cycles`; the text describes the waits.
+    /// Work present and none of it moved for `deadlock_cycles` (or a proven cycle of
+    /// waits); the text describes the waits.
     Deadlock(String),
     /// The clock reached the cycle the caller asked to stop at (benchmarks).
     CycleLimit,
@@ -196,10 +197,12 @@ impl Coordinator {
                 return Decision::Stop(Stop::Deadlock(String::new()), Some(self.close(now)));
             }
         }
-        let next = if self.exp.idle_skip {
-            parts.iter().map(|s| s.next).min().unwrap_or(now).max(now)
-        } else {
-            now
+        let next = match parts.iter().map(|s| s.next).min() {
+            // Nothing scheduled anywhere (the workload stopped and the network is stuck
+            // or empty): step on rather than jump to the end of time.
+            Some(Cycle::MAX) | None => now,
+            Some(n) if self.exp.idle_skip => n.max(now),
+            Some(_) => now,
         };
         Decision::Continue {
             next,
