@@ -22,7 +22,7 @@ pub fn check(sim: &Simulation, buffer: u32) -> Result<(), String> {
     let mut credits_in_flight: HashMap<(u32, u8, u8), u32> = HashMap::new();
     let mut heads_in_flight: HashMap<(u32, u8, u8), u32> = HashMap::new();
     let mut frees_in_flight: HashMap<(u32, u8, u8), u32> = HashMap::new();
-    let mut live = 0u64;
+    let mut live = 0i64;
     for e in sim.in_flight() {
         match *e {
             LinkEvent::Flit {
@@ -33,7 +33,7 @@ pub fn check(sim: &Simulation, buffer: u32) -> Result<(), String> {
                 head,
             } => {
                 *flits_in_flight.entry((node, port, vc)).or_default() += n as u32;
-                live += n as u64;
+                live += n as i64;
                 if head {
                     *heads_in_flight.entry((node, port, vc)).or_default() += 1;
                 }
@@ -56,7 +56,7 @@ pub fn check(sim: &Simulation, buffer: u32) -> Result<(), String> {
         for p in 0..lay.all_ports() {
             for v in 0..lay.vcs_of(p) {
                 let s = &net.inputs.vc[lay.vc_idx(u, p, v)];
-                live += s.buffered as u64;
+                live += s.buffered as i64;
                 if s.state == VcState::Idle && s.buffered != 0 {
                     return Err(format!("idle VC ({u},{p},{v}) holds {} flits", s.buffered));
                 }

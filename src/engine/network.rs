@@ -157,7 +157,7 @@ pub trait Network: Sized {
 
     /// Work in the network that must keep moving (wormhole: flits); the watchdog fires
     /// when the whole network has some and none moved for `deadlock_cycles`.
-    fn live_work(&self) -> u64;
+    fn live_work(&self) -> i64;
 
     /// Last cycle the work moved.
     fn last_progress(&self) -> Cycle;

@@ -25,13 +25,29 @@ use crate::config::HwConfig;
 use crate::error::Result;
 use crate::types::Cycle;
 use crossbeam_utils::{Backoff, CachePadded};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 /// A barrier that every partition's thread waits at once per cycle.
 pub trait CycleBarrier: Sync {
-    /// Blocks until all threads have called it.
-    fn wait(&self);
+    /// Blocks until all threads have called it, or (where the barrier can tell) until
+    /// `abort` is set.
+    fn wait(&self, abort: &AtomicBool);
+}
+
+/// Set when a partition's thread panics, so that the others leave the run instead of
+/// waiting at the barrier for ever.
+struct Failed(AtomicBool);
+
+/// Marks the run failed if its thread unwinds.
+struct FailOnPanic<'a>(&'a Failed);
+
+impl Drop for FailOnPanic<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0 .0.store(true, Ordering::Release);
+        }
+    }
 }
 
 /// Sense-reversing spin barrier on cache-padded atomics, spinning with exponential
@@ -54,7 +70,7 @@ impl SpinBarrier {
 }
 
 impl CycleBarrier for SpinBarrier {
-    fn wait(&self) {
+    fn wait(&self, abort: &AtomicBool) {
         let gen = self.generation.load(Ordering::Acquire);
         if self.arrived.fetch_add(1, Ordering::AcqRel) + 1 == self.threads {
             self.arrived.store(0, Ordering::Relaxed);
@@ -62,6 +78,9 @@ impl CycleBarrier for SpinBarrier {
         } else {
             let backoff = Backoff::new();
             while self.generation.load(Ordering::Acquire) == gen {
+                if abort.load(Ordering::Relaxed) {
+                    return;
+                }
                 backoff.snooze();
             }
         }
@@ -79,7 +98,9 @@ impl StdBarrier {
 }
 
 impl CycleBarrier for StdBarrier {
-    fn wait(&self) {
+    /// Cannot be interrupted: a thread that fails leaves the others waiting (it is the
+    /// benchmark's baseline only).
+    fn wait(&self, _abort: &AtomicBool) {
         self.0.wait();
     }
 }
@@ -161,24 +182,34 @@ pub fn step_partitioned<N: Network + Send, B: CycleBarrier>(
         .map(|_| Mutex::new((Vec::new(), Vec::new())))
         .collect();
     let sums: Vec<Mutex<Summary>> = (0..2 * t).map(|_| Mutex::new(Summary::default())).collect();
+    let failed = Failed(AtomicBool::new(false));
+    let shared = Shared {
+        mail: &mail,
+        sums: &sums,
+        barrier,
+        failed: &failed,
+        until,
+    };
     std::thread::scope(|scope| {
         let (first, rest) = sims.split_first_mut().expect("at least one partition");
-        let (mail, sums) = (&mail, &sums);
         let handles: Vec<_> = rest
             .iter_mut()
             .enumerate()
-            .map(|(i, sim)| {
-                scope.spawn(move || {
-                    partition_loop(i + 1, t, sim, mail, sums, barrier, until, &mut |_| {})
-                })
-            })
+            .map(|(i, sim)| scope.spawn(move || partition_loop(i + 1, t, sim, shared, &mut |_| {})))
             .collect();
-        let stop = partition_loop(0, t, first, mail, sums, barrier, until, progress);
+        let stop = partition_loop(0, t, first, shared, progress);
+        let mut panicked = None;
         for h in handles {
-            // A partition thread only ends by reaching the same decision.
-            let _ = h.join();
+            // A partition thread ends by reaching the same decision, or by panicking
+            // (a bug): then the whole run fails with its panic.
+            if let Err(e) = h.join() {
+                panicked.get_or_insert(e);
+            }
         }
-        stop
+        if let Some(e) = panicked {
+            std::panic::resume_unwind(e);
+        }
+        stop.expect("the run failed only if a thread panicked")
     })
 }
 
@@ -186,17 +217,32 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-#[allow(clippy::too_many_arguments)]
+/// What the partitions' threads share.
+struct Shared<'a, N: Network, B> {
+    mail: &'a [Mutex<Mail<N>>],
+    sums: &'a [Mutex<Summary>],
+    barrier: &'a B,
+    failed: &'a Failed,
+    until: Cycle,
+}
+
+impl<N: Network, B> Clone for Shared<'_, N, B> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<N: Network, B> Copy for Shared<'_, N, B> {}
+
+/// One partition's thread; None when another thread failed.
 fn partition_loop<N: Network, B: CycleBarrier>(
     p: usize,
     t: usize,
     sim: &mut Simulation<N>,
-    mail: &[Mutex<Mail<N>>],
-    sums: &[Mutex<Summary>],
-    barrier: &B,
-    until: Cycle,
+    sh: Shared<'_, N, B>,
     progress: &mut dyn FnMut(Cycle),
-) -> Stop {
+) -> Option<Stop> {
+    let _guard = FailOnPanic(sh.failed);
+    let (mail, sums, until) = (sh.mail, sh.sums, sh.until);
     let mut parity = 0;
     let mut all = vec![Summary::default(); t];
     loop {
@@ -207,7 +253,10 @@ fn partition_loop<N: Network, B: CycleBarrier>(
             std::mem::swap(&mut mb.1, &mut sim.out.extras[q]);
         }
         *lock(&sums[parity * t + p]) = sim.summary();
-        barrier.wait();
+        sh.barrier.wait(&sh.failed.0);
+        if sh.failed.0.load(Ordering::Acquire) {
+            return None;
+        }
         for q in (0..t).filter(|&q| q != p) {
             let mut mb = lock(&mail[(parity * t + q) * t + p]);
             let (events, extras) = &mut *mb;
@@ -220,12 +269,12 @@ fn partition_loop<N: Network, B: CycleBarrier>(
             Decision::Continue { next, window_end } => {
                 sim.advance(next, window_end);
                 if next >= until {
-                    return Stop::CycleLimit;
+                    return Some(Stop::CycleLimit);
                 }
             }
             Decision::Stop(stop, window_end) => {
                 sim.finish(window_end);
-                return stop;
+                return Some(stop);
             }
         }
         parity ^= 1;

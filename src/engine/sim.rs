@@ -87,8 +87,9 @@ pub struct Summary {
     pub measured_delivered: u64,
     /// Messages waiting in source memory.
     pub backlog: u64,
-    /// Work that must keep moving (see `Network::live_work`).
-    pub live: u64,
+    /// Work that must keep moving (see `Network::live_work`; partial counts may be
+    /// negative, their sum is not).
+    pub live: i64,
     /// Last cycle that work moved.
     pub last_progress: Cycle,
     /// A deadlock proven inside the partition.
@@ -192,7 +193,8 @@ impl Coordinator {
                 return Decision::Stop(Stop::Saturated, self.window.end);
             }
             let last = parts.iter().map(|s| s.last_progress).max().unwrap_or(0);
-            let stuck = sum(|s| s.live) > 0 && now - last > self.exp.deadlock_cycles;
+            let live: i64 = parts.iter().map(|s| s.live).sum();
+            let stuck = live > 0 && now - last > self.exp.deadlock_cycles;
             if stuck || parts.iter().any(|s| s.proven_stall) {
                 return Decision::Stop(Stop::Deadlock(String::new()), Some(self.close(now)));
             }

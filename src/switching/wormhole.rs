@@ -100,7 +100,9 @@ pub struct WormholeNet {
     /// [node][port]: flits sent on each network output inside the window.
     pub link_flits: Vec<u64>,
     /// Flits held by injection engines, buffers and links.
-    pub flits_live: u64,
+    /// (Signed: a partition ejects flits another one injected, so only the sum over the
+    /// partitions is a count.)
+    pub flits_live: i64,
     /// Last cycle any flit crossed a crossbar.
     pub last_move: Cycle,
     /// Flits moved through crossbars (every cycle, window or not): the unit of work.
@@ -356,7 +358,7 @@ impl WormholeNet {
                 slot.head = true;
                 slot.buffered = m.len;
                 slot.state = VcState::Routing;
-                *live += m.len as u64;
+                *live += m.len as i64;
                 ctrl.push(
                     n,
                     CtrlRequest {
@@ -480,7 +482,7 @@ impl WormholeNet {
 
         if op == local {
             let absorbed = t + self.timing.traversal + EJECT_LATENCY;
-            self.flits_live -= k as u64;
+            self.flits_live -= k as i64;
             if win.contains(absorbed) {
                 self.flits_accepted += k as u64;
             }
@@ -621,7 +623,7 @@ impl Network for WormholeNet {
     fn measured_delivered(&self) -> u64 {
         self.measured_delivered
     }
-    fn live_work(&self) -> u64 {
+    fn live_work(&self) -> i64 {
         self.flits_live
     }
     fn last_progress(&self) -> Cycle {

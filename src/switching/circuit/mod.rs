@@ -1382,7 +1382,7 @@ impl Network for CircuitNet {
     fn measured_delivered(&self) -> u64 {
         self.measured_delivered
     }
-    fn live_work(&self) -> u64 {
+    fn live_work(&self) -> i64 {
         // Circuits are watched by their waits, not by a no-progress timer: a long data
         // phase is progress nobody sees.
         0
