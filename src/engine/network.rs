@@ -6,7 +6,6 @@
 
 use super::partition::{Located, PartOut};
 use super::sim::{MeasureWindow, Simulation};
-use super::wheel::Wheel;
 use crate::config::validate::Machine;
 use crate::config::HwConfig;
 use crate::error::Result;
@@ -26,13 +25,6 @@ pub trait Window {
 pub trait Outbox<E> {
     /// Schedules `e` for cycle `at` (later than the current cycle).
     fn send(&mut self, at: Cycle, e: E);
-}
-
-impl<E> Outbox<E> for Wheel<E> {
-    #[inline]
-    fn send(&mut self, at: Cycle, e: E) {
-        self.schedule(at, e);
-    }
 }
 
 /// Mode-independent measurements a network (partition) reports at the end of a
@@ -110,9 +102,6 @@ pub trait Network: Sized {
 
     /// Cycles ahead the calendar's wheel should cover (further events use its heap).
     fn horizon(&self) -> Cycle;
-
-    /// The node an event is delivered to.
-    fn event_node(e: &Self::Event) -> u32;
 
     /// Canonical order of the events one node receives in one cycle.
     fn event_key(&self, e: &Self::Event) -> u64;

@@ -23,7 +23,7 @@
 //! wormhole switching.
 
 use super::network::{Network, Window};
-use super::partition::PartOut;
+use super::partition::{Located, PartOut};
 use crate::config::validate::validate;
 use crate::config::{ExperimentConfig, HwConfig, Measure};
 use crate::error::Result;
@@ -401,13 +401,13 @@ impl<N: Network> Simulation<N> {
         if N::SORT_EVENTS && self.due.len() > 1 {
             let net = &self.net;
             self.due
-                .sort_unstable_by_key(|e| (N::event_node(e), net.event_key(e)));
+                .sort_unstable_by_key(|e| (e.node(), net.event_key(e)));
         }
         for i in 0..self.due.len() {
             let e = self.due[i];
             self.net
                 .deliver(e, t, &self.window, &mut self.out, &mut self.stats);
-            let local = N::event_node(&e) - self.lo as u32;
+            let local = e.node() - self.lo as u32;
             Self::wake(&mut self.now, &mut self.stamp, local, t);
         }
         if self.exp.idle_skip {

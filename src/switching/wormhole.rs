@@ -576,9 +576,6 @@ impl Network for WormholeNet {
     fn horizon(&self) -> Cycle {
         self.timing.horizon()
     }
-    fn event_node(e: &LinkEvent) -> u32 {
-        e.node()
-    }
     fn event_key(&self, _e: &LinkEvent) -> u64 {
         0
     }

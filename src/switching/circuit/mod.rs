@@ -1333,9 +1333,6 @@ impl Network for CircuitNet {
         // Hops, controller stages and acks are near; data and back-off go to the heap.
         64
     }
-    fn event_node(e: &CircuitEvent) -> u32 {
-        e.node
-    }
     fn event_key(&self, e: &CircuitEvent) -> u64 {
         let x = match e.kind {
             EventKind::CtrlDone | EventKind::LinkFreed => e.aux as u64,
