@@ -21,6 +21,8 @@ use crate::switching::wormhole::WormholeNet;
 use crate::topology::Topology;
 use crate::types::Cycle;
 use hdrhistogram::Histogram;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Mutex;
 use std::time::Instant;
 
 /// What one replication measured, reduced to numbers.
@@ -190,7 +192,7 @@ pub fn run_experiment(
 }
 
 /// Where a worker leaves a replication's result (and its last cycle).
-type Slot = std::sync::Mutex<Option<Result<(RepResult, Cycle)>>>;
+type Slot = Mutex<Option<Result<(RepResult, Cycle)>>>;
 
 fn run_reps<N: Network + Send>(
     cfg: &HwConfig,
@@ -200,57 +202,50 @@ fn run_reps<N: Network + Send>(
     let started = Instant::now();
     let reps = cfg.experiment.replications;
     let jobs = (cfg.experiment.jobs.max(1)).min(reps) as usize;
-    let results: Vec<Result<(RepResult, Cycle)>> = if jobs <= 1 {
-        let mut out = Vec::new();
-        for rep in 0..reps {
-            let r = run_replication::<N>(cfg, rep, &mut |t| progress(rep, t))
-                .map(|(r, sims)| (r, sims[0].t));
-            let deadlocked = matches!(&r, Ok((x, _)) if matches!(x.stop, Stop::Deadlock(_)));
-            out.push(r);
-            if deadlocked {
-                break;
-            }
+    // Workers take replications in order and results are put back in replication order,
+    // so the report is the same for any number of jobs. A deadlock ends the experiment:
+    // replications after the first deadlocked one are not started (or are discarded).
+    let next = AtomicU32::new(0);
+    let first_deadlock = AtomicU32::new(u32::MAX);
+    let slots: Vec<Slot> = (0..reps).map(|_| Mutex::new(None)).collect();
+    let progress = Mutex::new(progress);
+    let worker = || loop {
+        let rep = next.fetch_add(1, Ordering::Relaxed);
+        if rep >= reps || rep > first_deadlock.load(Ordering::Relaxed) {
+            break;
         }
-        out
+        let r = run_replication::<N>(cfg, rep, &mut |t| {
+            if let Ok(mut p) = progress.try_lock() {
+                (*p)(rep, t);
+            }
+        })
+        .map(|(r, sims)| (r, sims[0].t));
+        if matches!(&r, Ok((x, _)) if matches!(x.stop, Stop::Deadlock(_))) {
+            first_deadlock.fetch_min(rep, Ordering::Relaxed);
+        }
+        *slots[rep as usize]
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = Some(r);
+    };
+    if jobs <= 1 {
+        worker();
     } else {
-        // Workers take replications in order; results are put back in replication
-        // order, so the report is the same as with one job.
-        let next = std::sync::atomic::AtomicU32::new(0);
-        let slots: Vec<Slot> = (0..reps).map(|_| std::sync::Mutex::new(None)).collect();
-        let progress = std::sync::Mutex::new(progress);
         std::thread::scope(|s| {
             for _ in 0..jobs {
-                s.spawn(|| loop {
-                    let rep = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    if rep >= reps {
-                        break;
-                    }
-                    let r = run_replication::<N>(cfg, rep, &mut |t| {
-                        if let Ok(mut p) = progress.try_lock() {
-                            (*p)(rep, t);
-                        }
-                    })
-                    .map(|(r, sims)| (r, sims[0].t));
-                    *slots[rep as usize]
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner()) = Some(r);
-                });
+                s.spawn(worker);
             }
         });
-        let mut out = Vec::new();
-        for slot in slots {
-            let r = slot
-                .into_inner()
+    }
+    let last = first_deadlock.load(Ordering::Relaxed).min(reps - 1);
+    let results: Vec<Result<(RepResult, Cycle)>> = slots
+        .into_iter()
+        .take(last as usize + 1)
+        .map(|slot| {
+            slot.into_inner()
                 .unwrap_or_else(|e| e.into_inner())
-                .expect("every replication ran");
-            let deadlocked = matches!(&r, Ok((x, _)) if matches!(x.stop, Stop::Deadlock(_)));
-            out.push(r);
-            if deadlocked {
-                break;
-            }
-        }
-        out
-    };
+                .expect("every replication up to the first deadlock ran")
+        })
+        .collect();
     let mut done = Vec::new();
     let mut deadlock = None;
     for (rep, r) in results.into_iter().enumerate() {
