@@ -277,6 +277,84 @@ pub fn hold(p: &CircuitParams) -> Result<CircuitPrediction, ModelError> {
     })
 }
 
+/// Visits per message to the states of the adaptive strategy's set-up (paper 001 §3,
+/// MODELS.md "Adaptive"), from the flow analysis of its state diagram.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AdaptiveFlows {
+    /// Aborted attempts per message.
+    pub n_abort: f64,
+    /// First verifies at a node (the ones that queue at the controller).
+    pub n_verify_first: f64,
+    /// Further verifies at a node (a busy candidate skipped, no re-queueing).
+    pub n_verify_more: f64,
+    /// Links connected.
+    pub n_link_conn: f64,
+    /// Links released by aborts.
+    pub n_rel: f64,
+}
+
+/// N_abort of the adaptive strategy in closed form: 1/Π_{j=1..M}(1 − P^j) − 1
+/// (paper 001 eq. 26), for an integer path length `m` and conflict probability `p`.
+pub fn adaptive_n_abort(p: f64, m: usize) -> Result<f64, ModelError> {
+    if !(0.0..1.0).contains(&p) {
+        return Err(ModelError::Saturated {
+            what: "links".into(),
+            utilization: p,
+        });
+    }
+    let success: f64 = (1..=m).map(|j| 1.0 - p.powi(j as i32)).product();
+    Ok(1.0 / success - 1.0)
+}
+
+/// The flow analysis of the adaptive set-up for path length `m` and conflict
+/// probability `p`: the input flow λ_in = λ(1 + N_abort) is found by iterating
+/// "λ_in = λ + the flow that aborts" from λ_in = λ (flows per unit message rate), and
+/// the visits follow. At the i-th link there are J_i = M + 1 − i candidates; A(i,j) is
+/// the flow that found its j-th candidate busy, C(i,j) the flow that found it free,
+/// CON(i) the flow that holds i links.
+pub fn adaptive_flows(p: f64, m: usize) -> Result<AdaptiveFlows, ModelError> {
+    adaptive_n_abort(p, m)?;
+    let mut lambda_in = 1.0;
+    for it in 1..=MAX_ITERATIONS {
+        let (mut con, mut aborted) = (lambda_in, 0.0);
+        let (mut first, mut more, mut conn, mut rel) = (0.0, 0.0, 0.0, 0.0);
+        for i in 1..=m {
+            let j_max = m + 1 - i;
+            // Level i starts with the flow holding i − 1 links.
+            first += con;
+            let mut busy = con * p; // A(i,1)
+            let mut ok = con * (1.0 - p); // C(i,1)
+            for _ in 2..=j_max {
+                more += busy;
+                ok += busy * (1.0 - p); // C(i,j) = A(i,j−1)(1−P)
+                busy *= p; // A(i,j) = A(i,j−1)·P
+            }
+            // A(i, J_i): every candidate busy, abort; releases the i − 1 links held.
+            aborted += busy;
+            rel += busy * (i - 1) as f64;
+            conn += ok;
+            con = ok;
+        }
+        let next = 1.0 + aborted;
+        if rel_change(next, lambda_in) < TOLERANCE {
+            return Ok(AdaptiveFlows {
+                n_abort: next - 1.0,
+                n_verify_first: first,
+                n_verify_more: more,
+                n_link_conn: conn,
+                n_rel: rel,
+            });
+        }
+        lambda_in = next;
+        if it == MAX_ITERATIONS {
+            break;
+        }
+    }
+    Err(ModelError::NotConverged {
+        iterations: MAX_ITERATIONS,
+    })
+}
+
 fn rel_change(new: f64, old: f64) -> f64 {
     if new == old {
         0.0
@@ -357,6 +435,29 @@ mod tests {
             pred.latency
         );
         assert!(pred.controller_utilization < 0.01);
+    }
+
+    #[test]
+    fn the_adaptive_n_abort_closed_form_equals_the_flow_analysis() {
+        for m in [1usize, 4, 5, 8, 12] {
+            for p in [0.0, 0.01, 0.1, 0.3, 0.6] {
+                let closed = adaptive_n_abort(p, m).unwrap();
+                let f = adaptive_flows(p, m).unwrap();
+                assert!(
+                    (f.n_abort - closed).abs() <= 1e-7 * closed.max(1e-12),
+                    "M={m} P={p}: flow {} closed {closed}",
+                    f.n_abort
+                );
+                // Every message connects M links once, plus the links of its aborted
+                // attempts, which it releases again.
+                assert!((f.n_link_conn - (m as f64 + f.n_rel)).abs() < 1e-6 * f.n_link_conn);
+                if p == 0.0 {
+                    assert_eq!((f.n_abort, f.n_verify_more), (0.0, 0.0));
+                    assert_eq!(f.n_verify_first, m as f64);
+                }
+            }
+        }
+        assert!(adaptive_n_abort(1.0, 4).is_err());
     }
 
     #[test]
