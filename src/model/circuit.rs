@@ -2,8 +2,9 @@
 //! routing controller as an M/G/1 queue (Appendix A), link-conflict probabilities from
 //! the links held in each phase (Appendix B, Little's law), and the hold strategy's
 //! set-up time (§4.1) with the residual holding times of the phase the blocking
-//! communication is in. This module holds the hold strategy; drop and adaptive, the
-//! distance-weighted path form and the torus are the next steps of the models issue.
+//! communication is in; the adaptive strategy's flow analysis (paper 001) and its latency
+//! (§4.3). Drop, the torus and the other path form of each strategy are the next steps
+//! of the models issue.
 //!
 //! The parameters come from the same hardware file and workload as the emulator
 //! ([`CircuitParams::from_config`]), so the two describe the same machine. Times are in
@@ -277,6 +278,131 @@ pub fn hold(p: &CircuitParams) -> Result<CircuitPrediction, ModelError> {
     })
 }
 
+/// Predicts the adaptive strategy of `p` (paper 000 §4.3, paper 001 §3; MODELS.md
+/// "Adaptive") in the distance-weighted form: the flow analysis is solved for every path
+/// length h = 1..d with the same P and weighted by C(d,h)/(2^d − 1), so that at vanishing
+/// load the set-up is exactly M(D_verify + D_link_conn) + D_ack. The controller serves,
+/// per level of a path, one activity of k·D_verify (+ D_link_conn when the k-th candidate
+/// is free; only the first check queues) and the releases; the links held in each phase
+/// give P again. Back-off holds no link.
+pub fn adaptive(p: &CircuitParams) -> Result<CircuitPrediction, ModelError> {
+    let d = p.dim as usize;
+    let m = p.mean_path;
+    let nodes = (1u64 << p.dim) as f64;
+    let flow = nodes * p.rate;
+    let (t_data, wire) = (p.data.mean, p.wire);
+    // Weights of the path lengths under uniform destinations.
+    let mut binom = vec![1.0f64; d + 1];
+    for h in 1..=d {
+        binom[h] = binom[h - 1] * (d + 1 - h) as f64 / h as f64;
+    }
+    let weight = |h: usize| binom[h] / (nodes - 1.0);
+    let mut pc = 0.0f64;
+    for it in 1..=MAX_ITERATIONS {
+        // Controller activities per message (count, service time) at the current P,
+        // walking each path length's levels: level i of an h-hop path has J = h + 1 − i
+        // candidates, is entered by CON(i−1) per message, succeeds at the k-th check
+        // with probability P^(k−1)(1−P) and fails after J checks with probability P^J.
+        let mut acts: Vec<(f64, f64)> = Vec::with_capacity(d * d + 1);
+        let (mut first, mut more, mut conn, mut rel, mut aborts) = (0.0, 0.0, 0.0, 0.0, 0.0);
+        for h in 1..=d {
+            let f = adaptive_flows(pc, h)?;
+            let wt = weight(h);
+            first += wt * f.n_verify_first;
+            more += wt * f.n_verify_more;
+            conn += wt * f.n_link_conn;
+            rel += wt * f.n_rel;
+            aborts += wt * f.n_abort;
+            let mut con = 1.0 + f.n_abort;
+            for i in 1..=h {
+                let mut reach = con;
+                let mut next = 0.0;
+                for k in 1..=h + 1 - i {
+                    let ok = reach * (1.0 - pc);
+                    acts.push((wt * ok, k as f64 * p.d_verify + p.d_conn));
+                    next += ok;
+                    reach *= pc;
+                }
+                acts.push((wt * reach, (h + 1 - i) as f64 * p.d_verify));
+                con = next;
+            }
+        }
+        acts.push((m + rel, p.d_rel));
+        let per_message: f64 = acts.iter().map(|&(n, _)| n).sum();
+        let lambda_rc = p.rate * per_message;
+        let service = Moments::mix(&acts)?;
+        let w = pk_wait(lambda_rc, service).map_err(|_| ModelError::Saturated {
+            what: "routing controller".into(),
+            utilization: lambda_rc * service.mean,
+        })?;
+        let t_rel = w + p.d_rel;
+        let setup = first * (w + p.d_verify)
+            + more * p.d_verify
+            + conn * (p.d_conn + wire)
+            + rel * (t_rel + wire)
+            + aborts * p.backoff
+            + p.d_ack;
+        // Links held during set-up: at level i a flow holds i − 1 links while checked
+        // (the first check W + D_verify, further ones D_verify) and connected; an abort at
+        // level i releases its i − 1 links one after another.
+        let mut held_setup = 0.0;
+        for h in 1..=d {
+            let f = adaptive_flows(pc, h)?;
+            let wt = weight(h);
+            let mut con = 1.0 + f.n_abort;
+            for i in 1..=h {
+                let links = (i - 1) as f64;
+                let mut reach = con;
+                let mut next = 0.0;
+                for k in 1..=h + 1 - i {
+                    let check = if k == 1 { w + p.d_verify } else { p.d_verify };
+                    held_setup += wt * reach * links * check;
+                    let ok = reach * (1.0 - pc);
+                    held_setup += wt * ok * links * (p.d_conn + wire);
+                    next += ok;
+                    reach *= pc;
+                }
+                held_setup += wt * reach * (t_rel + wire) * links * (links + 1.0) / 2.0;
+                con = next;
+            }
+        }
+        let held_setup = flow * held_setup;
+        let held_ack = flow * m * p.d_ack;
+        let held_data = flow * m * t_data;
+        let held_rel = flow * (t_rel + wire) * m * (m + 1.0) / 2.0;
+        let frac = |x: f64| x / p.links;
+        let parts = [frac(held_setup + held_ack), frac(held_data), frac(held_rel)];
+        let new_pc: f64 = parts.iter().sum();
+        if new_pc >= 1.0 || !new_pc.is_finite() {
+            return Err(ModelError::Saturated {
+                what: "links".into(),
+                utilization: new_pc,
+            });
+        }
+        let done = rel_change(new_pc, pc) < TOLERANCE;
+        pc = new_pc;
+        if done {
+            let release = (m * (t_rel + wire) - wire).max(m * (1.0 + wire) - 1.0);
+            return Ok(CircuitPrediction {
+                latency: setup + t_data + release,
+                setup,
+                release,
+                p_conflict: pc,
+                p_conflict_by_phase: parts,
+                link_wait: 0.0,
+                controller_rate: lambda_rc,
+                controller_utilization: lambda_rc * service.mean,
+                controller_wait: w,
+                aborts,
+                iterations: it,
+            });
+        }
+    }
+    Err(ModelError::NotConverged {
+        iterations: MAX_ITERATIONS,
+    })
+}
+
 /// Visits per message to the states of the adaptive strategy's set-up (paper 001 §3,
 /// MODELS.md "Adaptive"), from the flow analysis of its state diagram.
 #[derive(Clone, Debug, PartialEq)]
@@ -458,6 +584,59 @@ mod tests {
             }
         }
         assert!(adaptive_n_abort(1.0, 4).is_err());
+    }
+
+    #[test]
+    fn adaptive_at_vanishing_load_is_the_emulators_zero_load_and_grows_with_the_rate() {
+        let mut cfg = parse_hw(
+            include_str!("../../hw/circuit-adaptive.ron"),
+            "hw/circuit-adaptive.ron",
+        )
+        .unwrap();
+        cfg.workload.rate = 1e-15;
+        let p = CircuitParams::from_config(&cfg).unwrap();
+        let pred = adaptive(&p).unwrap();
+        let m = p.mean_path;
+        let (a, b) = (
+            zero_load_latency(&cfg, 5, 1) as f64,
+            zero_load_latency(&cfg, 6, 1) as f64,
+        );
+        let at_m = a + (m - 5.0) * (b - a) - 1.0 + p.data.mean;
+        assert!(
+            (pred.latency - at_m).abs() < 1e-6,
+            "{} vs {at_m}",
+            pred.latency
+        );
+        let mut last = 0.0;
+        for rate in [0.00002, 0.00005, 0.0001, 0.00015] {
+            cfg.workload.rate = rate;
+            let pred = adaptive(&CircuitParams::from_config(&cfg).unwrap()).unwrap();
+            assert!(pred.latency > last && pred.aborts > 0.0);
+            last = pred.latency;
+        }
+    }
+
+    #[test]
+    fn adaptive_at_the_papers_medium_load_is_near_the_emulated_preset() {
+        // Emulated (`routemu run hw/circuit-adaptive.ron`, 5 replications): latency
+        // 1215 ± 5 cycles, 0.13 aborts per message, P_conflict 0.103.
+        let cfg = parse_hw(
+            include_str!("../../hw/circuit-adaptive.ron"),
+            "hw/circuit-adaptive.ron",
+        )
+        .unwrap();
+        let pred = adaptive(&CircuitParams::from_config(&cfg).unwrap()).unwrap();
+        assert!(
+            (pred.latency / 1215.0 - 1.0).abs() < 0.03,
+            "{}",
+            pred.latency
+        );
+        assert!((pred.aborts / 0.13 - 1.0).abs() < 0.15, "{}", pred.aborts);
+        assert!(
+            (pred.p_conflict / 0.103 - 1.0).abs() < 0.1,
+            "{}",
+            pred.p_conflict
+        );
     }
 
     #[test]
