@@ -16,6 +16,10 @@ pub enum Error {
     /// A command-line argument is malformed.
     #[error("invalid argument: {0}")]
     Arg(String),
+    /// An analytical model has no finite answer (saturation, non-convergence) or does not
+    /// cover the machine.
+    #[error("model: {0}")]
+    Model(#[from] crate::model::ModelError),
     /// Reading or writing a file failed.
     #[error("{path}: {source}")]
     Io {

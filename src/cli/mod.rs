@@ -1,9 +1,10 @@
-//! The command line: `routemu run`, `check` and `bench`. Argument parsing (clap) and
+//! The command line: `routemu run`, `predict`, `check` and `bench`. Argument parsing (clap) and
 //! turning flags into configuration live here; everything else is library calls.
 
 pub mod bench;
 pub mod check;
 pub mod output;
+pub mod predict;
 pub mod run;
 pub mod spec;
 
@@ -28,6 +29,9 @@ pub struct Cli {
 pub enum Command {
     /// Emulate a machine under a synthetic workload and report latencies and throughput.
     Run(RunArgs),
+    /// Predict with the papers' analytical model, without emulating (circuit switching on
+    /// hypercubes: hold and adaptive).
+    Predict(RunArgs),
     /// Validate a hardware description and explain the machine it describes.
     Check {
         /// The RON hardware description.
@@ -146,6 +150,7 @@ pub const EXIT_DEADLOCK: i32 = 3;
 pub fn main_with(cli: Cli) -> i32 {
     let result = match cli.command {
         Command::Run(a) => run::run(&a),
+        Command::Predict(a) => predict::predict(&a),
         Command::Check { file, set } => check::check(&file, &set),
         Command::Bench(a) => bench::bench(&a),
     };

@@ -146,8 +146,8 @@ impl CircuitParams {
     }
 }
 
-/// What a circuit model predicts.
-#[derive(Clone, Debug, PartialEq)]
+/// What a circuit model predicts (times in cycles).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct CircuitPrediction {
     /// Mean message latency: set-up + data + release.
     pub latency: f64,
@@ -157,7 +157,7 @@ pub struct CircuitPrediction {
     pub release: f64,
     /// Probability that a link request finds the link held.
     pub p_conflict: f64,
-    /// `p_conflict` split by the holder's phase: set-up (with ack), data, release.
+    /// `p_conflict` split by the holder's phase: [set-up with ack, data, release].
     pub p_conflict_by_phase: [f64; 3],
     /// Mean wait for a held link per request (hold).
     pub link_wait: f64,
@@ -479,6 +479,23 @@ pub fn adaptive_flows(p: f64, m: usize) -> Result<AdaptiveFlows, ModelError> {
     Err(ModelError::NotConverged {
         iterations: MAX_ITERATIONS,
     })
+}
+
+/// The circuit model of `cfg`'s strategy, with its name.
+pub fn predict(cfg: &HwConfig) -> Result<(&'static str, CircuitPrediction), ModelError> {
+    let p = CircuitParams::from_config(cfg)?;
+    match p.strategy {
+        ConflictStrategy::Hold => Ok(("paper 000 §4.1 hold, average path", hold(&p)?)),
+        ConflictStrategy::Adaptive => Ok((
+            "paper 000 §4.3 / paper 001 adaptive, distance-weighted",
+            adaptive(&p)?,
+        )),
+        ConflictStrategy::Drop => Err(ModelError::BadInput(
+            "routemu has no drop model yet (paper 000 §4.2 is the next step of the models \
+             issue); hold and adaptive are predicted"
+                .into(),
+        )),
+    }
 }
 
 fn rel_change(new: f64, old: f64) -> f64 {
