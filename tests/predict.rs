@@ -1,5 +1,5 @@
-//! `routemu predict`: the model alone, as a summary and as JSON; machines without a model
-//! and saturated ones get a clear message and a non-zero exit.
+//! `routemu predict`: the model alone, as a summary and as JSON; a saturated machine is
+//! reported as saturated; machines without a model get a clear message and exit 1.
 
 mod common;
 
@@ -22,6 +22,8 @@ fn predict_writes_the_hold_and_adaptive_models_as_json() {
         let v: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(&out_path).unwrap()).unwrap();
         assert_eq!(v["schema"], "routemu.predict/1");
+        assert_eq!(v["saturated"], false);
+        assert_eq!(v["saturated"], false);
         let p = &v["prediction"];
         let latency = p["latency"].as_f64().unwrap();
         assert!(latency > 1000.0 && latency < 2000.0, "{file}: {latency}");
@@ -31,14 +33,28 @@ fn predict_writes_the_hold_and_adaptive_models_as_json() {
 }
 
 #[test]
-fn machines_without_a_model_and_saturated_ones_are_refused_clearly() {
+fn a_saturated_machine_is_a_result_not_a_number() {
+    let out = common::routemu(&[
+        "predict",
+        "hw/circuit-hold.ron",
+        "--rate",
+        "0.01",
+        "--json",
+        "-",
+    ]);
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["saturated"], true);
+    assert!(v["prediction"].is_null());
+    assert!(v["saturation"].as_str().unwrap().contains("links"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("SATURATED"));
+}
+
+#[test]
+fn machines_without_a_model_are_refused_clearly() {
     for (args, word) in [
         (vec!["predict", "hw/circuit-drop.ron"], "drop"),
         (vec!["predict", "hw/wormhole-torus-dor.ron"], "wormhole"),
-        (
-            vec!["predict", "hw/circuit-hold.ron", "--rate", "0.01"],
-            "saturated",
-        ),
     ] {
         let out = common::routemu(&args);
         let err = String::from_utf8_lossy(&out.stderr);
