@@ -45,16 +45,20 @@ pub fn explain(cfg: &HwConfig, origin: &str) -> Result<String> {
     let w = &cfg.workload;
     let flits = w.rate * len;
     let l = &cfg.links;
+    // The bisection bound is a wormhole notion; a circuit's load is its links' holding
+    // time, said in the circuit section above.
+    let bound = match cfg.switching {
+        SwitchingConfig::Wormhole { .. } => format!(
+            " ({:.1}% of the {:.3} uniform-traffic bound)",
+            100.0 * flits / (t.capacity() * l.width as f64),
+            t.capacity() * l.width as f64
+        ),
+        SwitchingConfig::Circuit { .. } => String::new(),
+    };
     let _ = writeln!(
         s,
-        "  workload: {} messages/node/cycle = {:.4} flits/node/cycle ({:.1}% of the {:.3} uniform-traffic bound); {:?}; {:?}; {:?}",
-        w.rate,
-        flits,
-        100.0 * flits / (t.capacity() * l.width as f64),
-        t.capacity() * l.width as f64,
-        w.length,
-        w.pattern,
-        w.process
+        "  workload: {} messages/node/cycle = {:.4} flits/node/cycle{bound}; {:?}; {:?}; {:?}",
+        w.rate, flits, w.length, w.pattern, w.process
     );
     let e = &cfg.experiment;
     let window = match e.measure {
