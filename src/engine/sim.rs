@@ -568,12 +568,6 @@ impl<N: Network> Simulation<N> {
         self.net.backlog()
     }
 
-    /// True once the window is closed and every measured message was delivered.
-    pub fn drained(&self) -> bool {
-        self.window.end.is_some_and(|e| self.t >= e)
-            && self.net.measured_delivered() == self.measured_created
-    }
-
     /// Events in flight on the links.
     pub fn in_flight(&self) -> impl Iterator<Item = &N::Event> {
         self.out.wheel.iter()

@@ -686,7 +686,7 @@ impl CircuitNet {
                     self.busy_link(node, s, t, win, out, stats);
                 } else {
                     self.end_activity(node, s, t, win);
-                    self.forward(c, node, port, t, win, out);
+                    self.forward(c, node, port, t, out);
                 }
             }
             Act::Release => {
@@ -722,12 +722,12 @@ impl CircuitNet {
                     }
                     self.end_activity(node, s, t, win);
                 }
-                self.after_release(c, node, t, win, out, stats);
+                self.after_release(c, node, t, out, stats);
             }
             Act::HandOff => {
                 let w = sv.waiter;
                 self.end_activity(node, s, t, win);
-                self.forward(w, node, port, t, win, out);
+                self.forward(w, node, port, t, out);
             }
             Act::PeerConnect => {
                 if self.lost_race(e, node) {
@@ -737,7 +737,7 @@ impl CircuitNet {
                     self.start_waiting(c, e, t, out);
                 } else {
                     self.end_activity(node, s, t, win);
-                    self.forward(c, node, port, t, win, out);
+                    self.forward(c, node, port, t, out);
                 }
             }
         }
@@ -817,7 +817,6 @@ impl CircuitNet {
         node: usize,
         port: usize,
         t: Cycle,
-        _win: &MeasureWindow,
         out: &mut impl Outbox<CircuitEvent>,
     ) {
         let to = self.down[node * self.deg + port];
@@ -872,7 +871,6 @@ impl CircuitNet {
         c: u32,
         node: usize,
         t: Cycle,
-        win: &MeasureWindow,
         out: &mut impl Outbox<CircuitEvent>,
         stats: &mut MsgStats,
     ) {
@@ -889,7 +887,7 @@ impl CircuitNet {
             );
         } else {
             self.circuits[c as usize].released_at = Some(t + 1);
-            self.try_complete(c, win, stats);
+            self.try_complete(c, stats);
         }
     }
 
@@ -929,7 +927,7 @@ impl CircuitNet {
         }
     }
 
-    fn try_complete(&mut self, c: u32, win: &MeasureWindow, stats: &mut MsgStats) {
+    fn try_complete(&mut self, c: u32, stats: &mut MsgStats) {
         let k = &self.circuits[c as usize];
         let (Some(rel), Some(tail)) = (k.released_at, k.tail_at) else {
             return;
@@ -961,7 +959,6 @@ impl CircuitNet {
                 k.ctrl_wait,
             );
         }
-        let _ = win;
         self.delivered += 1;
         self.live -= 1;
         self.free_later.push(c);
@@ -1038,7 +1035,7 @@ impl CircuitNet {
                 self.dma.release(node, engine);
                 if empty {
                     self.circuits[c as usize].released_at = Some(t);
-                    self.try_complete(c, win, stats);
+                    self.try_complete(c, stats);
                 } else {
                     self.push_request(node, c, REQ_RELEASE, t);
                 }
@@ -1052,7 +1049,7 @@ impl CircuitNet {
                 // Which engine does not matter: engines are identical.
                 let free = !self.rx_idle[node] & self.rx_all;
                 self.rx_idle[node] |= 1 << free.trailing_zeros();
-                self.try_complete(c, win, stats);
+                self.try_complete(c, stats);
                 if let Some(w) = self.rx_waiters.pop_front(node, &self.next) {
                     let since = self.circuits[w as usize].wait_since;
                     self.circuits[w as usize].link_wait += t - since;
@@ -1123,7 +1120,7 @@ impl CircuitNet {
 /// Hold-strategy deadlock: a cycle of circuits, each waiting for a link held by the next.
 impl CircuitNet {
     /// The circuit whose link circuit `c` waits for, if `c` waits for a link.
-    pub fn waits_for(&self, c: u32) -> Option<u32> {
+    fn waits_for(&self, c: u32) -> Option<u32> {
         let e = self.circuits[c as usize].waiting_at;
         if e == NONE {
             return None;
@@ -1259,15 +1256,6 @@ impl CircuitNet {
         Ok(())
     }
 
-    /// Circuits waiting for a link that nobody holds (a lost wake-up; always 0).
-    pub fn orphan_waiters(&self) -> usize {
-        (0..self.circuits.len() as u32)
-            .filter(|&c| {
-                self.circuits[c as usize].waiting_at != NONE && self.waits_for(c).is_none()
-            })
-            .count()
-    }
-
     /// Circuits in progress (taken by a sending DMA engine, not yet complete).
     pub fn in_progress(&self) -> usize {
         self.live
@@ -1289,8 +1277,9 @@ impl CircuitNet {
     /// The replication's circuit measurements over the window `[start, end)`.
     pub fn circuit_measures(&self, start: Cycle, end: Cycle) -> CircuitMeasures {
         let mut stats = self.stats.clone();
-        for (c, k) in self.circuits.iter().enumerate() {
-            if k.held > 0 && !self.free.contains(&(c as u32)) {
+        for k in &self.circuits {
+            // A completed circuit has released every link, so free slots hold none.
+            if k.held > 0 {
                 stats.held[k.phase as usize] +=
                     k.held as u64 * overlap(k.acct_t, end, start, Some(end));
             }
