@@ -25,7 +25,7 @@ fn report(cfg: &HwConfig) -> Value {
 fn short(name: &str, mut cfg: HwConfig) -> HwConfig {
     cfg.experiment.replications = 2;
     // Let the split happen whatever the network's size.
-    cfg.experiment.partition_min_nodes = 1;
+    cfg.experiment.partition_min_nodes = Some(1);
     if name.starts_with("circuit") {
         cfg.experiment.warmup = 20_000;
         cfg.experiment.measure = Measure::Cycles(60_000);
@@ -63,7 +63,7 @@ fn the_split_really_happens_for_wormhole_and_falls_back_when_partitions_are_smal
     cfg.experiment.threads = 3;
     let r = run_experiment(&cfg, &mut |_, _| {}).unwrap();
     assert_eq!(r.threads, 3);
-    cfg.experiment.partition_min_nodes = 128;
+    cfg.experiment.partition_min_nodes = Some(128);
     let r = run_experiment(&cfg, &mut |_, _| {}).unwrap();
     assert_eq!(r.threads, 1, "64 nodes do not pay for a second partition");
 }
@@ -95,9 +95,50 @@ fn a_deadlock_is_found_at_the_same_cycle_and_described_alike_on_partitions() {
     let path =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/deadlock-ring.ron");
     let mut cfg = routemu::config::load::load_hw(&path).unwrap();
-    cfg.experiment.partition_min_nodes = 1;
+    cfg.experiment.partition_min_nodes = Some(1);
     let a = report(&cfg);
     assert!(a["deadlock"].is_object());
     cfg.experiment.threads = 2;
     assert_eq!(a, report(&cfg));
+}
+
+#[test]
+fn circuit_switching_really_splits() {
+    for file in ["circuit-hold.ron", "circuit-adaptive.ron"] {
+        let mut cfg = short(file, common::preset(file));
+        cfg.experiment.threads = 3;
+        let r = run_experiment(&cfg, &mut |_, _| {}).unwrap();
+        assert_eq!(r.threads, 3, "{file}");
+        cfg.experiment.partition_min_nodes = None;
+        let r = run_experiment(&cfg, &mut |_, _| {}).unwrap();
+        assert_eq!(
+            r.threads, 1,
+            "{file}: too small to pay for a barrier per cycle"
+        );
+    }
+}
+
+#[test]
+fn a_hold_deadlock_across_partitions_is_found_at_the_same_cycle() {
+    let mut cfg = common::preset("circuit-torus-hold.ron");
+    if let routemu::config::SwitchingConfig::Circuit { hold_timeout, .. } = &mut cfg.switching {
+        *hold_timeout = None;
+    }
+    cfg.workload.rate *= 4.0;
+    cfg.experiment.replications = 1;
+    cfg.experiment.partition_min_nodes = Some(1);
+    let one = report(&cfg);
+    let text = one["deadlock"].to_string();
+    // The circuits of the cycle wait at nodes of several of the 4 partitions (16 nodes
+    // each): only the union of the partitions' waits shows the cycle.
+    let parts: std::collections::BTreeSet<u64> = text
+        .split("waits at node ")
+        .skip(1)
+        .map(|s| s.split(' ').next().unwrap().parse::<u64>().unwrap() / 16)
+        .collect();
+    assert!(parts.len() >= 2, "{text}");
+    for t in [2, 3, 4] {
+        cfg.experiment.threads = t;
+        assert_eq!(one, report(&cfg), "{t} threads");
+    }
 }

@@ -241,10 +241,20 @@ pub fn partition_scenarios(scale: f64) -> Result<Vec<PartScenario>> {
         cfg: cube,
         cycles: sc(10_000.0),
     });
+    let circuit = parse_hw(CIRCUIT_ADAPTIVE, "hw/circuit-adaptive.ron")?;
     out.push(PartScenario {
         name: "hypercube d=10 circuit adaptive preset".into(),
-        cfg: parse_hw(CIRCUIT_ADAPTIVE, "hw/circuit-adaptive.ron")?,
+        cfg: circuit.clone(),
         cycles: sc(1_000_000.0),
+    });
+    let mut big = circuit;
+    if let crate::config::TopologyConfig::Hypercube { dim } = &mut big.topology {
+        *dim = 14;
+    }
+    out.push(PartScenario {
+        name: "hypercube d=14 circuit adaptive".into(),
+        cfg: big,
+        cycles: sc(50_000.0),
     });
     Ok(out)
 }
@@ -306,7 +316,7 @@ fn time_parts_any<B: CycleBarrier>(
 /// `repeats` each).
 pub fn run_parts(s: &PartScenario, threads: usize, repeats: usize) -> Result<PartResult> {
     let nodes = crate::config::validate::validate(&s.cfg)?.topology.nodes();
-    let min = s.cfg.experiment.partition_min_nodes as usize;
+    let min = s.cfg.experiment.partition_min_nodes.map(|m| m as usize);
     let parts = match s.cfg.switching {
         crate::config::SwitchingConfig::Wormhole { .. } => {
             crate::engine::parallel::partitions_for::<WormholeNet>(nodes, threads, min)

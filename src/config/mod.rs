@@ -434,8 +434,10 @@ pub struct ExperimentConfig {
     /// Replications run side by side. Results do not depend on it.
     pub jobs: u32,
     /// Smallest partition worth a thread, in nodes: with fewer nodes per partition the
-    /// run uses fewer partitions than `threads` (1 forces the split).
-    pub partition_min_nodes: u32,
+    /// run uses fewer partitions than `threads` (1 forces the split). None: the
+    /// switching mode's own (`Network::MIN_PARTITION_NODES`: 128 for wormhole, 4096 for
+    /// circuit switching, whose cycles carry far less work per node).
+    pub partition_min_nodes: Option<u32>,
     /// Skip idle nodes and jump over cycles where nothing is scheduled (the results are
     /// identical either way; off is for checking that claim).
     pub idle_skip: bool,
@@ -453,7 +455,7 @@ impl Default for ExperimentConfig {
             deadlock_cycles: 20_000,
             threads: 1,
             jobs: 1,
-            partition_min_nodes: 128,
+            partition_min_nodes: None,
             idle_skip: true,
         }
     }

@@ -70,7 +70,11 @@ pub fn run_replication<N: Network + Send>(
 ) -> Result<(RepResult, Vec<Simulation<N>>)> {
     let nodes = validate(cfg)?.topology.nodes();
     let e = &cfg.experiment;
-    let parts = partitions_for::<N>(nodes, e.threads as usize, e.partition_min_nodes as usize);
+    let parts = partitions_for::<N>(
+        nodes,
+        e.threads as usize,
+        e.partition_min_nodes.map(|m| m as usize),
+    );
     let (sims, stop) = run_partitioned::<N>(cfg, rep, parts, progress)?;
     let r = reduce(&sims, stop);
     Ok((r, sims))
@@ -136,7 +140,13 @@ fn reduce<N: Network>(parts: &[Simulation<N>], stop: Stop) -> RepResult {
         }
     }
     let sum = |f: &dyn Fn(&Simulation<N>) -> u64| parts.iter().map(f).sum::<u64>();
-    let circuit = first.net.circuit_measures(start, end);
+    let circuit = parts
+        .iter()
+        .filter_map(|p| p.net.circuit_measures(start, end))
+        .reduce(|mut a, b| {
+            a.add(&b);
+            a
+        });
     RepResult {
         cycles: t,
         window: end - start,
@@ -151,7 +161,10 @@ fn reduce<N: Network>(parts: &[Simulation<N>], stop: Stop) -> RepResult {
         ctrl,
         links: m.utilization(),
         ctrl_nodes: if circuit.is_some() {
-            first.net.ctrl_stats().to_vec()
+            parts
+                .iter()
+                .flat_map(|p| p.net.ctrl_stats().iter().copied())
+                .collect()
         } else {
             Vec::new()
         },

@@ -9,5 +9,6 @@ pub mod network;
 pub mod parallel;
 pub mod partition;
 pub mod sim;
+pub mod waits;
 pub mod watchdog;
 pub mod wheel;

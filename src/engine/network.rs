@@ -6,6 +6,7 @@
 
 use super::partition::{Located, PartOut};
 use super::sim::{MeasureWindow, Simulation};
+use super::waits::WaitEdge;
 use crate::config::validate::Machine;
 use crate::config::HwConfig;
 use crate::error::Result;
@@ -74,7 +75,7 @@ pub trait Network: Sized {
 
     /// Side data that crosses to another partition with an event (see
     /// `engine::partition`).
-    type Remote: Copy + std::fmt::Debug + Send;
+    type Remote: Clone + std::fmt::Debug + Send;
 
     /// Whether the events due in one cycle must be delivered in the canonical order of
     /// [`Network::event_key`] (per node) for the result not to depend on the order in which
@@ -83,6 +84,10 @@ pub trait Network: Sized {
 
     /// Whether the mode can be split into partitions stepped by separate threads.
     const PARTITIONABLE: bool;
+
+    /// Smallest partition, in nodes, whose cycles carry enough work to pay for a
+    /// barrier per cycle (the default of `experiment.partition_min_nodes`).
+    const MIN_PARTITION_NODES: usize;
 
     /// Builds the routers of nodes `range.0..range.1` of a validated machine for
     /// replication `rep`.
@@ -151,8 +156,9 @@ pub trait Network: Sized {
     /// Last cycle the work moved.
     fn last_progress(&self) -> Cycle;
 
-    /// Whether a deadlock is proven by a cycle of waits (circuit switching's hold).
-    fn proven_stall(&self) -> bool;
+    /// This partition's edges of the wait-for graph (`engine::waits`): a cycle in the
+    /// union of every partition's edges proves a deadlock (circuit switching's hold).
+    fn wait_edges(&self, _out: &mut Vec<WaitEdge>) {}
 
     /// Explains a deadlock: which resources wait on which.
     fn explain_deadlock(sim: &Simulation<Self>) -> String;

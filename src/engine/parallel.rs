@@ -21,6 +21,7 @@
 use super::network::Network;
 use super::partition::ranges;
 use super::sim::{Decision, Simulation, Stop, Summary};
+use super::waits::{has_cycle, WaitEdge};
 use crate::config::HwConfig;
 use crate::error::Result;
 use crate::types::Cycle;
@@ -106,13 +107,15 @@ impl CycleBarrier for StdBarrier {
 }
 
 /// How many partitions a run of `nodes` nodes uses when `threads` are asked for and a
-/// partition needs at least `min_nodes` nodes to pay for its barrier (the default, 128,
-/// comes from `routemu bench`; see README).
-pub fn partitions_for<N: Network>(nodes: usize, threads: usize, min_nodes: usize) -> usize {
+/// partition needs at least `min_nodes` nodes (default: the mode's
+/// [`Network::MIN_PARTITION_NODES`], measured with `routemu bench`; see README) to pay
+/// for its barrier.
+pub fn partitions_for<N: Network>(nodes: usize, threads: usize, min_nodes: Option<usize>) -> usize {
     if !N::PARTITIONABLE {
         return 1;
     }
-    threads.clamp(1, (nodes / min_nodes.max(1)).max(1))
+    let min = min_nodes.unwrap_or(N::MIN_PARTITION_NODES);
+    threads.clamp(1, (nodes / min.max(1)).max(1))
 }
 
 type Mail<N> = (
@@ -182,9 +185,11 @@ pub fn step_partitioned<N: Network + Send, B: CycleBarrier>(
         .map(|_| Mutex::new((Vec::new(), Vec::new())))
         .collect();
     let sums: Vec<Mutex<Summary>> = (0..2 * t).map(|_| Mutex::new(Summary::default())).collect();
+    let edges: Vec<Mutex<Vec<WaitEdge>>> = (0..2 * t).map(|_| Mutex::new(Vec::new())).collect();
     let failed = Failed(AtomicBool::new(false));
     let shared = Shared {
         mail: &mail,
+        edges: &edges,
         sums: &sums,
         barrier,
         failed: &failed,
@@ -220,6 +225,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// What the partitions' threads share.
 struct Shared<'a, N: Network, B> {
     mail: &'a [Mutex<Mail<N>>],
+    edges: &'a [Mutex<Vec<WaitEdge>>],
     sums: &'a [Mutex<Summary>],
     barrier: &'a B,
     failed: &'a Failed,
@@ -253,6 +259,12 @@ fn partition_loop<N: Network, B: CycleBarrier>(
             std::mem::swap(&mut mb.1, &mut sim.out.extras[q]);
         }
         *lock(&sums[parity * t + p]) = sim.summary();
+        let check = sim.check_due();
+        if check {
+            let mut e = lock(&sh.edges[parity * t + p]);
+            e.clear();
+            sim.net.wait_edges(&mut e);
+        }
         sh.barrier.wait(&sh.failed.0);
         if sh.failed.0.load(Ordering::Acquire) {
             return None;
@@ -264,6 +276,14 @@ fn partition_loop<N: Network, B: CycleBarrier>(
         }
         for (q, s) in all.iter_mut().enumerate() {
             *s = *lock(&sums[parity * t + q]);
+        }
+        if check {
+            // A deadlock's waits may span partitions: look at the union of their edges.
+            let mut union = Vec::new();
+            for q in 0..t {
+                union.extend_from_slice(&lock(&sh.edges[parity * t + q]));
+            }
+            all[0].proven_stall = has_cycle(&union);
         }
         match sim.coordinate(&all, progress) {
             Decision::Continue { next, window_end } => {

@@ -79,6 +79,18 @@ impl<E, R> PartOut<E, R> {
     }
 }
 
+impl<E, R: Clone> PartOut<E, R> {
+    /// Sends side data to every other partition.
+    pub fn broadcast(&mut self, r: &R) {
+        let me = self.part_of(self.lo);
+        for (p, x) in self.extras.iter_mut().enumerate() {
+            if p != me {
+                x.push(r.clone());
+            }
+        }
+    }
+}
+
 impl<E: Located, R> PartOut<E, R> {
     /// An event for another partition's node `n` (kept out of the hot path).
     #[inline(never)]

@@ -24,6 +24,7 @@
 
 use super::network::{Network, Window};
 use super::partition::{Located, PartOut};
+use super::waits::has_cycle;
 use crate::config::validate::validate;
 use crate::config::{ExperimentConfig, HwConfig, Measure};
 use crate::error::Result;
@@ -449,9 +450,19 @@ impl<N: Network> Simulation<N> {
             backlog: self.net.backlog() as u64,
             live: self.net.live_work(),
             last_progress: self.net.last_progress(),
-            // Searching for a cycle of waits is only worth it at a check point.
-            proven_stall: after >= self.coord.next_check && self.net.proven_stall(),
+            // Searching for a cycle of waits is only worth it at a check point; split
+            // networks search the union of their partitions' edges (`engine::parallel`).
+            proven_stall: self.out.events.len() == 1 && self.check_due() && {
+                let mut edges = Vec::new();
+                self.net.wait_edges(&mut edges);
+                has_cycle(&edges)
+            },
         }
+    }
+
+    /// Whether the cycle just stepped ends at a check point (saturation, deadlock).
+    pub fn check_due(&self) -> bool {
+        self.t + 1 >= self.coord.next_check
     }
 
     /// Takes events (and their side data) that other partitions sent to this one.

@@ -9,9 +9,12 @@
 //! was at the end of the previous cycle (a wire's worth of delay), which keeps the
 //! result independent of the order nodes are stepped in and lets the two ends live in
 //! different partitions. The price is a race: both ends may claim an idle link in the
-//! same cycle. Each claimant checks in the cycle its connect ends (D_link_conn ≥ 1 later)
-//! whether the peer claimed in the very same cycle; if so the end at the lower-numbered
-//! node keeps the link and the other treats its request as having met a busy link.
+//! same cycle. Each claimant checks in the cycle its connect ends (at least one cycle
+//! after its claim, when the peer's claim of that cycle is visible to it in any
+//! partition) whether the peer claimed in the very same cycle; if so the end at the
+//! lower-numbered node keeps the link and the other treats its request as having met a
+//! busy link. A peer in another partition is seen through the reports its partition
+//! sends at every change ([`EndView`]).
 //!
 //! Waiters are kept per end (in arrival order). A release serves the releasing end's own
 //! waiters first (paper 000's activity "release + connect"); only when it has none does
@@ -20,6 +23,7 @@
 //! other's; the papers' single queue per link has no such asymmetry.
 
 use crate::types::Cycle;
+use std::collections::HashMap;
 
 /// No circuit.
 pub const NONE: u32 = u32::MAX;
@@ -122,41 +126,97 @@ impl Fifos {
     }
 }
 
-/// The state of every link end of a partition, indexed by `node * degree + port`.
+/// A circuit's identity in link ends: its message id, the same in every partition.
+pub type CircuitId = u64;
+
+/// No circuit holds the end.
+pub const FREE: CircuitId = u64::MAX;
+
+/// What a node knows of a link end in another partition (the peer of one of its own
+/// half-duplex ends): its state at the end of the previous cycle, sent by the peer's
+/// partition at every change.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EndView {
+    /// The circuit holding it (FREE: none).
+    pub holder: CircuitId,
+    /// Cycle it last went from free to held.
+    pub since: Cycle,
+    /// Cycles it was held inside the measurement window, up to its last release.
+    pub busy: u64,
+}
+
+const UNSEEN: EndView = EndView {
+    holder: FREE,
+    since: Cycle::MAX,
+    busy: 0,
+};
+
+/// The state of every link end of a partition, indexed by `local node * degree + port`;
+/// ends are named across partitions by their global index `node * degree + port`.
 #[derive(Clone, Debug)]
 pub struct LinkEnds {
-    /// The circuit holding the end (NONE: free).
-    pub holder: Vec<u32>,
-    prev: Vec<u32>,
+    /// The circuit holding the end (FREE: free).
+    pub holder: Vec<CircuitId>,
+    prev: Vec<CircuitId>,
     changed: Vec<Cycle>,
     /// Cycle the end last went from free to held (kept after it is freed).
     pub since: Vec<Cycle>,
-    /// The peer end of a half-duplex link (NONE: the end is a link of its own).
+    /// Global index of the peer end of a half-duplex link (NONE: the end is a link of
+    /// its own).
     pub peer: Vec<u32>,
+    /// Global index of local end 0.
+    base: u32,
     /// Cycles held inside the measurement window (updated when the end is freed).
     pub busy_cycles: Vec<u64>,
     /// Hold-strategy waiters.
     pub waiters: Fifos,
+    /// Peers in other partitions, by global index, as last reported.
+    mirror: HashMap<u32, EndView>,
 }
 
 impl LinkEnds {
-    /// Ends for `ends` output ports with the given peers.
-    pub fn new(peer: Vec<u32>) -> Self {
+    /// Ends for `peer.len()` output ports starting at global index `base`, with the
+    /// given peers (global indices).
+    pub fn new(peer: Vec<u32>, base: u32) -> Self {
         let n = peer.len();
         LinkEnds {
-            holder: vec![NONE; n],
-            prev: vec![NONE; n],
+            holder: vec![FREE; n],
+            prev: vec![FREE; n],
             changed: vec![Cycle::MAX; n],
             since: vec![Cycle::MAX; n],
             peer,
+            base,
             busy_cycles: vec![0; n],
             waiters: Fifos::new(n),
+            mirror: HashMap::new(),
         }
     }
 
-    /// Who held end `e` at the end of cycle t − 1.
+    /// The local index of global end `g`, if it is one of this partition's.
     #[inline]
-    pub fn holder_before(&self, e: usize, t: Cycle) -> u32 {
+    pub fn local(&self, g: u32) -> Option<usize> {
+        let i = g.wrapping_sub(self.base) as usize;
+        (g >= self.base && i < self.holder.len()).then_some(i)
+    }
+
+    /// Global index of local end `e`.
+    #[inline]
+    pub fn global(&self, e: usize) -> u32 {
+        self.base + e as u32
+    }
+
+    /// The peer of local end `e` when it lives in another partition.
+    #[inline]
+    pub fn remote_peer(&self, e: usize) -> Option<u32> {
+        match self.peer[e] {
+            NONE => None,
+            p => self.local(p).is_none().then_some(p),
+        }
+    }
+
+    /// Who held local end `e` at the end of cycle t − 1.
+    #[inline]
+    pub fn holder_before(&self, e: usize, t: Cycle) -> CircuitId {
         if self.changed[e] == t {
             self.prev[e]
         } else {
@@ -164,16 +224,43 @@ impl LinkEnds {
         }
     }
 
+    /// Local end `e` as its peer in another partition is told.
+    pub fn view(&self, e: usize) -> EndView {
+        EndView {
+            holder: self.holder[e],
+            since: self.since[e],
+            busy: self.busy_cycles[e],
+        }
+    }
+
+    /// Takes the report of a peer end in another partition.
+    pub fn accept(&mut self, g: u32, v: EndView) {
+        self.mirror.insert(g, v);
+    }
+
+    /// The peer end `g` (global): its state as of the end of the previous cycle when it
+    /// is another partition's, or its current state.
+    fn peer_view(&self, g: u32, t: Cycle) -> EndView {
+        match self.local(g) {
+            Some(p) => EndView {
+                holder: self.holder_before(p, t),
+                since: self.since[p],
+                busy: self.busy_cycles[p],
+            },
+            None => self.mirror.get(&g).copied().unwrap_or(UNSEEN),
+        }
+    }
+
     /// The circuit that makes end `e` busy for a request verifying it in cycle `t`: its
     /// own holder, or else the peer end's holder as of the previous cycle.
     #[inline]
-    pub fn blocker(&self, e: usize, t: Cycle) -> u32 {
-        if self.holder[e] != NONE {
+    pub fn blocker(&self, e: usize, t: Cycle) -> CircuitId {
+        if self.holder[e] != FREE {
             return self.holder[e];
         }
         match self.peer[e] {
-            NONE => NONE,
-            p => self.holder_before(p as usize, t),
+            NONE => FREE,
+            p => self.peer_view(p, t).holder,
         }
     }
 
@@ -181,18 +268,18 @@ impl LinkEnds {
     /// either end, nobody queued before it).
     #[inline]
     pub fn free_for_new(&self, e: usize, t: Cycle) -> bool {
-        self.blocker(e, t) == NONE && self.waiters.len(e) == 0
+        self.blocker(e, t) == FREE && self.waiters.len(e) == 0
     }
 
-    /// Sets the holder of end `e` in cycle `t` (NONE frees it). A change of holder without
-    /// the end becoming free (a hand-off) keeps `since`.
+    /// Sets the holder of end `e` in cycle `t` (FREE frees it). A change of holder
+    /// without the end becoming free (a hand-off) keeps `since`.
     #[inline]
-    pub fn set(&mut self, e: usize, t: Cycle, c: u32) {
+    pub fn set(&mut self, e: usize, t: Cycle, c: CircuitId) {
         if self.changed[e] != t {
             self.prev[e] = self.holder[e];
             self.changed[e] = t;
         }
-        if self.holder[e] == NONE && c != NONE {
+        if self.holder[e] == FREE && c != FREE {
             self.since[e] = t;
         }
         self.holder[e] = c;
@@ -200,13 +287,27 @@ impl LinkEnds {
 
     /// Whether the claim that end `e` (at node `me`) made lost the same-cycle race to its
     /// peer end (at node `peer_node`): both claimed in one cycle and the peer's node is
-    /// the lower-numbered.
+    /// the lower-numbered. Asked in a later cycle than the claim, so a peer in another
+    /// partition has reported it.
     #[inline]
-    pub fn lost_race(&self, e: usize, me: u32, peer_node: u32) -> bool {
+    pub fn lost_race(&self, e: usize, me: u32, peer_node: u32, t: Cycle) -> bool {
         match self.peer[e] {
             NONE => false,
-            p => self.since[p as usize] == self.since[e] && peer_node < me,
+            p => self.peer_view(p, t).since == self.since[e] && peer_node < me,
         }
+    }
+
+    /// Cycles that end `g` of another partition was held in `[start, end)`: its count
+    /// to its last release plus the holding in progress, as last reported (at the end of
+    /// a run, its final state).
+    pub fn remote_busy(&self, g: u32, start: Cycle, end: Cycle) -> u64 {
+        let v = self.mirror.get(&g).copied().unwrap_or(UNSEEN);
+        let now = if v.holder != FREE {
+            end.saturating_sub(v.since.max(start))
+        } else {
+            0
+        };
+        v.busy + now
     }
 }
 
@@ -237,28 +338,51 @@ mod tests {
     #[test]
     fn a_node_sees_its_peer_end_as_it_was_last_cycle() {
         // Ends 0 and 1 are the two ends of one half-duplex link.
-        let mut ends = LinkEnds::new(vec![1, 0]);
+        let mut ends = LinkEnds::new(vec![1, 0], 0);
         assert!(ends.free_for_new(0, 10));
         ends.set(1, 10, 42); // the peer claims in cycle 10
         assert!(ends.free_for_new(0, 10), "not visible in the same cycle");
         assert!(!ends.free_for_new(0, 11));
         assert_eq!(ends.blocker(0, 11), 42);
-        ends.set(1, 20, NONE); // released in cycle 20
+        ends.set(1, 20, FREE); // released in cycle 20
         assert_eq!(ends.blocker(0, 20), 42, "still held as of cycle 19");
         assert!(ends.free_for_new(0, 21));
     }
 
     #[test]
     fn the_lower_node_wins_a_same_cycle_claim() {
-        let mut ends = LinkEnds::new(vec![1, 0]);
+        let mut ends = LinkEnds::new(vec![1, 0], 0);
         ends.set(0, 5, 1);
         ends.set(1, 5, 2);
-        assert!(!ends.lost_race(0, 3, 8), "node 3 against node 8 keeps it");
-        assert!(ends.lost_race(1, 8, 3));
+        assert!(
+            !ends.lost_race(0, 3, 8, 6),
+            "node 3 against node 8 keeps it"
+        );
+        assert!(ends.lost_race(1, 8, 3, 6));
         // A claim one cycle later is no race.
-        let mut ends = LinkEnds::new(vec![1, 0]);
+        let mut ends = LinkEnds::new(vec![1, 0], 0);
         ends.set(0, 5, 1);
         ends.set(1, 6, 2);
-        assert!(!ends.lost_race(1, 8, 3));
+        assert!(!ends.lost_race(1, 8, 3, 7));
+    }
+
+    #[test]
+    fn a_peer_in_another_partition_is_seen_through_its_reports() {
+        // Local ends 0..2 are global 10 and 11; end 10's peer is global end 3, elsewhere.
+        let mut ends = LinkEnds::new(vec![3, NONE], 10);
+        assert_eq!(ends.remote_peer(0), Some(3));
+        assert_eq!(ends.remote_peer(1), None);
+        assert!(ends.free_for_new(0, 4), "never reported: free");
+        let v = EndView {
+            holder: 42,
+            since: 5,
+            busy: 7,
+        };
+        ends.accept(3, v); // reported after cycle 5
+        assert_eq!(ends.blocker(0, 6), 42);
+        ends.set(0, 5, 9); // had we claimed in cycle 5 too, the lower node keeps it
+        assert!(ends.lost_race(0, 8, 2, 6));
+        assert!(!ends.lost_race(0, 1, 2, 6));
+        assert_eq!(ends.remote_busy(3, 0, 20), 7 + 15);
     }
 }

@@ -96,6 +96,34 @@ pub fn overlap(from: Cycle, to: Cycle, start: Cycle, end: Option<Cycle>) -> u64 
 }
 
 impl CircuitStats {
+    /// Adds another partition's measurements.
+    pub fn merge(&mut self, o: &CircuitStats) {
+        for (h, x) in [
+            (&mut self.setup, &o.setup),
+            (&mut self.ack, &o.ack),
+            (&mut self.data, &o.data),
+            (&mut self.release, &o.release),
+            (&mut self.ctrl_wait, &o.ctrl_wait),
+        ] {
+            // Auto-resizing histograms only fail beyond u64 range.
+            let _ = h.add(x);
+        }
+        self.count += o.count;
+        for i in 0..4 {
+            self.phase_sum[i] += o.phase_sum[i];
+            self.conflicts[i] += o.conflicts[i];
+            self.held[i] += o.held[i];
+        }
+        self.aborts_sum += o.aborts_sum;
+        self.aborts_max = self.aborts_max.max(o.aborts_max);
+        self.link_wait_sum += o.link_wait_sum;
+        self.ctrl_wait_msg_sum += o.ctrl_wait_msg_sum;
+        self.requests += o.requests;
+        self.dma_requests += o.dma_requests;
+        self.dma_conflicts += o.dma_conflicts;
+        self.timeouts += o.timeouts;
+    }
+
     /// Records a measured message's phase times (in [`Phase`] order), aborts and waits.
     pub fn record(&mut self, phases: [Cycle; 4], aborts: u32, link_wait: u64, ctrl_wait: u64) {
         for (h, &v) in [

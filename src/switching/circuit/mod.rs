@@ -63,15 +63,28 @@
 //! peer end of a half-duplex link, the phase of the circuit holding it), and circuit
 //! slots are not reused in the cycle they are freed, so the result does not depend on the
 //! order in which nodes are stepped.
+//!
+//! # Partitions
+//!
+//! A partition owns its nodes' controllers, DMA engines, link ends and random streams,
+//! and the records of the circuits whose signal is at one of its nodes; a record crosses
+//! to another partition with the signal ([`record`]). What else crosses is explicit and
+//! takes effect in the next cycle, as the previous-cycle reads above require: events,
+//! the state of a half-duplex link end for its peer in the other partition, and the
+//! announcement of a circuit's phase timeline (for classifying conflicts). A hold
+//! deadlock is found on the union of the partitions' wait-for edges ([`waits`]).
 
 pub mod links;
 pub mod measure;
+pub mod record;
+mod waits;
 
 use crate::config::validate::Machine;
 use crate::config::{AckDelay, BackoffDist, ConflictStrategy, Duplex, HwConfig, SwitchingConfig};
 use crate::engine::network::{NetMeasures, Network, Outbox, Window};
 use crate::engine::partition::PartOut;
 use crate::engine::sim::{MeasureWindow, Simulation};
+use crate::engine::waits::WaitEdge;
 use crate::error::{Error, Result};
 use crate::rng::{below, exponential, stream, NodeRng};
 use crate::router::buffers::MsgHeader;
@@ -82,8 +95,10 @@ use crate::routing::selection::BitIter;
 use crate::stats::MsgStats;
 use crate::topology::Topology;
 use crate::types::{Cycle, NodeId, PortId};
-use links::{Fifos, LinkEnds, NONE};
+use links::{Fifos, LinkEnds, FREE, NONE};
 use measure::{overlap, CircuitStats, Phase};
+use record::{Circuit, CircuitRemote, Timeline};
+use std::collections::HashMap;
 
 /// Closed-form zero-load latency (creation to completion) of an L-flit message over
 /// `hops` hops on the circuit-switched machine `cfg`; see the module documentation.
@@ -120,7 +135,7 @@ pub enum EventKind {
     CtrlDone = 0,
     /// The peer end of a half-duplex link was freed (`aux`: this node's port).
     LinkFreed = 1,
-    /// The tail of a circuit's data reaches its destination.
+    /// The tail of a circuit's data reaches its destination (`len`: its flits).
     TailArrive = 2,
     /// The source DMA has sent a circuit's last flit.
     DataDone = 3,
@@ -136,33 +151,40 @@ pub enum EventKind {
     SetupArrive = 8,
     /// A hold request's waiting time is up (`hold_timeout`).
     HoldTimeout = 9,
+    /// The path is released and the tail is in: the message is complete.
+    Complete = 10,
+}
+
+impl EventKind {
+    /// Whether the signal carries its circuit's record to a node of another partition.
+    #[inline]
+    fn carries_record(self) -> bool {
+        matches!(
+            self,
+            EventKind::SetupArrive
+                | EventKind::AbortArrive
+                | EventKind::ReleaseArrive
+                | EventKind::AckArrive
+        )
+    }
 }
 
 /// A signal or timer delivered to a node.
 #[derive(Clone, Copy, Debug)]
 pub struct CircuitEvent {
+    /// The circuit it concerns (message id; 0 for `CtrlDone` and `LinkFreed`).
+    pub id: u64,
     /// Receiving node.
     pub node: u32,
-    /// The circuit it concerns (NONE for `CtrlDone` and `LinkFreed`).
+    /// The circuit's record in the receiving partition; NONE when the record travels
+    /// with the event from another partition (or there is none).
     pub circuit: u32,
+    /// Message length (`TailArrive`).
+    pub len: u32,
     /// What it is.
     pub kind: EventKind,
     /// Server or port, by kind.
     pub aux: u8,
-}
-
-/// Sends `kind` about circuit `c` to `node` for cycle `at`.
-#[inline]
-fn signal(out: &mut impl Outbox<CircuitEvent>, at: Cycle, node: u32, c: u32, kind: EventKind) {
-    out.send(
-        at,
-        CircuitEvent {
-            node,
-            circuit: c,
-            kind,
-            aux: 0,
-        },
-    );
 }
 
 impl crate::engine::partition::Located for CircuitEvent {
@@ -171,6 +193,9 @@ impl crate::engine::partition::Located for CircuitEvent {
         self.node
     }
 }
+
+/// Where a partition's circuit routers send.
+type Out = PartOut<CircuitEvent, CircuitRemote>;
 
 /// Controller request kinds.
 const REQ_SETUP: u8 = 1;
@@ -213,84 +238,11 @@ const IDLE_SERVER: Server = Server {
     started: 0,
 };
 
-/// A communication in progress, from the moment a sending DMA engine takes its message.
-#[derive(Clone, Debug)]
-struct Circuit {
-    msg: PendingMsg,
-    engine: u8,
-    /// Nodes and output ports of the links acquired so far, from the source.
-    nodes: Vec<u32>,
-    ports: Vec<u8>,
-    /// First link not yet released by the end-of-transmission signal.
-    rel_next: u32,
-    phase: Phase,
-    prev_phase: Phase,
-    phase_t: Cycle,
-    /// Links held and since when they were last accounted.
-    held: u32,
-    acct_t: Cycle,
-    aborting: bool,
-    /// Adaptive: minimal output ports not yet verified at the current node.
-    cand: u64,
-    /// Link end (or NONE) the circuit waits at, and since when.
-    waiting_at: u32,
-    wait_since: Cycle,
-    hops: u32,
-    engine_at: Cycle,
-    reached_at: Cycle,
-    ack_at: Cycle,
-    sent_at: Cycle,
-    released_at: Option<Cycle>,
-    tail_at: Option<Cycle>,
-    aborts: u32,
-    link_wait: u64,
-    ctrl_wait: u64,
-}
-
-impl Circuit {
-    fn new(msg: PendingMsg) -> Self {
-        Circuit {
-            msg,
-            engine: 0,
-            nodes: Vec::new(),
-            ports: Vec::new(),
-            rel_next: 0,
-            phase: Phase::Setup,
-            prev_phase: Phase::Setup,
-            phase_t: 0,
-            held: 0,
-            acct_t: 0,
-            aborting: false,
-            cand: 0,
-            waiting_at: NONE,
-            wait_since: 0,
-            hops: 0,
-            engine_at: 0,
-            reached_at: 0,
-            ack_at: 0,
-            sent_at: 0,
-            released_at: None,
-            tail_at: None,
-            aborts: 0,
-            link_wait: 0,
-            ctrl_wait: 0,
-        }
-    }
-
-    /// The phase as it was at the end of cycle t − 1.
-    fn phase_before(&self, t: Cycle) -> Phase {
-        if self.phase_t == t {
-            self.prev_phase
-        } else {
-            self.phase
-        }
-    }
-}
-
-/// The circuit-switched routers of a set of nodes (today the whole network).
+/// The circuit-switched routers of a partition: the contiguous nodes `lo..lo + n` of
+/// the network (all of it on one partition).
 #[derive(Clone, Debug)]
 pub struct CircuitNet {
-    /// The network graph.
+    /// The network graph (whole).
     pub topology: Topology,
     strategy: ConflictStrategy,
     deg: usize,
@@ -303,11 +255,14 @@ pub struct CircuitNet {
     hold_timeout: Option<Cycle>,
     latency: Cycle,
     width: u64,
-    /// [node][port]: neighbour behind each output (u32::MAX: none).
+    /// First node of the partition.
+    lo: usize,
+    /// [local node][port]: neighbour behind each output (u32::MAX: none).
     down: Vec<u32>,
     /// Link ends and their waiters.
     pub ends: LinkEnds,
-    /// Physical links (half duplex: pairs of ends count once).
+    /// Physical links this partition accounts for (half duplex: a pair of ends counts
+    /// once, at the end with the lower global index).
     pub n_links: usize,
     /// Routing controllers.
     pub ctrl: Controllers,
@@ -321,12 +276,20 @@ pub struct CircuitNet {
     next: Vec<u32>,
     free: Vec<u32>,
     free_later: Vec<u32>,
+    /// Records that came from another partition, by message id, until their event is
+    /// delivered.
+    arrivals: HashMap<u64, u32>,
+    /// Timelines of circuits that reached their destination and are not complete.
+    timelines: HashMap<u64, Timeline>,
+    /// This partition's own announcements of the current cycle (applied from the next).
+    announced: Vec<CircuitRemote>,
     last_t: Cycle,
     rng: Vec<NodeRng>,
-    /// Circuits in progress.
-    pub live: usize,
-    /// Circuits waiting at link ends (hold).
-    pub link_waiting: usize,
+    /// Circuits started here minus circuits completed here (partitions' counts add up
+    /// to the circuits in progress).
+    pub live: i64,
+    /// Circuits waiting at link ends (hold), counted like `live`.
+    pub link_waiting: i64,
     /// Hold requests that gave up waiting (whole run).
     pub timeouts_total: u64,
     /// Measurements.
@@ -345,6 +308,17 @@ pub struct CircuitNet {
 impl CircuitNet {
     /// Builds the routers of every node of a validated circuit-switched machine.
     pub fn new(cfg: &HwConfig, machine: &Machine, seed: u64, rep: u32) -> Result<Self> {
+        Self::new_range(cfg, machine, seed, rep, (0, machine.topology.nodes()))
+    }
+
+    /// Builds the routers of nodes `lo..hi` of a validated circuit-switched machine.
+    pub fn new_range(
+        cfg: &HwConfig,
+        machine: &Machine,
+        seed: u64,
+        rep: u32,
+        (lo, hi): (usize, usize),
+    ) -> Result<Self> {
         let SwitchingConfig::Circuit {
             strategy,
             backoff,
@@ -358,25 +332,32 @@ impl CircuitNet {
             ));
         };
         let topology = machine.topology.clone();
-        let (nodes, deg) = (topology.nodes(), topology.degree());
+        let deg = topology.degree();
+        let nodes = hi - lo;
         let half = cfg.links.duplex == Duplex::Half;
         let mut down = vec![u32::MAX; nodes * deg];
         let mut peer = vec![NONE; nodes * deg];
-        let mut ends_n = 0;
-        for u in 0..nodes {
+        let mut n_links = 0;
+        for u in lo..hi {
             for p in 0..deg {
-                if let Some(v) = topology.neighbor(NodeId(u as u32), PortId(p as u8)) {
-                    down[u * deg + p] = v.0;
-                    ends_n += 1;
-                    if half {
-                        if let Some(q) = topology.peer_port(PortId(p as u8)) {
-                            peer[u * deg + p] = (v.idx() * deg + q.idx()) as u32;
-                        }
-                    }
+                let Some(v) = topology.neighbor(NodeId(u as u32), PortId(p as u8)) else {
+                    continue;
+                };
+                let e = (u - lo) * deg + p;
+                down[e] = v.0;
+                let g = u * deg + p;
+                let q = topology
+                    .peer_port(PortId(p as u8))
+                    .filter(|_| half)
+                    .map(|q| (v.idx() * deg + q.idx()) as u32);
+                if let Some(q) = q {
+                    peer[e] = q;
+                }
+                if q.is_none_or(|q| g < q as usize) {
+                    n_links += 1;
                 }
             }
         }
-        let paired = peer.iter().filter(|&&p| p != NONE).count();
         let dma = machine.dma as usize;
         let servers = cfg.router.controller.servers as usize;
         let c = &cfg.router.controller;
@@ -392,9 +373,10 @@ impl CircuitNet {
             hold_timeout,
             latency: cfg.links.latency,
             width: cfg.links.width as u64,
+            lo,
             down,
-            ends: LinkEnds::new(peer),
-            n_links: ends_n - paired / 2,
+            ends: LinkEnds::new(peer, (lo * deg) as u32),
+            n_links,
             // A circuit has at most one request queued anywhere. At a node, a set-up
             // request holds the link it came in on (or is a local engine's), and a release
             // or connect request concerns an output the circuit holds; links, outputs and
@@ -409,8 +391,11 @@ impl CircuitNet {
             next: Vec::new(),
             free: Vec::new(),
             free_later: Vec::new(),
+            arrivals: HashMap::new(),
+            timelines: HashMap::new(),
+            announced: Vec::new(),
             last_t: 0,
-            rng: (0..nodes as u32).map(|n| stream(seed, rep, n, 2)).collect(),
+            rng: (lo..hi).map(|n| stream(seed, rep, n as u32, 2)).collect(),
             live: 0,
             link_waiting: 0,
             timeouts_total: 0,
@@ -424,50 +409,140 @@ impl CircuitNet {
         })
     }
 
-    /// Slots freed in an earlier cycle become reusable (never in the cycle they were
-    /// freed, so that a node reading "the holder as of last cycle" never sees a new
-    /// circuit in an old slot).
+    /// A new cycle: slots freed in an earlier cycle become reusable (never in the cycle
+    /// they were freed, so that a node reading "the holder as of last cycle" never sees
+    /// a new circuit in an old slot), and the last cycle's announcements take effect.
     #[inline]
     fn tick(&mut self, t: Cycle) {
         if t != self.last_t {
             self.last_t = t;
             self.free.append(&mut self.free_later);
+            for r in std::mem::take(&mut self.announced) {
+                self.learn(r);
+            }
         }
     }
 
-    fn alloc(&mut self, msg: PendingMsg) -> u32 {
+    /// Applies an announcement (a timeline or its withdrawal).
+    fn learn(&mut self, r: CircuitRemote) {
+        match r {
+            CircuitRemote::Reached(tl) => {
+                self.timelines.insert(tl.id, tl);
+            }
+            CircuitRemote::Completed(id) => {
+                self.timelines.remove(&id);
+            }
+            CircuitRemote::Record(_) | CircuitRemote::End { .. } => {}
+        }
+    }
+
+    /// Announces `r` to every partition, this one included (from the next cycle).
+    fn announce(&mut self, r: CircuitRemote, out: &mut Out) {
+        out.broadcast(&r);
+        self.announced.push(r);
+    }
+
+    /// The phase of circuit `id` at the end of cycle t − 1, as a node sees it in cycle t.
+    fn phase_before(&self, id: u64, t: Cycle) -> Phase {
+        match self.timelines.get(&id) {
+            Some(tl) => tl.phase_at(t - 1),
+            None => Phase::Setup,
+        }
+    }
+
+    fn place(&mut self, rec: Circuit) -> u32 {
         if let Some(c) = self.free.pop() {
-            let old = &mut self.circuits[c as usize];
-            let (mut nodes, mut ports) = (
-                std::mem::take(&mut old.nodes),
-                std::mem::take(&mut old.ports),
-            );
-            nodes.clear();
-            ports.clear();
-            *old = Circuit::new(msg);
-            old.nodes = nodes;
-            old.ports = ports;
+            self.circuits[c as usize] = rec;
             c
         } else {
-            self.circuits.push(Circuit::new(msg));
+            self.circuits.push(rec);
             self.next.push(NONE);
             (self.circuits.len() - 1) as u32
         }
     }
 
-    /// Number of nodes.
+    fn alloc(&mut self, msg: PendingMsg) -> u32 {
+        match self.free.last() {
+            Some(&c) => {
+                // Reuse the slot's path vectors.
+                self.free.pop();
+                let old = &mut self.circuits[c as usize];
+                let (mut nodes, mut ports) = (
+                    std::mem::take(&mut old.nodes),
+                    std::mem::take(&mut old.ports),
+                );
+                nodes.clear();
+                ports.clear();
+                *old = Circuit::new(msg);
+                old.nodes = nodes;
+                old.ports = ports;
+                c
+            }
+            None => self.place(Circuit::new(msg)),
+        }
+    }
+
+    /// Number of nodes of the partition.
     pub fn nodes(&self) -> usize {
-        self.topology.nodes()
+        self.rng.len()
+    }
+
+    /// Local index of node `node`.
+    #[inline]
+    fn li(&self, node: usize) -> usize {
+        node - self.lo
+    }
+
+    /// Local index of the end at output `port` of node `node`.
+    #[inline]
+    fn end_of(&self, node: usize, port: usize) -> usize {
+        (node - self.lo) * self.deg + port
+    }
+
+    /// Sends `kind` about circuit `c` to `node` for cycle `at`; when `node` is in
+    /// another partition the record goes along.
+    fn pass(&mut self, out: &mut Out, at: Cycle, node: u32, c: u32, kind: EventKind) {
+        let id = self.circuits[c as usize].id();
+        let circuit = if out.is_local(node) {
+            c
+        } else {
+            let left = Circuit::new(self.circuits[c as usize].msg);
+            let rec = std::mem::replace(&mut self.circuits[c as usize], left);
+            self.free_later.push(c);
+            out.remote(node, CircuitRemote::Record(Box::new(rec)));
+            NONE
+        };
+        out.send(
+            at,
+            CircuitEvent {
+                id,
+                node,
+                circuit,
+                len: 0,
+                kind,
+                aux: 0,
+            },
+        );
+    }
+
+    /// A timer of circuit `c` at its own node.
+    fn timer(&self, out: &mut Out, at: Cycle, node: usize, c: u32, kind: EventKind) {
+        out.send(
+            at,
+            CircuitEvent {
+                id: self.circuits[c as usize].id(),
+                node: node as u32,
+                circuit: c,
+                len: 0,
+                kind,
+                aux: 0,
+            },
+        );
     }
 
     fn set_phase(&mut self, c: u32, p: Phase, t: Cycle, win: &MeasureWindow) {
         self.account(c, t, win);
-        let k = &mut self.circuits[c as usize];
-        if k.phase_t != t {
-            k.prev_phase = k.phase;
-            k.phase_t = t;
-        }
-        k.phase = p;
+        self.circuits[c as usize].phase = p;
     }
 
     /// Adds the link-cycles circuit `c` held since its last accounting.
@@ -481,9 +556,29 @@ impl CircuitNet {
         k.acct_t = t;
     }
 
+    /// Sets the holder of local end `e` in cycle `t`, telling a peer end in another
+    /// partition.
+    fn set_end(&mut self, e: usize, t: Cycle, holder: u64, out: &mut Out) {
+        self.ends.set(e, t, holder);
+        if let Some(p) = self.ends.remote_peer(e) {
+            let end = self.ends.global(e);
+            let view = self.ends.view(e);
+            out.remote(p / self.deg as u32, CircuitRemote::End { end, view });
+        }
+    }
+
     /// Circuit `c` takes output `port` of `node` in cycle `t`.
-    fn claim(&mut self, c: u32, node: usize, port: usize, t: Cycle, win: &MeasureWindow) {
-        self.ends.set(node * self.deg + port, t, c);
+    fn claim(
+        &mut self,
+        c: u32,
+        node: usize,
+        port: usize,
+        t: Cycle,
+        win: &MeasureWindow,
+        out: &mut Out,
+    ) {
+        let e = self.end_of(node, port);
+        self.set_end(e, t, self.circuits[c as usize].id(), out);
         self.take_link(c, node, port, t, win);
     }
 
@@ -498,7 +593,7 @@ impl CircuitNet {
     }
 
     /// Undoes the claim circuit `c` made last (a lost race), in cycle `t`.
-    fn unclaim(&mut self, c: u32, t: Cycle, win: &MeasureWindow) {
+    fn unclaim(&mut self, c: u32, t: Cycle, win: &MeasureWindow, out: &mut Out) {
         self.account(c, t, win);
         let k = &mut self.circuits[c as usize];
         let (n, p) = (
@@ -506,19 +601,21 @@ impl CircuitNet {
             k.ports.pop().expect("claimed"),
         );
         k.held -= 1;
-        let e = n as usize * self.deg + p as usize;
-        self.free_end(e, t, t, win);
+        let e = self.end_of(n as usize, p as usize);
+        self.free_end(e, t, t, win, out);
     }
 
-    /// Frees end `e` in cycle `t`; it counts as busy until cycle `busy_to` (exclusive).
-    fn free_end(&mut self, e: usize, t: Cycle, busy_to: Cycle, win: &MeasureWindow) {
+    /// Frees local end `e` in cycle `t`; it counts as busy until cycle `busy_to`
+    /// (exclusive).
+    fn free_end(&mut self, e: usize, t: Cycle, busy_to: Cycle, win: &MeasureWindow, out: &mut Out) {
         self.ends.busy_cycles[e] += overlap(self.ends.since[e], busy_to, win.start, win.end);
-        self.ends.set(e, t, NONE);
+        self.set_end(e, t, FREE, out);
     }
 
     fn sample_backoff(&mut self, node: usize) -> Cycle {
         let b = self.backoff;
-        let rng = &mut self.rng[node];
+        let li = self.li(node);
+        let rng = &mut self.rng[li];
         match self.backoff_dist {
             BackoffDist::Constant => b,
             BackoffDist::Exponential => (exponential(rng, 1.0 / b as f64).round() as Cycle).max(1),
@@ -548,14 +645,22 @@ impl CircuitNet {
     /// Adaptive: takes a random port among the circuit's remaining candidates.
     fn pick_candidate(&mut self, c: u32, node: usize) -> usize {
         let cand = self.circuits[c as usize].cand;
-        let i = below(&mut self.rng[node], cand.count_ones() as u64) as usize;
+        let li = self.li(node);
+        let i = below(&mut self.rng[li], cand.count_ones() as u64) as usize;
         let p = BitIter(cand).nth(i).expect("a candidate is left");
         self.circuits[c as usize].cand &= !(1u64 << p);
         p
     }
 
-    /// Runs stage completions of server `si` (node × servers + server) due in cycle `t`
-    /// (`end` is the last cycle of the stage just begun).
+    /// The global node of local server index `si`.
+    #[inline]
+    fn server_node(&self, si: usize) -> (usize, usize) {
+        let per = self.ctrl.servers();
+        (self.lo + si / per, si % per)
+    }
+
+    /// Runs stage completions of server `si` (local node × servers + server) due in
+    /// cycle `t` (`end` is the last cycle of the stage just begun).
     #[inline]
     fn stage(
         &mut self,
@@ -563,19 +668,20 @@ impl CircuitNet {
         end: Cycle,
         t: Cycle,
         win: &MeasureWindow,
-        out: &mut impl Outbox<CircuitEvent>,
+        out: &mut Out,
         stats: &mut MsgStats,
     ) {
-        let per = self.ctrl.servers();
-        let (node, s) = (si / per, si % per);
+        let (node, s) = self.server_node(si);
         if end == t {
             self.stage_done(node, s, t, win, out, stats);
         } else {
             out.send(
                 end,
                 CircuitEvent {
+                    id: 0,
                     node: node as u32,
                     circuit: NONE,
+                    len: 0,
                     kind: EventKind::CtrlDone,
                     aux: s as u8,
                 },
@@ -583,18 +689,21 @@ impl CircuitNet {
         }
     }
 
-    /// Server `si` (node × servers + server) starts serving `req` in cycle `t`.
+    /// Server `si` (local node × servers + server) starts serving `req` in cycle `t`.
     fn begin(
         &mut self,
         si: usize,
         req: CtrlRequest,
         t: Cycle,
         win: &MeasureWindow,
-        out: &mut impl Outbox<CircuitEvent>,
+        out: &mut Out,
         stats: &mut MsgStats,
     ) {
         let c = req.tag;
-        let node = si / self.ctrl.servers();
+        let (node, _) = self.server_node(si);
+        // The request's queueing is the circuit's now: its record may move on before
+        // the activity ends (a release handing its link off).
+        self.circuits[c as usize].ctrl_wait += t - req.arrived;
         let (act, port, dur) = match req.kind {
             REQ_SETUP => (Act::Verify, self.first_candidate(c, node), self.d_verify),
             REQ_RELEASE => {
@@ -608,10 +717,16 @@ impl CircuitNet {
             }
             _ => {
                 let k = &self.circuits[c as usize];
+                let port = *k.ports.last().expect("claimed") as usize;
+                // The claim was made when the peer's release was seen; whether the peer
+                // end claimed in that same cycle too is known one cycle later, so the
+                // connect cannot end in the cycle of its claim (with D_link_conn = 1 it
+                // then takes a cycle more).
+                let claimed = self.ends.since[self.end_of(node, port)];
                 (
                     Act::PeerConnect,
-                    *k.ports.last().expect("claimed") as usize,
-                    self.d_conn,
+                    port,
+                    self.d_conn.max(claimed + 2 - t.min(claimed + 1)),
                 )
             }
         };
@@ -628,16 +743,16 @@ impl CircuitNet {
 
     /// Ends the activity of server `s` of `node` in cycle `t` (free from t + 1).
     fn end_activity(&mut self, node: usize, s: usize, t: Cycle, win: &MeasureWindow) {
-        let si = node * self.ctrl.servers() + s;
+        let li = self.li(node);
+        let si = li * self.ctrl.servers() + s;
         let sv = self.servers[si];
         let measured = win.contains(sv.arrived);
         let (wait, _) = self
             .ctrl
-            .finish(node, s, t + 1, sv.arrived, sv.started, measured);
+            .finish(li, s, t + 1, sv.arrived, sv.started, measured);
         if measured {
             let _ = self.stats.ctrl_wait.record(wait);
         }
-        self.circuits[sv.circuit as usize].ctrl_wait += wait;
         self.servers[si] = IDLE_SERVER;
     }
 
@@ -648,13 +763,13 @@ impl CircuitNet {
         s: usize,
         t: Cycle,
         win: &MeasureWindow,
-        out: &mut impl Outbox<CircuitEvent>,
+        out: &mut Out,
         stats: &mut MsgStats,
     ) {
-        let si = node * self.ctrl.servers() + s;
+        let si = self.li(node) * self.ctrl.servers() + s;
         let sv = self.servers[si];
         let (c, port) = (sv.circuit, sv.port as usize);
-        let e = node * self.deg + port;
+        let e = self.end_of(node, port);
         match sv.act {
             Act::Idle => {}
             Act::Verify => {
@@ -663,17 +778,17 @@ impl CircuitNet {
                     self.stats.requests += 1;
                 }
                 if self.ends.free_for_new(e, t) {
-                    self.claim(c, node, port, t, win);
+                    self.claim(c, node, port, t, win, out);
                     self.servers[si].act = Act::Connect;
                     self.stage(si, t + self.d_conn, t, win, out, stats);
                 } else {
                     if measured {
                         let b = self.ends.blocker(e, t);
                         // A free end with a queue means the queue's head is about to take it.
-                        let phase = if b == NONE {
+                        let phase = if b == FREE {
                             Phase::Setup
                         } else {
-                            self.circuits[b as usize].phase_before(t)
+                            self.phase_before(b, t)
                         };
                         self.stats.conflicts[phase as usize] += 1;
                     }
@@ -681,8 +796,8 @@ impl CircuitNet {
                 }
             }
             Act::Connect => {
-                if self.lost_race(e, node) {
-                    self.unclaim(c, t, win);
+                if self.lost_race(e, node, t) {
+                    self.unclaim(c, t, win, out);
                     self.busy_link(node, s, t, win, out, stats);
                 } else {
                     self.end_activity(node, s, t, win);
@@ -693,28 +808,31 @@ impl CircuitNet {
                 self.release_link(c, t, win);
                 if self.ends.waiters.len(e) > 0 {
                     // Hand the link to the first waiter: release + connect (activity 4).
-                    // The link never becomes free, so the peer end sees no change.
+                    // The link never becomes free, so the peer end sees no change but
+                    // the holder's.
                     let w = self
                         .ends
                         .waiters
                         .pop_front(e, &self.next)
                         .expect("a waiter");
                     self.stop_waiting(w, t);
-                    self.ends.set(e, t, w);
+                    self.set_end(e, t, self.circuits[w as usize].id(), out);
                     self.take_link(w, node, port, t + 1, win);
                     self.servers[si].act = Act::HandOff;
                     self.servers[si].waiter = w;
                     self.stage(si, t + self.d_conn, t, win, out, stats);
                 } else {
-                    self.free_end(e, t, t + 1, win);
+                    self.free_end(e, t, t + 1, win, out);
                     let peer = self.ends.peer[e];
                     if peer != NONE {
                         let p = peer as usize;
                         out.send(
                             t + 1,
                             CircuitEvent {
+                                id: 0,
                                 node: (p / self.deg) as u32,
                                 circuit: NONE,
+                                len: 0,
                                 kind: EventKind::LinkFreed,
                                 aux: (p % self.deg) as u8,
                             },
@@ -730,11 +848,11 @@ impl CircuitNet {
                 self.forward(w, node, port, t, out);
             }
             Act::PeerConnect => {
-                if self.lost_race(e, node) {
-                    self.unclaim(c, t, win);
+                if self.lost_race(e, node, t) {
+                    self.unclaim(c, t, win, out);
                     self.end_activity(node, s, t, win);
                     self.ends.waiters.push_front(e, c, &mut self.next);
-                    self.start_waiting(c, e, t, out);
+                    self.start_waiting(c, e, node, t, out);
                 } else {
                     self.end_activity(node, s, t, win);
                     self.forward(c, node, port, t, out);
@@ -743,22 +861,20 @@ impl CircuitNet {
         }
     }
 
-    fn lost_race(&self, e: usize, node: usize) -> bool {
+    fn lost_race(&self, e: usize, node: usize, t: Cycle) -> bool {
         match self.ends.peer[e] {
             NONE => false,
-            p => self
-                .ends
-                .lost_race(e, node as u32, (p as usize / self.deg) as u32),
+            p => self.ends.lost_race(e, node as u32, p / self.deg as u32, t),
         }
     }
 
-    fn start_waiting(&mut self, c: u32, e: usize, t: Cycle, out: &mut impl Outbox<CircuitEvent>) {
+    fn start_waiting(&mut self, c: u32, e: usize, node: usize, t: Cycle, out: &mut Out) {
         let k = &mut self.circuits[c as usize];
         k.waiting_at = e as u32;
         k.wait_since = t;
         self.link_waiting += 1;
         if let Some(h) = self.hold_timeout {
-            signal(out, t + h, (e / self.deg) as u32, c, EventKind::HoldTimeout);
+            self.timer(out, t + h, node, c, EventKind::HoldTimeout);
         }
     }
 
@@ -777,17 +893,17 @@ impl CircuitNet {
         s: usize,
         t: Cycle,
         win: &MeasureWindow,
-        out: &mut impl Outbox<CircuitEvent>,
+        out: &mut Out,
         stats: &mut MsgStats,
     ) {
-        let si = node * self.ctrl.servers() + s;
+        let si = self.li(node) * self.ctrl.servers() + s;
         let sv = self.servers[si];
         let c = sv.circuit;
         match self.strategy {
             ConflictStrategy::Hold => {
-                let e = node * self.deg + sv.port as usize;
+                let e = self.end_of(node, sv.port as usize);
                 self.ends.waiters.push_back(e, c, &mut self.next);
-                self.start_waiting(c, e, t, out);
+                self.start_waiting(c, e, node, t, out);
                 self.end_activity(node, s, t, win);
             }
             ConflictStrategy::Drop => {
@@ -811,20 +927,13 @@ impl CircuitNet {
 
     /// Circuit `c` connected output `port` of `node` (end of cycle `t`): the set-up
     /// request crosses the link.
-    fn forward(
-        &mut self,
-        c: u32,
-        node: usize,
-        port: usize,
-        t: Cycle,
-        out: &mut impl Outbox<CircuitEvent>,
-    ) {
-        let to = self.down[node * self.deg + port];
-        signal(out, t + self.latency, to, c, EventKind::SetupArrive);
+    fn forward(&mut self, c: u32, node: usize, port: usize, t: Cycle, out: &mut Out) {
+        let to = self.down[self.end_of(node, port)];
+        self.pass(out, t + self.latency, to, c, EventKind::SetupArrive);
     }
 
     /// The attempt of circuit `c`, now at `node`, aborts at the end of cycle `t`.
-    fn abort(&mut self, c: u32, node: usize, t: Cycle, out: &mut impl Outbox<CircuitEvent>) {
+    fn abort(&mut self, c: u32, node: usize, t: Cycle, out: &mut Out) {
         let k = &mut self.circuits[c as usize];
         k.aborts += 1;
         k.aborting = true;
@@ -833,22 +942,14 @@ impl CircuitNet {
 
     /// An aborting circuit at `node` (end of cycle `t`): the abort signal goes back to
     /// the node holding its last link, or, with no link left, the source backs off.
-    fn abort_moves_back(
-        &mut self,
-        c: u32,
-        node: usize,
-        t: Cycle,
-        out: &mut impl Outbox<CircuitEvent>,
-    ) {
+    fn abort_moves_back(&mut self, c: u32, node: usize, t: Cycle, out: &mut Out) {
         match self.circuits[c as usize].nodes.last() {
-            Some(&back) => signal(out, t + self.latency, back, c, EventKind::AbortArrive),
-            None => self.back_off(c, node, t, out),
+            Some(&back) => self.pass(out, t + self.latency, back, c, EventKind::AbortArrive),
+            None => {
+                let b = self.sample_backoff(node);
+                self.timer(out, t + 1 + b, node, c, EventKind::BackoffDone);
+            }
         }
-    }
-
-    fn back_off(&mut self, c: u32, src: usize, t: Cycle, out: &mut impl Outbox<CircuitEvent>) {
-        let b = self.sample_backoff(src);
-        signal(out, t + 1 + b, src as u32, c, EventKind::BackoffDone);
     }
 
     /// Circuit `c` gives up the link it is releasing at the end of cycle `t` (the caller
@@ -871,23 +972,36 @@ impl CircuitNet {
         c: u32,
         node: usize,
         t: Cycle,
-        out: &mut impl Outbox<CircuitEvent>,
+        out: &mut Out,
         stats: &mut MsgStats,
     ) {
         let k = &self.circuits[c as usize];
         if k.aborting {
             self.abort_moves_back(c, node, t, out);
         } else if (k.rel_next as usize) < k.nodes.len() {
-            signal(
-                out,
-                t + self.latency,
-                k.nodes[k.rel_next as usize],
-                c,
-                EventKind::ReleaseArrive,
-            );
+            let to = k.nodes[k.rel_next as usize];
+            self.pass(out, t + self.latency, to, c, EventKind::ReleaseArrive);
         } else {
-            self.circuits[c as usize].released_at = Some(t + 1);
-            self.try_complete(c, stats);
+            self.released(c, node, t + 1, t, out, stats);
+        }
+    }
+
+    /// Circuit `c`'s last link is free from cycle `rel` on (decided in cycle `t` at
+    /// `node`): it completes now, or when its tail arrives if that is later.
+    fn released(
+        &mut self,
+        c: u32,
+        node: usize,
+        rel: Cycle,
+        t: Cycle,
+        out: &mut Out,
+        stats: &mut MsgStats,
+    ) {
+        let tail = self.circuits[c as usize].tail_at;
+        if tail <= t {
+            self.complete(c, rel.max(tail), out, stats);
+        } else {
+            self.timer(out, tail, node, c, EventKind::Complete);
         }
     }
 
@@ -898,21 +1012,31 @@ impl CircuitNet {
         node: usize,
         t: Cycle,
         win: &MeasureWindow,
-        out: &mut impl Outbox<CircuitEvent>,
+        out: &mut Out,
         waited: bool,
     ) {
         if !waited && win.contains(t) {
             self.stats.dma_requests += 1;
         }
-        if self.rx_idle[node] != 0 {
-            let e = self.rx_idle[node].trailing_zeros();
-            self.rx_idle[node] &= !(1 << e);
+        let li = self.li(node);
+        if self.rx_idle[li] != 0 {
+            let e = self.rx_idle[li].trailing_zeros();
+            self.rx_idle[li] &= !(1 << e);
             self.set_phase(c, Phase::Ack, t, win);
             let k = &mut self.circuits[c as usize];
             k.reached_at = t;
             k.hops = k.nodes.len() as u32;
             let delay = ack_cycles(self.ack, k.hops as u64);
-            signal(out, t + delay, k.msg.id.src().0, c, EventKind::AckArrive);
+            let data = (k.msg.len as u64).div_ceil(self.width);
+            let tl = Timeline {
+                id: k.id(),
+                reached: t,
+                ack: t + delay,
+                sent: t + delay + data,
+            };
+            let src = k.msg.id.src().0;
+            self.announce(CircuitRemote::Reached(tl), out);
+            self.pass(out, t + delay, src, c, EventKind::AckArrive);
             return;
         }
         if win.contains(t) {
@@ -920,19 +1044,16 @@ impl CircuitNet {
         }
         match self.strategy {
             ConflictStrategy::Hold => {
-                self.rx_waiters.push_back(node, c, &mut self.next);
+                self.rx_waiters.push_back(li, c, &mut self.next);
                 self.circuits[c as usize].wait_since = t;
             }
             ConflictStrategy::Drop | ConflictStrategy::Adaptive => self.abort(c, node, t, out),
         }
     }
 
-    fn try_complete(&mut self, c: u32, stats: &mut MsgStats) {
+    /// Circuit `c` is complete; its latency runs to `done`.
+    fn complete(&mut self, c: u32, done: Cycle, out: &mut Out, stats: &mut MsgStats) {
         let k = &self.circuits[c as usize];
-        let (Some(rel), Some(tail)) = (k.released_at, k.tail_at) else {
-            return;
-        };
-        let done = rel.max(tail);
         let hdr = MsgHeader {
             id: k.msg.id,
             dst: k.msg.dst,
@@ -959,14 +1080,17 @@ impl CircuitNet {
                 k.ctrl_wait,
             );
         }
+        let id = k.id();
+        self.announce(CircuitRemote::Completed(id), out);
         self.delivered += 1;
         self.live -= 1;
         self.free_later.push(c);
     }
 
     fn push_request(&mut self, node: usize, c: u32, kind: u8, t: Cycle) {
+        let li = self.li(node);
         self.ctrl.push(
-            node,
+            li,
             CtrlRequest {
                 port: 0,
                 vc: 0,
@@ -983,24 +1107,30 @@ impl CircuitNet {
         ev: CircuitEvent,
         t: Cycle,
         win: &MeasureWindow,
-        out: &mut impl Outbox<CircuitEvent>,
+        out: &mut Out,
         stats: &mut MsgStats,
     ) {
         self.tick(t);
         let node = ev.node as usize;
-        let c = ev.circuit;
+        let c = if ev.circuit == NONE && ev.kind.carries_record() {
+            self.arrivals
+                .remove(&ev.id)
+                .expect("a record travels with its signal")
+        } else {
+            ev.circuit
+        };
         match ev.kind {
             EventKind::CtrlDone => self.stage_done(node, ev.aux as usize, t, win, out, stats),
             EventKind::LinkFreed => {
-                let e = node * self.deg + ev.aux as usize;
-                if self.ends.waiters.len(e) > 0 && self.ends.blocker(e, t) == NONE {
+                let e = self.end_of(node, ev.aux as usize);
+                if self.ends.waiters.len(e) > 0 && self.ends.blocker(e, t) == FREE {
                     let w = self
                         .ends
                         .waiters
                         .pop_front(e, &self.next)
                         .expect("a waiter");
                     self.stop_waiting(w, t);
-                    self.claim(w, node, ev.aux as usize, t, win);
+                    self.claim(w, node, ev.aux as usize, t, win, out);
                     self.push_request(node, w, REQ_PEER_CONNECT, t);
                 }
             }
@@ -1016,14 +1146,20 @@ impl CircuitNet {
                 let k = &mut self.circuits[c as usize];
                 k.ack_at = t;
                 let data = (k.msg.len as u64).div_ceil(self.width);
-                let (dst, hops) = (k.msg.dst.0, k.hops as u64);
-                signal(out, t + data, ev.node, c, EventKind::DataDone);
-                signal(
-                    out,
-                    t + (data - 1 + hops * self.latency).max(1),
-                    dst,
-                    c,
-                    EventKind::TailArrive,
+                let (dst, len, id) = (k.msg.dst.0, k.msg.len, k.id());
+                k.tail_at = t + (data - 1 + k.hops as u64 * self.latency).max(1);
+                let tail = k.tail_at;
+                self.timer(out, t + data, node, c, EventKind::DataDone);
+                out.send(
+                    tail,
+                    CircuitEvent {
+                        id,
+                        node: dst,
+                        circuit: NONE,
+                        len,
+                        kind: EventKind::TailArrive,
+                        aux: 0,
+                    },
                 );
             }
             EventKind::DataDone => {
@@ -1032,25 +1168,23 @@ impl CircuitNet {
                 k.sent_at = t;
                 let engine = k.engine as usize;
                 let empty = k.nodes.is_empty();
-                self.dma.release(node, engine);
+                let li = self.li(node);
+                self.dma.release(li, engine);
                 if empty {
-                    self.circuits[c as usize].released_at = Some(t);
-                    self.try_complete(c, stats);
+                    self.released(c, node, t, t, out, stats);
                 } else {
                     self.push_request(node, c, REQ_RELEASE, t);
                 }
             }
             EventKind::TailArrive => {
-                let k = &mut self.circuits[c as usize];
-                k.tail_at = Some(t);
                 if win.contains(t) {
-                    self.flits_accepted += k.msg.len as u64;
+                    self.flits_accepted += ev.len as u64;
                 }
                 // Which engine does not matter: engines are identical.
-                let free = !self.rx_idle[node] & self.rx_all;
-                self.rx_idle[node] |= 1 << free.trailing_zeros();
-                self.try_complete(c, stats);
-                if let Some(w) = self.rx_waiters.pop_front(node, &self.next) {
+                let li = self.li(node);
+                let free = !self.rx_idle[li] & self.rx_all;
+                self.rx_idle[li] |= 1 << free.trailing_zeros();
+                if let Some(w) = self.rx_waiters.pop_front(li, &self.next) {
                     let since = self.circuits[w as usize].wait_since;
                     self.circuits[w as usize].link_wait += t - since;
                     self.at_destination(w, node, t, win, out, true);
@@ -1067,7 +1201,7 @@ impl CircuitNet {
                 let k = &self.circuits[c as usize];
                 // Stale unless the circuit still waits in the wait this timer was set for.
                 let h = self.hold_timeout.unwrap_or(0);
-                if k.waiting_at != NONE && k.wait_since + h == t {
+                if k.id() == ev.id && k.waiting_at != NONE && k.wait_since + h == t {
                     let e = k.waiting_at as usize;
                     self.ends.waiters.remove(e, c, &mut self.next);
                     self.stop_waiting(c, t);
@@ -1079,34 +1213,37 @@ impl CircuitNet {
                     self.abort(c, node, t, out);
                 }
             }
+            EventKind::Complete => {
+                let k = &self.circuits[c as usize];
+                let done = k.tail_at;
+                self.complete(c, done, out, stats);
+            }
         }
     }
 
-    /// One cycle of node `n`: idle sending engines take waiting messages, and free
+    /// One cycle of local node `n`: idle sending engines take waiting messages, and free
     /// controller servers start queued requests.
     pub fn step(
         &mut self,
         n: usize,
         t: Cycle,
         win: &MeasureWindow,
-        out: &mut impl Outbox<CircuitEvent>,
+        out: &mut Out,
         stats: &mut MsgStats,
     ) {
         self.tick(t);
+        let node = self.lo + n;
         while let Some((e, m)) = self.dma.start_one(n) {
-            {
-                let c = self.alloc(m);
-                self.live += 1;
-                let circ = &mut self.circuits[c as usize];
-                circ.engine = e as u8;
-                circ.engine_at = t;
-                circ.acct_t = t;
-                circ.phase_t = Cycle::MAX;
-                if m.dst.idx() == n {
-                    self.at_destination(c, n, t, win, out, false);
-                } else {
-                    self.push_request(n, c, REQ_SETUP, t);
-                }
+            let c = self.alloc(m);
+            self.live += 1;
+            let circ = &mut self.circuits[c as usize];
+            circ.engine = e as u8;
+            circ.engine_at = t;
+            circ.acct_t = t;
+            if m.dst.idx() == node {
+                self.at_destination(c, node, t, win, out, false);
+            } else {
+                self.push_request(node, c, REQ_SETUP, t);
             }
         }
         while let Some((req, s)) = self.ctrl.take(n, t) {
@@ -1115,149 +1252,23 @@ impl CircuitNet {
         }
         self.last_step = t;
     }
-}
 
-/// Hold-strategy deadlock: a cycle of circuits, each waiting for a link held by the next.
-impl CircuitNet {
-    /// The circuit whose link circuit `c` waits for, if `c` waits for a link.
-    fn waits_for(&self, c: u32) -> Option<u32> {
-        let e = self.circuits[c as usize].waiting_at;
-        if e == NONE {
-            return None;
-        }
-        let e = e as usize;
-        let h = self.ends.holder[e];
-        let b = if h != NONE {
-            h
-        } else {
-            match self.ends.peer[e] {
-                NONE => NONE,
-                p => self.ends.holder[p as usize],
+    /// Takes what another partition sent.
+    pub fn accept(&mut self, r: CircuitRemote) {
+        match r {
+            CircuitRemote::Record(rec) => {
+                let id = rec.id();
+                let c = self.place(*rec);
+                self.arrivals.insert(id, c);
             }
-        };
-        (b != NONE).then_some(b)
+            CircuitRemote::End { end, view } => self.ends.accept(end, view),
+            r => self.learn(r),
+        }
     }
 
-    /// A cycle of waiting circuits, if there is one (each waits for a link held by the
-    /// next, which waits in turn: none can ever move).
-    pub fn wait_cycle(&self) -> Option<Vec<u32>> {
-        if self.link_waiting == 0 {
-            return None;
-        }
-        // Colour: 0 unvisited, 1 on the current walk, 2 done.
-        let mut colour = vec![0u8; self.circuits.len()];
-        for start in 0..self.circuits.len() as u32 {
-            if colour[start as usize] != 0 || self.circuits[start as usize].waiting_at == NONE {
-                continue;
-            }
-            let mut walk = Vec::new();
-            let mut c = start;
-            loop {
-                match colour[c as usize] {
-                    1 => {
-                        let i = walk.iter().position(|&x| x == c).expect("on the walk");
-                        return Some(walk[i..].to_vec());
-                    }
-                    2 => break,
-                    _ => {}
-                }
-                colour[c as usize] = 1;
-                walk.push(c);
-                match self.waits_for(c) {
-                    Some(b) => c = b,
-                    None => break,
-                }
-            }
-            for x in walk {
-                colour[x as usize] = 2;
-            }
-        }
-        None
-    }
-
-    /// Describes a wait cycle for the deadlock report.
-    pub fn describe_wait_cycle(&self, cycle: &[u32]) -> String {
-        let mut s = format!(
-            "{} circuits wait for each other's links (hold strategy):\n",
-            cycle.len()
-        );
-        for &c in cycle {
-            let k = &self.circuits[c as usize];
-            let e = k.waiting_at as usize;
-            let (n, p) = (e / self.deg, e % self.deg);
-            let holder = self.waits_for(c).expect("in the cycle");
-            let _ = std::fmt::Write::write_fmt(
-                &mut s,
-                format_args!(
-                    "  message {} ({} → {}) holds {} links and waits at node {n} for output {} \
-                     held by message {}\n",
-                    k.msg.id,
-                    k.msg.id.src(),
-                    k.msg.dst,
-                    k.held,
-                    self.topology.port_name(PortId(p as u8)),
-                    self.circuits[holder as usize].msg.id
-                ),
-            );
-        }
-        s
-    }
-
-    /// Checks the circuit invariants: no link end held by two circuits, no half-duplex
-    /// link held at both ends (outside a same-cycle race being settled), every held link
-    /// in its holder's path, and the counts of held links agree.
-    pub fn check_invariants(&self) -> std::result::Result<(), String> {
-        let mut held = vec![0u32; self.circuits.len()];
-        for (e, &h) in self.ends.holder.iter().enumerate() {
-            if h == NONE {
-                continue;
-            }
-            let k = &self.circuits[h as usize];
-            let (n, p) = ((e / self.deg) as u32, (e % self.deg) as u8);
-            let on_path = k
-                .nodes
-                .iter()
-                .zip(&k.ports)
-                .any(|(&a, &b)| a == n && b == p);
-            if !on_path {
-                return Err(format!(
-                    "node {n} port {p} is held by message {} but is not on its path",
-                    k.msg.id
-                ));
-            }
-            held[h as usize] += 1;
-            let peer = self.ends.peer[e];
-            if peer != NONE && self.ends.holder[peer as usize] != NONE {
-                let q = peer as usize;
-                if self.ends.since[q] != self.ends.since[e] {
-                    return Err(format!(
-                        "the half-duplex link at node {n} port {p} is held by two circuits"
-                    ));
-                }
-            }
-        }
-        for (c, k) in self.circuits.iter().enumerate() {
-            if self.free.contains(&(c as u32)) || self.free_later.contains(&(c as u32)) {
-                continue;
-            }
-            let expect = if k.aborting || k.phase != Phase::Release {
-                k.nodes.len() as u32
-            } else {
-                k.nodes.len() as u32 - k.rel_next
-            };
-            // A hand-off in progress counts the link for the waiter already.
-            if k.held != expect || held[c] > k.held {
-                return Err(format!(
-                    "message {} counts {} links held, its path says {expect}, the ends {}",
-                    k.msg.id, k.held, held[c]
-                ));
-            }
-        }
-        Ok(())
-    }
-
-    /// Circuits in progress (taken by a sending DMA engine, not yet complete).
-    pub fn in_progress(&self) -> usize {
+    /// Circuits in progress (taken by a sending DMA engine, not yet complete); on a
+    /// partition, those started here minus those completed here.
+    pub fn in_progress(&self) -> i64 {
         self.live
     }
 }
@@ -1273,12 +1284,20 @@ pub struct CircuitMeasures {
     pub window: Cycle,
 }
 
+impl CircuitMeasures {
+    /// Adds another partition's measurements.
+    pub fn add(&mut self, o: &CircuitMeasures) {
+        self.stats.merge(&o.stats);
+        self.links += o.links;
+    }
+}
+
 impl CircuitNet {
-    /// The replication's circuit measurements over the window `[start, end)`.
+    /// The partition's circuit measurements over the window `[start, end)`.
     pub fn circuit_measures(&self, start: Cycle, end: Cycle) -> CircuitMeasures {
         let mut stats = self.stats.clone();
         for k in &self.circuits {
-            // A completed circuit has released every link, so free slots hold none.
+            // Completed circuits and records that moved on hold no link here.
             if k.held > 0 {
                 stats.held[k.phase as usize] +=
                     k.held as u64 * overlap(k.acct_t, end, start, Some(end));
@@ -1294,11 +1313,14 @@ impl CircuitNet {
 
 impl Network for CircuitNet {
     type Event = CircuitEvent;
-    type Remote = ();
+    type Remote = CircuitRemote;
     // Arrivals join controller FIFOs, so their order within a cycle matters.
     const SORT_EVENTS: bool = true;
-    // A circuit's record is shared by the nodes along its path; see the README.
-    const PARTITIONABLE: bool = false;
+    const PARTITIONABLE: bool = true;
+    // A cycle of a circuit network moves a few signals, not flits at every node: at the
+    // d = 10 adaptive preset's load two partitions of 512 run at 0.38× one thread, two
+    // of 2048 (d = 12) at 0.9×, two of 4096 (d = 13) at 1.27×, d = 16 at 1.9×.
+    const MIN_PARTITION_NODES: usize = 4096;
 
     fn build(
         cfg: &HwConfig,
@@ -1307,16 +1329,13 @@ impl Network for CircuitNet {
         rep: u32,
         range: (usize, usize),
     ) -> Result<Self> {
-        if range != (0, machine.topology.nodes()) {
-            return Err(Error::config(
-                "circuit switching steps the whole network on one thread",
-            ));
-        }
-        CircuitNet::new(cfg, machine, seed, rep)
+        CircuitNet::new_range(cfg, machine, seed, rep, range)
     }
-    fn accept_remote(&mut self, _r: ()) {}
+    fn accept_remote(&mut self, r: CircuitRemote) {
+        self.accept(r);
+    }
     fn nodes(&self) -> usize {
-        self.topology.nodes()
+        CircuitNet::nodes(self)
     }
     fn horizon(&self) -> Cycle {
         // Hops, controller stages and acks are near; data and back-off go to the heap.
@@ -1325,7 +1344,7 @@ impl Network for CircuitNet {
     fn event_key(&self, e: &CircuitEvent) -> u64 {
         let x = match e.kind {
             EventKind::CtrlDone | EventKind::LinkFreed => e.aux as u64,
-            _ => self.circuits[e.circuit as usize].msg.id.0,
+            _ => e.id,
         };
         ((e.kind as u64) << 59) | (x & ((1 << 59) - 1))
     }
@@ -1337,7 +1356,7 @@ impl Network for CircuitNet {
         e: CircuitEvent,
         t: Cycle,
         win: &MeasureWindow,
-        out: &mut PartOut<CircuitEvent, ()>,
+        out: &mut Out,
         stats: &mut MsgStats,
     ) {
         self.apply(e, t, win, out, stats);
@@ -1347,7 +1366,7 @@ impl Network for CircuitNet {
         n: usize,
         t: Cycle,
         win: &MeasureWindow,
-        out: &mut PartOut<CircuitEvent, ()>,
+        out: &mut Out,
         stats: &mut MsgStats,
     ) {
         self.step(n, t, win, out, stats);
@@ -1360,7 +1379,7 @@ impl Network for CircuitNet {
         self.dma.backlog()
     }
     fn in_network(&self) -> bool {
-        self.live > 0
+        self.live != 0
     }
     fn delivered(&self) -> u64 {
         self.delivered
@@ -1376,10 +1395,8 @@ impl Network for CircuitNet {
     fn last_progress(&self) -> Cycle {
         0
     }
-    fn proven_stall(&self) -> bool {
-        // Drop and adaptive never hold while waiting; hold deadlocks exactly when its
-        // waits form a cycle, unless a hold timeout will break the cycle.
-        self.hold_timeout.is_none() && self.wait_cycle().is_some()
+    fn wait_edges(&self, out: &mut Vec<WaitEdge>) {
+        CircuitNet::wait_edges(self, out);
     }
     fn explain_deadlock(sim: &Simulation<Self>) -> String {
         match sim.net.wait_cycle() {
@@ -1400,7 +1417,7 @@ impl Network for CircuitNet {
         let w = (end - start).max(1) as f64;
         let busy = |e: usize| {
             let mut b = self.ends.busy_cycles[e];
-            if self.ends.holder[e] != NONE {
+            if self.ends.holder[e] != FREE {
                 b += overlap(self.ends.since[e], end, start, Some(end));
             }
             b
@@ -1410,11 +1427,19 @@ impl Network for CircuitNet {
             if self.down[e] == u32::MAX {
                 continue;
             }
-            let p = self.ends.peer[e];
-            if p != NONE && (p as usize) < e {
+            let (g, p) = (self.ends.global(e), self.ends.peer[e]);
+            // A half-duplex link is counted at its end with the lower global index.
+            if p != NONE && p < g {
                 continue;
             }
-            let b = busy(e) + if p != NONE { busy(p as usize) } else { 0 };
+            let b = busy(e)
+                + match p {
+                    NONE => 0,
+                    p => match self.ends.local(p) {
+                        Some(q) => busy(q),
+                        None => self.ends.remote_busy(p, start, end),
+                    },
+                };
             sum += b;
             max = max.max(b);
         }
