@@ -70,12 +70,14 @@ fn the_split_really_happens_for_wormhole_and_falls_back_when_partitions_are_smal
 
 #[test]
 fn idle_skipping_changes_nothing_on_partitions() {
-    let mut cfg = short("w", common::preset("wormhole-hypercube.ron"));
-    cfg.experiment.threads = 2;
-    cfg.workload.rate /= 10.0;
-    let a = report(&cfg);
-    cfg.experiment.idle_skip = false;
-    assert_eq!(a, report(&cfg));
+    for file in ["wormhole-hypercube.ron", "circuit-hold.ron"] {
+        let mut cfg = short(file, common::preset(file));
+        cfg.experiment.threads = 2;
+        cfg.workload.rate /= 10.0;
+        let a = report(&cfg);
+        cfg.experiment.idle_skip = false;
+        assert_eq!(a, report(&cfg), "{file}");
+    }
 }
 
 #[test]
