@@ -4,9 +4,14 @@
 mod common;
 
 #[test]
-fn predict_writes_the_hold_and_adaptive_models_as_json() {
+fn predict_writes_every_circuit_model_as_json() {
     let dir = tempfile::tempdir().unwrap();
-    for (file, aborts) in [("circuit-hold.ron", false), ("circuit-adaptive.ron", true)] {
+    for (file, aborts) in [
+        ("circuit-hold.ron", false),
+        ("circuit-drop.ron", true),
+        ("circuit-adaptive.ron", true),
+        ("circuit-torus-hold.ron", false),
+    ] {
         let out_path = dir.path().join(format!("{file}.json"));
         let out = common::routemu(&[
             "predict",
@@ -53,7 +58,21 @@ fn a_saturated_machine_is_a_result_not_a_number() {
 #[test]
 fn machines_without_a_model_are_refused_clearly() {
     for (args, word) in [
-        (vec!["predict", "hw/circuit-drop.ron"], "drop"),
+        (
+            vec![
+                "predict",
+                "hw/circuit-torus-hold.ron",
+                "--set",
+                "switching.strategy=Adaptive",
+                "--set",
+                "switching.hold_timeout=None",
+            ],
+            "hypercube",
+        ),
+        (
+            vec!["predict", "hw/circuit-hold.ron", "--pattern", "transpose"],
+            "uniform",
+        ),
         (vec!["predict", "hw/wormhole-torus-dor.ron"], "wormhole"),
     ] {
         let out = common::routemu(&args);

@@ -29,9 +29,9 @@ pub struct Cli {
 pub enum Command {
     /// Emulate a machine under a synthetic workload and report latencies and throughput.
     Run(RunArgs),
-    /// Predict with the papers' analytical model, without emulating (circuit switching on
-    /// hypercubes: hold and adaptive).
-    Predict(RunArgs),
+    /// Predict with the papers' analytical model, without emulating (circuit switching:
+    /// hold, drop and adaptive on hypercubes, hold and drop on tori).
+    Predict(predict::PredictArgs),
     /// Validate a hardware description and explain the machine it describes.
     Check {
         /// The RON hardware description.

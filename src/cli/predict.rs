@@ -1,17 +1,35 @@
 //! `routemu predict`: the analytical model of a machine and workload, without emulating
-//! (today: paper 000's hold and adaptive circuit-switching models on hypercubes).
+//! (paper 000's hold, drop and adaptive circuit-switching models on hypercubes, hold and
+//! drop on tori).
 
 use super::output::write_output;
-use super::RunArgs;
+use super::ExperimentArgs;
 use crate::config::{HwConfig, SwitchingConfig};
 use crate::error::{Error, Result};
-use crate::model::circuit::{predict as circuit_predict, CircuitPrediction};
+use crate::model::circuit::{model_name, predict as circuit_predict, CircuitPrediction, PathForm};
 use crate::model::ModelError;
+use clap::Args;
 use serde::Serialize;
 use std::fmt::Write;
 
 /// Schema identifier of `routemu predict --json`.
 pub const SCHEMA: &str = "routemu.predict/1";
+
+/// `routemu predict` (and `compare`) arguments.
+#[derive(Debug, Args)]
+pub struct PredictArgs {
+    /// Machine, workload and experiment.
+    #[command(flatten)]
+    pub exp: ExperimentArgs,
+    /// Path-length form of the models: the papers' average path, or weighted by the
+    /// distance distribution.
+    #[arg(long, value_enum, default_value_t = PathForm::Weighted)]
+    pub path_form: PathForm,
+    /// Write the JSON document to FILE, or to standard output with `-` (the human summary
+    /// then goes to standard error).
+    #[arg(long, value_name = "FILE|-")]
+    pub json: Option<String>,
+}
 
 /// The JSON document of `routemu predict`.
 #[derive(Debug, Serialize)]
@@ -21,7 +39,9 @@ pub struct Prediction {
     /// The effective configuration.
     pub config: HwConfig,
     /// Which model.
-    pub model: &'static str,
+    pub model: String,
+    /// The path-length form.
+    pub path_form: PathForm,
     /// True when the model says the machine cannot carry the load (then no prediction).
     pub saturated: bool,
     /// What saturated, when it did.
@@ -30,42 +50,57 @@ pub struct Prediction {
     pub prediction: Option<CircuitPrediction>,
 }
 
-/// Runs `routemu predict`; returns the exit status.
-pub fn predict(args: &RunArgs) -> Result<i32> {
-    let cfg = args.exp.config()?;
+/// The model of `cfg`: its name and its prediction, or why the machine is saturated.
+/// Saturation is an answer (as in `run`); a machine without a model is an error.
+pub fn model_outcome(
+    cfg: &HwConfig,
+    form: PathForm,
+) -> Result<(String, std::result::Result<CircuitPrediction, String>)> {
     if let SwitchingConfig::Wormhole { .. } = cfg.switching {
         return Err(Error::config(
             "routemu has no wormhole model yet (paper 004's torus model is part of the models \
-             issue); `predict` covers circuit switching on hypercubes",
+             issue); the models cover circuit switching",
         ));
     }
-    // Saturation is an answer (as in `run`); a machine without a model is an error.
-    let (model, outcome) = match circuit_predict(&cfg) {
-        Ok((model, p)) => (model, Ok(p)),
-        Err(e @ ModelError::Saturated { .. }) => (model_name(&cfg), Err(e.to_string())),
-        Err(e) => return Err(e.into()),
-    };
+    let name = model_name(cfg, form);
+    match circuit_predict(cfg, form) {
+        Ok(p) => Ok((name, Ok(p))),
+        Err(e @ ModelError::Saturated { .. }) => Ok((name, Err(e.to_string()))),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// The human summary of a prediction.
+pub fn describe(p: &CircuitPrediction) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "  latency {:.2} cycles = set-up {:.2} (ack included) + data + release {:.2}",
+        p.latency, p.setup, p.release
+    );
+    let [a, b, c] = p.p_conflict_by_phase;
+    let _ = writeln!(
+        s,
+        "  P_conflict {:.4} (first conflicts: holder in set-up {a:.4}, data {b:.4}, release \
+         {c:.4}; further {:.4}); aborts/message {:.4}; link wait {:.2}",
+        p.p_conflict, p.p_further, p.aborts, p.link_wait
+    );
+    let _ = writeln!(
+        s,
+        "  routing controller: λ {:.5}/cycle  ρ {:.4}  wait {:.4} (P-K); {} iterations",
+        p.controller_rate, p.controller_utilization, p.controller_wait, p.iterations
+    );
+    s
+}
+
+/// Runs `routemu predict`; returns the exit status.
+pub fn predict(args: &PredictArgs) -> Result<i32> {
+    let cfg = args.exp.config()?;
+    let (model, outcome) = model_outcome(&cfg, args.path_form)?;
     let mut s = String::new();
     let _ = writeln!(s, "routemu predict: {} — {model}", cfg.name);
     match &outcome {
-        Ok(p) => {
-            let _ = writeln!(
-                s,
-                "  latency {:.2} cycles = set-up {:.2} (ack included) + data + release {:.2}",
-                p.latency, p.setup, p.release
-            );
-            let [a, b, c] = p.p_conflict_by_phase;
-            let _ = writeln!(
-                s,
-                "  P_conflict {:.4} (holder in set-up {a:.4}, data {b:.4}, release {c:.4}); aborts/message {:.4}; link wait {:.2}",
-                p.p_conflict, p.aborts, p.link_wait
-            );
-            let _ = writeln!(
-                s,
-                "  routing controller: λ {:.5}/cycle  ρ {:.4}  wait {:.4} (P-K); {} iterations",
-                p.controller_rate, p.controller_utilization, p.controller_wait, p.iterations
-            );
-        }
+        Ok(p) => s.push_str(&describe(p)),
         Err(why) => {
             let _ = writeln!(s, "  SATURATED: {why}");
         }
@@ -79,6 +114,7 @@ pub fn predict(args: &RunArgs) -> Result<i32> {
             schema: SCHEMA,
             config: cfg,
             model,
+            path_form: args.path_form,
             saturated: outcome.is_err(),
             saturation: outcome.as_ref().err().cloned(),
             prediction: outcome.ok(),
@@ -88,14 +124,4 @@ pub fn predict(args: &RunArgs) -> Result<i32> {
         write_output(dest, &text)?;
     }
     Ok(0)
-}
-
-fn model_name(cfg: &HwConfig) -> &'static str {
-    match cfg.switching {
-        SwitchingConfig::Circuit {
-            strategy: crate::config::ConflictStrategy::Adaptive,
-            ..
-        } => "paper 000 §4.3 / paper 001 adaptive, distance-weighted",
-        _ => "paper 000 §4.1 hold, average path",
-    }
 }
