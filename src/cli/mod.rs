@@ -1,12 +1,14 @@
-//! The command line: `routemu run`, `predict`, `check` and `bench`. Argument parsing (clap) and
+//! The command line: `routemu run`, `predict`, `compare`, `sweep`, `check` and `bench`. Argument parsing (clap) and
 //! turning flags into configuration live here; everything else is library calls.
 
 pub mod bench;
 pub mod check;
+pub mod compare;
 pub mod output;
 pub mod predict;
 pub mod run;
 pub mod spec;
+pub mod sweep;
 
 use crate::config::load::load_hw;
 use crate::config::overrides::apply_overrides;
@@ -32,6 +34,11 @@ pub enum Command {
     /// Predict with the papers' analytical model, without emulating (circuit switching:
     /// hold, drop and adaptive on hypercubes, hold and drop on tori).
     Predict(predict::PredictArgs),
+    /// Emulate and predict the same machine: measured against predicted, with the
+    /// relative errors.
+    Compare(predict::PredictArgs),
+    /// Emulate and predict a grid of parameter values (CSV, SVG plot).
+    Sweep(sweep::SweepArgs),
     /// Validate a hardware description and explain the machine it describes.
     Check {
         /// The RON hardware description.
@@ -151,6 +158,8 @@ pub fn main_with(cli: Cli) -> i32 {
     let result = match cli.command {
         Command::Run(a) => run::run(&a),
         Command::Predict(a) => predict::predict(&a),
+        Command::Compare(a) => compare::compare(&a),
+        Command::Sweep(a) => sweep::sweep(&a),
         Command::Check { file, set } => check::check(&file, &set),
         Command::Bench(a) => bench::bench(&a),
     };

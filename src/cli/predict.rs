@@ -4,10 +4,9 @@
 
 use super::output::write_output;
 use super::ExperimentArgs;
-use crate::config::{HwConfig, SwitchingConfig};
+use crate::config::HwConfig;
 use crate::error::{Error, Result};
-use crate::model::circuit::{model_name, predict as circuit_predict, CircuitPrediction, PathForm};
-use crate::model::ModelError;
+use crate::model::circuit::{CircuitPrediction, PathForm};
 use clap::Args;
 use serde::Serialize;
 use std::fmt::Write;
@@ -50,24 +49,14 @@ pub struct Prediction {
     pub prediction: Option<CircuitPrediction>,
 }
 
-/// The model of `cfg`: its name and its prediction, or why the machine is saturated.
-/// Saturation is an answer (as in `run`); a machine without a model is an error.
-pub fn model_outcome(
-    cfg: &HwConfig,
-    form: PathForm,
-) -> Result<(String, std::result::Result<CircuitPrediction, String>)> {
-    if let SwitchingConfig::Wormhole { .. } = cfg.switching {
-        return Err(Error::config(
+/// The model of `cfg`, or an error saying why there is none.
+pub fn model_outcome(cfg: &HwConfig, form: PathForm) -> Result<crate::model::Outcome> {
+    crate::model::outcome(cfg, form)?.ok_or_else(|| {
+        Error::config(
             "routemu has no wormhole model yet (paper 004's torus model is part of the models \
              issue); the models cover circuit switching",
-        ));
-    }
-    let name = model_name(cfg, form);
-    match circuit_predict(cfg, form) {
-        Ok(p) => Ok((name, Ok(p))),
-        Err(e @ ModelError::Saturated { .. }) => Ok((name, Err(e.to_string()))),
-        Err(e) => Err(e.into()),
-    }
+        )
+    })
 }
 
 /// The human summary of a prediction.

@@ -2,15 +2,15 @@
 
 use super::output::write_output;
 use super::{RunArgs, EXIT_DEADLOCK};
-use crate::config::Measure;
+use crate::config::{HwConfig, Measure};
 use crate::engine::experiment::run_experiment;
 use crate::error::Result;
+use crate::stats::report::Report;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
 
-/// Runs `routemu run`; returns the exit status.
-pub fn run(args: &RunArgs) -> Result<i32> {
-    let cfg = args.exp.config()?;
+/// Emulates `cfg` with a progress bar on a terminal.
+pub fn emulate(cfg: &HwConfig) -> Result<Report> {
     let e = &cfg.experiment;
     let planned = e.warmup
         + match e.measure {
@@ -31,7 +31,7 @@ pub fn run(args: &RunArgs) -> Result<i32> {
         None
     };
     let reps = e.replications;
-    let report = run_experiment(&cfg, &mut |rep, t| {
+    let report = run_experiment(cfg, &mut |rep, t| {
         if let Some(b) = &bar {
             b.set_message(format!("{}/{}", rep + 1, reps));
             b.set_position(rep as u64 * planned + t.min(planned));
@@ -40,6 +40,13 @@ pub fn run(args: &RunArgs) -> Result<i32> {
     if let Some(b) = bar {
         b.finish_and_clear();
     }
+    Ok(report)
+}
+
+/// Runs `routemu run`; returns the exit status.
+pub fn run(args: &RunArgs) -> Result<i32> {
+    let cfg = args.exp.config()?;
+    let report = emulate(&cfg)?;
     let summary = report.summary();
     match args.json.as_deref() {
         Some("-") => eprint!("{summary}"),

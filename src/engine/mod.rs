@@ -9,6 +9,7 @@ pub mod network;
 pub mod parallel;
 pub mod partition;
 pub mod sim;
+pub mod sweep;
 pub mod waits;
 pub mod watchdog;
 pub mod wheel;

@@ -1,11 +1,16 @@
 //! The papers' analytical models, as a library: [`mg1`] holds the queueing formulas every
 //! model is built from (Pollaczek–Khinchine, M/D/1, multi-class M/G/1); [`circuit`] the
-//! circuit-switching models of paper 000. A model never
+//! circuit-switching models of paper 000; [`compare`] sets measured against predicted. A
+//! model never
 //! loops for ever and never returns NaN as a time: a queue at or past saturation, or a
 //! fixed point that does not converge, is a [`ModelError`].
 
 pub mod circuit;
+pub mod compare;
 pub mod mg1;
+
+use crate::config::{HwConfig, SwitchingConfig};
+use circuit::{CircuitPrediction, PathForm};
 
 use std::fmt;
 
@@ -43,3 +48,21 @@ impl fmt::Display for ModelError {
 }
 
 impl std::error::Error for ModelError {}
+
+/// What the model of a machine says: its name, and its prediction or why the machine is
+/// saturated (saturation is an answer, as in a run).
+pub type Outcome = (String, Result<CircuitPrediction, String>);
+
+/// The model of `cfg` in path form `form`; None for a machine no model covers yet
+/// (wormhole); an error for a circuit machine outside the models.
+pub fn outcome(cfg: &HwConfig, form: PathForm) -> Result<Option<Outcome>, ModelError> {
+    if let SwitchingConfig::Wormhole { .. } = cfg.switching {
+        return Ok(None);
+    }
+    let name = circuit::model_name(cfg, form);
+    match circuit::predict(cfg, form) {
+        Ok(p) => Ok(Some((name, Ok(p)))),
+        Err(e @ ModelError::Saturated { .. }) => Ok(Some((name, Err(e.to_string())))),
+        Err(e) => Err(e),
+    }
+}

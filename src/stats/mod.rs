@@ -4,6 +4,7 @@
 //! partitions in any order gives bit-identical results.
 
 pub mod ci;
+pub mod plot;
 pub mod report;
 
 use crate::router::buffers::MsgHeader;

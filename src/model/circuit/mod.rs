@@ -162,38 +162,13 @@ impl DataTime {
 /// Moments of ⌈L/W⌉ for a length distribution and a link width, exactly as the emulator
 /// samples lengths (exponential: rounded, at least one flit).
 pub fn data_moments(len: &LengthDist, width: u32) -> Moments {
-    let w = width.max(1) as f64;
-    let t = |k: f64| (k / w).ceil();
-    match *len {
-        LengthDist::Constant(l) => Moments::deterministic(t(l as f64)),
-        LengthDist::Uniform(a, b) => {
-            let n = (b - a) as f64 + 1.0;
-            let (mut m, mut s) = (0.0, 0.0);
-            for k in a..=b {
-                let x = t(k as f64);
-                m += x / n;
-                s += x * x / n;
-            }
-            Moments { mean: m, second: s }
-        }
-        LengthDist::Exponential(mean) => {
-            // P(len = 1) = P(X < 1.5); P(len = k) = P(k − ½ ≤ X < k + ½) for k ≥ 2.
-            let mu = 1.0 / mean;
-            let cdf = |x: f64| 1.0 - (-mu * x).exp();
-            let (mut m, mut s) = (t(1.0) * cdf(1.5), t(1.0) * t(1.0) * cdf(1.5));
-            let mut k = 2.0;
-            loop {
-                let p = cdf(k + 0.5) - cdf(k - 0.5);
-                let x = t(k);
-                m += p * x;
-                s += p * x * x;
-                if p * x * x < 1e-16 * s && k > mean {
-                    break;
-                }
-                k += 1.0;
-            }
-            Moments { mean: m, second: s }
-        }
+    let d = DataTime {
+        len: len.clone(),
+        width,
+    };
+    Moments {
+        mean: d.expect(|t| t),
+        second: d.expect(|t| t * t),
     }
 }
 

@@ -1,0 +1,209 @@
+//! Measured against predicted: the rows of `routemu compare` and `routemu sweep`, each a
+//! quantity the emulator measures and (where a model covers it) the model's value and the
+//! relative error. Wormhole runs have no model yet; their rows carry the measurements.
+//!
+//! The routing controller's wait appears three ways, as MODELS.md asks: measured, the
+//! Pollaczek–Khinchine wait of the *measured* arrival rate and service moments (the error
+//! of the Poisson-arrival assumption alone), and the model's closed form (the error of
+//! the whole model).
+
+use super::circuit::CircuitPrediction;
+use crate::stats::report::Report;
+use serde::Serialize;
+
+/// One quantity, measured and predicted.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Row {
+    /// Short name (CSV column prefix).
+    pub key: &'static str,
+    /// What it is, with its unit.
+    pub label: &'static str,
+    /// The emulator's mean over replications.
+    pub measured: Option<f64>,
+    /// Its 95% confidence half-width (when replications allow one).
+    pub ci95: Option<f64>,
+    /// The model's value.
+    pub predicted: Option<f64>,
+    /// (predicted − measured) / measured.
+    pub error: Option<f64>,
+}
+
+fn row(
+    key: &'static str,
+    label: &'static str,
+    measured: Option<f64>,
+    ci95: Option<f64>,
+    predicted: Option<f64>,
+) -> Row {
+    let error = match (measured, predicted) {
+        (Some(m), Some(p)) if m.abs() > 1e-12 && p.is_finite() => Some((p - m) / m),
+        _ => None,
+    };
+    Row {
+        key,
+        label,
+        measured,
+        ci95,
+        predicted,
+        error,
+    }
+}
+
+/// The keys of every row, in order (for tables and CSV headers).
+pub const KEYS: [&str; 12] = [
+    "latency",
+    "setup",
+    "release",
+    "p_conflict",
+    "aborts",
+    "link_wait",
+    "ctrl_rate",
+    "ctrl_util",
+    "ctrl_wait_pk",
+    "ctrl_wait_model",
+    "accepted",
+    "blocking_per_hop",
+];
+
+/// The rows of a run and, for a circuit-switched machine with a model, its prediction;
+/// `mean_path` turns per-request waits into per-message ones.
+pub fn rows(report: &Report, pred: Option<&CircuitPrediction>, mean_path: f64) -> Vec<Row> {
+    let lat = &report.latency.total;
+    let c = report.circuit.as_ref();
+    let ctrl = &report.controller;
+    let phase = |f: fn(&crate::stats::report::Circuit) -> Option<f64>| c.and_then(f);
+    let setup = phase(|c| Some(c.phases.setup.mean? + c.phases.ack.mean?));
+    vec![
+        row(
+            "latency",
+            "latency (cycles)",
+            lat.mean,
+            lat.ci95,
+            pred.map(|p| p.latency),
+        ),
+        row(
+            "setup",
+            "set-up with ack (cycles)",
+            setup,
+            c.and_then(|c| c.phases.setup.ci95),
+            pred.map(|p| p.setup),
+        ),
+        row(
+            "release",
+            "release (cycles)",
+            phase(|c| c.phases.release.mean),
+            c.and_then(|c| c.phases.release.ci95),
+            pred.map(|p| p.release),
+        ),
+        row(
+            "p_conflict",
+            "P_conflict",
+            phase(|c| c.p_conflict),
+            None,
+            pred.map(|p| p.p_conflict),
+        ),
+        row(
+            "aborts",
+            "aborts per message",
+            phase(|c| c.aborts_per_message),
+            c.and_then(|c| c.aborts_per_message_ci95),
+            pred.map(|p| p.aborts),
+        ),
+        row(
+            "link_wait",
+            "link wait per message (cycles)",
+            phase(|c| c.link_wait_per_message),
+            None,
+            pred.map(|p| p.link_wait * mean_path),
+        ),
+        row(
+            "ctrl_rate",
+            "controller requests /node/cycle",
+            Some(ctrl.arrival_rate),
+            None,
+            pred.map(|p| p.controller_rate),
+        ),
+        row(
+            "ctrl_util",
+            "controller utilisation",
+            Some(ctrl.utilization),
+            None,
+            pred.map(|p| p.controller_utilization),
+        ),
+        row(
+            "ctrl_wait_pk",
+            "controller wait: P-K of measured moments",
+            ctrl.wait_mean,
+            None,
+            ctrl.wait_mg1,
+        ),
+        row(
+            "ctrl_wait_model",
+            "controller wait: model's closed form",
+            ctrl.wait_mean,
+            None,
+            pred.map(|p| p.controller_wait),
+        ),
+        row(
+            "accepted",
+            "accepted flits /node/cycle",
+            Some(report.throughput.accepted),
+            report.throughput.accepted_ci95,
+            None,
+        ),
+        row(
+            "blocking_per_hop",
+            "blocking per hop (cycles)",
+            report.wormhole.as_ref().and_then(|w| w.blocking_per_hop),
+            report
+                .wormhole
+                .as_ref()
+                .and_then(|w| w.blocking_per_hop_ci95),
+            None,
+        ),
+    ]
+}
+
+/// The rows as a table: quantity, measured (± 95%), model, error.
+pub fn table(rows: &[Row]) -> String {
+    use std::fmt::Write;
+    let num = |x: f64| {
+        if x != 0.0 && x.abs() < 0.01 {
+            format!("{x:.3e}")
+        } else {
+            format!("{x:.4}")
+        }
+    };
+    let mut s = format!(
+        "  {:<42} {:>22} {:>12} {:>9}\n",
+        "quantity", "measured", "model", "error"
+    );
+    for r in rows {
+        if r.measured.is_none() && r.predicted.is_none() {
+            continue;
+        }
+        let m = match (r.measured, r.ci95) {
+            (Some(m), Some(c)) => format!("{} ± {}", num(m), num(c)),
+            (Some(m), None) => num(m),
+            _ => "n/a".into(),
+        };
+        let p = r.predicted.map_or("—".into(), num);
+        let e = r.error.map_or("".into(), |e| format!("{:+.1}%", 100.0 * e));
+        let _ = writeln!(s, "  {:<42} {m:>22} {p:>12} {e:>9}", r.label);
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_error_is_relative_to_the_measurement_and_absent_without_one() {
+        let r = row("x", "x", Some(200.0), None, Some(210.0));
+        assert!((r.error.unwrap() - 0.05).abs() < 1e-12);
+        assert_eq!(row("x", "x", Some(0.0), None, Some(1.0)).error, None);
+        assert_eq!(row("x", "x", None, None, Some(1.0)).error, None);
+        assert_eq!(row("x", "x", Some(1.0), None, None).error, None);
+    }
+}
