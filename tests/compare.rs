@@ -63,7 +63,27 @@ fn compare_puts_measured_and_predicted_side_by_side_with_the_relative_error() {
 fn compare_refuses_a_machine_without_a_model_before_emulating() {
     let out = common::routemu(&["compare", "hw/wormhole-torus-dor.ron"]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("wormhole"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("adaptive wormhole"));
+}
+
+#[test]
+fn compare_holds_adaptive_wormhole_against_paper_004() {
+    let out = ok(&[
+        "compare",
+        "hw/wormhole-torus-adaptive.ron",
+        "--rate",
+        "0.002",
+        "--json",
+        "-",
+    ]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v["model"].as_str().unwrap().contains("paper 004"));
+    let rows = v["rows"].as_array().unwrap();
+    let get = |k: &str| rows.iter().find(|r| r["key"] == k).unwrap();
+    // At low load both sit near the zero-load latency.
+    assert!(get("latency")["error"].as_f64().unwrap().abs() < 0.05);
+    assert!(get("delay_per_hop")["predicted"].as_f64().unwrap() > 0.0);
+    assert!(v["prediction"]["p_x"].as_f64().unwrap() > 0.0);
 }
 
 #[test]

@@ -6,8 +6,9 @@ use super::predict::{model_outcome, PredictArgs};
 use super::run::emulate;
 use super::EXIT_DEADLOCK;
 use crate::error::Result;
-use crate::model::circuit::{CircuitParams, CircuitPrediction, PathForm};
+use crate::model::circuit::{CircuitParams, PathForm};
 use crate::model::compare::{rows, table, Row};
+use crate::model::Prediction;
 use crate::stats::report::Report;
 use serde::Serialize;
 use std::fmt::Write;
@@ -29,7 +30,7 @@ pub struct Comparison {
     /// Measured against predicted.
     pub rows: Vec<Row>,
     /// The model's prediction.
-    pub prediction: Option<CircuitPrediction>,
+    pub prediction: Option<Prediction>,
     /// The emulation's full report (schema routemu.run/1).
     pub report: Report,
 }

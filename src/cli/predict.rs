@@ -1,12 +1,13 @@
 //! `routemu predict`: the analytical model of a machine and workload, without emulating
 //! (paper 000's hold, drop and adaptive circuit-switching models on hypercubes, hold and
-//! drop on tori).
+//! drop on tori; paper 004's adaptive wormhole model on k×k tori).
 
 use super::output::write_output;
 use super::ExperimentArgs;
 use crate::config::HwConfig;
-use crate::error::{Error, Result};
-use crate::model::circuit::{CircuitPrediction, PathForm};
+use crate::error::Result;
+use crate::model::circuit::PathForm;
+use crate::model::Prediction;
 use clap::Args;
 use serde::Serialize;
 use std::fmt::Write;
@@ -32,7 +33,7 @@ pub struct PredictArgs {
 
 /// The JSON document of `routemu predict`.
 #[derive(Debug, Serialize)]
-pub struct Prediction {
+pub struct PredictionDoc {
     /// Schema identifier.
     pub schema: &'static str,
     /// The effective configuration.
@@ -46,21 +47,36 @@ pub struct Prediction {
     /// What saturated, when it did.
     pub saturation: Option<String>,
     /// What it predicts (cycles, probabilities, per node per cycle); null when saturated.
-    pub prediction: Option<CircuitPrediction>,
+    pub prediction: Option<Prediction>,
 }
 
 /// The model of `cfg`, or an error saying why there is none.
 pub fn model_outcome(cfg: &HwConfig, form: PathForm) -> Result<crate::model::Outcome> {
-    crate::model::outcome(cfg, form)?.ok_or_else(|| {
-        Error::config(
-            "routemu has no wormhole model yet (paper 004's torus model is part of the models \
-             issue); the models cover circuit switching",
-        )
-    })
+    Ok(crate::model::outcome(cfg, form)?)
 }
 
 /// The human summary of a prediction.
-pub fn describe(p: &CircuitPrediction) -> String {
+pub fn describe(p: &Prediction) -> String {
+    let p = match p {
+        Prediction::Circuit(c) => c,
+        Prediction::Wormhole(w) => {
+            return format!(
+                "  latency {:.2} cycles (zero-load {:.2} over {:.3} hops); blocking per hop {:.3}\n  \
+                 channels busy: p_X {:.4} p_Y {:.4}; waits WE {:.3} NE {:.3} NS {:.3} WS {:.3}; {} iterations\n",
+                w.latency,
+                w.zero_load,
+                w.hops,
+                w.blocking_per_hop,
+                w.p_x,
+                w.p_y,
+                w.waits[0],
+                w.waits[1],
+                w.waits[2],
+                w.waits[3],
+                w.iterations
+            )
+        }
+    };
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -99,7 +115,7 @@ pub fn predict(args: &PredictArgs) -> Result<i32> {
         _ => print!("{s}"),
     }
     if let Some(dest) = &args.json {
-        let doc = Prediction {
+        let doc = PredictionDoc {
             schema: SCHEMA,
             config: cfg,
             model,

@@ -138,7 +138,12 @@ pub fn run_point(
     progress: &mut (dyn FnMut(u32, Cycle) + Send),
 ) -> Result<Point> {
     let cfg = point_config(base, axes, values)?;
-    let model = crate::model::outcome(&cfg, form)?;
+    // A machine no model covers is emulated all the same.
+    let model = match crate::model::outcome(&cfg, form) {
+        Ok(m) => Some(m),
+        Err(crate::model::ModelError::BadInput(_)) => None,
+        Err(e) => return Err(e.into()),
+    };
     let report = run_experiment(&cfg, progress)?;
     let mean_path = CircuitParams::from_config(&cfg).map_or(0.0, |p| p.mean_path);
     let pred = model.as_ref().and_then(|(_, p)| p.as_ref().ok());

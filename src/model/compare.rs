@@ -1,13 +1,14 @@
 //! Measured against predicted: the rows of `routemu compare` and `routemu sweep`, each a
 //! quantity the emulator measures and (where a model covers it) the model's value and the
-//! relative error. Wormhole runs have no model yet; their rows carry the measurements.
+//! relative error (paper 000's circuit models; paper 004's wormhole torus model predicts
+//! the latency and the blocking per hop; other machines carry the measurements alone).
 //!
 //! The routing controller's wait appears three ways, as MODELS.md asks: measured, the
 //! Pollaczek–Khinchine wait of the *measured* arrival rate and service moments (the error
 //! of the Poisson-arrival assumption alone), and the model's closed form (the error of
 //! the whole model).
 
-use super::circuit::CircuitPrediction;
+use super::Prediction;
 use crate::stats::report::Report;
 use serde::Serialize;
 
@@ -50,7 +51,7 @@ fn row(
 }
 
 /// The keys of every row, in order (for tables and CSV headers).
-pub const KEYS: [&str; 12] = [
+pub const KEYS: [&str; 13] = [
     "latency",
     "setup",
     "release",
@@ -63,12 +64,21 @@ pub const KEYS: [&str; 12] = [
     "ctrl_wait_model",
     "accepted",
     "blocking_per_hop",
+    "delay_per_hop",
 ];
 
 /// The rows of a run and, for a circuit-switched machine with a model, its prediction;
 /// `mean_path` turns per-request waits into per-message ones.
-pub fn rows(report: &Report, pred: Option<&CircuitPrediction>, mean_path: f64) -> Vec<Row> {
+pub fn rows(report: &Report, prediction: Option<&Prediction>, mean_path: f64) -> Vec<Row> {
     let lat = &report.latency.total;
+    let pred = match prediction {
+        Some(Prediction::Circuit(p)) => Some(p),
+        _ => None,
+    };
+    let worm = match prediction {
+        Some(Prediction::Wormhole(p)) => Some(p),
+        _ => None,
+    };
     let c = report.circuit.as_ref();
     let ctrl = &report.controller;
     let phase = |f: fn(&crate::stats::report::Circuit) -> Option<f64>| c.and_then(f);
@@ -79,7 +89,7 @@ pub fn rows(report: &Report, pred: Option<&CircuitPrediction>, mean_path: f64) -
             "latency (cycles)",
             lat.mean,
             lat.ci95,
-            pred.map(|p| p.latency),
+            prediction.map(|p| p.latency()),
         ),
         row(
             "setup",
@@ -159,9 +169,35 @@ pub fn rows(report: &Report, pred: Option<&CircuitPrediction>, mean_path: f64) -
                 .wormhole
                 .as_ref()
                 .and_then(|w| w.blocking_per_hop_ci95),
+            worm.map(|w| w.blocking_per_hop),
+        ),
+        row(
+            "delay_per_hop",
+            "delay per hop beyond zero load (cycles)",
+            report.wormhole.as_ref().and_then(|w| {
+                let hops = w.hops_mean.filter(|&h| h > 0.0)?;
+                Some((lat.mean? - wormhole_zero_load(report, hops)) / hops)
+            }),
             None,
+            worm.map(|w| w.blocking_per_hop),
         ),
     ]
+}
+
+/// The emulator's zero-load latency at a mean of `hops` hops and the mean length (it is
+/// linear in both).
+fn wormhole_zero_load(report: &Report, hops: f64) -> f64 {
+    use crate::switching::wormhole::zero_load_latency;
+    let cfg = &report.config;
+    let len = crate::traffic::length::LengthDist::new(&cfg.workload.length)
+        .map_or(1.0, |l| l.mean())
+        .round()
+        .max(1.0) as u64;
+    let (z0, z1) = (
+        zero_load_latency(cfg, 0, len) as f64,
+        zero_load_latency(cfg, 1, len) as f64,
+    );
+    z0 + hops * (z1 - z0)
 }
 
 /// The rows as a table: quantity, measured (± 95%), model, error.

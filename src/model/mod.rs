@@ -1,16 +1,18 @@
 //! The papers' analytical models, as a library: [`mg1`] holds the queueing formulas every
 //! model is built from (Pollaczek–Khinchine, M/D/1, multi-class M/G/1); [`circuit`] the
-//! circuit-switching models of paper 000; [`compare`] sets measured against predicted. A
-//! model never
+//! circuit-switching models of paper 000; [`wormhole_torus`] paper 004's adaptive wormhole
+//! model; [`compare`] sets measured against predicted. A model never
 //! loops for ever and never returns NaN as a time: a queue at or past saturation, or a
 //! fixed point that does not converge, is a [`ModelError`].
 
 pub mod circuit;
 pub mod compare;
 pub mod mg1;
+pub mod wormhole_torus;
 
 use crate::config::{HwConfig, SwitchingConfig};
 use circuit::{CircuitPrediction, PathForm};
+use wormhole_torus::{WormholeParams, WormholePrediction};
 
 use std::fmt;
 
@@ -49,20 +51,57 @@ impl fmt::Display for ModelError {
 
 impl std::error::Error for ModelError {}
 
+/// A model's prediction.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[serde(untagged)]
+pub enum Prediction {
+    /// Paper 000's circuit-switching models.
+    Circuit(CircuitPrediction),
+    /// Paper 004's wormhole torus model.
+    Wormhole(WormholePrediction),
+}
+
+impl Prediction {
+    /// Mean message latency (cycles).
+    pub fn latency(&self) -> f64 {
+        match self {
+            Prediction::Circuit(p) => p.latency,
+            Prediction::Wormhole(p) => p.latency,
+        }
+    }
+}
+
 /// What the model of a machine says: its name, and its prediction or why the machine is
 /// saturated (saturation is an answer, as in a run).
-pub type Outcome = (String, Result<CircuitPrediction, String>);
+pub type Outcome = (String, Result<Prediction, String>);
 
-/// The model of `cfg` in path form `form`; None for a machine no model covers yet
-/// (wormhole); an error for a circuit machine outside the models.
-pub fn outcome(cfg: &HwConfig, form: PathForm) -> Result<Option<Outcome>, ModelError> {
-    if let SwitchingConfig::Wormhole { .. } = cfg.switching {
-        return Ok(None);
-    }
-    let name = circuit::model_name(cfg, form);
-    match circuit::predict(cfg, form) {
-        Ok(p) => Ok(Some((name, Ok(p)))),
-        Err(e @ ModelError::Saturated { .. }) => Ok(Some((name, Err(e.to_string())))),
+/// The model of `cfg` in path form `form`; an error (`BadInput`, with the reason) for a
+/// machine no model covers.
+pub fn outcome(cfg: &HwConfig, form: PathForm) -> Result<Outcome, ModelError> {
+    let (name, result) = match cfg.switching {
+        SwitchingConfig::Wormhole { .. } => {
+            let p = WormholeParams::from_config(cfg)?;
+            let name = format!(
+                "paper 004 adaptive wormhole on the {k}×{k} torus, {} form",
+                match form {
+                    PathForm::Average => "average-message",
+                    PathForm::Weighted => "distance-weighted",
+                },
+                k = p.k
+            );
+            (
+                name,
+                wormhole_torus::predict(&p, form).map(Prediction::Wormhole),
+            )
+        }
+        SwitchingConfig::Circuit { .. } => (
+            circuit::model_name(cfg, form),
+            circuit::predict(cfg, form).map(Prediction::Circuit),
+        ),
+    };
+    match result {
+        Ok(p) => Ok((name, Ok(p))),
+        Err(e @ ModelError::Saturated { .. }) => Ok((name, Err(e.to_string()))),
         Err(e) => Err(e),
     }
 }
