@@ -101,7 +101,10 @@ pub fn outcome(cfg: &HwConfig, form: PathForm) -> Result<Outcome, ModelError> {
     };
     match result {
         Ok(p) => Ok((name, Ok(p))),
-        Err(e @ ModelError::Saturated { .. }) => Ok((name, Err(e.to_string()))),
+        // Both are answers about this machine and load, not errors of the input.
+        Err(e @ (ModelError::Saturated { .. } | ModelError::NotConverged { .. })) => {
+            Ok((name, Err(e.to_string())))
+        }
         Err(e) => Err(e),
     }
 }

@@ -24,6 +24,9 @@
 //!   α = (k−1)/(k+1); `Weighted` keeps the paper's waits and contention probabilities but
 //!   takes the latency over every destination offset (a, b) of the torus, running the
 //!   backward analysis on an a×b diagram for each, which makes the zero-load latency exact.
+//!   The `Average` form is not exact at zero load: the paper's average message travels
+//!   k/4 hops per dimension, 2K·k/(k+1) hops in all, where uniform destinations other
+//!   than the source travel (k/2)·k/(k − 1) on average (even k).
 //! - The emulator's virtual channels (paper 004 §3: the model has none) and controllers
 //!   are not modelled; the paper expects the model to anticipate saturation.
 
@@ -230,7 +233,13 @@ pub fn predict(p: &WormholeParams, form: PathForm) -> Result<WormholePrediction,
     let over = p.trail - p.data_mean;
     let (mut px, mut py) = (0.0f64, 0.0f64);
     let mut w = Waits::default();
+    // Near saturation the binary choices of eqs. 35, 39 and 46 can make plain iteration
+    // oscillate: past a few hundred steps, each step moves part of the way.
+    let mut damp = 1.0;
     for it in 1..=MAX_ITERATIONS {
+        if it % 300 == 0 {
+            damp *= 0.5;
+        }
         let d = 1.0 - px * py;
         let (fx, fy) = ((1.0 - px) / d, px * (1.0 - py) / d);
         // Eqs. 6–17: flows of the α stream on the K×K diagram.
@@ -323,11 +332,12 @@ pub fn predict(p: &WormholeParams, form: PathForm) -> Result<WormholePrediction,
             ws.push((b_rate, tby(i)));
         }
         ws.push((a_rate * fy, ty(1, 1)));
+        let step = |new: f64, old: f64| old + damp * (new - old);
         let new_w = Waits {
-            we: queue(&we)?,
-            ne: queue(&ne)?,
-            ns: queue(&ns)?,
-            ws: queue(&ws)?,
+            we: step(queue(&we)?, w.we),
+            ne: step(queue(&ne)?, w.ne),
+            ns: step(queue(&ns)?, w.ns),
+            ws: step(queue(&ws)?, w.ws),
         };
         // Eqs. 43–44.
         let mut new_px: f64 = 0.0;
@@ -348,6 +358,7 @@ pub fn predict(p: &WormholeParams, form: PathForm) -> Result<WormholePrediction,
                 utilization: new_px.max(new_py),
             });
         }
+        let (new_px, new_py) = (step(new_px, px), step(new_py, py));
         let change = [
             (new_px, px),
             (new_py, py),
