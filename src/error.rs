@@ -20,6 +20,9 @@ pub enum Error {
     /// cover the machine.
     #[error("model: {0}")]
     Model(#[from] crate::model::ModelError),
+    /// A trace is malformed; the message names the file and the line or byte offset.
+    #[error("{0}")]
+    Trace(String),
     /// Reading or writing a file failed.
     #[error("{path}: {source}")]
     Io {

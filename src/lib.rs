@@ -23,6 +23,7 @@ pub mod routing;
 pub mod stats;
 pub mod switching;
 pub mod topology;
+pub mod trace;
 pub mod traffic;
 pub mod types;
 

@@ -1,0 +1,118 @@
+//! Message traces: what a recorded message is ([`TraceMsg`]), and readers that stream
+//! them from files in time order — routemu's own text format ([`text`]) and Netrace
+//! ([`netrace`]). Readers never hold a whole trace: memory does not grow with its length.
+//! Replaying them is `engine::replay`'s job.
+//!
+//! Dependencies are given the way Netrace gives them: a message lists its *children*,
+//! the later messages that may not be injected before it has been delivered. Parents
+//! come before their children in a trace, so a replay that reads in order always knows a
+//! message's parents when it reads it.
+
+pub mod netrace;
+pub mod text;
+
+use crate::error::{Error, Result};
+use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
+
+/// The unit of a trace's message sizes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SizeUnit {
+    /// Bytes (turned into flits by the replay's flit size).
+    Bytes,
+    /// Flits.
+    Flits,
+}
+
+/// One recorded message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TraceMsg {
+    /// Its id in the trace (unique; line or packet order when the trace gives none).
+    pub id: u64,
+    /// Recorded time, in the trace's units.
+    pub time: u64,
+    /// Source endpoint.
+    pub src: u32,
+    /// Destination endpoint.
+    pub dst: u32,
+    /// Size, in the trace's unit.
+    pub size: u64,
+    /// Ids of later messages that wait for this one to be delivered.
+    pub children: Vec<u64>,
+}
+
+/// A stream of messages in time order.
+pub trait TraceSource {
+    /// The next message, None at the end; an error names the file and the place.
+    fn next_msg(&mut self) -> Result<Option<TraceMsg>>;
+    /// The unit of the sizes.
+    fn unit(&self) -> SizeUnit;
+    /// Number of endpoints when the format says (Netrace's header), else None.
+    fn endpoints(&self) -> Option<u32>;
+    /// What the trace is, for the summary.
+    fn describe(&self) -> String;
+}
+
+/// Opens `path` for reading, decompressing gzip or bzip2 (recognised by their magic
+/// bytes) on the fly.
+pub fn open_maybe_compressed(path: &Path) -> Result<Box<dyn BufRead>> {
+    let io = |source| Error::Io {
+        path: path.display().to_string(),
+        source,
+    };
+    let file = std::fs::File::open(path).map_err(io)?;
+    let mut r = BufReader::new(file);
+    let magic = r.fill_buf().map_err(io)?.to_vec();
+    Ok(if magic.starts_with(&[0x1f, 0x8b]) {
+        Box::new(BufReader::new(flate2::read::MultiGzDecoder::new(r)))
+    } else if magic.starts_with(b"BZh") {
+        Box::new(BufReader::new(bzip2::read::MultiBzDecoder::new(r)))
+    } else {
+        Box::new(r)
+    })
+}
+
+/// Opens a trace, choosing the reader by content: Netrace (bzip2 stream starting with
+/// its magic) or routemu's text format.
+pub fn open(path: &Path) -> Result<Box<dyn TraceSource>> {
+    let mut r = open_maybe_compressed(path)?;
+    let head = r
+        .fill_buf()
+        .map_err(|source| Error::Io {
+            path: path.display().to_string(),
+            source,
+        })?
+        .to_vec();
+    if head.starts_with(&netrace::MAGIC.to_le_bytes()) {
+        Ok(Box::new(netrace::NetraceReader::new(r, path, None)?))
+    } else {
+        Ok(Box::new(text::TextReader::new(r, path)?))
+    }
+}
+
+/// Reads exactly `buf.len()` bytes; Ok(false) at a clean end (no byte read).
+pub(crate) fn read_full(r: &mut dyn Read, buf: &mut [u8]) -> std::io::Result<bool> {
+    if buf.is_empty() {
+        return Ok(true);
+    }
+    let mut got = 0;
+    while got < buf.len() {
+        match r.read(&mut buf[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    if got == 0 {
+        Ok(false)
+    } else if got < buf.len() {
+        Err(std::io::Error::new(
+            std::io::ErrorKind::UnexpectedEof,
+            format!("truncated: {got} of {} bytes", buf.len()),
+        ))
+    } else {
+        Ok(true)
+    }
+}
