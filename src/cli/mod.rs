@@ -1,4 +1,4 @@
-//! The command line: `routemu run`, `predict`, `compare`, `sweep`, `check` and `bench`. Argument parsing (clap) and
+//! The command line: `routemu run`, `predict`, `compare`, `sweep`, `replay`, `check` and `bench`. Argument parsing (clap) and
 //! turning flags into configuration live here; everything else is library calls.
 
 pub mod bench;
@@ -6,6 +6,7 @@ pub mod check;
 pub mod compare;
 pub mod output;
 pub mod predict;
+pub mod replay;
 pub mod run;
 pub mod spec;
 pub mod sweep;
@@ -39,6 +40,8 @@ pub enum Command {
     Compare(predict::PredictArgs),
     /// Emulate and predict a grid of parameter values (CSV, SVG plot).
     Sweep(sweep::SweepArgs),
+    /// Replay a recorded message trace (routemu text or Netrace) on a machine.
+    Replay(replay::ReplayArgs),
     /// Validate a hardware description and explain the machine it describes.
     Check {
         /// The RON hardware description.
@@ -160,6 +163,7 @@ pub fn main_with(cli: Cli) -> i32 {
         Command::Predict(a) => predict::predict(&a),
         Command::Compare(a) => compare::compare(&a),
         Command::Sweep(a) => sweep::sweep(&a),
+        Command::Replay(a) => replay::replay(&a),
         Command::Check { file, set } => check::check(&file, &set),
         Command::Bench(a) => bench::bench(&a),
     };

@@ -8,6 +8,7 @@ pub mod invariants;
 pub mod network;
 pub mod parallel;
 pub mod partition;
+pub mod replay;
 pub mod sim;
 pub mod sweep;
 pub mod waits;

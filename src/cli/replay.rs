@@ -1,0 +1,266 @@
+//! `routemu replay`: a recorded trace on a machine — open loop or dependency-driven —
+//! with the summary, `--json`, and per-message CSV on request.
+
+use super::output::write_output;
+use crate::config::load::load_hw;
+use crate::config::overrides::apply_overrides;
+use crate::config::SwitchingConfig;
+use crate::engine::replay::{replay as run_replay, ReplayMode, ReplayOptions, ReplayRecord};
+use crate::error::{Error, Result};
+use crate::switching::circuit::CircuitNet;
+use crate::switching::wormhole::WormholeNet;
+use crate::trace::netrace::NetraceReader;
+use crate::trace::{open, open_maybe_compressed, TraceSource};
+use clap::Args;
+use serde::Serialize;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Schema identifier of `routemu replay --json`.
+pub const SCHEMA: &str = "routemu.replay/1";
+
+/// `routemu replay` arguments.
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    /// The RON hardware description.
+    pub hw: PathBuf,
+    /// The trace: routemu text (plain, gzip, bzip2) or Netrace (.tra.bz2).
+    #[arg(long)]
+    pub trace: PathBuf,
+    /// open: create at the recorded times; deps: also wait for parents to be delivered.
+    #[arg(long, value_enum, default_value_t = ReplayMode::Open)]
+    pub mode: ReplayMode,
+    /// Cycles between a parent's delivery and its child's creation (deps mode).
+    #[arg(long, default_value_t = 8)]
+    pub gap: u64,
+    /// Cycles per trace time unit.
+    #[arg(long, default_value_t = 1.0)]
+    pub time_scale: f64,
+    /// Bytes per flit, for traces sized in bytes.
+    #[arg(long, default_value_t = 8)]
+    pub flit_bytes: u64,
+    /// Node map: lines `ENDPOINT NODE` (`#` comments); default: identity.
+    #[arg(long)]
+    pub map: Option<PathBuf>,
+    /// Netrace: replay only this region (0-based).
+    #[arg(long)]
+    pub region: Option<usize>,
+    /// Override any configuration field, e.g. --set topology.k=16 (repeatable).
+    #[arg(long = "set", value_name = "PATH=VALUE")]
+    pub set: Vec<String>,
+    /// Per-message CSV: id, source, destination, size, flits, recorded, created,
+    /// injected, delivered, latency.
+    #[arg(long, value_name = "FILE")]
+    pub messages: Option<PathBuf>,
+    /// Write the JSON summary to FILE, or to standard output with `-`.
+    #[arg(long, value_name = "FILE|-")]
+    pub json: Option<String>,
+}
+
+/// The JSON document of `routemu replay`.
+#[derive(Debug, Serialize)]
+struct ReplayDoc<'a> {
+    schema: &'static str,
+    trace: String,
+    machine: &'a str,
+    gap: u64,
+    time_scale: f64,
+    flit_bytes: u64,
+    partitions: u32,
+    #[serde(flatten)]
+    summary: &'a crate::engine::replay::ReplaySummary,
+}
+
+/// Reads a node map file.
+pub fn read_map(path: &Path) -> Result<Vec<u32>> {
+    let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+        path: path.display().to_string(),
+        source,
+    })?;
+    let mut map: Vec<Option<u32>> = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let l = line.split('#').next().unwrap_or("").trim();
+        if l.is_empty() {
+            continue;
+        }
+        let bad = |w: &str| Error::Trace(format!("{}:{}: {w}", path.display(), i + 1));
+        let f: Vec<&str> = l.split_whitespace().collect();
+        let [e, n] = f[..] else {
+            return Err(bad("expected `ENDPOINT NODE`"));
+        };
+        let (e, n): (usize, u32) = (
+            e.parse()
+                .map_err(|_| bad("the endpoint is not a whole number"))?,
+            n.parse()
+                .map_err(|_| bad("the node is not a whole number"))?,
+        );
+        if e >= 1 << 24 {
+            return Err(bad("endpoint too large"));
+        }
+        if map.len() <= e {
+            map.resize(e + 1, None);
+        }
+        if map[e].replace(n).is_some() {
+            return Err(bad(&format!("endpoint {e} is mapped twice")));
+        }
+    }
+    // Unmapped endpoints fall outside every network.
+    Ok(map.into_iter().map(|n| n.unwrap_or(u32::MAX)).collect())
+}
+
+/// A CSV written to a temporary file, renamed into place only when complete.
+struct Csv {
+    tmp: PathBuf,
+    dest: PathBuf,
+    w: std::io::BufWriter<std::fs::File>,
+}
+
+impl Csv {
+    fn create(dest: &Path) -> Result<Self> {
+        let name = dest
+            .file_name()
+            .ok_or_else(|| Error::Arg(format!("`{}` is not a file name", dest.display())))?;
+        let tmp = dest.with_file_name(format!(
+            ".{}.tmp{}",
+            name.to_string_lossy(),
+            std::process::id()
+        ));
+        let f = std::fs::File::create(&tmp).map_err(|source| Error::Io {
+            path: tmp.display().to_string(),
+            source,
+        })?;
+        let mut c = Csv {
+            tmp,
+            dest: dest.to_path_buf(),
+            w: std::io::BufWriter::new(f),
+        };
+        c.line("id,src,dst,size,flits,recorded,created,injected,delivered,latency")?;
+        Ok(c)
+    }
+    fn line(&mut self, s: &str) -> Result<()> {
+        writeln!(self.w, "{s}").map_err(|source| Error::Io {
+            path: self.tmp.display().to_string(),
+            source,
+        })
+    }
+    fn finish(mut self) -> Result<()> {
+        let io = |source| Error::Io {
+            path: self.dest.display().to_string(),
+            source,
+        };
+        self.w.flush().map_err(io)?;
+        std::fs::rename(&self.tmp, &self.dest).map_err(io)
+    }
+}
+
+impl Drop for Csv {
+    fn drop(&mut self) {
+        // Gone after a successful rename; removed after a failure.
+        let _ = std::fs::remove_file(&self.tmp);
+    }
+}
+
+/// Runs `routemu replay`; returns the exit status.
+pub fn replay(a: &ReplayArgs) -> Result<i32> {
+    let cfg = apply_overrides(&load_hw(&a.hw)?, &a.set)?;
+    if !(a.time_scale > 0.0 && a.time_scale.is_finite()) {
+        return Err(Error::Arg(format!(
+            "--time-scale {}: must be positive",
+            a.time_scale
+        )));
+    }
+    let mut src: Box<dyn TraceSource> = match a.region {
+        Some(k) => {
+            let r = open_maybe_compressed(&a.trace)?;
+            Box::new(NetraceReader::new(r, &a.trace, Some(k))?)
+        }
+        None => open(&a.trace)?,
+    };
+    let opts = ReplayOptions {
+        mode: a.mode,
+        gap: a.gap,
+        time_scale: a.time_scale,
+        flit_bytes: a.flit_bytes,
+        map: a.map.as_deref().map(read_map).transpose()?,
+        ..ReplayOptions::default()
+    };
+    let described = src.describe();
+    let mut csv = a.messages.as_deref().map(Csv::create).transpose()?;
+    let mut each = |r: &ReplayRecord| -> Result<()> {
+        if let Some(c) = &mut csv {
+            c.line(&format!(
+                "{},{},{},{},{},{},{},{},{},{}",
+                r.id,
+                r.src,
+                r.dst,
+                r.size,
+                r.flits,
+                r.recorded,
+                r.created,
+                r.injected,
+                r.delivered,
+                r.latency
+            ))?;
+        }
+        Ok(())
+    };
+    let sum = match cfg.switching {
+        SwitchingConfig::Wormhole { .. } => {
+            run_replay::<WormholeNet>(&cfg, src.as_mut(), &opts, &mut each)
+        }
+        SwitchingConfig::Circuit { .. } => {
+            run_replay::<CircuitNet>(&cfg, src.as_mut(), &opts, &mut each)
+        }
+    }?;
+    if let Some(c) = csv {
+        c.finish()?;
+    }
+    let o = |x: Option<f64>| x.map_or("n/a".into(), |v| format!("{v:.2}"));
+    let u = |x: Option<u64>| x.map_or("n/a".into(), |v| v.to_string());
+    let s = format!(
+        "routemu replay: {} on {}\n  mode: {} (gap {} cycles); {} cycles per trace unit; {} bytes per flit; one partition\n  \
+         messages: {} read, {} delivered, {} flits; last delivery at cycle {} (trace spans {} cycles)\n  \
+         latency (created → delivered): mean {}  p50 {}  p99 {}  max {}\n  \
+         behind the trace (injected − recorded): mean {}  max {}\n",
+        described,
+        cfg.name,
+        match a.mode {
+            ReplayMode::Open => "open loop, recorded times",
+            ReplayMode::Deps => "dependency-driven",
+        },
+        a.gap,
+        a.time_scale,
+        a.flit_bytes,
+        sum.messages,
+        sum.delivered,
+        sum.flits,
+        sum.cycles,
+        sum.recorded_span,
+        o(sum.latency_mean),
+        u(sum.latency_p50),
+        u(sum.latency_p99),
+        u(sum.latency_max),
+        o(sum.behind_mean),
+        u(sum.behind_max),
+    );
+    match a.json.as_deref() {
+        Some("-") => eprint!("{s}"),
+        _ => print!("{s}"),
+    }
+    if let Some(dest) = &a.json {
+        let doc = ReplayDoc {
+            schema: SCHEMA,
+            trace: described,
+            machine: &cfg.name,
+            gap: a.gap,
+            time_scale: a.time_scale,
+            flit_bytes: a.flit_bytes,
+            partitions: 1,
+            summary: &sum,
+        };
+        let mut text = serde_json::to_string_pretty(&doc).expect("summary serialises");
+        text.push('\n');
+        write_output(dest, &text)?;
+    }
+    Ok(0)
+}

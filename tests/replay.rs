@@ -1,0 +1,207 @@
+//! Trace replay delivers every message of a trace exactly once, never creates a message
+//! before its parents were delivered (dependency mode), creates at the recorded times
+//! (open loop), on every switching mode; bad input is refused with the reason.
+
+mod common;
+
+use routemu::config::{HwConfig, SwitchingConfig};
+use routemu::engine::replay::{replay, ReplayMode, ReplayOptions, ReplayRecord};
+use routemu::switching::circuit::CircuitNet;
+use routemu::switching::wormhole::WormholeNet;
+use routemu::trace::{open, TraceMsg};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+fn trace(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("traces")
+        .join(name)
+}
+
+fn read_all(p: &Path) -> Vec<TraceMsg> {
+    let mut s = open(p).unwrap();
+    let mut v = Vec::new();
+    while let Some(m) = s.next_msg().unwrap() {
+        v.push(m);
+    }
+    v
+}
+
+fn run(cfg: &HwConfig, p: &Path, opts: &ReplayOptions) -> Vec<ReplayRecord> {
+    let mut src = open(p).unwrap();
+    let mut recs = Vec::new();
+    let mut each = |r: &ReplayRecord| {
+        recs.push(r.clone());
+        Ok(())
+    };
+    let sum = match cfg.switching {
+        SwitchingConfig::Wormhole { .. } => {
+            replay::<WormholeNet>(cfg, src.as_mut(), opts, &mut each)
+        }
+        SwitchingConfig::Circuit { .. } => replay::<CircuitNet>(cfg, src.as_mut(), opts, &mut each),
+    }
+    .unwrap();
+    assert_eq!(sum.delivered, sum.messages);
+    assert_eq!(sum.mode, opts.mode);
+    recs
+}
+
+#[test]
+fn every_message_is_delivered_once_and_children_wait_for_their_parents() {
+    let p = trace("netrace/example.tra.bz2");
+    let msgs = read_all(&p);
+    let mut parents: HashMap<u64, Vec<u64>> = HashMap::new();
+    for m in &msgs {
+        for &c in &m.children {
+            parents.entry(c).or_default().push(m.id);
+        }
+    }
+    for preset in [
+        "wormhole-torus-dor.ron",
+        "wormhole-torus-adaptive.ron",
+        "circuit-hold.ron",
+    ] {
+        let cfg = common::preset(preset);
+        for mode in [ReplayMode::Open, ReplayMode::Deps] {
+            let opts = ReplayOptions {
+                mode,
+                ..ReplayOptions::default()
+            };
+            let recs = run(&cfg, &p, &opts);
+            let mut ids: Vec<u64> = recs.iter().map(|r| r.id).collect();
+            ids.sort_unstable();
+            assert_eq!(
+                ids,
+                msgs.iter().map(|m| m.id).collect::<Vec<_>>(),
+                "{preset} {mode:?}"
+            );
+            let by_id: HashMap<u64, &ReplayRecord> = recs.iter().map(|r| (r.id, r)).collect();
+            for r in &recs {
+                assert!(r.created >= r.recorded && r.delivered > r.created);
+                match mode {
+                    ReplayMode::Open => assert_eq!(r.created, r.recorded, "{preset}"),
+                    ReplayMode::Deps => {
+                        for p in parents.get(&r.id).into_iter().flatten() {
+                            assert!(
+                                r.created >= by_id[p].delivered + 8,
+                                "{preset}: {} created at {} before parent {p} (+8) at {}",
+                                r.id,
+                                r.created,
+                                by_id[p].delivered
+                            );
+                        }
+                    }
+                }
+            }
+            if mode == ReplayMode::Deps {
+                assert!(
+                    recs.iter().any(|r| r.created > r.recorded),
+                    "{preset}: some message must have waited for a parent"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn endpoints_outside_the_network_are_refused_unless_mapped() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("t.txt");
+    std::fs::write(&p, "time src dst flits\n0 0 70 4\n5 70 1 2\n").unwrap();
+    let cfg = common::preset("wormhole-torus-dor.ron");
+    let mut src = open(&p).unwrap();
+    let e = replay::<WormholeNet>(&cfg, src.as_mut(), &ReplayOptions::default(), &mut |_| {
+        Ok(())
+    })
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("endpoint 70") && e.contains("64 nodes"), "{e}");
+    let opts = ReplayOptions {
+        map: Some((0..71).map(|e| e % 64).collect()),
+        ..ReplayOptions::default()
+    };
+    let recs = run(&cfg, &p, &opts);
+    assert_eq!((recs[0].dst, recs[1].src), (6, 6));
+}
+
+#[test]
+fn the_command_writes_the_summary_json_and_per_message_csv() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("m.csv");
+    let out = common::routemu(&[
+        "replay",
+        "hw/circuit-drop.ron",
+        "--trace",
+        "traces/netrace/shrtex.tra.bz2",
+        "--mode",
+        "deps",
+        "--messages",
+        csv.to_str().unwrap(),
+        "--json",
+        "-",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["schema"], "routemu.replay/1");
+    assert_eq!(v["mode"], "deps");
+    assert_eq!(
+        (v["messages"].as_u64(), v["delivered"].as_u64()),
+        (Some(12), Some(12))
+    );
+    let text = std::fs::read_to_string(&csv).unwrap();
+    assert!(text.starts_with("id,src,dst,size,flits,recorded,created,injected,delivered,latency\n"));
+    assert_eq!(text.lines().count(), 13);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("dependency-driven"));
+}
+
+#[test]
+fn bad_traces_and_maps_are_refused_with_the_place_and_nothing_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("m.csv");
+    let write = |name: &str, text: &str| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        p.to_str().unwrap().to_string()
+    };
+    let short = write("short.txt", "time src dst flits\n0 1 2 3\n4 5 6\n");
+    let back = write("back.txt", "time src dst flits\n9 1 2 3\n4 5 6 1\n");
+    let trace = write("ok.txt", "time src dst flits\n0 1 2 3\n");
+    let map = write("map.txt", "1 3\n1 4\n");
+    let mut truncated = std::fs::read(trace_path("netrace/example.tra.bz2")).unwrap();
+    truncated.truncate(truncated.len() / 2);
+    let trunc = dir.path().join("t.tra.bz2");
+    std::fs::write(&trunc, truncated).unwrap();
+    for (args, why) in [
+        (vec!["--trace", short.as_str()], "short.txt:3: 3 fields"),
+        (
+            vec!["--trace", back.as_str()],
+            "back.txt:3: time goes backwards",
+        ),
+        (
+            vec!["--trace", trace.as_str(), "--map", map.as_str()],
+            "map.txt:2: endpoint 1 is mapped twice",
+        ),
+        (vec!["--trace", trunc.to_str().unwrap()], "t.tra.bz2"),
+    ] {
+        let mut a = vec![
+            "replay",
+            "hw/wormhole-torus-dor.ron",
+            "--messages",
+            csv.to_str().unwrap(),
+        ];
+        a.extend(args);
+        let out = common::routemu(&a);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{a:?}: {err}");
+        assert!(err.contains(why), "{a:?}: {err}");
+        assert!(!csv.exists(), "{a:?}: a half-written CSV was left");
+    }
+}
+
+fn trace_path(name: &str) -> PathBuf {
+    trace(name)
+}
