@@ -205,3 +205,12 @@ fn bad_traces_and_maps_are_refused_with_the_place_and_nothing_written() {
 fn trace_path(name: &str) -> PathBuf {
     trace(name)
 }
+
+#[test]
+fn a_generated_trace_with_dependencies_replays_completely() {
+    // messages_per_second checks that every generated message was delivered.
+    for mode in [ReplayMode::Open, ReplayMode::Deps] {
+        let rate = routemu::bench::replay::messages_per_second(3000, mode, 1).unwrap();
+        assert!(rate > 0.0);
+    }
+}

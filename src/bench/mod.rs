@@ -6,6 +6,7 @@
 //! is not asserted).
 
 pub mod alloc;
+pub mod replay;
 
 use crate::config::load::parse_hw;
 use crate::config::{HwConfig, Measure};

@@ -95,5 +95,18 @@ pub fn bench(a: &BenchArgs) -> crate::error::Result<i32> {
          switching)",
         a.threads
     );
+    println!();
+    let n = ((200_000.0 * a.scale) as u64).max(1000);
+    for mode in [
+        crate::engine::replay::ReplayMode::Open,
+        crate::engine::replay::ReplayMode::Deps,
+    ] {
+        let rate = crate::bench::replay::messages_per_second(n, mode, a.repeats)?;
+        println!(
+            "replay {:?}, {n} generated 4-flit messages on the 8x8 DOR torus: {:.0} k messages/s",
+            mode,
+            rate / 1e3
+        );
+    }
     Ok(0)
 }
