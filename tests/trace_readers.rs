@@ -146,3 +146,169 @@ fn damaged_netrace_files_are_errors_with_the_byte_offset() {
         "{e}"
     );
 }
+
+mod dumpi {
+    use super::traces;
+    use routemu::trace::dumpi::{call_name, Args, DumpiFile};
+
+    /// The lines Sandia's dumpi2ascii prints for a call (type and op names left out:
+    /// each expected line is a prefix of the printed one).
+    fn render(c: &routemu::trace::dumpi::Call) -> Vec<String> {
+        let name = call_name(c.label).unwrap();
+        let (cin, cout) = c.cpu.unwrap();
+        let (win, wout) = c.wall.unwrap();
+        let t = c.thread.unwrap();
+        let stamp = |w: routemu::trace::dumpi::Stamp| format!("{}.{:09}", w.sec, w.nsec);
+        let mut v = vec![format!(
+            "{name} entering at walltime {}, cputime {} seconds in thread {t}.",
+            stamp(win),
+            stamp(cin)
+        )];
+        let status = |v: &mut Vec<String>| {
+            v.push(match c.statuses.first() {
+                None => "MPI_Status status=<IGNORED>".into(),
+                Some((b, s, ca, e, tg)) => format!(
+                    "MPI_Status status=[{{bytes={b}, cancelled={ca}, source={s}, tag={tg}, error={e}}}]"
+                ),
+            })
+        };
+        match &c.args {
+            Args::Init { argv } => {
+                v.push(format!("int argc={}", argv.len()));
+                v.push(format!(
+                    "string argv[{}]=[\"{}\"]",
+                    argv.len(),
+                    argv.join("\", \"")
+                ));
+            }
+            Args::CommQuery { comm, value } => {
+                v.push(format!("MPI_Comm comm={comm}"));
+                v.push(format!(
+                    "int {}={value}",
+                    if c.label == 82 { "rank" } else { "size" }
+                ));
+            }
+            Args::Barrier { comm } => v.push(format!("MPI_Comm comm={comm}")),
+            Args::Send {
+                count,
+                datatype,
+                dest,
+                tag,
+                comm,
+                request,
+            } => {
+                v.push(format!("int count={count}"));
+                v.push(format!("MPI_Datatype datatype={datatype}"));
+                v.push(format!("int dest={dest}"));
+                v.push(format!("int tag={tag}"));
+                v.push(format!("MPI_Comm comm={comm}"));
+                if let Some(r) = request {
+                    v.push(format!("MPI_Request request=[{r}]"));
+                }
+            }
+            Args::Recv {
+                count,
+                datatype,
+                source,
+                tag,
+                comm,
+                request,
+            } => {
+                v.push(format!("int count={count}"));
+                v.push(format!("MPI_Datatype datatype={datatype}"));
+                v.push(format!("int source={source}"));
+                v.push(format!("int tag={tag}"));
+                v.push(format!("MPI_Comm comm={comm}"));
+                match request {
+                    Some(r) => v.push(format!("MPI_Request request=[{r}]")),
+                    None => status(&mut v),
+                }
+            }
+            Args::Wait { requests } => {
+                v.push(format!(
+                    "MPI_Request request=[{}]",
+                    requests
+                        .iter()
+                        .map(|r| r.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ));
+                status(&mut v);
+            }
+            Args::Allreduce {
+                count,
+                datatype,
+                op,
+                comm,
+            } => {
+                v.push(format!("int count={count}"));
+                v.push(format!("MPI_Datatype datatype={datatype}"));
+                v.push(format!("MPI_Op op={op}"));
+                v.push(format!("MPI_Comm comm={comm}"));
+            }
+            Args::None => {}
+        }
+        v.push(format!(
+            "{name} returning at walltime {}, cputime {} seconds in thread {t}.",
+            stamp(wout),
+            stamp(cout)
+        ));
+        v
+    }
+
+    #[test]
+    fn every_record_of_the_ring_trace_matches_sandias_ascii_dump() {
+        let mut f = DumpiFile::open(&traces().join("dumpi-sst/testtrace-0000.bin")).unwrap();
+        assert_eq!(f.version, (1, 0, 0));
+        assert_eq!(f.type_sizes[9], 4, "MPI_INT");
+        let mut mine = Vec::new();
+        while let Some(c) = f.next_call().unwrap() {
+            mine.extend(render(&c));
+        }
+        let ascii =
+            std::fs::read_to_string(traces().join("dumpi-sst/testtrace-0000.dumpi2ascii.txt"))
+                .unwrap();
+        let theirs: Vec<&str> = ascii
+            .lines()
+            .skip_while(|l| !l.starts_with("MPI_Init entering"))
+            .take_while(|l| !l.starts_with("Total keyvals"))
+            .collect();
+        assert_eq!(mine.len(), theirs.len(), "{mine:#?}");
+        for (m, t) in mine.iter().zip(&theirs) {
+            assert!(t.starts_with(m.as_str()), "ours `{m}` vs Sandia's `{t}`");
+        }
+    }
+
+    #[test]
+    fn the_other_ring_ranks_decode_and_an_unsupported_call_is_named_with_its_offset() {
+        for r in 1..4 {
+            let mut f =
+                DumpiFile::open(&traces().join(format!("dumpi-sst/testtrace-000{r}.bin"))).unwrap();
+            let mut sends = 0;
+            while let Some(c) = f.next_call().unwrap() {
+                sends += matches!(c.args, Args::Send { .. }) as u32;
+            }
+            assert_eq!(sends, 1, "rank {r}: one Isend in the ring");
+        }
+        // testbgp uses MPI_Comm_group, which records cannot be skipped past.
+        let mut f = DumpiFile::open(&traces().join("dumpi-sst/testbgp-0000.bin")).unwrap();
+        let e = loop {
+            match f.next_call() {
+                Ok(Some(_)) => {}
+                Ok(None) => panic!("testbgp decoded although it holds MPI_Comm_group"),
+                Err(e) => break e.to_string(),
+            }
+        };
+        assert!(
+            e.contains("testbgp-0000.bin: byte ") && e.contains("unsupported MPI call MPI_"),
+            "{e}"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("x.bin");
+        std::fs::write(&p, b"not a dumpi file at all, no").unwrap();
+        assert!(DumpiFile::open(&p)
+            .unwrap_err()
+            .to_string()
+            .contains("bad magic"));
+    }
+}

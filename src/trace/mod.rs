@@ -8,6 +8,7 @@
 //! come before their children in a trace, so a replay that reads in order always knows a
 //! message's parents when it reads it.
 
+pub mod dumpi;
 pub mod netrace;
 pub mod text;
 
