@@ -18,7 +18,6 @@ pub fn adaptive(p: &CircuitParams) -> Result<CircuitPrediction, ModelError> {
     let ws = p.weights();
     let d = ws.iter().map(|&(h, _)| h).max().unwrap_or(1);
     let m = p.mean_path;
-    let flow = p.flow();
     let (t_data, wire) = (p.data.mean, p.wire);
     let d_ack = p.mean_ack();
     let mut pc = 0.0f64;
@@ -85,10 +84,7 @@ pub fn adaptive(p: &CircuitParams) -> Result<CircuitPrediction, ModelError> {
                 con = next;
             }
         }
-        let held_setup = flow * held_setup + flow * p.ack_links();
-        let held_data = flow * m * t_data;
-        let held_rel = flow * (t_rel + wire) * p.triangle();
-        let (parts, new_pc) = conflict([held_setup, held_data, held_rel], p.links)?;
+        let (parts, new_pc) = conflict(p, held_setup, t_rel)?;
         let done = rel_change(new_pc, pc) < TOLERANCE;
         pc = new_pc;
         if done {

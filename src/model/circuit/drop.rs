@@ -134,7 +134,6 @@ fn further_aborts(
 pub fn drop(p: &CircuitParams) -> Result<CircuitPrediction, ModelError> {
     let ws = p.weights();
     let m = p.mean_path;
-    let flow = p.flow();
     let t_data = p.data.mean;
     let d_ack = p.mean_ack();
     let (mut pc, mut further) = (0.0f64, 0.0f64);
@@ -172,10 +171,7 @@ pub fn drop(p: &CircuitParams) -> Result<CircuitPrediction, ModelError> {
             + s.rel * (t_rel + p.wire)
             + s.aborts * p.backoff
             + d_ack;
-        let held_setup = flow * (s.held + p.ack_links());
-        let held_data = flow * m * t_data;
-        let held_rel = flow * (t_rel + p.wire) * p.triangle();
-        let (parts, new_pc) = conflict([held_setup, held_data, held_rel], p.links)?;
+        let (parts, new_pc) = conflict(p, s.held, t_rel)?;
         let new_further = if s.first > 0.0 {
             let delta = s.back / s.first;
             let to_release = (t_rel + p.wire) * (m + 1.0) / 2.0;

@@ -11,7 +11,6 @@ pub fn hold(p: &CircuitParams) -> Result<CircuitPrediction, ModelError> {
     let ws = p.weights();
     let m = p.mean_path;
     let tri = p.triangle();
-    let flow = p.flow();
     let lambda_rc = 2.0 * p.rate * m;
     let hop_setup = p.d_conn + p.wire;
     let (t_data, data2) = (p.data.mean, p.data.second);
@@ -33,10 +32,7 @@ pub fn hold(p: &CircuitParams) -> Result<CircuitPrediction, ModelError> {
         let setup = m * hop + d_ack;
         // Appendix B: links held per phase (Little's law); a path of h hops holds i links
         // in its i-th set-up state and while releasing.
-        let held_setup = flow * tri * hop + flow * p.ack_links();
-        let held_data = flow * m * t_data;
-        let held_rel = flow * (t_rel + p.wire) * tri;
-        let (parts, new_pc) = conflict([held_setup, held_data, held_rel], p.links)?;
+        let (parts, new_pc) = conflict(p, tri * hop, t_rel)?;
         // §4.1.1: residual holding time by the phase of the holder, each holder weighted
         // by the links it holds (a request meets a link, not a communication).
         let tail = |h: f64| t_data + t_rel * (h + 1.0) / 2.0;

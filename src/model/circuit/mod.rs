@@ -423,9 +423,18 @@ fn rel_change(new: f64, old: f64) -> f64 {
     }
 }
 
-/// P_conflict from the links held, or saturation.
-fn conflict(parts: [f64; 3], links: f64) -> Result<([f64; 3], f64), ModelError> {
-    let parts = parts.map(|x| x / links);
+/// P_conflict from the links held (Appendix B, Little's law), split by the holder's
+/// phase [set-up with ack, data, release], or saturation. `setup` is the link-cycles a
+/// message holds while setting up (its strategy's part); the ack, data and release parts
+/// are the same for every strategy.
+fn conflict(p: &CircuitParams, setup: f64, t_rel: f64) -> Result<([f64; 3], f64), ModelError> {
+    let flow = p.flow();
+    let held = [
+        flow * (setup + p.ack_links()),
+        flow * p.mean_path * p.data.mean,
+        flow * (t_rel + p.wire) * p.triangle(),
+    ];
+    let parts = held.map(|x| x / p.links);
     let pc: f64 = parts.iter().sum();
     if pc >= 1.0 || !pc.is_finite() {
         return Err(ModelError::Saturated {
