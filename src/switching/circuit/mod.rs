@@ -462,10 +462,9 @@ impl CircuitNet {
     }
 
     fn alloc(&mut self, msg: PendingMsg) -> u32 {
-        match self.free.last() {
-            Some(&c) => {
+        match self.free.pop() {
+            Some(c) => {
                 // Reuse the slot's path vectors.
-                self.free.pop();
                 let old = &mut self.circuits[c as usize];
                 let (mut nodes, mut ports) = (
                     std::mem::take(&mut old.nodes),
