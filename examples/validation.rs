@@ -62,6 +62,31 @@ fn with(mut v: Vec<String>, more: &[String]) -> Vec<String> {
     v
 }
 
+/// Paper 000 Fig. 10 at one rate (per unit): the three strategies against the dimension.
+fn fig10(id: &'static str, title: &'static str, rate: f64) -> Fig {
+    Fig {
+        id,
+        title,
+        preset: "circuit-hold.ron",
+        x_label: "hypercube dimension d",
+        xs: vec![6.0, 8.0, 10.0, 12.0],
+        y: "latency",
+        curves: ["Hold", "Drop", "Adaptive"]
+            .iter()
+            .map(|&s| {
+                curve(s, move |x| {
+                    vec![
+                        per_unit(rate),
+                        format!("topology.dim={}", x as u32),
+                        format!("switching.strategy={s}"),
+                        "switching.backoff=1300".into(),
+                    ]
+                })
+            })
+            .collect(),
+    }
+}
+
 fn figures() -> Vec<Fig> {
     let rates = |to: f64, step: f64| -> Vec<f64> {
         (1..)
@@ -129,38 +154,16 @@ fn figures() -> Vec<Fig> {
                 })
                 .collect(),
         },
-        Fig {
-            id: "p000-fig10-low",
-            title: "paper 000 Fig. 10: strategies against the dimension, λ = 0.025",
-            preset: "circuit-hold.ron",
-            x_label: "hypercube dimension d",
-            xs: vec![6.0, 8.0, 10.0, 12.0],
-            y: "latency",
-            curves: ["Hold", "Drop", "Adaptive"]
-                .iter()
-                .map(|&s| {
-                    curve(s, move |x| {
-                        vec![per_unit(0.025), dim(x as u32), strategy(s), backoff(1300)]
-                    })
-                })
-                .collect(),
-        },
-        Fig {
-            id: "p000-fig10-medium",
-            title: "paper 000 Fig. 10: strategies against the dimension, λ = 0.1",
-            preset: "circuit-hold.ron",
-            x_label: "hypercube dimension d",
-            xs: vec![6.0, 8.0, 10.0, 12.0],
-            y: "latency",
-            curves: ["Hold", "Drop", "Adaptive"]
-                .iter()
-                .map(|&s| {
-                    curve(s, move |x| {
-                        vec![per_unit(0.1), dim(x as u32), strategy(s), backoff(1300)]
-                    })
-                })
-                .collect(),
-        },
+        fig10(
+            "p000-fig10-low",
+            "paper 000 Fig. 10: strategies against the dimension, λ = 0.025",
+            0.025,
+        ),
+        fig10(
+            "p000-fig10-medium",
+            "paper 000 Fig. 10: strategies against the dimension, λ = 0.1",
+            0.1,
+        ),
         Fig {
             id: "p000-fig11",
             title: "paper 000 Fig. 11: strategies against the data time, d = 10, λ = 0.125",
