@@ -214,3 +214,82 @@ fn a_generated_trace_with_dependencies_replays_completely() {
         assert!(rate > 0.0);
     }
 }
+
+#[test]
+fn replay_results_do_not_depend_on_the_thread_count() {
+    // A recorded trace, and a congested generated one (4 messages a cycle on 64 nodes,
+    // 1–12 flits, every third message with a dependant) where partitions must agree
+    // on every contended cycle.
+    let dir = tempfile::tempdir().unwrap();
+    let busy = dir.path().join("busy.txt");
+    let mut text = String::from("cycle src dst flits id deps\n");
+    let mut x: u64 = 12345;
+    let mut rnd = |m: u64| {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (x >> 33) % m
+    };
+    for i in 0..1500u64 {
+        let (s, d, f) = (rnd(64), rnd(64), 1 + rnd(12));
+        let deps = if i % 3 == 0 {
+            format!("{}", i + 7)
+        } else {
+            "-".into()
+        };
+        text.push_str(&format!("{} {s} {d} {f} {i} {deps}\n", i / 4));
+    }
+    std::fs::write(&busy, text).unwrap();
+    for p in [trace("netrace/example.tra.bz2"), busy] {
+        one_trace_on_1_to_4_threads(&p);
+    }
+}
+
+fn one_trace_on_1_to_4_threads(p: &Path) {
+    for preset in [
+        "wormhole-torus-adaptive.ron",
+        "circuit-hold.ron",
+        "circuit-adaptive.ron",
+    ] {
+        for mode in [ReplayMode::Open, ReplayMode::Deps] {
+            let opts = ReplayOptions {
+                mode,
+                ..ReplayOptions::default()
+            };
+            let mut base: Option<(Vec<ReplayRecord>, String)> = None;
+            for threads in 1..=4 {
+                let mut cfg = common::preset(preset);
+                cfg.experiment.threads = threads;
+                cfg.experiment.partition_min_nodes = Some(1);
+                let mut src = open(p).unwrap();
+                let mut recs = Vec::new();
+                let mut each = |r: &ReplayRecord| {
+                    recs.push(r.clone());
+                    Ok(())
+                };
+                let mut sum = match cfg.switching {
+                    SwitchingConfig::Wormhole { .. } => {
+                        replay::<WormholeNet>(&cfg, src.as_mut(), &opts, &mut each)
+                    }
+                    SwitchingConfig::Circuit { .. } => {
+                        replay::<CircuitNet>(&cfg, src.as_mut(), &opts, &mut each)
+                    }
+                }
+                .unwrap();
+                assert_eq!(sum.partitions, threads, "{preset}: the network was split");
+                assert_eq!(sum.delivered, sum.messages);
+                sum.partitions = 0;
+                let got = (recs, serde_json::to_string(&sum).unwrap());
+                match &base {
+                    None => base = Some(got),
+                    Some(b) => assert!(
+                        *b == got,
+                        "{preset} {mode:?}: {threads} threads differ from one:\n{}\n{}",
+                        b.1,
+                        got.1
+                    ),
+                }
+            }
+        }
+    }
+}

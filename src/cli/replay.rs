@@ -45,6 +45,10 @@ pub struct ReplayArgs {
     /// Netrace: replay only this region (0-based).
     #[arg(long)]
     pub region: Option<usize>,
+    /// Worker threads (network partitions; fewer when the network is small, see
+    /// `experiment.partition_min_nodes`); results do not depend on it.
+    #[arg(long)]
+    pub threads: Option<u32>,
     /// Override any configuration field, e.g. --set topology.k=16 (repeatable).
     #[arg(long = "set", value_name = "PATH=VALUE")]
     pub set: Vec<String>,
@@ -66,7 +70,6 @@ struct ReplayDoc<'a> {
     gap: u64,
     time_scale: f64,
     flit_bytes: u64,
-    partitions: u32,
     #[serde(flatten)]
     summary: &'a crate::engine::replay::ReplaySummary,
 }
@@ -162,7 +165,10 @@ impl Drop for Csv {
 
 /// Runs `routemu replay`; returns the exit status.
 pub fn replay(a: &ReplayArgs) -> Result<i32> {
-    let cfg = apply_overrides(&load_hw(&a.hw)?, &a.set)?;
+    let mut cfg = apply_overrides(&load_hw(&a.hw)?, &a.set)?;
+    if let Some(t) = a.threads {
+        cfg.experiment.threads = t;
+    }
     if !(a.time_scale > 0.0 && a.time_scale.is_finite()) {
         return Err(Error::Arg(format!(
             "--time-scale {}: must be positive",
@@ -218,7 +224,7 @@ pub fn replay(a: &ReplayArgs) -> Result<i32> {
     let o = |x: Option<f64>| x.map_or("n/a".into(), |v| format!("{v:.2}"));
     let u = |x: Option<u64>| x.map_or("n/a".into(), |v| v.to_string());
     let s = format!(
-        "routemu replay: {} on {}\n  mode: {} (gap {} cycles); {} cycles per trace unit; {} bytes per flit; one partition\n  \
+        "routemu replay: {} on {}\n  mode: {} (gap {} cycles); {} cycles per trace unit; {} bytes per flit; {} partition(s)\n  \
          messages: {} read, {} delivered, {} flits; last delivery at cycle {} (trace spans {} cycles)\n  \
          latency (created → delivered): mean {}  p50 {}  p99 {}  max {}\n  \
          behind the trace (injected − recorded): mean {}  max {}\n",
@@ -231,6 +237,7 @@ pub fn replay(a: &ReplayArgs) -> Result<i32> {
         a.gap,
         a.time_scale,
         a.flit_bytes,
+        sum.partitions,
         sum.messages,
         sum.delivered,
         sum.flits,
@@ -255,7 +262,6 @@ pub fn replay(a: &ReplayArgs) -> Result<i32> {
             gap: a.gap,
             time_scale: a.time_scale,
             flit_bytes: a.flit_bytes,
-            partitions: 1,
             summary: &sum,
         };
         let mut text = serde_json::to_string_pretty(&doc).expect("summary serialises");

@@ -36,12 +36,12 @@ pub trait CycleBarrier: Sync {
     fn wait(&self, abort: &AtomicBool);
 }
 
-/// Set when a partition's thread panics, so that the others leave the run instead of
-/// waiting at the barrier for ever.
-struct Failed(AtomicBool);
+/// Set when a partition's thread panics (or fails), so that the others leave the run
+/// instead of waiting at the barrier for ever.
+pub(crate) struct Failed(pub(crate) AtomicBool);
 
 /// Marks the run failed if its thread unwinds.
-struct FailOnPanic<'a>(&'a Failed);
+pub(crate) struct FailOnPanic<'a>(pub(crate) &'a Failed);
 
 impl Drop for FailOnPanic<'_> {
     fn drop(&mut self) {
@@ -118,7 +118,8 @@ pub fn partitions_for<N: Network>(nodes: usize, threads: usize, min_nodes: Optio
     threads.clamp(1, (nodes / min.max(1)).max(1))
 }
 
-type Mail<N> = (
+/// What one partition hands another at the end of a cycle: events and their side data.
+pub(crate) type Mail<N> = (
     Vec<(Cycle, <N as Network>::Event)>,
     Vec<<N as Network>::Remote>,
 );
@@ -181,9 +182,7 @@ pub fn step_partitioned<N: Network + Send, B: CycleBarrier>(
     progress: &mut dyn FnMut(Cycle),
 ) -> Stop {
     let t = sims.len();
-    let mail: Vec<Mutex<Mail<N>>> = (0..2 * t * t)
-        .map(|_| Mutex::new((Vec::new(), Vec::new())))
-        .collect();
+    let mail = mailboxes::<N>(t);
     let sums: Vec<Mutex<Summary>> = (0..2 * t).map(|_| Mutex::new(Summary::default())).collect();
     let edges: Vec<Mutex<Vec<WaitEdge>>> = (0..2 * t).map(|_| Mutex::new(Vec::new())).collect();
     let failed = Failed(AtomicBool::new(false));
@@ -218,8 +217,47 @@ pub fn step_partitioned<N: Network + Send, B: CycleBarrier>(
     })
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Partition `p` of `mail.len() / 2` puts what its outbox holds for every other
+/// partition into this cycle's mailboxes (`parity`: the cycle's half).
+pub(crate) fn hand_over<N: Network>(
+    p: usize,
+    parity: usize,
+    sim: &mut Simulation<N>,
+    mail: &[Mutex<Mail<N>>],
+) {
+    let t = sim.out.events.len();
+    for q in (0..t).filter(|&q| q != p) {
+        let mut mb = lock(&mail[(parity * t + p) * t + q]);
+        std::mem::swap(&mut mb.0, &mut sim.out.events[q]);
+        std::mem::swap(&mut mb.1, &mut sim.out.extras[q]);
+    }
+}
+
+/// Partition `p` takes what every other partition handed it this cycle (after the
+/// barrier).
+pub(crate) fn take_over<N: Network>(
+    p: usize,
+    parity: usize,
+    sim: &mut Simulation<N>,
+    mail: &[Mutex<Mail<N>>],
+) {
+    let t = sim.out.events.len();
+    for q in (0..t).filter(|&q| q != p) {
+        let mut mb = lock(&mail[(parity * t + q) * t + p]);
+        let (events, extras) = &mut *mb;
+        sim.absorb(events, extras);
+    }
+}
+
+/// Double-buffered mailboxes for `t` partitions (p → q, by cycle parity).
+pub(crate) fn mailboxes<N: Network>(t: usize) -> Vec<Mutex<Mail<N>>> {
+    (0..2 * t * t)
+        .map(|_| Mutex::new((Vec::new(), Vec::new())))
+        .collect()
 }
 
 /// What the partitions' threads share.
@@ -253,11 +291,7 @@ fn partition_loop<N: Network, B: CycleBarrier>(
     let mut all = vec![Summary::default(); t];
     loop {
         sim.step_local();
-        for q in (0..t).filter(|&q| q != p) {
-            let mut mb = lock(&mail[(parity * t + p) * t + q]);
-            std::mem::swap(&mut mb.0, &mut sim.out.events[q]);
-            std::mem::swap(&mut mb.1, &mut sim.out.extras[q]);
-        }
+        hand_over(p, parity, sim, mail);
         *lock(&sums[parity * t + p]) = sim.summary();
         let check = sim.check_due();
         if check {
@@ -269,11 +303,7 @@ fn partition_loop<N: Network, B: CycleBarrier>(
         if sh.failed.0.load(Ordering::Acquire) {
             return None;
         }
-        for q in (0..t).filter(|&q| q != p) {
-            let mut mb = lock(&mail[(parity * t + q) * t + p]);
-            let (events, extras) = &mut *mb;
-            sim.absorb(events, extras);
-        }
+        take_over(p, parity, sim, mail);
         for (q, s) in all.iter_mut().enumerate() {
             *s = *lock(&sums[parity * t + q]);
         }

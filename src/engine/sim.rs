@@ -432,19 +432,8 @@ impl<N: Network> Simulation<N> {
 
     /// This partition's report for the coordinator, after [`Simulation::step_local`].
     pub fn summary(&self) -> Summary {
-        let after = self.t + 1;
-        let next = if !self.now.is_empty() {
-            after
-        } else {
-            let event = self.out.wheel.next_due(after).unwrap_or(Cycle::MAX);
-            let creation = self
-                .creations
-                .peek()
-                .map_or(Cycle::MAX, |&Reverse((c, _))| c);
-            event.min(creation).min(self.out.earliest_remote)
-        };
         Summary {
-            next,
+            next: self.next_busy(),
             measured_created: self.measured_created,
             measured_delivered: self.net.measured_delivered(),
             backlog: self.net.backlog() as u64,
@@ -458,6 +447,22 @@ impl<N: Network> Simulation<N> {
                 has_cycle(&edges)
             },
         }
+    }
+
+    /// The next cycle this partition has anything to do in, after
+    /// [`Simulation::step_local`]: its busy routers, its calendar, its message creations
+    /// and what it sent to other partitions (Cycle::MAX: nothing).
+    pub fn next_busy(&self) -> Cycle {
+        let after = self.t + 1;
+        if !self.now.is_empty() {
+            return after;
+        }
+        let event = self.out.wheel.next_due(after).unwrap_or(Cycle::MAX);
+        let creation = self
+            .creations
+            .peek()
+            .map_or(Cycle::MAX, |&Reverse((c, _))| c);
+        event.min(creation).min(self.out.earliest_remote)
     }
 
     /// Whether the cycle just stepped ends at a check point (saturation, deadlock).

@@ -1,0 +1,341 @@
+//! The replay's bookkeeping: which trace messages are known, which wait for parents,
+//! which are due, which are in flight, and what was measured. Every partition keeps an
+//! identical copy, fed the same inputs in the same order (the messages read, every
+//! partition's deliveries sorted by cycle and id), the way every partition keeps an
+//! identical `Coordinator`: each then injects only the messages whose source it owns,
+//! and all reach the same decisions without talking. Message ids are predicted, not
+//! looked up: a source numbers its messages in creation order, and every copy creates
+//! in the same order.
+//!
+//! Not here: reading the trace (the leader partition does, `lockstep`), stepping the
+//! routers (`engine::sim`).
+
+use super::{ReplayMode, ReplayOptions, ReplayRecord, ReplaySummary};
+use crate::engine::network::Network;
+use crate::engine::sim::Simulation;
+use crate::error::{Error, Result};
+use crate::stats::{histogram, Delivery};
+use crate::trace::{SizeUnit, TraceMsg};
+use crate::types::{Cycle, MsgId, NodeId};
+use hdrhistogram::Histogram;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
+
+/// A message read and mapped onto the network, not yet created.
+struct Pending {
+    id: u64,
+    src: u32,
+    dst: u32,
+    size: u64,
+    flits: u32,
+    recorded: Cycle,
+    children: Vec<u64>,
+}
+
+/// A message created and not yet delivered.
+struct InFlight {
+    msg: Pending,
+    created: Cycle,
+}
+
+/// One partition's copy of the replay state.
+pub(super) struct Driver {
+    opts: ReplayOptions,
+    deps: bool,
+    nodes: u32,
+    unit: SizeUnit,
+    name: String,
+    /// Next message number of each source node (its `MsgId` sequence).
+    seq: Vec<u64>,
+    /// Uncleared parents of children not yet created.
+    parents: HashMap<u64, u32>,
+    /// Earliest creation the parents' deliveries allow.
+    allowed: HashMap<u64, Cycle>,
+    /// Read, waiting for parents.
+    blocked: HashMap<u64, Pending>,
+    /// Ready, by creation cycle then trace id.
+    due: BinaryHeap<Reverse<(Cycle, u64)>>,
+    ready: HashMap<u64, Pending>,
+    flying: HashMap<MsgId, InFlight>,
+    read: u64,
+    delivered: u64,
+    flits: u64,
+    lat: Histogram<u64>,
+    behind_sum: u128,
+    behind_max: u64,
+    last_delivery: Cycle,
+    last_progress: Cycle,
+    first_recorded: Option<Cycle>,
+    last_recorded: Cycle,
+}
+
+impl Driver {
+    /// A driver for a network of `nodes` nodes replaying a trace sized in `unit`.
+    pub(super) fn new(opts: &ReplayOptions, nodes: u32, unit: SizeUnit, name: &str) -> Self {
+        Driver {
+            opts: opts.clone(),
+            deps: opts.mode == ReplayMode::Deps,
+            nodes,
+            unit,
+            name: name.to_string(),
+            seq: vec![0; nodes as usize],
+            parents: HashMap::new(),
+            allowed: HashMap::new(),
+            blocked: HashMap::new(),
+            due: BinaryHeap::new(),
+            ready: HashMap::new(),
+            flying: HashMap::new(),
+            read: 0,
+            delivered: 0,
+            flits: 0,
+            lat: histogram(),
+            behind_sum: 0,
+            behind_max: 0,
+            last_delivery: 0,
+            last_progress: 0,
+            first_recorded: None,
+            last_recorded: 0,
+        }
+    }
+
+    /// A recorded time in cycles.
+    pub(super) fn scale(&self, time: u64) -> Cycle {
+        (time as f64 * self.opts.time_scale).round() as Cycle
+    }
+
+    fn node_of(&self, e: u32) -> Result<u32> {
+        let n = match &self.opts.map {
+            Some(m) => *m.get(e as usize).ok_or_else(|| {
+                Error::Trace(format!(
+                    "{}: endpoint {e} is not in the node map",
+                    self.name
+                ))
+            })?,
+            None => e,
+        };
+        if n >= self.nodes {
+            return Err(Error::Trace(format!(
+                "{}: endpoint {e} maps to node {n}, outside the network's {} nodes \
+                 (give a node map or placement that folds the trace's endpoints onto the network)",
+                self.name, self.nodes
+            )));
+        }
+        Ok(n)
+    }
+
+    /// Takes the messages read after cycle `t` (recorded no later than `t + 1`); they
+    /// are created from cycle `t + 1` on (cycle 0 for those read before the start,
+    /// `t = None`).
+    pub(super) fn ingest(&mut self, msgs: &[TraceMsg], t: Option<Cycle>) -> Result<()> {
+        let earliest = t.map_or(0, |t| t + 1);
+        for m in msgs {
+            let recorded = self.scale(m.time);
+            self.read += 1;
+            // Dependency-driven traces need not be in time order.
+            let first = self.first_recorded.get_or_insert(recorded);
+            *first = (*first).min(recorded);
+            self.last_recorded = self.last_recorded.max(recorded);
+            let flits = match self.unit {
+                SizeUnit::Bytes => m.size.div_ceil(self.opts.flit_bytes.max(1)),
+                SizeUnit::Flits => m.size,
+            }
+            .clamp(1, u32::MAX as u64) as u32;
+            let p = Pending {
+                id: m.id,
+                src: self.node_of(m.src)?,
+                dst: self.node_of(m.dst)?,
+                size: m.size,
+                flits,
+                recorded,
+                children: if self.deps {
+                    m.children.clone()
+                } else {
+                    Vec::new()
+                },
+            };
+            for &c in &p.children {
+                *self.parents.entry(c).or_insert(0) += 1;
+            }
+            if self.deps && self.parents.contains_key(&m.id) {
+                self.blocked.insert(m.id, p);
+            } else {
+                let at = self
+                    .allowed
+                    .remove(&m.id)
+                    .unwrap_or(0)
+                    .max(recorded)
+                    .max(earliest);
+                self.make_due(at, p);
+            }
+        }
+        Ok(())
+    }
+
+    fn make_due(&mut self, at: Cycle, p: Pending) {
+        self.due.push(Reverse((at, p.id)));
+        self.ready.insert(p.id, p);
+    }
+
+    /// Creates the messages due in cycle `sim.t`; the partition injects those whose
+    /// source it owns.
+    pub(super) fn create<N: Network>(&mut self, sim: &mut Simulation<N>) {
+        let t = sim.t;
+        while let Some(&Reverse((at, id))) = self.due.peek() {
+            if at > t {
+                break;
+            }
+            self.due.pop();
+            let p = self.ready.remove(&id).expect("a due message is ready");
+            let s = p.src as usize;
+            let mid = MsgId::new(NodeId(p.src), self.seq[s]);
+            self.seq[s] += 1;
+            if sim.out.is_local(p.src) {
+                let got = sim.inject(NodeId(p.src), NodeId(p.dst), p.flits);
+                debug_assert_eq!(got, mid, "every copy numbers the messages alike");
+            }
+            self.flying.insert(mid, InFlight { msg: p, created: t });
+        }
+    }
+
+    /// Takes the deliveries of cycle `t` (every partition's, in a canonical order);
+    /// `each` sees their records (the leader's writes them, the others' do nothing).
+    pub(super) fn deliver(
+        &mut self,
+        t: Cycle,
+        done: &[&Delivery],
+        each: &mut dyn FnMut(&ReplayRecord) -> Result<()>,
+    ) -> Result<()> {
+        for dv in done {
+            let f = self
+                .flying
+                .remove(&dv.header.id)
+                .expect("every delivered message was created by the replay");
+            let rec = ReplayRecord {
+                id: f.msg.id,
+                src: f.msg.src,
+                dst: f.msg.dst,
+                size: f.msg.size,
+                flits: f.msg.flits,
+                recorded: f.msg.recorded,
+                created: f.created,
+                injected: dv.header.injected,
+                delivered: dv.absorbed,
+                latency: dv.absorbed - f.created,
+            };
+            let behind = rec.injected.saturating_sub(rec.recorded);
+            self.behind_sum += behind as u128;
+            self.behind_max = self.behind_max.max(behind);
+            let _ = self.lat.record(rec.latency);
+            self.delivered += 1;
+            self.flits += f.msg.flits as u64;
+            self.last_delivery = self.last_delivery.max(dv.absorbed);
+            self.last_progress = t;
+            each(&rec)?;
+            for c in f.msg.children {
+                let at = self.allowed.entry(c).or_insert(0);
+                *at = (*at).max(dv.absorbed + self.opts.gap);
+                let left = self
+                    .parents
+                    .get_mut(&c)
+                    .expect("a child counts its parents");
+                *left -= 1;
+                if *left == 0 {
+                    self.parents.remove(&c);
+                    if let Some(p) = self.blocked.remove(&c) {
+                        let at = self
+                            .allowed
+                            .remove(&c)
+                            .unwrap_or(0)
+                            .max(p.recorded)
+                            .max(t + 1);
+                        self.make_due(at, p);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The cycle after `t` to step next, from the network's next busy cycle and the
+    /// first unread message's recorded time (Cycle::MAX: none); None when the replay is
+    /// over. The cycle before an unread message is stepped (idle if nothing else
+    /// happens) so that the leader reads it in time for every copy to know it.
+    pub(super) fn next(
+        &mut self,
+        t: Cycle,
+        network: Cycle,
+        unread: Cycle,
+    ) -> Result<Option<Cycle>> {
+        if self.flying.is_empty() {
+            // A stall is counted only while something is in flight.
+            self.last_progress = t;
+        }
+        let before_unread = if unread == Cycle::MAX {
+            unread
+        } else {
+            unread - 1
+        };
+        let due = self.due.peek().map_or(Cycle::MAX, |r| r.0 .0);
+        let upcoming = network.min(due).min(before_unread);
+        if upcoming == Cycle::MAX {
+            if self.flying.is_empty() && self.blocked.is_empty() {
+                return Ok(None);
+            }
+            if self.flying.is_empty() {
+                let mut ids: Vec<u64> = self.blocked.keys().copied().collect();
+                ids.sort_unstable();
+                ids.truncate(5);
+                return Err(Error::Trace(format!(
+                    "{}: {} messages wait for parents that never come (ids {ids:?}…): \
+                     their parents are not in the trace (or in a region not replayed)",
+                    self.name,
+                    self.blocked.len()
+                )));
+            }
+        }
+        if !self.flying.is_empty()
+            && (upcoming == Cycle::MAX
+                || t.saturating_sub(self.last_progress) > self.opts.stall_cycles)
+        {
+            let oldest = self
+                .flying
+                .values()
+                .min_by_key(|f| (f.created, f.msg.id))
+                .expect("in flight");
+            return Err(Error::Trace(format!(
+                "{}: replay stalled at cycle {t}: {} messages in flight and none delivered \
+                 for {} cycles (the oldest, trace id {}, {} → {}, created at cycle {})",
+                self.name,
+                self.flying.len(),
+                t.saturating_sub(self.last_progress),
+                oldest.msg.id,
+                oldest.msg.src,
+                oldest.msg.dst,
+                oldest.created
+            )));
+        }
+        Ok(Some(upcoming.max(t + 1)))
+    }
+
+    /// What the replay measured.
+    pub(super) fn summary(&self, partitions: u32) -> ReplaySummary {
+        let n = self.delivered.max(1) as f64;
+        let some = !self.lat.is_empty();
+        let first = self.first_recorded.unwrap_or(0);
+        ReplaySummary {
+            mode: self.opts.mode,
+            partitions,
+            messages: self.read,
+            delivered: self.delivered,
+            flits: self.flits,
+            cycles: self.last_delivery,
+            latency_mean: some.then(|| self.lat.mean()),
+            latency_p50: some.then(|| self.lat.value_at_quantile(0.5)),
+            latency_p99: some.then(|| self.lat.value_at_quantile(0.99)),
+            latency_max: some.then(|| self.lat.max()),
+            behind_mean: some.then(|| self.behind_sum as f64 / n),
+            behind_max: some.then_some(self.behind_max),
+            recorded_span: self.last_recorded - first,
+        }
+    }
+}

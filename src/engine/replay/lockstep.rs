@@ -1,0 +1,231 @@
+//! Replay on T partitions, one thread each, one barrier per cycle — the cycle of
+//! `engine::parallel` with the replay's own exchange added. Partition 0 (the leader,
+//! on the caller's thread) alone reads the trace and writes the records. A cycle, for
+//! partition p:
+//! 1. create the messages due now (every copy of the [`Driver`] pops the same ones;
+//!    p injects those whose source it owns) and step its nodes;
+//! 2. hand its outbox to the others and post its deliveries and its next busy cycle;
+//!    the leader also posts the messages recorded up to the next cycle and the time of
+//!    the first one it did not read;
+//! 3. wait at the barrier;
+//! 4. take its mail, and feed its driver every partition's deliveries (sorted by cycle,
+//!    then message id, so the order does not depend on T) and the messages read; the
+//!    driver decides the next cycle — the same one in every partition.
+//!
+//! Posts are double-buffered by cycle parity like the mailboxes, and read under shared
+//! locks, so the partitions read them side by side. With T = 1 the very same loop runs
+//! on the caller's thread.
+
+use super::driver::Driver;
+use super::{scale, ReplayRecord, ReplaySummary};
+use crate::engine::network::Network;
+use crate::engine::parallel::{
+    hand_over, mailboxes, take_over, CycleBarrier, FailOnPanic, Failed, Mail, SpinBarrier,
+};
+use crate::engine::sim::Simulation;
+use crate::error::{Error, Result};
+use crate::stats::Delivery;
+use crate::trace::{TraceMsg, TraceSource};
+use crate::types::Cycle;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, RwLock};
+
+/// The leader's cursor in the trace: reads no further than it must.
+pub(super) struct Reader<'a> {
+    src: &'a mut dyn TraceSource,
+    next: Option<TraceMsg>,
+    time_scale: f64,
+}
+
+impl<'a> Reader<'a> {
+    pub(super) fn new(src: &'a mut dyn TraceSource, time_scale: f64) -> Result<Self> {
+        let next = src.next_msg()?;
+        Ok(Reader {
+            src,
+            next,
+            time_scale,
+        })
+    }
+
+    /// Appends the messages recorded no later than `bound` (cycles) to `out`; returns
+    /// the recorded time of the first message left unread (Cycle::MAX at the end).
+    pub(super) fn read_upto(&mut self, bound: Cycle, out: &mut Vec<TraceMsg>) -> Result<Cycle> {
+        while let Some(m) = self.next.take() {
+            let at = scale(m.time, self.time_scale);
+            if at > bound {
+                self.next = Some(m);
+                return Ok(at);
+            }
+            out.push(m);
+            self.next = self.src.next_msg()?;
+        }
+        Ok(Cycle::MAX)
+    }
+}
+
+/// What a partition posts at the end of a cycle.
+struct Post {
+    /// Its next busy cycle.
+    next: Cycle,
+    /// Its deliveries of the cycle.
+    deliveries: Vec<Delivery>,
+    /// Leader only: the messages read.
+    read: Vec<TraceMsg>,
+    /// Leader only: recorded time of the first unread message.
+    unread: Cycle,
+}
+
+impl Default for Post {
+    fn default() -> Self {
+        Post {
+            next: Cycle::MAX,
+            deliveries: Vec::new(),
+            read: Vec::new(),
+            unread: Cycle::MAX,
+        }
+    }
+}
+
+struct Shared<'a, N: Network> {
+    mail: &'a [Mutex<Mail<N>>],
+    posts: &'a [RwLock<Post>],
+    barrier: &'a SpinBarrier,
+    failed: &'a Failed,
+}
+
+impl<N: Network> Clone for Shared<'_, N> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<N: Network> Copy for Shared<'_, N> {}
+
+/// Replays on `sims` (the partitions in node order, workload stopped, deliveries
+/// recorded) with `drivers` (one identical copy each, the first messages ingested);
+/// `reader` is the trace after those messages.
+pub(super) fn run<N: Network + Send>(
+    sims: &mut [Simulation<N>],
+    drivers: Vec<Driver>,
+    reader: &mut Reader<'_>,
+    each: &mut dyn FnMut(&ReplayRecord) -> Result<()>,
+) -> Result<ReplaySummary> {
+    let t = sims.len();
+    let mail = mailboxes::<N>(t);
+    let posts: Vec<RwLock<Post>> = (0..2 * t).map(|_| RwLock::new(Post::default())).collect();
+    let barrier = SpinBarrier::new(t);
+    let failed = Failed(AtomicBool::new(false));
+    let sh = Shared {
+        mail: &mail,
+        posts: &posts,
+        barrier: &barrier,
+        failed: &failed,
+    };
+    let mut drivers = drivers.into_iter();
+    let lead = drivers.next().expect("one driver per partition");
+    std::thread::scope(|scope| {
+        let (first, rest) = sims.split_first_mut().expect("at least one partition");
+        let handles: Vec<_> = rest
+            .iter_mut()
+            .zip(drivers)
+            .enumerate()
+            .map(|(i, (sim, d))| {
+                scope.spawn(move || partition(i + 1, sim, d, None, &mut |_| Ok(()), sh))
+            })
+            .collect();
+        let led = partition(0, first, lead, Some(reader), each, sh);
+        let mut others = Vec::new();
+        for h in handles {
+            match h.join() {
+                Ok(r) => others.push(r),
+                // A bug in a partition's thread: fail the whole replay with its panic.
+                Err(e) => std::panic::resume_unwind(e),
+            }
+        }
+        match led {
+            Ok(Some(s)) => Ok(s),
+            Err(e) => Err(e),
+            // Another partition failed: its error is the replay's.
+            Ok(None) => Err(others
+                .into_iter()
+                .find_map(|r| r.err())
+                .unwrap_or_else(|| Error::Trace("a replay partition failed".into()))),
+        }
+    })
+}
+
+fn lock_write<T>(l: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
+    l.write().unwrap_or_else(|e| e.into_inner())
+}
+
+fn lock_read<T>(l: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
+    l.read().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Partition `p`'s thread (the leader has the `reader`, and its `each` sees the
+/// records): Ok(Some) with the summary at the end, Ok(None) when another
+/// partition failed, Err when this one did (the flag then stops the others).
+fn partition<N: Network>(
+    p: usize,
+    sim: &mut Simulation<N>,
+    mut driver: Driver,
+    mut reader: Option<&mut Reader<'_>>,
+    each: &mut dyn FnMut(&ReplayRecord) -> Result<()>,
+    sh: Shared<'_, N>,
+) -> Result<Option<ReplaySummary>> {
+    let _guard = FailOnPanic(sh.failed);
+    let fail = |e: Error| {
+        sh.failed.0.store(true, Ordering::Release);
+        Err(e)
+    };
+    let t = sim.out.events.len();
+    let mut parity = 0;
+    loop {
+        driver.create(sim);
+        sim.step_local();
+        hand_over(p, parity, sim, sh.mail);
+        {
+            let mut post = lock_write(&sh.posts[parity * t + p]);
+            post.next = sim.next_busy();
+            post.deliveries.clear();
+            if let Some(d) = sim.stats.deliveries.as_mut() {
+                std::mem::swap(d, &mut post.deliveries);
+            }
+            if let Some(reader) = reader.as_mut() {
+                post.read.clear();
+                match reader.read_upto(sim.t + 1, &mut post.read) {
+                    Ok(u) => post.unread = u,
+                    Err(e) => {
+                        drop(post);
+                        return fail(e);
+                    }
+                }
+            }
+        }
+        sh.barrier.wait(&sh.failed.0);
+        if sh.failed.0.load(Ordering::Acquire) {
+            return Ok(None);
+        }
+        take_over(p, parity, sim, sh.mail);
+        let now = sim.t;
+        let posts: Vec<_> = (0..t)
+            .map(|q| lock_read(&sh.posts[parity * t + q]))
+            .collect();
+        let mut done: Vec<&Delivery> = posts.iter().flat_map(|q| q.deliveries.iter()).collect();
+        done.sort_unstable_by_key(|d| (d.absorbed, d.header.id));
+        let step = driver
+            .deliver(now, &done, each)
+            .and_then(|()| driver.ingest(&posts[0].read, Some(now)))
+            .and_then(|()| {
+                let network = posts.iter().map(|q| q.next).min().unwrap_or(Cycle::MAX);
+                driver.next(now, network, posts[0].unread)
+            });
+        drop(done);
+        drop(posts);
+        match step {
+            Ok(Some(next)) => sim.advance(next, None),
+            Ok(None) => return Ok(Some(driver.summary(t as u32))),
+            Err(e) => return fail(e),
+        }
+        parity ^= 1;
+    }
+}

@@ -1,0 +1,167 @@
+//! Trace replay: messages read from a trace ([`crate::trace`]) are created at their
+//! recorded times (open loop) or, in dependency-driven replay, when their recorded time
+//! has come *and* every message they depend on has been delivered plus a gap (Netrace's
+//! reference reader waits 8 cycles, its L2 latency). The trace is read no further than
+//! the clock, so memory holds only what is in flight or waiting for its parents.
+//!
+//! A message enters its source's memory in the cycle it is created and then queues for
+//! the network like any other; "behind" is how far its injection (head leaving the source)
+//! runs after its recorded time.
+//!
+//! The network may be split into partitions, one thread each ([`lockstep`]); the replay's
+//! bookkeeping ([`driver`]) is kept, identical, by every partition, so results do not
+//! depend on the thread count.
+//!
+//! Not here: the readers (`trace`), the command line (`cli::replay`).
+
+mod driver;
+mod lockstep;
+
+use crate::config::validate::validate;
+use crate::config::HwConfig;
+use crate::engine::network::Network;
+use crate::engine::parallel::{build_partitions, partitions_for};
+use crate::error::Result;
+use crate::trace::TraceSource;
+use crate::types::Cycle;
+use driver::Driver;
+use serde::Serialize;
+
+/// When messages are created.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum ReplayMode {
+    /// At the recorded times, dependencies ignored.
+    Open,
+    /// At the recorded times, but not before every parent was delivered plus the gap.
+    Deps,
+}
+
+/// How a trace is replayed.
+#[derive(Clone, Debug)]
+pub struct ReplayOptions {
+    /// Open-loop or dependency-driven.
+    pub mode: ReplayMode,
+    /// Cycles between a parent's delivery and its child's creation (dependency mode).
+    pub gap: Cycle,
+    /// Cycles per trace time unit.
+    pub time_scale: f64,
+    /// Bytes per flit, for traces sized in bytes.
+    pub flit_bytes: u64,
+    /// Trace endpoint → node (None: identity).
+    pub map: Option<Vec<u32>>,
+    /// Stop with an error when messages are in flight and none is delivered for this
+    /// many cycles (a deadlock, or a network far too slow for the trace).
+    pub stall_cycles: Cycle,
+}
+
+impl Default for ReplayOptions {
+    fn default() -> Self {
+        ReplayOptions {
+            mode: ReplayMode::Open,
+            gap: 8,
+            time_scale: 1.0,
+            flit_bytes: 8,
+            map: None,
+            stall_cycles: 1_000_000,
+        }
+    }
+}
+
+/// One replayed message.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ReplayRecord {
+    /// Trace id.
+    pub id: u64,
+    /// Source node.
+    pub src: u32,
+    /// Destination node.
+    pub dst: u32,
+    /// Size in the trace's unit.
+    pub size: u64,
+    /// Flits.
+    pub flits: u32,
+    /// Recorded time in cycles (scaled).
+    pub recorded: Cycle,
+    /// Cycle it was created (entered its source's memory).
+    pub created: Cycle,
+    /// Cycle its head left the source.
+    pub injected: Cycle,
+    /// Cycle its tail was delivered.
+    pub delivered: Cycle,
+    /// delivered − created.
+    pub latency: Cycle,
+}
+
+/// What a replay measured.
+#[derive(Clone, Debug, Serialize)]
+pub struct ReplaySummary {
+    /// The mode that ran.
+    pub mode: ReplayMode,
+    /// Partitions (threads) the network was split into.
+    pub partitions: u32,
+    /// Messages read from the trace.
+    pub messages: u64,
+    /// Messages delivered (all of them when the replay completes).
+    pub delivered: u64,
+    /// Flits delivered.
+    pub flits: u64,
+    /// Cycle the last message was delivered.
+    pub cycles: Cycle,
+    /// Latency (creation → delivery): mean and quantiles, cycles.
+    pub latency_mean: Option<f64>,
+    /// Median.
+    pub latency_p50: Option<u64>,
+    /// 99th percentile.
+    pub latency_p99: Option<u64>,
+    /// Largest.
+    pub latency_max: Option<u64>,
+    /// Mean of (injected − recorded): how far the replay ran behind the trace.
+    pub behind_mean: Option<f64>,
+    /// Largest (injected − recorded).
+    pub behind_max: Option<u64>,
+    /// Recorded span of the trace in cycles (last recorded time − first).
+    pub recorded_span: Cycle,
+}
+
+/// A recorded time in cycles.
+pub(crate) fn scale(time: u64, time_scale: f64) -> Cycle {
+    (time as f64 * time_scale).round() as Cycle
+}
+
+/// Replays `src` on the machine `cfg` (its synthetic workload is not used) on as many
+/// partitions as `experiment.threads` asks for and the network can use; `each` sees
+/// every delivered message. The result does not depend on the partition count.
+pub fn replay<N: Network + Send>(
+    cfg: &HwConfig,
+    src: &mut dyn TraceSource,
+    opts: &ReplayOptions,
+    each: &mut dyn FnMut(&ReplayRecord) -> Result<()>,
+) -> Result<ReplaySummary> {
+    let mut cfg = cfg.clone();
+    cfg.experiment.warmup = 0;
+    cfg.experiment.idle_skip = true;
+    let nodes = validate(&cfg)?.topology.nodes();
+    let e = &cfg.experiment;
+    let parts = partitions_for::<N>(
+        nodes,
+        e.threads as usize,
+        e.partition_min_nodes.map(|m| m as usize),
+    );
+    let mut sims = build_partitions::<N>(&cfg, 0, parts)?;
+    for sim in &mut sims {
+        sim.stop_workload();
+        sim.record_deliveries();
+    }
+    let (unit, name) = (src.unit(), src.describe());
+    let mut reader = lockstep::Reader::new(src, opts.time_scale)?;
+    let mut first = Vec::new();
+    reader.read_upto(0, &mut first)?;
+    let drivers = (0..sims.len())
+        .map(|_| {
+            let mut d = Driver::new(opts, nodes as u32, unit, &name);
+            d.ingest(&first, None).map(|()| d)
+        })
+        .collect::<Result<Vec<_>>>()?;
+    lockstep::run(&mut sims, drivers, &mut reader, each)
+}
