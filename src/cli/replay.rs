@@ -9,8 +9,8 @@ use crate::engine::replay::{replay as run_replay, ReplayMode, ReplayOptions, Rep
 use crate::error::{Error, Result};
 use crate::switching::circuit::CircuitNet;
 use crate::switching::wormhole::WormholeNet;
-use crate::trace::netrace::NetraceReader;
-use crate::trace::{open, open_maybe_compressed, TraceSource};
+use crate::trace::mpi::Collectives;
+use crate::trace::{open_with, OpenOptions};
 use clap::Args;
 use serde::Serialize;
 use std::io::Write;
@@ -24,7 +24,8 @@ pub const SCHEMA: &str = "routemu.replay/1";
 pub struct ReplayArgs {
     /// The RON hardware description.
     pub hw: PathBuf,
-    /// The trace: routemu text (plain, gzip, bzip2) or Netrace (.tra.bz2).
+    /// The trace: routemu text (plain, gzip, bzip2), Netrace (.tra.bz2), or DUMPI
+    /// (its PREFIX.meta or any PREFIX-NNNN.bin; times in ns).
     #[arg(long)]
     pub trace: PathBuf,
     /// open: create at the recorded times; deps: also wait for parents to be delivered.
@@ -45,6 +46,10 @@ pub struct ReplayArgs {
     /// Netrace: replay only this region (0-based).
     #[arg(long)]
     pub region: Option<usize>,
+    /// DUMPI: refuse collectives (default), or skip Barrier and Allreduce (their traffic
+    /// and synchronisation are then not replayed).
+    #[arg(long, value_enum, default_value_t = Collectives::Refuse)]
+    pub collectives: Collectives,
     /// Worker threads (network partitions; fewer when the network is small, see
     /// `experiment.partition_min_nodes`); results do not depend on it.
     #[arg(long)]
@@ -175,13 +180,13 @@ pub fn replay(a: &ReplayArgs) -> Result<i32> {
             a.time_scale
         )));
     }
-    let mut src: Box<dyn TraceSource> = match a.region {
-        Some(k) => {
-            let r = open_maybe_compressed(&a.trace)?;
-            Box::new(NetraceReader::new(r, &a.trace, Some(k))?)
-        }
-        None => open(&a.trace)?,
-    };
+    let mut src = open_with(
+        &a.trace,
+        &OpenOptions {
+            region: a.region,
+            collectives: a.collectives,
+        },
+    )?;
     let opts = ReplayOptions {
         mode: a.mode,
         gap: a.gap,

@@ -7,8 +7,7 @@
 //! carry no length, so any other call cannot be skipped: it is an error naming the call
 //! and its byte offset.
 //!
-//! Not here yet: turning the calls of all ranks into a replayable message stream (the
-//! trace issue's next step).
+//! Not here: turning the calls of all ranks into messages (`mpi`).
 
 use crate::error::{Error, Result};
 use std::path::Path;
@@ -144,7 +143,8 @@ pub fn call_name(label: u16) -> Option<&'static str> {
     })
 }
 
-const MAGIC: [u8; 8] = [0xff, 0xaa, 0xdd, b'D', b'U', b'M', b'P', b'I'];
+/// The first (and index) bytes of a DUMPI file.
+pub const MAGIC: [u8; 8] = [0xff, 0xaa, 0xdd, b'D', b'U', b'M', b'P', b'I'];
 const END_OF_STREAM: u16 = 293;
 
 /// A DUMPI rank file, read whole (rank files are small: one rank's calls).

@@ -1,7 +1,8 @@
 //! Message traces: what a recorded message is ([`TraceMsg`]), and readers that stream
 //! them from files in time order — routemu's own text format ([`text`]) and Netrace
-//! ([`netrace`]). Readers never hold a whole trace: memory does not grow with its length.
-//! Replaying them is `engine::replay`'s job.
+//! ([`netrace`]); these never hold a whole trace: memory does not grow with its length.
+//! DUMPI MPI traces ([`dumpi`] decodes the records, [`mpi`] matches receives to sends)
+//! are read whole, since matching needs every rank. Replaying is `engine::replay`'s job.
 //!
 //! Dependencies are given the way Netrace gives them: a message lists its *children*,
 //! the later messages that may not be injected before it has been delivered. Parents
@@ -9,6 +10,7 @@
 //! message's parents when it reads it.
 
 pub mod dumpi;
+pub mod mpi;
 pub mod netrace;
 pub mod text;
 
@@ -41,6 +43,11 @@ pub struct TraceMsg {
     pub size: u64,
     /// Ids of later messages that wait for this one to be delivered.
     pub children: Vec<u64>,
+    /// The same source's next message in program order, when the trace knows it
+    /// (DUMPI): in dependency-driven replay it is created no earlier than its recorded
+    /// time plus however late this one was created, so a rank held up by a receive
+    /// stays held up for the rest of its sends.
+    pub successor: Option<u64>,
 }
 
 /// A stream of messages in time order.
@@ -74,9 +81,26 @@ pub fn open_maybe_compressed(path: &Path) -> Result<Box<dyn BufRead>> {
     })
 }
 
+/// How [`open_with`] reads a trace.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct OpenOptions {
+    /// Netrace: only this region (0-based).
+    pub region: Option<usize>,
+    /// DUMPI: what to do with Barrier and Allreduce.
+    pub collectives: mpi::Collectives,
+}
+
 /// Opens a trace, choosing the reader by content: Netrace (bzip2 stream starting with
-/// its magic) or routemu's text format.
+/// its magic), DUMPI (a `.meta` file or a rank file with DUMPI's magic) or routemu's
+/// text format.
 pub fn open(path: &Path) -> Result<Box<dyn TraceSource>> {
+    open_with(path, &OpenOptions::default())
+}
+
+/// As [`open`], with options; an option that does not apply to the format found is
+/// refused.
+pub fn open_with(path: &Path, o: &OpenOptions) -> Result<Box<dyn TraceSource>> {
+    let is_meta = path.extension().is_some_and(|e| e == "meta");
     let mut r = open_maybe_compressed(path)?;
     let head = r
         .fill_buf()
@@ -85,8 +109,17 @@ pub fn open(path: &Path) -> Result<Box<dyn TraceSource>> {
             source,
         })?
         .to_vec();
-    if head.starts_with(&netrace::MAGIC.to_le_bytes()) {
-        Ok(Box::new(netrace::NetraceReader::new(r, path, None)?))
+    let netrace = head.starts_with(&netrace::MAGIC.to_le_bytes());
+    if o.region.is_some() && !netrace {
+        return Err(Error::Arg(format!(
+            "--region: {} is not a Netrace trace (regions are Netrace's)",
+            path.display()
+        )));
+    }
+    if is_meta || head.starts_with(&dumpi::MAGIC) {
+        Ok(Box::new(mpi::MpiTrace::load(path, o.collectives)?))
+    } else if netrace {
+        Ok(Box::new(netrace::NetraceReader::new(r, path, o.region)?))
     } else {
         Ok(Box::new(text::TextReader::new(r, path)?))
     }

@@ -196,6 +196,7 @@ impl TraceSource for NetraceReader {
             dst: p[18] as u32,
             size,
             children,
+            successor: None,
         }))
     }
 

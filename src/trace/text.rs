@@ -175,6 +175,7 @@ impl TraceSource for TextReader {
             dst: node(c.dst, "dst")?,
             size: num(c.size, "size")?,
             children,
+            successor: None,
         }))
     }
 

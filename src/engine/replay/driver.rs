@@ -30,6 +30,15 @@ struct Pending {
     flits: u32,
     recorded: Cycle,
     children: Vec<u64>,
+    successor: Option<u64>,
+}
+
+/// What a message's cleared parents allow: not before `at`, and not before its
+/// recorded time plus `delay` (how late its program-order predecessor was created).
+#[derive(Clone, Copy, Default)]
+struct Allowed {
+    at: Cycle,
+    delay: Cycle,
 }
 
 /// A message created and not yet delivered.
@@ -49,8 +58,8 @@ pub(super) struct Driver {
     seq: Vec<u64>,
     /// Uncleared parents of children not yet created.
     parents: HashMap<u64, u32>,
-    /// Earliest creation the parents' deliveries allow.
-    allowed: HashMap<u64, Cycle>,
+    /// Earliest creation the cleared parents allow.
+    allowed: HashMap<u64, Allowed>,
     /// Read, waiting for parents.
     blocked: HashMap<u64, Pending>,
     /// Ready, by creation cycle then trace id.
@@ -152,28 +161,46 @@ impl Driver {
                 } else {
                     Vec::new()
                 },
+                successor: m.successor.filter(|_| self.deps),
             };
-            for &c in &p.children {
+            for &c in p.children.iter().chain(&p.successor) {
                 *self.parents.entry(c).or_insert(0) += 1;
             }
             if self.deps && self.parents.contains_key(&m.id) {
                 self.blocked.insert(m.id, p);
             } else {
-                let at = self
-                    .allowed
-                    .remove(&m.id)
-                    .unwrap_or(0)
-                    .max(recorded)
-                    .max(earliest);
-                self.make_due(at, p);
+                self.make_due(p, earliest);
             }
         }
         Ok(())
     }
 
-    fn make_due(&mut self, at: Cycle, p: Pending) {
+    /// Queues `p` for creation at the earliest cycle from `earliest` on that its
+    /// recorded time and its cleared parents allow.
+    fn make_due(&mut self, p: Pending, earliest: Cycle) {
+        let a = self.allowed.remove(&p.id).unwrap_or_default();
+        let at = a.at.max(p.recorded + a.delay).max(earliest);
         self.due.push(Reverse((at, p.id)));
         self.ready.insert(p.id, p);
+    }
+
+    /// One of `c`'s parents is cleared, allowing `a`; queues `c` (from `earliest` on)
+    /// once it was read and all are.
+    fn clear_parent(&mut self, c: u64, a: Allowed, earliest: Cycle) {
+        let e = self.allowed.entry(c).or_default();
+        e.at = e.at.max(a.at);
+        e.delay = e.delay.max(a.delay);
+        let left = self
+            .parents
+            .get_mut(&c)
+            .expect("a child counts its parents");
+        *left -= 1;
+        if *left == 0 {
+            self.parents.remove(&c);
+            if let Some(p) = self.blocked.remove(&c) {
+                self.make_due(p, earliest);
+            }
+        }
     }
 
     /// Creates the messages due in cycle `sim.t`; the partition injects those whose
@@ -192,6 +219,11 @@ impl Driver {
             if sim.out.is_local(p.src) {
                 let got = sim.inject(NodeId(p.src), NodeId(p.dst), p.flits);
                 debug_assert_eq!(got, mid, "every copy numbers the messages alike");
+            }
+            if let Some(s) = p.successor {
+                // Program order: the successor may come due in this very cycle.
+                let delay = t - p.recorded;
+                self.clear_parent(s, Allowed { at: 0, delay }, t);
             }
             self.flying.insert(mid, InFlight { msg: p, created: t });
         }
@@ -231,26 +263,12 @@ impl Driver {
             self.last_delivery = self.last_delivery.max(dv.absorbed);
             self.last_progress = t;
             each(&rec)?;
+            let a = Allowed {
+                at: dv.absorbed + self.opts.gap,
+                delay: 0,
+            };
             for c in f.msg.children {
-                let at = self.allowed.entry(c).or_insert(0);
-                *at = (*at).max(dv.absorbed + self.opts.gap);
-                let left = self
-                    .parents
-                    .get_mut(&c)
-                    .expect("a child counts its parents");
-                *left -= 1;
-                if *left == 0 {
-                    self.parents.remove(&c);
-                    if let Some(p) = self.blocked.remove(&c) {
-                        let at = self
-                            .allowed
-                            .remove(&c)
-                            .unwrap_or(0)
-                            .max(p.recorded)
-                            .max(t + 1);
-                        self.make_due(at, p);
-                    }
-                }
+                self.clear_parent(c, a, t + 1);
             }
         }
         Ok(())

@@ -1,0 +1,360 @@
+//! DUMPI traces replay as MPI would run them: receives matched to sends in MPI order, a
+//! rank's sends after a Wait/Waitall (or blocking Recv) held back until the awaited
+//! messages were delivered, and a rank held up stays held up; collectives and other
+//! communicators are refused with the call and its byte offset. The rank files are
+//! written here, big-endian, as sst-dumpi writes them.
+
+mod common;
+
+use routemu::engine::replay::{replay, ReplayMode, ReplayOptions, ReplayRecord};
+use routemu::switching::wormhole::WormholeNet;
+use routemu::trace::mpi::Collectives;
+use routemu::trace::{open, open_with, OpenOptions, TraceMsg};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+const WORLD: i16 = 2;
+const DOUBLE: i16 = 14;
+
+/// One rank's calls, as a DUMPI file.
+struct Rank {
+    body: Vec<u8>,
+    /// Byte offset of each call written, in the finished file.
+    offsets: Vec<usize>,
+}
+
+/// Where the body starts: magic (8), header, size labels.
+fn body_start() -> usize {
+    8 + 3 + 8 + 2 + 2 + 4 + 4 + 28 * 4
+}
+
+impl Rank {
+    fn new() -> Self {
+        Rank {
+            body: vec![0; 8], // cpu and wall biases
+            offsets: Vec::new(),
+        }
+    }
+    /// A call record with wall time `ns` (entering = returning).
+    fn call(&mut self, label: u16, ns: u64) -> &mut Self {
+        self.offsets.push(body_start() + self.body.len());
+        self.body.extend(label.to_be_bytes());
+        self.body.push(0x08);
+        let (s, n) = ((ns / 1_000_000_000) as u16, (ns % 1_000_000_000) as u32);
+        for _ in 0..2 {
+            self.body.extend(s.to_be_bytes());
+            self.body.extend(n.to_be_bytes());
+        }
+        self
+    }
+    fn i32(&mut self, v: i32) -> &mut Self {
+        self.body.extend(v.to_be_bytes());
+        self
+    }
+    fn i16(&mut self, v: i16) -> &mut Self {
+        self.body.extend(v.to_be_bytes());
+        self
+    }
+    fn isend(&mut self, ns: u64, doubles: i32, dest: i32, tag: i32, req: i32) -> &mut Self {
+        self.call(8, ns)
+            .i32(doubles)
+            .i16(DOUBLE)
+            .i32(dest)
+            .i32(tag)
+            .i16(WORLD)
+            .i32(req)
+    }
+    fn send(&mut self, ns: u64, doubles: i32, dest: i32, tag: i32, comm: i16) -> &mut Self {
+        self.call(0, ns)
+            .i32(doubles)
+            .i16(DOUBLE)
+            .i32(dest)
+            .i32(tag)
+            .i16(comm)
+    }
+    fn recv(&mut self, ns: u64, source: i32, tag: i32) -> &mut Self {
+        self.call(1, ns)
+            .i32(1 << 20)
+            .i16(DOUBLE)
+            .i32(source)
+            .i32(tag)
+            .i16(WORLD)
+    }
+    fn irecv(&mut self, ns: u64, source: i32, tag: i32, req: i32) -> &mut Self {
+        self.call(12, ns)
+            .i32(1 << 20)
+            .i16(DOUBLE)
+            .i32(source)
+            .i32(tag)
+            .i16(WORLD)
+            .i32(req)
+    }
+    fn waitall(&mut self, ns: u64, reqs: &[i32]) -> &mut Self {
+        self.call(18, ns).i32(reqs.len() as i32);
+        self.body.extend((reqs.len() as u32).to_be_bytes());
+        for &r in reqs {
+            self.i32(r);
+        }
+        self
+    }
+    fn wait(&mut self, ns: u64, req: i32) -> &mut Self {
+        self.call(13, ns).i32(req)
+    }
+    fn barrier(&mut self, ns: u64) -> &mut Self {
+        self.call(52, ns).i16(WORLD)
+    }
+    fn bcast(&mut self, ns: u64) -> &mut Self {
+        self.call(53, ns).i32(1).i16(DOUBLE).i32(0).i16(WORLD)
+    }
+
+    /// The whole file.
+    fn bytes(&self) -> Vec<u8> {
+        let magic = [0xff, 0xaa, 0xdd, b'D', b'U', b'M', b'P', b'I'];
+        let mut f = magic.to_vec();
+        let header = f.len();
+        f.extend([1, 1, 0]);
+        f.extend(0u64.to_be_bytes());
+        f.extend(0u16.to_be_bytes());
+        f.extend(0u16.to_be_bytes());
+        f.extend(0u32.to_be_bytes());
+        let sizes = f.len();
+        f.extend(28u32.to_be_bytes());
+        for i in 0..28u32 {
+            let size: u32 = if i == DOUBLE as u32 { 8 } else { 4 };
+            f.extend(size.to_be_bytes());
+        }
+        let body = f.len();
+        assert_eq!(body, body_start());
+        f.extend(&self.body);
+        f.extend(293u16.to_be_bytes());
+        f.extend(magic);
+        for o in [sizes, 0, 0, header, body, 0, 0] {
+            f.extend((o as u64).to_be_bytes());
+        }
+        f
+    }
+}
+
+/// Writes the ranks as `DIR/t-NNNN.bin` plus `t.meta`; returns the meta file.
+fn write_trace(dir: &Path, ranks: &[&Rank]) -> PathBuf {
+    for (r, rank) in ranks.iter().enumerate() {
+        std::fs::write(dir.join(format!("t-{r:04}.bin")), rank.bytes()).unwrap();
+    }
+    let meta = dir.join("t.meta");
+    std::fs::write(
+        &meta,
+        format!("hostname=test\nnumprocs={}\nfileprefix=t\n", ranks.len()),
+    )
+    .unwrap();
+    meta
+}
+
+fn all(path: &Path) -> Vec<TraceMsg> {
+    let mut s = open(path).unwrap();
+    let mut v = Vec::new();
+    while let Some(m) = s.next_msg().unwrap() {
+        v.push(m);
+    }
+    v
+}
+
+fn run(path: &Path, mode: ReplayMode) -> HashMap<u64, ReplayRecord> {
+    let cfg = common::preset("wormhole-torus-dor.ron");
+    let mut src = open(path).unwrap();
+    let mut recs = HashMap::new();
+    let opts = ReplayOptions {
+        mode,
+        time_scale: 0.001, // 1 cycle per µs
+        ..ReplayOptions::default()
+    };
+    let s = replay::<WormholeNet>(&cfg, src.as_mut(), &opts, &mut |r| {
+        recs.insert(r.id, r.clone());
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(
+        (s.messages, s.delivered),
+        (recs.len() as u64, recs.len() as u64)
+    );
+    recs
+}
+
+/// Rank 0 sends to 1, waits for 2's message, then sends to 1 twice more; rank 2 sends
+/// to 0; rank 1 receives from anyone, then from 0 twice.
+fn three_ranks() -> (Rank, Rank, Rank) {
+    let us = 1000;
+    let mut r0 = Rank::new();
+    r0.send(0, 100, 1, 5, WORLD)
+        .irecv(us, 2, -1, 7)
+        .waitall(2 * us, &[7])
+        .send(10 * us, 10, 1, 5, WORLD)
+        .send(12 * us, 10, 1, 5, WORLD);
+    let mut r1 = Rank::new();
+    r1.recv(0, -1, -1).recv(us, 0, 5).recv(2 * us, 0, 5);
+    let mut r2 = Rank::new();
+    r2.isend(5 * us, 100, 0, 3, 9).wait(6 * us, 9);
+    (r0, r1, r2)
+}
+
+#[test]
+fn receives_are_matched_and_a_ranks_sends_wait_for_what_it_waited_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let (r0, r1, r2) = three_ranks();
+    let meta = write_trace(dir.path(), &[&r0, &r1, &r2]);
+    let msgs = all(&meta);
+    // Ids number the sends rank by rank: 0–2 are rank 0's, 3 is rank 2's.
+    let by_id: HashMap<u64, &TraceMsg> = msgs.iter().map(|m| (m.id, m)).collect();
+    assert_eq!(msgs.len(), 4);
+    assert_eq!(
+        (by_id[&0].size, by_id[&1].size, by_id[&3].size),
+        (800, 80, 800)
+    );
+    assert_eq!((by_id[&3].src, by_id[&3].dst, by_id[&3].time), (2, 0, 5000));
+    assert_eq!(by_id[&3].children, [1], "rank 0's send after its Waitall");
+    assert!(by_id[&0].children.is_empty() && by_id[&1].children.is_empty());
+    assert_eq!(
+        (
+            by_id[&0].successor,
+            by_id[&1].successor,
+            by_id[&2].successor
+        ),
+        (Some(1), Some(2), None)
+    );
+    // The same trace opened through a rank file.
+    assert_eq!(all(&dir.path().join("t-0001.bin")), msgs);
+
+    let open_loop = run(&meta, ReplayMode::Open);
+    assert_eq!(
+        (open_loop[&1].created, open_loop[&2].created),
+        (10, 12),
+        "open loop creates at the recorded times"
+    );
+    let deps = run(&meta, ReplayMode::Deps);
+    let (m3, m1, m2) = (&deps[&3], &deps[&1], &deps[&2]);
+    assert!(
+        m3.delivered > 10,
+        "the 100-flit message arrives after 10 µs"
+    );
+    assert_eq!(m1.created, m3.delivered + 8, "held until delivery + gap");
+    assert_eq!(
+        m2.created,
+        12 + (m1.created - 10),
+        "the next send keeps its distance from the held one"
+    );
+}
+
+#[test]
+fn any_source_receives_take_the_earliest_send() {
+    // Rank 2 receives twice from anyone: rank 1 sent first, then rank 0.
+    let dir = tempfile::tempdir().unwrap();
+    let mut r0 = Rank::new();
+    r0.send(3000, 1, 2, 0, WORLD);
+    let mut r1 = Rank::new();
+    r1.send(1000, 1, 2, 0, WORLD);
+    let mut r2 = Rank::new();
+    r2.recv(0, -1, -1)
+        .send(4000, 1, 0, 0, WORLD)
+        .recv(5000, -1, -1)
+        .send(6000, 1, 1, 0, WORLD);
+    let meta = write_trace(dir.path(), &[&r0, &r1, &r2]);
+    let m: HashMap<u64, TraceMsg> = all(&meta).into_iter().map(|m| (m.id, m)).collect();
+    assert_eq!(
+        m[&1].children,
+        [2],
+        "rank 1's send matches the first receive"
+    );
+    assert_eq!(m[&0].children, [3], "rank 0's the second");
+}
+
+#[test]
+fn collectives_and_other_communicators_are_refused_with_the_call_and_offset() {
+    let dir = tempfile::tempdir().unwrap();
+    let err = |ranks: &[&Rank], o: &OpenOptions| {
+        let meta = write_trace(dir.path(), ranks);
+        open_with(&meta, o).err().expect("refused").to_string()
+    };
+    let (mut r0, r1, r2) = three_ranks();
+    let at = r0.offsets.len();
+    r0.barrier(20_000);
+    let barrier = format!(
+        "t-0000.bin: byte {}: unsupported MPI call MPI_Barrier",
+        r0.offsets[at]
+    );
+    let e = err(&[&r0, &r1, &r2], &OpenOptions::default());
+    assert!(e.contains(&barrier), "{e}");
+    // Skipped on request, and said so.
+    let meta = write_trace(dir.path(), &[&r0, &r1, &r2]);
+    let skip = OpenOptions {
+        collectives: Collectives::Skip,
+        ..OpenOptions::default()
+    };
+    let d = open_with(&meta, &skip).unwrap().describe();
+    assert!(d.contains("1 collective calls skipped"), "{d}");
+    // Collectives whose records cannot be skipped are always refused.
+    let (mut r0, r1, r2) = three_ranks();
+    r0.bcast(20_000);
+    let e = err(&[&r0, &r1, &r2], &skip);
+    let bcast = format!(
+        "byte {}: unsupported MPI call MPI_Bcast",
+        r0.offsets.last().unwrap()
+    );
+    assert!(e.contains(&bcast), "{e}");
+    // Another communicator.
+    let (mut r0, r1, r2) = three_ranks();
+    r0.send(20_000, 1, 1, 0, 5);
+    let e = err(&[&r0, &r1, &r2], &skip);
+    assert!(
+        e.contains(&format!(
+            "byte {}: MPI_Send on communicator 5",
+            r0.offsets.last().unwrap()
+        )),
+        "{e}"
+    );
+}
+
+#[test]
+fn broken_dumpi_traces_are_refused_with_the_file_and_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let (r0, r1, r2) = three_ranks();
+    let meta = write_trace(dir.path(), &[&r0, &r1, &r2]);
+    // A rank file missing.
+    std::fs::remove_file(dir.path().join("t-0002.bin")).unwrap();
+    let e = open(&meta).err().unwrap().to_string();
+    assert!(e.contains("t-0002.bin"), "{e}");
+    // A rank file cut short, inside its records (the index is gone too).
+    let b = r2.bytes();
+    std::fs::write(dir.path().join("t-0002.bin"), &b[..b.len() - 70]).unwrap();
+    let e = open(&meta).err().unwrap().to_string();
+    assert!(
+        e.contains("t-0002.bin: byte") && e.contains("truncated"),
+        "{e}"
+    );
+    // A send to a rank the trace does not have.
+    let mut r2 = Rank::new();
+    r2.send(0, 1, 9, 0, WORLD);
+    let meta = write_trace(dir.path(), &[&r0, &r1, &r2]);
+    let e = open(&meta).err().unwrap().to_string();
+    assert!(e.contains("to rank 9, but the trace has 3 ranks"), "{e}");
+    // A meta file without its rank count.
+    std::fs::write(&meta, "fileprefix=t\n").unwrap();
+    let e = open(&meta).err().unwrap().to_string();
+    assert!(e.contains("no numprocs"), "{e}");
+}
+
+#[test]
+fn the_shipped_ring_replays_with_its_collectives_skipped() {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("traces/dumpi-sst/testtrace.meta");
+    let e = open(&p).err().unwrap().to_string();
+    assert!(e.contains("MPI_Barrier") && e.contains("byte 128"), "{e}");
+    let o = OpenOptions {
+        collectives: Collectives::Skip,
+        ..OpenOptions::default()
+    };
+    let mut s = open_with(&p, &o).unwrap();
+    let mut ring = Vec::new();
+    while let Some(m) = s.next_msg().unwrap() {
+        ring.push((m.src, m.dst, m.size));
+    }
+    ring.sort_unstable();
+    assert_eq!(ring, [(0, 1, 4), (1, 2, 4), (2, 3, 4), (3, 0, 4)]);
+}
