@@ -5,7 +5,7 @@
 mod common;
 
 use routemu::config::{HwConfig, SwitchingConfig};
-use routemu::engine::replay::{replay, ReplayMode, ReplayOptions, ReplayRecord};
+use routemu::engine::replay::{replay, NodeMap, ReplayMode, ReplayOptions, ReplayRecord};
 use routemu::switching::circuit::CircuitNet;
 use routemu::switching::wormhole::WormholeNet;
 use routemu::trace::{open, TraceMsg};
@@ -117,7 +117,7 @@ fn endpoints_outside_the_network_are_refused_unless_mapped() {
     .to_string();
     assert!(e.contains("endpoint 70") && e.contains("64 nodes"), "{e}");
     let opts = ReplayOptions {
-        map: Some((0..71).map(|e| e % 64).collect()),
+        map: NodeMap::Table((0..71).map(|e| e % 64).collect()),
         ..ReplayOptions::default()
     };
     let recs = run(&cfg, &p, &opts);
@@ -292,4 +292,53 @@ fn one_trace_on_1_to_4_threads(p: &Path) {
             }
         }
     }
+}
+
+#[test]
+fn a_trace_with_more_endpoints_than_nodes_needs_a_folding_placement() {
+    // The Netrace traces have 64 endpoints; a 4×4 torus has 16 nodes.
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("r.json");
+    let json_arg = json.display().to_string();
+    let args = |place: Option<&'static str>| {
+        let mut a = vec![
+            "replay",
+            "hw/wormhole-torus-dor.ron",
+            "--set",
+            "topology.k=4",
+            "--trace",
+            "traces/netrace/example.tra.bz2",
+            "--json",
+            &json_arg,
+        ];
+        if let Some(p) = place {
+            a.extend(["--place", p]);
+        }
+        a
+    };
+    let out = common::routemu(&args(None));
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("64 endpoints do not fit on the network's 16 nodes"),
+        "{err}"
+    );
+    assert!(!json.exists());
+    let out = common::routemu(&args(Some("block:4")));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(doc["placement"], "block:4");
+    assert_eq!(doc["delivered"], doc["messages"]);
+    // A grid larger than the network is refused with the reason.
+    let out = common::routemu(&args(Some("grid:8x8")));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("extent 8 exceeds the torus's 4 nodes"),
+        "{err}"
+    );
 }

@@ -5,10 +5,13 @@ use super::output::write_output;
 use crate::config::load::load_hw;
 use crate::config::overrides::apply_overrides;
 use crate::config::SwitchingConfig;
-use crate::engine::replay::{replay as run_replay, ReplayMode, ReplayOptions, ReplayRecord};
+use crate::engine::replay::{
+    replay as run_replay, NodeMap, Placement, ReplayMode, ReplayOptions, ReplayRecord,
+};
 use crate::error::{Error, Result};
 use crate::switching::circuit::CircuitNet;
 use crate::switching::wormhole::WormholeNet;
+use crate::topology::Topology;
 use crate::trace::mpi::Collectives;
 use crate::trace::{open_with, OpenOptions};
 use clap::Args;
@@ -41,8 +44,12 @@ pub struct ReplayArgs {
     #[arg(long, default_value_t = 8)]
     pub flit_bytes: u64,
     /// Node map: lines `ENDPOINT NODE` (`#` comments); default: identity.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "place")]
     pub map: Option<PathBuf>,
+    /// Named placement of the trace's endpoints: identity, fold, block:R,
+    /// grid:AxB[xC…] (row-major grid onto the network's coordinates), random:SEED.
+    #[arg(long, value_name = "NAME")]
+    pub place: Option<String>,
     /// Netrace: replay only this region (0-based).
     #[arg(long)]
     pub region: Option<usize>,
@@ -75,6 +82,7 @@ struct ReplayDoc<'a> {
     gap: u64,
     time_scale: f64,
     flit_bytes: u64,
+    placement: String,
     #[serde(flatten)]
     summary: &'a crate::engine::replay::ReplaySummary,
 }
@@ -192,10 +200,21 @@ pub fn replay(a: &ReplayArgs) -> Result<i32> {
         gap: a.gap,
         time_scale: a.time_scale,
         flit_bytes: a.flit_bytes,
-        map: a.map.as_deref().map(read_map).transpose()?,
+        map: match (&a.map, &a.place) {
+            (Some(f), _) => NodeMap::Table(read_map(f)?),
+            (None, Some(p)) => p
+                .parse::<Placement>()?
+                .build(&Topology::from_config(&cfg.topology)?)?,
+            (None, None) => NodeMap::Identity,
+        },
         ..ReplayOptions::default()
     };
     let described = src.describe();
+    let placement = match (&a.map, &a.place) {
+        (Some(f), _) => format!("map {}", f.display()),
+        (None, Some(p)) => p.clone(),
+        (None, None) => "identity".into(),
+    };
     let mut csv = a.messages.as_deref().map(Csv::create).transpose()?;
     let mut each = |r: &ReplayRecord| -> Result<()> {
         if let Some(c) = &mut csv {
@@ -229,7 +248,7 @@ pub fn replay(a: &ReplayArgs) -> Result<i32> {
     let o = |x: Option<f64>| x.map_or("n/a".into(), |v| format!("{v:.2}"));
     let u = |x: Option<u64>| x.map_or("n/a".into(), |v| v.to_string());
     let s = format!(
-        "routemu replay: {} on {}\n  mode: {} (gap {} cycles); {} cycles per trace unit; {} bytes per flit; {} partition(s)\n  \
+        "routemu replay: {} on {}\n  mode: {} (gap {} cycles); {} cycles per trace unit; {} bytes per flit; placement {}; {} partition(s)\n  \
          messages: {} read, {} delivered, {} flits; last delivery at cycle {} (trace spans {} cycles)\n  \
          latency (created → delivered): mean {}  p50 {}  p99 {}  max {}\n  \
          behind the trace (injected − recorded): mean {}  max {}\n",
@@ -242,6 +261,7 @@ pub fn replay(a: &ReplayArgs) -> Result<i32> {
         a.gap,
         a.time_scale,
         a.flit_bytes,
+        placement,
         sum.partitions,
         sum.messages,
         sum.delivered,
@@ -267,6 +287,7 @@ pub fn replay(a: &ReplayArgs) -> Result<i32> {
             gap: a.gap,
             time_scale: a.time_scale,
             flit_bytes: a.flit_bytes,
+            placement,
             summary: &sum,
         };
         let mut text = serde_json::to_string_pretty(&doc).expect("summary serialises");

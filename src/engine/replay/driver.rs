@@ -113,15 +113,12 @@ impl Driver {
     }
 
     fn node_of(&self, e: u32) -> Result<u32> {
-        let n = match &self.opts.map {
-            Some(m) => *m.get(e as usize).ok_or_else(|| {
-                Error::Trace(format!(
-                    "{}: endpoint {e} is not in the node map",
-                    self.name
-                ))
-            })?,
-            None => e,
-        };
+        let n = self.opts.map.node(e).ok_or_else(|| {
+            Error::Trace(format!(
+                "{}: endpoint {e} is not in the node map",
+                self.name
+            ))
+        })?;
         if n >= self.nodes {
             return Err(Error::Trace(format!(
                 "{}: endpoint {e} maps to node {n}, outside the network's {} nodes \

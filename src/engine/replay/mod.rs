@@ -16,15 +16,17 @@
 
 mod driver;
 mod lockstep;
+pub mod placement;
 
 use crate::config::validate::validate;
 use crate::config::HwConfig;
 use crate::engine::network::Network;
 use crate::engine::parallel::{build_partitions, partitions_for};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::trace::TraceSource;
 use crate::types::Cycle;
 use driver::Driver;
+pub use placement::{NodeMap, Placement};
 use serde::Serialize;
 
 /// When messages are created.
@@ -48,8 +50,8 @@ pub struct ReplayOptions {
     pub time_scale: f64,
     /// Bytes per flit, for traces sized in bytes.
     pub flit_bytes: u64,
-    /// Trace endpoint → node (None: identity).
-    pub map: Option<Vec<u32>>,
+    /// Trace endpoint → node.
+    pub map: NodeMap,
     /// Stop with an error when messages are in flight and none is delivered for this
     /// many cycles (a deadlock, or a network far too slow for the trace).
     pub stall_cycles: Cycle,
@@ -62,7 +64,7 @@ impl Default for ReplayOptions {
             gap: 8,
             time_scale: 1.0,
             flit_bytes: 8,
-            map: None,
+            map: NodeMap::Identity,
             stall_cycles: 1_000_000,
         }
     }
@@ -154,6 +156,15 @@ pub fn replay<N: Network + Send>(
         sim.record_deliveries();
     }
     let (unit, name) = (src.unit(), src.describe());
+    if let Some(e) = src.endpoints().filter(|&e| e as usize > nodes) {
+        if opts.map.is_identity() {
+            return Err(Error::Trace(format!(
+                "{name}: {e} endpoints do not fit on the network's {nodes} nodes one to one: \
+                 give a node map (--map) or a placement that folds them (--place fold, \
+                 block:R, …)"
+            )));
+        }
+    }
     let mut reader = lockstep::Reader::new(src, opts.time_scale)?;
     let mut first = Vec::new();
     reader.read_upto(0, &mut first)?;
