@@ -128,6 +128,9 @@ impl Placement {
     }
 }
 
+/// Coordinates (of a grid of endpoints) → node.
+type CoordToNode = Box<dyn Fn(&[u32]) -> u32>;
+
 /// The nodes of a row-major grid of endpoints (see the module doc).
 fn grid_table(shape: &[u32], topo: &Topology) -> Result<Vec<u32>> {
     let no = |w: String| Error::Arg(format!("--place grid:{}: {w}", join(shape)));
@@ -138,7 +141,7 @@ fn grid_table(shape: &[u32], topo: &Topology) -> Result<Vec<u32>> {
         })
         .ok_or_else(|| no("too many endpoints".into()))?;
     // Node of a coordinate vector, per topology.
-    let node: Box<dyn Fn(&[u32]) -> u32> = match topo {
+    let node: CoordToNode = match topo {
         Topology::Torus(t) => grid_node(shape, t.grid.k, t.grid.n, "torus").map_err(no)?,
         Topology::Mesh(m) => grid_node(shape, m.grid.k, m.grid.n, "mesh").map_err(no)?,
         Topology::Hypercube(h) => {
@@ -197,7 +200,7 @@ fn grid_node(
     k: u32,
     n: u32,
     what: &str,
-) -> std::result::Result<Box<dyn Fn(&[u32]) -> u32>, String> {
+) -> std::result::Result<CoordToNode, String> {
     if shape.len() > n as usize {
         return Err(format!("{} dimensions, the {what} has {n}", shape.len()));
     }
