@@ -210,7 +210,7 @@ fn trace_path(name: &str) -> PathBuf {
 fn a_generated_trace_with_dependencies_replays_completely() {
     // messages_per_second checks that every generated message was delivered.
     for mode in [ReplayMode::Open, ReplayMode::Deps] {
-        let rate = routemu::bench::replay::messages_per_second(3000, mode, 1).unwrap();
+        let rate = routemu::bench::replay::messages_per_second(3000, mode, 8, 1, 1).unwrap();
         assert!(rate > 0.0);
     }
 }

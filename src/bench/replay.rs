@@ -1,5 +1,6 @@
 //! Replay speed: messages replayed per second on a generated trace (held in memory, so
-//! the figure is the replay's, not the disk's), open loop and dependency-driven.
+//! the figure is the replay's, not the disk's), open loop and dependency-driven, on one
+//! thread and on several.
 
 use crate::config::load::parse_hw;
 use crate::engine::replay::{replay, ReplayMode, ReplayOptions};
@@ -9,29 +10,47 @@ use crate::trace::text::TextReader;
 use std::fmt::Write;
 use std::time::Instant;
 
-/// A text trace of `n` 4-flit messages on 64 nodes, one every 2 cycles, each with the
-/// message 64 later as its dependant.
-pub fn generated_trace(n: u64) -> String {
+/// A text trace of `n` 4-flit messages on `nodes` nodes at one message per node every
+/// 128 cycles on average (one every 2 cycles on 64 nodes), each with the message
+/// `nodes` later as its dependant.
+pub fn generated_trace(n: u64, nodes: u64) -> String {
     let mut s = String::from("time src dst flits id deps\n");
     for i in 0..n {
-        let dep = if i + 64 < n {
-            format!("{}", i + 64)
+        let dep = if i + nodes < n {
+            format!("{}", i + nodes)
         } else {
             "-".into()
         };
-        let _ = writeln!(s, "{} {} {} 4 {i} {dep}", 2 * i, i % 64, (i * 7 + 1) % 64);
+        let _ = writeln!(
+            s,
+            "{} {} {} 4 {i} {dep}",
+            i * 128 / nodes,
+            i % nodes,
+            (i * 7 + 1) % nodes
+        );
     }
     s
 }
 
-/// Messages per second replaying `n` generated messages on the 8×8 DOR torus preset in
-/// `mode` (best of `repeats`).
-pub fn messages_per_second(n: u64, mode: ReplayMode, repeats: usize) -> Result<f64> {
-    let cfg = parse_hw(
+/// Messages per second replaying `n` generated messages in `mode` on the DOR torus
+/// preset made `k`×`k`, split for `threads` threads (every partition holding at least
+/// 128 nodes); best of `repeats`.
+pub fn messages_per_second(
+    n: u64,
+    mode: ReplayMode,
+    k: u32,
+    threads: u32,
+    repeats: usize,
+) -> Result<f64> {
+    let mut cfg = parse_hw(
         include_str!("../../hw/wormhole-torus-dor.ron"),
         "hw/wormhole-torus-dor.ron",
     )?;
-    let text = generated_trace(n);
+    if let crate::config::TopologyConfig::Torus { k: ref mut kk, .. } = cfg.topology {
+        *kk = k;
+    }
+    cfg.experiment.threads = threads;
+    let text = generated_trace(n, (k * k) as u64);
     let opts = ReplayOptions {
         mode,
         ..ReplayOptions::default()

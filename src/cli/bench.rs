@@ -101,12 +101,35 @@ pub fn bench(a: &BenchArgs) -> crate::error::Result<i32> {
         crate::engine::replay::ReplayMode::Open,
         crate::engine::replay::ReplayMode::Deps,
     ] {
-        let rate = crate::bench::replay::messages_per_second(n, mode, a.repeats)?;
+        let rate = crate::bench::replay::messages_per_second(n, mode, 8, 1, a.repeats)?;
         println!(
             "replay {:?}, {n} generated 4-flit messages on the 8x8 DOR torus: {:.0} k messages/s",
             mode,
             rate / 1e3
         );
     }
+    let n = n * 4;
+    let one = crate::bench::replay::messages_per_second(
+        n,
+        crate::engine::replay::ReplayMode::Deps,
+        32,
+        1,
+        a.repeats,
+    )?;
+    let many = crate::bench::replay::messages_per_second(
+        n,
+        crate::engine::replay::ReplayMode::Deps,
+        32,
+        a.threads.max(1) as u32,
+        a.repeats,
+    )?;
+    println!(
+        "replay Deps, {n} messages on a 32x32 DOR torus: {:.0} k messages/s on 1 thread, \
+         {:.0} k on {} threads ({:.2}x)",
+        one / 1e3,
+        many / 1e3,
+        a.threads,
+        many / one
+    );
     Ok(0)
 }

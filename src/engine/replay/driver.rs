@@ -231,7 +231,7 @@ impl Driver {
     pub(super) fn deliver(
         &mut self,
         t: Cycle,
-        done: &[&Delivery],
+        done: &[Delivery],
         each: &mut dyn FnMut(&ReplayRecord) -> Result<()>,
     ) -> Result<()> {
         for dv in done {

@@ -179,6 +179,7 @@ fn partition<N: Network>(
     };
     let t = sim.out.events.len();
     let mut parity = 0;
+    let mut inbox: Vec<Delivery> = Vec::new();
     loop {
         driver.create(sim);
         sim.step_local();
@@ -207,20 +208,20 @@ fn partition<N: Network>(
         }
         take_over(p, parity, sim, sh.mail);
         let now = sim.t;
-        let posts: Vec<_> = (0..t)
-            .map(|q| lock_read(&sh.posts[parity * t + q]))
-            .collect();
-        let mut done: Vec<&Delivery> = posts.iter().flat_map(|q| q.deliveries.iter()).collect();
-        done.sort_unstable_by_key(|d| (d.absorbed, d.header.id));
-        let step = driver
-            .deliver(now, &done, each)
-            .and_then(|()| driver.ingest(&posts[0].read, Some(now)))
-            .and_then(|()| {
-                let network = posts.iter().map(|q| q.next).min().unwrap_or(Cycle::MAX);
-                driver.next(now, network, posts[0].unread)
-            });
-        drop(done);
-        drop(posts);
+        // Every partition's deliveries, in an order that does not depend on T.
+        inbox.clear();
+        let mut network = Cycle::MAX;
+        for q in 0..t {
+            let post = lock_read(&sh.posts[parity * t + q]);
+            inbox.extend_from_slice(&post.deliveries);
+            network = network.min(post.next);
+        }
+        inbox.sort_unstable_by_key(|d| (d.absorbed, d.header.id));
+        let step = driver.deliver(now, &inbox, each).and_then(|()| {
+            let lead = lock_read(&sh.posts[parity * t]);
+            driver.ingest(&lead.read, Some(now))?;
+            driver.next(now, network, lead.unread)
+        });
         match step {
             Ok(Some(next)) => sim.advance(next, None),
             Ok(None) => return Ok(Some(driver.summary(t as u32))),
