@@ -171,6 +171,8 @@ fn bad_traces_and_maps_are_refused_with_the_place_and_nothing_written() {
     let back = write("back.txt", "time src dst flits\n9 1 2 3\n4 5 6 1\n");
     let trace = write("ok.txt", "time src dst flits\n0 1 2 3\n");
     let map = write("map.txt", "1 3\n1 4\n");
+    let far = write("far.txt", "# endpoint node\n0 1\n1 64\n");
+    let partial = write("partial.txt", "0 0\n1 1\n");
     let mut truncated = std::fs::read(trace_path("netrace/example.tra.bz2")).unwrap();
     truncated.truncate(truncated.len() / 2);
     let trunc = dir.path().join("t.tra.bz2");
@@ -184,6 +186,14 @@ fn bad_traces_and_maps_are_refused_with_the_place_and_nothing_written() {
         (
             vec!["--trace", trace.as_str(), "--map", map.as_str()],
             "map.txt:2: endpoint 1 is mapped twice",
+        ),
+        (
+            vec!["--trace", trace.as_str(), "--map", far.as_str()],
+            "far.txt:3: node 64 is outside the network's 64 nodes",
+        ),
+        (
+            vec!["--trace", trace.as_str(), "--map", partial.as_str()],
+            "ok.txt (routemu text trace): message 0 (recorded at 0): endpoint 2 is not in the node map",
         ),
         (vec!["--trace", trunc.to_str().unwrap()], "t.tra.bz2"),
     ] {

@@ -87,8 +87,8 @@ struct ReplayDoc<'a> {
     summary: &'a crate::engine::replay::ReplaySummary,
 }
 
-/// Reads a node map file.
-pub fn read_map(path: &Path) -> Result<Vec<u32>> {
+/// Reads a node map file for a network of `nodes` nodes.
+pub fn read_map(path: &Path, nodes: u32) -> Result<Vec<u32>> {
     let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
         path: path.display().to_string(),
         source,
@@ -115,6 +115,11 @@ pub fn read_map(path: &Path) -> Result<Vec<u32>> {
         }
         if map.len() <= e {
             map.resize(e + 1, None);
+        }
+        if n >= nodes {
+            return Err(bad(&format!(
+                "node {n} is outside the network's {nodes} nodes"
+            )));
         }
         if map[e].replace(n).is_some() {
             return Err(bad(&format!("endpoint {e} is mapped twice")));
@@ -195,16 +200,15 @@ pub fn replay(a: &ReplayArgs) -> Result<i32> {
             collectives: a.collectives,
         },
     )?;
+    let topo = Topology::from_config(&cfg.topology)?;
     let opts = ReplayOptions {
         mode: a.mode,
         gap: a.gap,
         time_scale: a.time_scale,
         flit_bytes: a.flit_bytes,
         map: match (&a.map, &a.place) {
-            (Some(f), _) => NodeMap::Table(read_map(f)?),
-            (None, Some(p)) => p
-                .parse::<Placement>()?
-                .build(&Topology::from_config(&cfg.topology)?)?,
+            (Some(f), _) => NodeMap::Table(read_map(f, topo.nodes() as u32)?),
+            (None, Some(p)) => p.parse::<Placement>()?.build(&topo)?,
             (None, None) => NodeMap::Identity,
         },
         ..ReplayOptions::default()

@@ -112,18 +112,18 @@ impl Driver {
         (time as f64 * self.opts.time_scale).round() as Cycle
     }
 
-    fn node_of(&self, e: u32) -> Result<u32> {
+    /// The node of endpoint `e` of message `m`.
+    fn node_of(&self, m: &TraceMsg, e: u32) -> Result<u32> {
+        let at = || format!("{}: message {} (recorded at {})", self.name, m.id, m.time);
         let n = self.opts.map.node(e).ok_or_else(|| {
-            Error::Trace(format!(
-                "{}: endpoint {e} is not in the node map",
-                self.name
-            ))
+            Error::Trace(format!("{}: endpoint {e} is not in the node map", at()))
         })?;
         if n >= self.nodes {
             return Err(Error::Trace(format!(
                 "{}: endpoint {e} maps to node {n}, outside the network's {} nodes \
                  (give a node map or placement that folds the trace's endpoints onto the network)",
-                self.name, self.nodes
+                at(),
+                self.nodes
             )));
         }
         Ok(n)
@@ -148,8 +148,8 @@ impl Driver {
             .clamp(1, u32::MAX as u64) as u32;
             let p = Pending {
                 id: m.id,
-                src: self.node_of(m.src)?,
-                dst: self.node_of(m.dst)?,
+                src: self.node_of(m, m.src)?,
+                dst: self.node_of(m, m.dst)?,
                 size: m.size,
                 flits,
                 recorded,
