@@ -10,9 +10,11 @@ use crate::trace::text::TextReader;
 use std::fmt::Write;
 use std::time::Instant;
 
-/// A text trace of `n` 4-flit messages on `nodes` nodes at one message per node every
-/// 128 cycles on average (one every 2 cycles on 64 nodes), each with the message
-/// `nodes` later as its dependant.
+/// A text trace of `n` 4-flit messages on `nodes` nodes (a power of two) at one message
+/// per node every 128 cycles on average (one every 2 cycles on 64 nodes), each with the
+/// message `nodes` later as its dependant. Consecutive messages come from sources 389
+/// apart, so that the load is spread over the network (and over its partitions) rather
+/// than sweeping through it.
 pub fn generated_trace(n: u64, nodes: u64) -> String {
     let mut s = String::from("time src dst flits id deps\n");
     for i in 0..n {
@@ -25,7 +27,7 @@ pub fn generated_trace(n: u64, nodes: u64) -> String {
             s,
             "{} {} {} 4 {i} {dep}",
             i * 128 / nodes,
-            i % nodes,
+            (i * 389) % nodes,
             (i * 7 + 1) % nodes
         );
     }

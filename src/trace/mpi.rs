@@ -171,8 +171,8 @@ impl MpiTrace {
         let (matched, unmatched) = match_receives(&mut sends, &recvs, ranks);
         let msgs = order(&sends, &prefix)?;
         let desc = format!(
-            "DUMPI trace {} ({ranks} ranks, {} messages, {matched} receives matched, \
-             {unmatched} receives without a send{})",
+            "DUMPI trace {} ({ranks} ranks, {} messages, times in ns, {matched} receives \
+             matched, {unmatched} receives without a send{})",
             prefix,
             msgs.len(),
             if skipped > 0 {
