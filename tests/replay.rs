@@ -137,6 +137,10 @@ fn the_command_writes_the_summary_json_and_per_message_csv() {
         "deps",
         "--messages",
         csv.to_str().unwrap(),
+        "--threads",
+        "2",
+        "--set",
+        "experiment.partition_min_nodes=1",
         "--json",
         "-",
     ]);
@@ -148,6 +152,7 @@ fn the_command_writes_the_summary_json_and_per_message_csv() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["schema"], "routemu.replay/1");
     assert_eq!(v["mode"], "deps");
+    assert_eq!(v["partitions"], 2, "--threads splits the network");
     assert_eq!(
         (v["messages"].as_u64(), v["delivered"].as_u64()),
         (Some(12), Some(12))
