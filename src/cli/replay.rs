@@ -15,7 +15,9 @@ use crate::topology::Topology;
 use crate::trace::mpi::Collectives;
 use crate::trace::{open_with, OpenOptions};
 use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
+use std::io::IsTerminal;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -220,7 +222,22 @@ pub fn replay(a: &ReplayArgs) -> Result<i32> {
         (None, None) => "identity".into(),
     };
     let mut csv = a.messages.as_deref().map(Csv::create).transpose()?;
+    // On a terminal, a spinner with the messages delivered and the clock.
+    let bar = std::io::stderr().is_terminal().then(|| {
+        let b = ProgressBar::new_spinner();
+        b.set_style(
+            ProgressStyle::with_template("{spinner} replaying: {msg} {elapsed}")
+                .expect("valid template"),
+        );
+        b
+    });
+    let mut done = 0u64;
     let mut each = |r: &ReplayRecord| -> Result<()> {
+        done += 1;
+        if let Some(b) = bar.as_ref().filter(|_| done.is_multiple_of(4096)) {
+            b.set_message(format!("{done} messages delivered, cycle {}", r.delivered));
+            b.tick();
+        }
         if let Some(c) = &mut csv {
             c.line(&format!(
                 "{},{},{},{},{},{},{},{},{},{}",
@@ -245,7 +262,11 @@ pub fn replay(a: &ReplayArgs) -> Result<i32> {
         SwitchingConfig::Circuit { .. } => {
             run_replay::<CircuitNet>(&cfg, src.as_mut(), &opts, &mut each)
         }
-    }?;
+    };
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    let sum = sum?;
     if let Some(c) = csv {
         c.finish()?;
     }
