@@ -5,7 +5,9 @@
 mod common;
 
 use routemu::config::{HwConfig, SwitchingConfig};
-use routemu::engine::replay::{replay, NodeMap, ReplayMode, ReplayOptions, ReplayRecord};
+use routemu::engine::replay::{
+    replay, NodeMap, ReplayMode, ReplayOptions, ReplayRecord, ReplaySummary,
+};
 use routemu::switching::circuit::CircuitNet;
 use routemu::switching::wormhole::WormholeNet;
 use routemu::trace::{open, TraceMsg};
@@ -27,7 +29,12 @@ fn read_all(p: &Path) -> Vec<TraceMsg> {
     v
 }
 
-fn run(cfg: &HwConfig, p: &Path, opts: &ReplayOptions) -> Vec<ReplayRecord> {
+/// Replays `p` on `cfg`: every record in delivery order, and the summary.
+fn replay_all(
+    cfg: &HwConfig,
+    p: &Path,
+    opts: &ReplayOptions,
+) -> (Vec<ReplayRecord>, ReplaySummary) {
     let mut src = open(p).unwrap();
     let mut recs = Vec::new();
     let mut each = |r: &ReplayRecord| {
@@ -41,6 +48,11 @@ fn run(cfg: &HwConfig, p: &Path, opts: &ReplayOptions) -> Vec<ReplayRecord> {
         SwitchingConfig::Circuit { .. } => replay::<CircuitNet>(cfg, src.as_mut(), opts, &mut each),
     }
     .unwrap();
+    (recs, sum)
+}
+
+fn run(cfg: &HwConfig, p: &Path, opts: &ReplayOptions) -> Vec<ReplayRecord> {
+    let (recs, sum) = replay_all(cfg, p, opts);
     assert_eq!(sum.delivered, sum.messages);
     assert_eq!(sum.mode, opts.mode);
     recs
@@ -276,21 +288,7 @@ fn one_trace_on_1_to_4_threads(p: &Path) {
                 let mut cfg = common::preset(preset);
                 cfg.experiment.threads = threads;
                 cfg.experiment.partition_min_nodes = Some(1);
-                let mut src = open(p).unwrap();
-                let mut recs = Vec::new();
-                let mut each = |r: &ReplayRecord| {
-                    recs.push(r.clone());
-                    Ok(())
-                };
-                let mut sum = match cfg.switching {
-                    SwitchingConfig::Wormhole { .. } => {
-                        replay::<WormholeNet>(&cfg, src.as_mut(), &opts, &mut each)
-                    }
-                    SwitchingConfig::Circuit { .. } => {
-                        replay::<CircuitNet>(&cfg, src.as_mut(), &opts, &mut each)
-                    }
-                }
-                .unwrap();
+                let (recs, mut sum) = replay_all(&cfg, p, &opts);
                 assert_eq!(sum.partitions, threads, "{preset}: the network was split");
                 assert_eq!(sum.delivered, sum.messages);
                 sum.partitions = 0;

@@ -10,7 +10,7 @@
 //! Not here: reading the trace (the leader partition does, `lockstep`), stepping the
 //! routers (`engine::sim`).
 
-use super::{ReplayMode, ReplayOptions, ReplayRecord, ReplaySummary};
+use super::{scale, ReplayMode, ReplayOptions, ReplayRecord, ReplaySummary};
 use crate::engine::network::Network;
 use crate::engine::sim::Simulation;
 use crate::error::{Error, Result};
@@ -107,11 +107,6 @@ impl Driver {
         }
     }
 
-    /// A recorded time in cycles.
-    pub(super) fn scale(&self, time: u64) -> Cycle {
-        (time as f64 * self.opts.time_scale).round() as Cycle
-    }
-
     /// The node of endpoint `e` of message `m`.
     fn node_of(&self, m: &TraceMsg, e: u32) -> Result<u32> {
         let at = || format!("{}: message {} (recorded at {})", self.name, m.id, m.time);
@@ -135,7 +130,7 @@ impl Driver {
     pub(super) fn ingest(&mut self, msgs: &[TraceMsg], t: Option<Cycle>) -> Result<()> {
         let earliest = t.map_or(0, |t| t + 1);
         for m in msgs {
-            let recorded = self.scale(m.time);
+            let recorded = scale(m.time, self.opts.time_scale);
             self.read += 1;
             // Dependency-driven traces need not be in time order.
             let first = self.first_recorded.get_or_insert(recorded);

@@ -104,7 +104,7 @@ impl NodeMap {
         }
     }
 
-    /// Whether this map can fold more endpoints than nodes onto the network.
+    /// Whether this is the identity, which cannot place more endpoints than nodes.
     pub fn is_identity(&self) -> bool {
         matches!(self, NodeMap::Identity)
     }
