@@ -187,17 +187,13 @@ pub fn rows(report: &Report, prediction: Option<&Prediction>, mean_path: f64) ->
 /// The emulator's zero-load latency at a mean of `hops` hops and the mean length (it is
 /// linear in both).
 fn wormhole_zero_load(report: &Report, hops: f64) -> f64 {
-    use crate::switching::wormhole::zero_load_latency;
     let cfg = &report.config;
     let len = crate::traffic::length::LengthDist::new(&cfg.workload.length)
         .map_or(1.0, |l| l.mean())
         .round()
         .max(1.0) as u64;
-    let (z0, z1) = (
-        zero_load_latency(cfg, 0, len) as f64,
-        zero_load_latency(cfg, 1, len) as f64,
-    );
-    z0 + hops * (z1 - z0)
+    let (base, per_hop) = crate::switching::wormhole::zero_load_line(cfg, len);
+    base + hops * per_hop
 }
 
 /// The rows as a table: quantity, measured (± 95%), model, error.

@@ -38,7 +38,7 @@ use super::circuit::{PathForm, MAX_ITERATIONS, TOLERANCE};
 use super::ModelError;
 use crate::config::validate::validate;
 use crate::config::{HwConfig, PatternConfig, Routing, SwitchingConfig, TopologyConfig};
-use crate::switching::wormhole::zero_load_latency;
+use crate::switching::wormhole::zero_load_line;
 use crate::traffic::length::LengthDist;
 use serde::Serialize;
 
@@ -101,12 +101,11 @@ impl WormholeParams {
             LengthDist::Exponential(mean) => (mean / w, (mean / w).powi(2)),
         };
         let len = data_mean.round().max(1.0) as u64 * cfg.links.width.max(1) as u64;
-        let z0 = zero_load_latency(cfg, 0, len) as f64;
-        let z1 = zero_load_latency(cfg, 1, len) as f64;
+        let (z0, t_hop) = zero_load_line(cfg, len);
         Ok(WormholeParams {
             k,
             rate: cfg.workload.rate,
-            t_hop: z1 - z0,
+            t_hop,
             trail: z0 - t(len as f64) + data_mean,
             data_mean,
             data_var,
@@ -477,7 +476,7 @@ mod tests {
             let expect: f64 = (1..n)
                 .map(|v| {
                     let h = topo.distance(crate::types::NodeId(0), crate::types::NodeId(v));
-                    zero_load_latency(&cfg, h as u64, 12) as f64
+                    crate::switching::wormhole::zero_load_latency(&cfg, h as u64, 12) as f64
                 })
                 .sum::<f64>()
                 / (n - 1) as f64;

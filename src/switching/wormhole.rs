@@ -43,6 +43,13 @@ use crate::stats::MsgStats;
 use crate::topology::Topology;
 use crate::types::{Cycle, NodeId, PortId};
 
+/// The zero-load latency of an L-flit message as a line in the hops it travels:
+/// (latency at no hop, cost of one more hop), cycles.
+pub fn zero_load_line(cfg: &HwConfig, len: u64) -> (f64, f64) {
+    let z0 = zero_load_latency(cfg, 0, len) as f64;
+    (z0, zero_load_latency(cfg, 1, len) as f64 - z0)
+}
+
 /// Closed-form zero-load latency (creation to tail absorbed) of an L-flit message over
 /// `hops` hops on the machine `cfg`; see the module documentation.
 pub fn zero_load_latency(cfg: &HwConfig, hops: u64, len: u64) -> Cycle {
