@@ -40,7 +40,7 @@ pub enum Command {
     Compare(predict::PredictArgs),
     /// Emulate and predict a grid of parameter values (CSV, SVG plot).
     Sweep(sweep::SweepArgs),
-    /// Replay a recorded message trace (routemu text or Netrace) on a machine.
+    /// Replay a recorded message trace (routemu text, Netrace or DUMPI) on a machine.
     Replay(replay::ReplayArgs),
     /// Validate a hardware description and explain the machine it describes.
     Check {
