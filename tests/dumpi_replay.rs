@@ -100,6 +100,44 @@ impl Rank {
     fn wait(&mut self, ns: u64, req: i32) -> &mut Self {
         self.call(13, ns).i32(req)
     }
+    fn sendrecv(
+        &mut self,
+        ns: u64,
+        doubles: i32,
+        dest: i32,
+        sendtag: i32,
+        source: i32,
+        recvtag: i32,
+    ) -> &mut Self {
+        self.call(33, ns)
+            .i32(doubles)
+            .i16(DOUBLE)
+            .i32(dest)
+            .i32(sendtag)
+            .i32(1 << 20)
+            .i16(DOUBLE)
+            .i32(source)
+            .i32(recvtag)
+            .i16(WORLD)
+    }
+    fn sendrecv_replace(
+        &mut self,
+        ns: u64,
+        doubles: i32,
+        dest: i32,
+        sendtag: i32,
+        source: i32,
+        recvtag: i32,
+    ) -> &mut Self {
+        self.call(34, ns)
+            .i32(doubles)
+            .i16(DOUBLE)
+            .i32(dest)
+            .i32(sendtag)
+            .i32(source)
+            .i32(recvtag)
+            .i16(WORLD)
+    }
     fn barrier(&mut self, ns: u64) -> &mut Self {
         self.call(52, ns).i16(WORLD)
     }
@@ -241,6 +279,29 @@ fn receives_are_matched_and_a_ranks_sends_wait_for_what_it_waited_for() {
         12 + (m1.created - 10),
         "the next send keeps its distance from the held one"
     );
+}
+
+#[test]
+fn a_sendrecv_sends_at_once_and_holds_the_ranks_next_send() {
+    // Ranks 0 and 1 swap 100 doubles (Sendrecv, Sendrecv_replace); then rank 0 sends
+    // one more, which waits for what its Sendrecv received.
+    let dir = tempfile::tempdir().unwrap();
+    let mut r0 = Rank::new();
+    r0.sendrecv(0, 100, 1, 1, 1, 2).send(1000, 1, 1, 3, WORLD);
+    let mut r1 = Rank::new();
+    r1.sendrecv_replace(0, 100, 0, 2, 0, 1).recv(500, 0, 3);
+    let meta = write_trace(dir.path(), &[&r0, &r1]);
+    let m: HashMap<u64, TraceMsg> = all(&meta).into_iter().map(|m| (m.id, m)).collect();
+    assert_eq!(
+        (m[&0].dst, m[&0].size, m[&2].dst, m[&2].size),
+        (1, 800, 0, 800)
+    );
+    assert_eq!(m[&2].children, [1], "rank 0's next send waits for rank 1's");
+    assert!(m[&0].children.is_empty(), "rank 1 sends nothing later");
+    let deps = run(&meta, ReplayMode::Deps);
+    assert_eq!(deps[&0].created, 0, "the swap's sends go at once");
+    assert_eq!(deps[&2].created, 0);
+    assert_eq!(deps[&1].created, deps[&2].delivered + 8);
 }
 
 #[test]

@@ -246,6 +246,7 @@ mod dumpi {
                 v.push(format!("MPI_Op op={op}"));
                 v.push(format!("MPI_Comm comm={comm}"));
             }
+            Args::SendRecv { .. } => panic!("the oracle's rank has no Sendrecv"),
             Args::None => {}
         }
         v.push(format!(

@@ -1,9 +1,10 @@
 //! SST DUMPI rank files (`PREFIX-NNNN.bin`; ../shared/traces/FORMATS.md §3): the call
 //! records of one MPI rank, big-endian, with an index of sections in the last 64 bytes.
 //! This module decodes the records a network replay needs — the point-to-point calls
-//! (Send, Bsend, Ssend, Rsend, Isend and its variants, Recv, Irecv, Wait, Waitall) and the
-//! bookkeeping around them (Init, Finalize, Comm_rank, Comm_size) — plus Barrier and
-//! Allreduce, so that Sandia's own test dump can be checked record by record. Records
+//! (Send, Bsend, Ssend, Rsend, Isend and its variants, Recv, Irecv, Sendrecv,
+//! Sendrecv_replace, Wait, Waitall) and the bookkeeping around them (Init, Finalize,
+//! Comm_rank, Comm_size) — plus Barrier and Allreduce, so that Sandia's own test dump
+//! can be checked record by record. Records
 //! carry no length, so any other call cannot be skipped: it is an error naming the call
 //! and its byte offset.
 //!
@@ -53,6 +54,29 @@ pub enum Args {
         comm: i16,
         /// Request (Irecv).
         request: Option<i32>,
+    },
+    /// Sendrecv (separate buffers and types) and Sendrecv_replace (one buffer: the
+    /// receive's count and type are the send's): a send and a receive, both complete
+    /// when the call returns (statuses follow).
+    SendRecv {
+        /// Elements sent.
+        sendcount: i32,
+        /// Their datatype index.
+        sendtype: i16,
+        /// Destination rank.
+        dest: i32,
+        /// Send tag.
+        sendtag: i32,
+        /// Elements received.
+        recvcount: i32,
+        /// Their datatype index.
+        recvtype: i16,
+        /// Source rank (−1: any).
+        source: i32,
+        /// Receive tag (−1: any).
+        recvtag: i32,
+        /// Communicator.
+        comm: i16,
     },
     /// Wait and Waitall: the requests waited for.
     Wait {
@@ -128,6 +152,7 @@ pub fn call_name(label: u16) -> Option<&'static str> {
         18 => "MPI_Waitall",
         20 => "MPI_Waitsome",
         33 => "MPI_Sendrecv",
+        34 => "MPI_Sendrecv_replace",
         52 => "MPI_Barrier",
         53 => "MPI_Bcast",
         58 => "MPI_Allgather",
@@ -283,14 +308,15 @@ impl DumpiFile {
         }
         let known = matches!(
             label,
-            0 | 1 | 3 | 4 | 5 | 8..=13 | 18 | 52 | 65 | 81 | 82 | 124 | 125
+            0 | 1 | 3 | 4 | 5 | 8..=13 | 18 | 33 | 34 | 52 | 65 | 81 | 82 | 124 | 125
         );
         if !known {
             return Err(self.err(
                 offset,
                 &format!(
                     "unsupported MPI call {} (DUMPI label {label}): routemu reads the \
-                     point-to-point calls (Send and Isend variants, Recv, Irecv, Wait, Waitall)",
+                     point-to-point calls (Send and Isend variants, Recv, Irecv, Sendrecv, \
+                     Wait, Waitall)",
                     call_name(label).unwrap_or("unknown")
                 ),
             ));
@@ -332,6 +358,32 @@ impl DumpiFile {
                 comm: self.i16()?,
                 request: if label == 12 { Some(self.i32()?) } else { None },
             },
+            33 => Args::SendRecv {
+                sendcount: self.i32()?,
+                sendtype: self.i16()?,
+                dest: self.i32()?,
+                sendtag: self.i32()?,
+                recvcount: self.i32()?,
+                recvtype: self.i16()?,
+                source: self.i32()?,
+                recvtag: self.i32()?,
+                comm: self.i16()?,
+            },
+            34 => {
+                let (count, datatype, dest, sendtag) =
+                    (self.i32()?, self.i16()?, self.i32()?, self.i32()?);
+                Args::SendRecv {
+                    sendcount: count,
+                    sendtype: datatype,
+                    dest,
+                    sendtag,
+                    recvcount: count,
+                    recvtype: datatype,
+                    source: self.i32()?,
+                    recvtag: self.i32()?,
+                    comm: self.i16()?,
+                }
+            }
             13 => Args::Wait {
                 requests: vec![self.i32()?],
             },
@@ -368,7 +420,7 @@ impl DumpiFile {
             }
             _ => Args::None,
         };
-        if matches!(label, 1 | 13 | 18) && mask & 0x03 != 0 {
+        if matches!(label, 1 | 13 | 18 | 33 | 34) && mask & 0x03 != 0 {
             let n = self.u32()? as usize;
             if n > self.bytes.len() {
                 return Err(self.err(self.at as u64, "implausible status count"));

@@ -1,7 +1,8 @@
 //! An MPI trace as network messages: the rank files of a DUMPI trace ([`super::dumpi`])
 //! merged into one message stream with dependencies (../shared/traces/FORMATS.md §3.4).
 //!
-//! - One message per send (Send, Bsend, Ssend, Rsend and the Isend variants) of
+//! - One message per send (Send, Bsend, Ssend, Rsend, the Isend variants, and the send
+//!   half of Sendrecv and Sendrecv_replace) of
 //!   count × size(datatype) bytes (sizes from the file) from the rank to `dest`, at the
 //!   wall-clock time the send was entered, in nanoseconds after the earliest such time of
 //!   any rank. Sends to a negative rank (MPI_PROC_NULL) carry nothing and are dropped.
@@ -10,8 +11,9 @@
 //!   from its source (in the sender's program order) whose tag it accepts. A receive
 //!   from MPI_ANY_SOURCE takes the source its recorded status names, else the earliest
 //!   such send of any rank. Sends nobody receives (a partial trace) are still messages.
-//! - A receive completes at a blocking Recv, or at the Wait or Waitall that names its
-//!   Irecv's request. The rank's first send after that completion depends on the received
+//! - A receive completes at a blocking Recv or Sendrecv (after the Sendrecv's own send,
+//!   which does not wait for it), or at the Wait or Waitall that names its Irecv's
+//!   request. The rank's first send after that completion depends on the received
 //!   message (created no earlier than its delivery plus the replay's gap), and every
 //!   send is the program-order successor of the rank's previous one (a rank held up
 //!   stays held up: see [`super::TraceMsg::successor`]).
@@ -199,23 +201,18 @@ fn read_rank(
     recvs: &mut Vec<RecvRec>,
 ) -> Result<u64> {
     let mut f = DumpiFile::open(path)?;
-    let at = |offset: u64, what: String| {
-        Error::Trace(format!("{}: byte {offset}: {what}", path.display()))
-    };
     let mut requests: HashMap<i32, usize> = HashMap::new();
     let mut completed: Vec<usize> = Vec::new();
     let mut skipped = 0;
     while let Some(c) = f.next_call()? {
         let name = call_name(c.label).unwrap_or("unknown");
-        let comm_ok = |comm: i16| {
-            if comm == COMM_WORLD {
-                Ok(())
-            } else {
-                Err(at(
-                    c.offset,
-                    format!("{name} on communicator {comm}: only MPI_COMM_WORLD is supported"),
-                ))
-            }
+        let here = Here {
+            call: &c,
+            name,
+            rank,
+            ranks,
+            type_sizes: &f.type_sizes,
+            path,
         };
         match c.args {
             Args::Send {
@@ -226,37 +223,9 @@ fn read_rank(
                 comm,
                 ..
             } => {
-                comm_ok(comm)?;
-                if dest < 0 {
-                    continue;
-                }
-                if dest as u32 >= ranks {
-                    return Err(at(
-                        c.offset,
-                        format!("{name} to rank {dest}, but the trace has {ranks} ranks"),
-                    ));
-                }
-                let size = *f.type_sizes.get(datatype as usize).ok_or_else(|| {
-                    at(
-                        c.offset,
-                        format!("{name} with unknown datatype index {datatype}"),
-                    )
-                })?;
-                let (sec, nsec) = match c.wall {
-                    Some((enter, _)) => (enter.sec, enter.nsec),
-                    None => return Err(at(c.offset, format!("{name} without a wall-clock time"))),
-                };
-                let g = sends.len();
-                sends.push(SendRec {
-                    rank,
-                    dest: dest as u32,
-                    tag,
-                    time_ns: sec * 1_000_000_000 + nsec as u64,
-                    bytes: count.max(0) as u64 * size as u64,
-                    child: None,
-                });
-                for r in completed.drain(..) {
-                    recvs[r].gate = Some(g);
+                here.world(comm)?;
+                if let Some(s) = here.send(count, datatype, dest, tag)? {
+                    gate(sends, recvs, &mut completed, s);
                 }
             }
             Args::Recv {
@@ -266,24 +235,34 @@ fn read_rank(
                 request,
                 ..
             } => {
-                comm_ok(comm)?;
-                if source < ANY || source >= ranks as i32 {
-                    // MPI_PROC_NULL (or garbage): nothing arrives.
-                    continue;
-                }
-                let i = recvs.len();
-                recvs.push(RecvRec {
-                    rank,
-                    source,
-                    tag,
-                    status_source: c.statuses.first().map(|s| s.1),
-                    gate: None,
-                });
-                match request {
-                    Some(q) => {
-                        requests.insert(q, i);
+                here.world(comm)?;
+                if let Some(r) = here.recv(source, tag, recvs) {
+                    match request {
+                        Some(q) => {
+                            requests.insert(q, r);
+                        }
+                        None => completed.push(r),
                     }
-                    None => completed.push(i),
+                }
+            }
+            Args::SendRecv {
+                sendcount,
+                sendtype,
+                dest,
+                sendtag,
+                source,
+                recvtag,
+                comm,
+                ..
+            } => {
+                // The send goes out while the receive is pending: only the rank's
+                // later sends wait for what it receives.
+                here.world(comm)?;
+                if let Some(s) = here.send(sendcount, sendtype, dest, sendtag)? {
+                    gate(sends, recvs, &mut completed, s);
+                }
+                if let Some(r) = here.recv(source, recvtag, recvs) {
+                    completed.push(r);
                 }
             }
             Args::Wait { requests: ref qs } => {
@@ -299,20 +278,101 @@ fn read_rank(
             Args::Barrier { .. } | Args::Allreduce { .. } => match collectives {
                 Collectives::Skip => skipped += 1,
                 Collectives::Refuse => {
-                    return Err(at(
-                        c.offset,
-                        format!(
-                            "unsupported MPI call {name}: routemu replays point-to-point \
-                             messages only (collectives need an algorithm the trace does not \
-                             record; --collectives skip drops Barrier and Allreduce)"
-                        ),
-                    ))
+                    return Err(here.err(format!(
+                        "unsupported MPI call {name}: routemu replays point-to-point \
+                         messages only (collectives need an algorithm the trace does not \
+                         record; --collectives skip drops Barrier and Allreduce)"
+                    )))
                 }
             },
             Args::Init { .. } | Args::CommQuery { .. } | Args::None => {}
         }
     }
     Ok(skipped)
+}
+
+/// A call being read, with what turning it into records needs.
+struct Here<'a> {
+    call: &'a super::dumpi::Call,
+    name: &'static str,
+    rank: u32,
+    ranks: u32,
+    type_sizes: &'a [u32],
+    path: &'a Path,
+}
+
+impl Here<'_> {
+    fn err(&self, what: String) -> Error {
+        Error::Trace(format!(
+            "{}: byte {}: {what}",
+            self.path.display(),
+            self.call.offset
+        ))
+    }
+
+    /// Only MPI_COMM_WORLD is read.
+    fn world(&self, comm: i16) -> Result<()> {
+        if comm == COMM_WORLD {
+            Ok(())
+        } else {
+            Err(self.err(format!(
+                "{} on communicator {comm}: only MPI_COMM_WORLD is supported",
+                self.name
+            )))
+        }
+    }
+
+    /// The message a send makes (None for MPI_PROC_NULL).
+    fn send(&self, count: i32, datatype: i16, dest: i32, tag: i32) -> Result<Option<SendRec>> {
+        let name = self.name;
+        if dest < 0 {
+            return Ok(None);
+        }
+        if dest as u32 >= self.ranks {
+            return Err(self.err(format!(
+                "{name} to rank {dest}, but the trace has {} ranks",
+                self.ranks
+            )));
+        }
+        let size = *self
+            .type_sizes
+            .get(datatype as usize)
+            .ok_or_else(|| self.err(format!("{name} with unknown datatype index {datatype}")))?;
+        let Some((enter, _)) = self.call.wall else {
+            return Err(self.err(format!("{name} without a wall-clock time")));
+        };
+        Ok(Some(SendRec {
+            rank: self.rank,
+            dest: dest as u32,
+            tag,
+            time_ns: enter.sec * 1_000_000_000 + enter.nsec as u64,
+            bytes: count.max(0) as u64 * size as u64,
+            child: None,
+        }))
+    }
+
+    /// Posts a receive; returns its index (None for MPI_PROC_NULL: nothing arrives).
+    fn recv(&self, source: i32, tag: i32, recvs: &mut Vec<RecvRec>) -> Option<usize> {
+        if source < ANY || source >= self.ranks as i32 {
+            return None;
+        }
+        recvs.push(RecvRec {
+            rank: self.rank,
+            source,
+            tag,
+            status_source: self.call.statuses.first().map(|s| s.1),
+            gate: None,
+        });
+        Some(recvs.len() - 1)
+    }
+}
+
+/// Adds a rank's send; the receives completed since its previous send gate it.
+fn gate(sends: &mut Vec<SendRec>, recvs: &mut [RecvRec], completed: &mut Vec<usize>, s: SendRec) {
+    for r in completed.drain(..) {
+        recvs[r].gate = Some(sends.len());
+    }
+    sends.push(s);
 }
 
 /// Matches every receive to a send (MPI order, see the module doc) and records each
