@@ -8,7 +8,7 @@
 //!    parity — and publish its [`Summary`];
 //! 3. wait at the barrier;
 //! 4. take what the others sent it (mailboxes q → p), read every summary, and let its own
-//!    copy of the [`Coordinator`] decide where the clock goes next, or whether to stop.
+//!    copy of the [`Coordinator`](super::sim::Coordinator) decide where the clock goes next, or whether to stop.
 //!
 //! Mailboxes and summaries are double-buffered by cycle parity: what a thread writes in
 //! cycle t+1 goes to the other half, and no thread writes a half again before every

@@ -9,9 +9,9 @@ use super::ModelError;
 /// First and second moments of a service time.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Moments {
-    /// E[S].
+    /// E\[S\].
     pub mean: f64,
-    /// E[S²].
+    /// E\[S²\].
     pub second: f64,
 }
 
@@ -54,7 +54,7 @@ impl Moments {
         Ok(Moments { mean, second })
     }
 
-    /// The variance E[S²] − E[S]².
+    /// The variance E\[S²\] − E\[S\]².
     pub fn variance(&self) -> f64 {
         (self.second - self.mean * self.mean).max(0.0)
     }
@@ -69,7 +69,7 @@ fn check(name: &str, x: f64) -> Result<f64, ModelError> {
 }
 
 /// Pollaczek–Khinchine mean wait of an M/G/1 queue with arrival rate `lambda` and
-/// service moments `s`: λ·E[S²] / (2(1 − ρ)), ρ = λ·E[S].
+/// service moments `s`: λ·E\[S²\] / (2(1 − ρ)), ρ = λ·E\[S\].
 pub fn pk_wait(lambda: f64, s: Moments) -> Result<f64, ModelError> {
     let lambda = check("arrival rate", lambda)?;
     let mean = check("mean service time", s.mean)?;

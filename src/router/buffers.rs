@@ -139,9 +139,9 @@ impl VcMasks {
 /// The input side of every router of a partition.
 #[derive(Clone, Debug)]
 pub struct InputBuffers {
-    /// [node][port][slot]
+    /// `[node][port][slot]`
     pub vc: Vec<InVc>,
-    /// [node][port][slot]: the occupying message.
+    /// `[node][port][slot]`: the occupying message.
     pub msg: Vec<VcMsg>,
     /// VCs waiting for virtual-channel allocation.
     pub wait_vc: VcMasks,
@@ -149,7 +149,7 @@ pub struct InputBuffers {
     pub ready: VcMasks,
     /// Per node: input ports that received a head flit this cycle.
     pub new_head: Vec<u64>,
-    /// [node][port]: the VC of that head flit.
+    /// `[node][port]`: the VC of that head flit.
     pub new_head_vc: Vec<u8>,
 }
 
@@ -171,13 +171,13 @@ impl InputBuffers {
 /// buffers and which output VCs (or ejection DMA engines) are allocated.
 #[derive(Clone, Debug)]
 pub struct OutputVcs {
-    /// [node][port][slot]: free slots in the downstream buffer.
+    /// `[node][port][slot]`: free slots in the downstream buffer.
     pub credits: Vec<u32>,
-    /// [node][port]: mask of unallocated VCs.
+    /// `[node][port]`: mask of unallocated VCs.
     pub free: Vec<u64>,
-    /// [node][port]: credits summed over the port's VCs.
+    /// `[node][port]`: credits summed over the port's VCs.
     pub credit_sum: Vec<u32>,
-    /// [node][port][slot]: the input VC slot (`Layout::slot`) the output VC is allocated to,
+    /// `[node][port][slot]`: the input VC slot (`Layout::slot`) the output VC is allocated to,
     /// so a returning credit can wake the VC that stalled waiting for it.
     pub holder: Vec<u16>,
 }

@@ -104,7 +104,7 @@ pub struct WormholeNet {
     down: Vec<u32>,
     /// [node][port]: the node feeding each network input (u32::MAX: none).
     up: Vec<u32>,
-    /// [node][port]: flits sent on each network output inside the window.
+    /// `[node][port]`: flits sent on each network output inside the window.
     pub link_flits: Vec<u64>,
     /// Flits held by injection engines, buffers and links.
     /// (Signed: a partition ejects flits another one injected, so only the sum over the

@@ -8,8 +8,8 @@
 //! the network like any other; "behind" is how far its injection (head leaving the source)
 //! runs after its recorded time.
 //!
-//! The network may be split into partitions, one thread each ([`lockstep`]); the replay's
-//! bookkeeping ([`driver`]) is kept, identical, by every partition, so results do not
+//! The network may be split into partitions, one thread each (`lockstep`); the replay's
+//! bookkeeping (`driver`) is kept, identical, by every partition, so results do not
 //! depend on the thread count.
 //!
 //! Not here: the readers (`trace`), the command line (`cli::replay`).

@@ -1,7 +1,7 @@
 //! Paper 000's models of circuit switching, restated in MODELS.md: the routing
 //! controller as an M/G/1 queue (Appendix A), link-conflict probabilities from the links
 //! held in each phase (Appendix B, Little's law), and the set-up time of each conflict
-//! strategy — [`hold`] (§4.1), [`drop`](mod@drop) (§4.2) and [`adaptive`] (§4.3 and
+//! strategy — [`hold`] (§4.1), `drop` (§4.2) and [`adaptive`] (§4.3 and
 //! paper 001's flow analysis). Hold and drop take any path-length distribution, so they
 //! cover paper 000 §5's torus with XY routing (M becomes the torus's mean path); adaptive
 //! needs the hypercube's candidate structure.
@@ -152,7 +152,7 @@ impl DataTime {
     }
 
     /// P(R > y) for the residual R of a data transfer seen at a random moment of it
-    /// (length-biased): E[(T − y)⁺] / E[T].
+    /// (length-biased): E\[(T − y)⁺\] / E\[T\].
     pub fn residual_tail(&self, y: f64, mean: f64) -> f64 {
         let y = y.max(0.0);
         (self.expect(|t| (t - y).max(0.0)) / mean).min(1.0)

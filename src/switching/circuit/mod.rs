@@ -1,7 +1,7 @@
 //! Circuit switching (papers 000 and 001): the routing controllers, DMA engines and link
 //! ends of every node, sequenced cycle by cycle. Where the hold, drop and adaptive
-//! strategies differ is in [`CircuitNet::busy_link`] and in how the path is chosen
-//! ([`CircuitNet::first_candidate`]); the link ends and their waiting FIFOs are in
+//! strategies differ is in `CircuitNet::busy_link` and in how the path is chosen
+//! (`CircuitNet::first_candidate`); the link ends and their waiting FIFOs are in
 //! [`links`], the measurements in [`measure`].
 //!
 //! # Timing (all in cycles; D = the controller's service times, ℓ = link latency)
@@ -72,7 +72,7 @@
 //! takes effect in the next cycle, as the previous-cycle reads above require: events,
 //! the state of a half-duplex link end for its peer in the other partition, and the
 //! announcement of a circuit's phase timeline (for classifying conflicts). A hold
-//! deadlock is found on the union of the partitions' wait-for edges ([`waits`]).
+//! deadlock is found on the union of the partitions' wait-for edges (`waits`).
 
 pub mod links;
 pub mod measure;
