@@ -419,3 +419,29 @@ fn the_shipped_ring_replays_with_its_collectives_skipped() {
     ring.sort_unstable();
     assert_eq!(ring, [(0, 1, 4), (1, 2, 4), (2, 3, 4), (3, 0, 4)]);
 }
+
+#[test]
+fn damaged_rank_files_never_panic_the_reader() {
+    // Every byte of rank 0's file set to 0x00 and to 0xff in turn, and the file cut at
+    // every length: each either reads or is refused with the file's name.
+    let dir = tempfile::tempdir().unwrap();
+    let (r0, r1, r2) = three_ranks();
+    let meta = write_trace(dir.path(), &[&r0, &r1, &r2]);
+    let good = r0.bytes();
+    let rank0 = dir.path().join("t-0000.bin");
+    let check = |bytes: &[u8], what: &str| {
+        std::fs::write(&rank0, bytes).unwrap();
+        if let Err(e) = open(&meta) {
+            let e = e.to_string();
+            assert!(e.contains("t-0000.bin") || e.contains("DUMPI trace t"), "{what}: {e}");
+        }
+    };
+    for i in 0..good.len() {
+        for v in [0x00, 0xff] {
+            let mut b = good.clone();
+            b[i] = v;
+            check(&b, &format!("byte {i} = {v:#x}"));
+        }
+        check(&good[..i], &format!("cut at {i}"));
+    }
+}
