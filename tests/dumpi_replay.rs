@@ -433,7 +433,10 @@ fn damaged_rank_files_never_panic_the_reader() {
         std::fs::write(&rank0, bytes).unwrap();
         if let Err(e) = open(&meta) {
             let e = e.to_string();
-            assert!(e.contains("t-0000.bin") || e.contains("DUMPI trace t"), "{what}: {e}");
+            assert!(
+                e.contains("t-0000.bin") || e.contains("DUMPI trace t"),
+                "{what}: {e}"
+            );
         }
     };
     for i in 0..good.len() {
