@@ -213,6 +213,18 @@ fn bad_traces_and_maps_are_refused_with_the_place_and_nothing_written() {
             "ok.txt (routemu text trace): message 0 (recorded at 0): endpoint 2 is not in the node map",
         ),
         (vec!["--trace", trunc.to_str().unwrap()], "t.tra.bz2"),
+        (
+            vec!["--trace", trace.as_str(), "--flit-bytes", "0"],
+            "--flit-bytes 0",
+        ),
+        (
+            vec!["--trace", trace.as_str(), "--time-scale", "0"],
+            "--time-scale 0: must be positive",
+        ),
+        (
+            vec!["--trace", trace.as_str(), "--place", "grid:3x"],
+            "--place grid:3x",
+        ),
     ] {
         let mut a = vec![
             "replay",

@@ -195,6 +195,11 @@ pub fn replay(a: &ReplayArgs) -> Result<i32> {
             a.time_scale
         )));
     }
+    if a.flit_bytes == 0 {
+        return Err(Error::Arg(
+            "--flit-bytes 0: a flit carries at least one byte".into(),
+        ));
+    }
     let mut src = open_with(
         &a.trace,
         &OpenOptions {
