@@ -55,37 +55,25 @@ impl Rank {
         self.body.extend(v.to_be_bytes());
         self
     }
+    /// Elements (doubles), peer rank and tag: how every point-to-point record begins.
+    fn part(&mut self, doubles: i32, peer: i32, tag: i32) -> &mut Self {
+        self.i32(doubles).i16(DOUBLE).i32(peer).i32(tag)
+    }
     fn isend(&mut self, ns: u64, doubles: i32, dest: i32, tag: i32, req: i32) -> &mut Self {
         self.call(8, ns)
-            .i32(doubles)
-            .i16(DOUBLE)
-            .i32(dest)
-            .i32(tag)
+            .part(doubles, dest, tag)
             .i16(WORLD)
             .i32(req)
     }
     fn send(&mut self, ns: u64, doubles: i32, dest: i32, tag: i32, comm: i16) -> &mut Self {
-        self.call(0, ns)
-            .i32(doubles)
-            .i16(DOUBLE)
-            .i32(dest)
-            .i32(tag)
-            .i16(comm)
+        self.call(0, ns).part(doubles, dest, tag).i16(comm)
     }
     fn recv(&mut self, ns: u64, source: i32, tag: i32) -> &mut Self {
-        self.call(1, ns)
-            .i32(1 << 20)
-            .i16(DOUBLE)
-            .i32(source)
-            .i32(tag)
-            .i16(WORLD)
+        self.call(1, ns).part(1 << 20, source, tag).i16(WORLD)
     }
     fn irecv(&mut self, ns: u64, source: i32, tag: i32, req: i32) -> &mut Self {
         self.call(12, ns)
-            .i32(1 << 20)
-            .i16(DOUBLE)
-            .i32(source)
-            .i32(tag)
+            .part(1 << 20, source, tag)
             .i16(WORLD)
             .i32(req)
     }
@@ -110,16 +98,11 @@ impl Rank {
         recvtag: i32,
     ) -> &mut Self {
         self.call(33, ns)
-            .i32(doubles)
-            .i16(DOUBLE)
-            .i32(dest)
-            .i32(sendtag)
-            .i32(1 << 20)
-            .i16(DOUBLE)
-            .i32(source)
-            .i32(recvtag)
+            .part(doubles, dest, sendtag)
+            .part(1 << 20, source, recvtag)
             .i16(WORLD)
     }
+    /// One buffer: the receive's count and type are the send's, so not written.
     fn sendrecv_replace(
         &mut self,
         ns: u64,
@@ -130,10 +113,7 @@ impl Rank {
         recvtag: i32,
     ) -> &mut Self {
         self.call(34, ns)
-            .i32(doubles)
-            .i16(DOUBLE)
-            .i32(dest)
-            .i32(sendtag)
+            .part(doubles, dest, sendtag)
             .i32(source)
             .i32(recvtag)
             .i16(WORLD)
