@@ -84,7 +84,7 @@ fn controller_fields_are_consistent_and_near_pollaczek_khinchine() {
     assert!((k.utilization - k.arrival_rate * 4.0).abs() < 1e-12);
     // Headers per node per cycle: one per router visited (hops + 1) per message.
     let expected =
-        r.throughput.accepted_messages * (r.wormhole.as_ref().unwrap().hops_mean.unwrap() + 1.0);
+        r.throughput.accepted_messages * (r.wormhole().unwrap().hops_mean.unwrap() + 1.0);
     assert!(
         (k.arrival_rate - expected).abs() / expected < 0.02,
         "{} vs {expected}",
@@ -144,8 +144,8 @@ fn locality_shortens_paths() {
         probability: 1.0,
     };
     let local = run_experiment(&c, &mut |_, _| {}).unwrap();
-    assert!((uniform.wormhole.as_ref().unwrap().hops_mean.unwrap() - 4.06).abs() < 0.1);
-    assert_eq!(local.wormhole.as_ref().unwrap().hops_mean.unwrap(), 1.0);
+    assert!((uniform.wormhole().unwrap().hops_mean.unwrap() - 4.06).abs() < 0.1);
+    assert_eq!(local.wormhole().unwrap().hops_mean.unwrap(), 1.0);
 }
 
 #[test]

@@ -41,6 +41,7 @@ fn short(name: &str, mut cfg: HwConfig) -> HwConfig {
 fn all_presets() -> Vec<(String, HwConfig)> {
     let mut v = common::wormhole_presets();
     v.extend(common::circuit_presets());
+    v.extend(common::deflection_presets());
     v
 }
 
@@ -70,7 +71,11 @@ fn the_split_really_happens_for_wormhole_and_falls_back_when_partitions_are_smal
 
 #[test]
 fn idle_skipping_changes_nothing_on_partitions() {
-    for file in ["wormhole-hypercube.ron", "circuit-hold.ron"] {
+    for file in [
+        "wormhole-hypercube.ron",
+        "circuit-hold.ron",
+        "deflection-ms-hop-limit.ron",
+    ] {
         let mut cfg = short(file, common::preset(file));
         cfg.experiment.threads = 2;
         cfg.workload.rate /= 10.0;
@@ -82,7 +87,11 @@ fn idle_skipping_changes_nothing_on_partitions() {
 
 #[test]
 fn replications_side_by_side_give_the_same_report() {
-    for file in ["wormhole-torus-adaptive.ron", "circuit-drop.ron"] {
+    for file in [
+        "wormhole-torus-adaptive.ron",
+        "circuit-drop.ron",
+        "deflection-ms.ron",
+    ] {
         let mut cfg = short(file, common::preset(file));
         cfg.experiment.replications = 4;
         let a = report(&cfg);
@@ -90,6 +99,15 @@ fn replications_side_by_side_give_the_same_report() {
         cfg.experiment.threads = 2;
         assert_eq!(a, report(&cfg), "{file}");
     }
+}
+
+#[test]
+fn deflection_really_splits() {
+    let mut cfg = short("d", common::preset("deflection-ms.ron"));
+    cfg.experiment.threads = 4;
+    let r = run_experiment(&cfg, &mut |_, _| {}).unwrap();
+    assert_eq!(r.threads, 4);
+    assert!(r.deflection().unwrap().preemptions > 0);
 }
 
 #[test]

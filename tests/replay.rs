@@ -4,12 +4,10 @@
 
 mod common;
 
-use routemu::config::{HwConfig, SwitchingConfig};
+use routemu::config::HwConfig;
 use routemu::engine::replay::{
-    replay, NodeMap, ReplayMode, ReplayOptions, ReplayRecord, ReplaySummary,
+    replay_machine, NodeMap, ReplayMode, ReplayOptions, ReplayRecord, ReplaySummary,
 };
-use routemu::switching::circuit::CircuitNet;
-use routemu::switching::wormhole::WormholeNet;
 use routemu::trace::{open, TraceMsg};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -41,13 +39,7 @@ fn replay_all(
         recs.push(r.clone());
         Ok(())
     };
-    let sum = match cfg.switching {
-        SwitchingConfig::Wormhole { .. } => {
-            replay::<WormholeNet>(cfg, src.as_mut(), opts, &mut each)
-        }
-        SwitchingConfig::Circuit { .. } => replay::<CircuitNet>(cfg, src.as_mut(), opts, &mut each),
-    }
-    .unwrap();
+    let sum = replay_machine(cfg, src.as_mut(), opts, &mut each).unwrap();
     (recs, sum)
 }
 
@@ -122,7 +114,7 @@ fn endpoints_outside_the_network_are_refused_unless_mapped() {
     std::fs::write(&p, "time src dst flits\n0 0 70 4\n5 70 1 2\n").unwrap();
     let cfg = common::preset("wormhole-torus-dor.ron");
     let mut src = open(&p).unwrap();
-    let e = replay::<WormholeNet>(&cfg, src.as_mut(), &ReplayOptions::default(), &mut |_| {
+    let e = replay_machine(&cfg, src.as_mut(), &ReplayOptions::default(), &mut |_| {
         Ok(())
     })
     .unwrap_err()

@@ -16,8 +16,7 @@ use crate::engine::parallel::{
 };
 use crate::engine::sim::Simulation;
 use crate::error::Result;
-use crate::switching::circuit::CircuitNet;
-use crate::switching::wormhole::WormholeNet;
+use crate::switching::{with_mode, WithMode};
 use crate::types::Cycle;
 use std::time::Instant;
 
@@ -47,8 +46,8 @@ pub struct BenchResult {
     pub load: f64,
     /// Node-cycles per second with idle skipping (best of the repeats).
     pub node_cycles_per_second: f64,
-    /// Nanoseconds per unit of work: a flit moved through a crossbar (wormhole) or a
-    /// message delivered (circuit).
+    /// Nanoseconds per unit of work (the mode's `Network::WORK_UNIT`: a flit moved
+    /// through a crossbar, a message delivered, a header hop).
     pub ns_per_unit: f64,
     /// What the unit of work is.
     pub unit: &'static str,
@@ -132,16 +131,15 @@ fn time<N: Network>(cfg: &HwConfig, cycles: u64, work: fn(&N) -> u64) -> Result<
 }
 
 fn time_any(cfg: &HwConfig, cycles: u64) -> Result<(f64, u64, usize, &'static str)> {
-    Ok(match cfg.switching {
-        crate::config::SwitchingConfig::Wormhole { .. } => {
-            let (s, w, n) = time::<WormholeNet>(cfg, cycles, |n| n.flit_moves)?;
-            (s, w, n, "flit move")
+    struct Time<'a>(&'a HwConfig, u64);
+    impl WithMode for Time<'_> {
+        type Output = Result<(f64, u64, usize, &'static str)>;
+        fn run<N: Network + Send>(self) -> Self::Output {
+            let (s, w, n) = time::<N>(self.0, self.1, N::work)?;
+            Ok((s, w, n, N::WORK_UNIT))
         }
-        crate::config::SwitchingConfig::Circuit { .. } => {
-            let (s, w, n) = time::<CircuitNet>(cfg, cycles, |n| n.delivered)?;
-            (s, w, n, "message")
-        }
-    })
+    }
+    with_mode(&cfg.switching, Time(cfg, cycles))
 }
 
 /// Runs one scenario `repeats` times and keeps the best.
@@ -303,14 +301,14 @@ fn time_parts_any<B: CycleBarrier>(
     barrier: &B,
     cycles: u64,
 ) -> Result<(f64, usize, Option<usize>)> {
-    match cfg.switching {
-        crate::config::SwitchingConfig::Wormhole { .. } => {
-            time_parts::<WormholeNet, B>(cfg, parts, barrier, cycles)
-        }
-        crate::config::SwitchingConfig::Circuit { .. } => {
-            time_parts::<CircuitNet, B>(cfg, parts, barrier, cycles)
+    struct Parts<'a, B>(&'a HwConfig, usize, &'a B, u64);
+    impl<B: CycleBarrier> WithMode for Parts<'_, B> {
+        type Output = Result<(f64, usize, Option<usize>)>;
+        fn run<N: Network + Send>(self) -> Self::Output {
+            time_parts::<N, B>(self.0, self.1, self.2, self.3)
         }
     }
+    with_mode(&cfg.switching, Parts(cfg, parts, barrier, cycles))
 }
 
 /// Runs a partitioned scenario: one thread, then `threads` with each barrier (best of
@@ -318,14 +316,14 @@ fn time_parts_any<B: CycleBarrier>(
 pub fn run_parts(s: &PartScenario, threads: usize, repeats: usize) -> Result<PartResult> {
     let nodes = crate::config::validate::validate(&s.cfg)?.topology.nodes();
     let min = s.cfg.experiment.partition_min_nodes.map(|m| m as usize);
-    let parts = match s.cfg.switching {
-        crate::config::SwitchingConfig::Wormhole { .. } => {
-            crate::engine::parallel::partitions_for::<WormholeNet>(nodes, threads, min)
+    struct Split(usize, usize, Option<usize>);
+    impl WithMode for Split {
+        type Output = usize;
+        fn run<N: Network + Send>(self) -> usize {
+            crate::engine::parallel::partitions_for::<N>(self.0, self.1, self.2)
         }
-        crate::config::SwitchingConfig::Circuit { .. } => {
-            crate::engine::parallel::partitions_for::<CircuitNet>(nodes, threads, min)
-        }
-    };
+    }
+    let parts = with_mode(&s.cfg.switching, Split(nodes, threads, min));
     let best = |parts: usize, spin: bool| -> Result<(f64, Option<usize>)> {
         let mut b = (f64::MAX, None);
         for _ in 0..repeats.max(1) {

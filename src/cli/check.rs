@@ -41,6 +41,7 @@ pub fn explain(cfg: &HwConfig, origin: &str) -> Result<String> {
     match cfg.switching {
         SwitchingConfig::Wormhole { .. } => explain_wormhole(cfg, &m, &mut s),
         SwitchingConfig::Circuit { .. } => explain_circuit(cfg, &m, &mut s),
+        SwitchingConfig::Deflection { .. } => explain_deflection(cfg, &m, &mut s),
     }
     let w = &cfg.workload;
     let flits = w.rate * len;
@@ -54,6 +55,14 @@ pub fn explain(cfg: &HwConfig, origin: &str) -> Result<String> {
             t.capacity() * l.width as f64
         ),
         SwitchingConfig::Circuit { .. } => String::new(),
+        SwitchingConfig::Deflection { .. } => {
+            let m = cfg.router.vcs as f64;
+            let per_lane = w.rate * len / m;
+            format!(
+                " (λ/m = {per_lane:.4} worms per node per time unit per lane; bound 2μ/D(0) = {:.4})",
+                2.0 / t.mean_distance()
+            )
+        }
     };
     let _ = writeln!(
         s,
@@ -142,6 +151,49 @@ fn explain_wormhole(cfg: &HwConfig, m: &Machine, s: &mut String) {
             + (d - d.floor()) * l.latency as f64
             + (d - d.floor()) * (r.controller.route - 1 + p.vc_alloc + p.switch_alloc + p.switch_traversal) as f64,
         r.buffer_flits
+    );
+}
+
+fn explain_deflection(cfg: &HwConfig, m: &Machine, s: &mut String) {
+    let SwitchingConfig::Deflection {
+        hop_limit,
+        retry,
+        retry_dist,
+        resume,
+        abort,
+        victim,
+        max_pending,
+    } = cfg.switching
+    else {
+        return;
+    };
+    let (t, l) = (&m.topology, &cfg.links);
+    let lanes = cfg.router.vcs;
+    let p = &cfg.router.pipeline;
+    let r = cfg.router.controller.route + p.vc_alloc + p.switch_alloc + p.switch_traversal;
+    let _ = writeln!(
+        s,
+        "  router: {r} cycle(s) per hop; {lanes} lane(s) per link, each one flit per cycle; link latency {}",
+        l.latency
+    );
+    let limit = hop_limit.map_or("no hop limit".into(), |h| {
+        format!("hop limit ⌊{h} × distance⌋, drop signalled {abort:?}")
+    });
+    let pending = max_pending.map_or("unbounded".into(), |p| format!("at most {p}"));
+    let _ = writeln!(
+        s,
+        "  switching: deflection (WDVC, persistent rule), {limit}; retry after {retry} cycles \
+         ({retry_dist:?}), preempted worms resume {resume:?}, victim {victim:?}; source memory {pending} messages"
+    );
+    let len = m.workload.length.mean();
+    let d = t.mean_distance();
+    let _ = writeln!(
+        s,
+        "  time unit (mean worm length) {len:.2} cycles; D(0) = {d:.4}; zero-load latency of a {}-flit worm: {} cycles at 1 hop, {} at {} hops",
+        len.round(),
+        crate::switching::deflection::zero_load_latency(cfg, 1, len.round() as u64),
+        crate::switching::deflection::zero_load_latency(cfg, d.round() as u64, len.round() as u64),
+        d.round()
     );
 }
 

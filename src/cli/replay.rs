@@ -4,13 +4,10 @@
 use super::output::write_output;
 use crate::config::load::load_hw;
 use crate::config::overrides::apply_overrides;
-use crate::config::SwitchingConfig;
 use crate::engine::replay::{
-    replay as run_replay, NodeMap, Placement, ReplayMode, ReplayOptions, ReplayRecord,
+    replay_machine, NodeMap, Placement, ReplayMode, ReplayOptions, ReplayRecord,
 };
 use crate::error::{Error, Result};
-use crate::switching::circuit::CircuitNet;
-use crate::switching::wormhole::WormholeNet;
 use crate::topology::Topology;
 use crate::trace::mpi::Collectives;
 use crate::trace::{open_with, OpenOptions};
@@ -260,14 +257,7 @@ pub fn replay(a: &ReplayArgs) -> Result<i32> {
         }
         Ok(())
     };
-    let sum = match cfg.switching {
-        SwitchingConfig::Wormhole { .. } => {
-            run_replay::<WormholeNet>(&cfg, src.as_mut(), &opts, &mut each)
-        }
-        SwitchingConfig::Circuit { .. } => {
-            run_replay::<CircuitNet>(&cfg, src.as_mut(), &opts, &mut each)
-        }
-    };
+    let sum = replay_machine(&cfg, src.as_mut(), &opts, &mut each);
     if let Some(b) = bar {
         b.finish_and_clear();
     }

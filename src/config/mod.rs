@@ -244,10 +244,89 @@ pub enum SwitchingConfig {
         #[serde(default)]
         hold_timeout: Option<u64>,
     },
+    /// Deflection wormhole with virtual channels (WDVC, paper 003) on the Manhattan
+    /// Street network: worms are never buffered at intermediate nodes; a transit worm
+    /// takes a free virtual channel (`router.vcs` lanes per link, each carrying one flit
+    /// per cycle) on its preferred link, else preempts a worm originating there, else is
+    /// deflected to the other link; an originating worm that finds its preferred link
+    /// full is blocked and retries later. `router.controller.route` is the router's
+    /// delay per hop.
+    Deflection {
+        /// Hop limit factor h: a worm whose header has travelled h × (shortest distance
+        /// from its source to its destination) hops, rounded down, without arriving is
+        /// dropped and its source sends it again. None: no limit (the paper's Figs. 1–3a).
+        #[serde(default)]
+        hop_limit: Option<f64>,
+        /// Mean delay, in cycles, before a blocked, preempted or dropped worm tries
+        /// again (the paper's "random delay"; the presets use the mean worm length).
+        #[serde(default = "default_retry")]
+        retry: u64,
+        /// Distribution of the retry delay (exponential by default, which lets retries
+        /// mix into the Poisson stream the paper's model assumes).
+        #[serde(default = "default_retry_dist")]
+        retry_dist: BackoffDist,
+        /// When a preempted worm sends the rest of its data again.
+        #[serde(default)]
+        resume: Resume,
+        /// How the source of a worm dropped by the hop limit learns of it.
+        #[serde(default)]
+        abort: AbortSignal,
+        /// Which originating worm a transit worm preempts when several hold the link.
+        #[serde(default)]
+        victim: Victim,
+        /// Most messages a node holds waiting to be sent (created, blocked or preempted);
+        /// a message created at a full node is rejected and counted. None: unbounded.
+        #[serde(default = "default_max_pending")]
+        max_pending: Option<u32>,
+    },
 }
 
 fn default_backoff() -> u64 {
     1500
+}
+
+fn default_retry() -> u64 {
+    100
+}
+
+fn default_retry_dist() -> BackoffDist {
+    BackoffDist::Exponential
+}
+
+fn default_max_pending() -> Option<u32> {
+    Some(1000)
+}
+
+/// When a preempted worm of deflection switching sends the rest of its data.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Resume {
+    /// After a random retry delay (paper 003 §3, the model's assumption).
+    #[default]
+    AfterDelay,
+    /// When the tail of the worm that preempted it leaves the link (paper 003 §2).
+    OnPreemptorTail,
+}
+
+/// How the source of a worm dropped by the hop limit learns of the drop.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum AbortSignal {
+    /// A signal travels back over the worm's path, one link latency per hop.
+    #[default]
+    Signal,
+    /// The source knows in the next cycle (an oracle, for what-if studies).
+    Instant,
+}
+
+/// Which originating worm a transit worm preempts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Victim {
+    /// Uniformly at random among the worms originating on the link.
+    #[default]
+    Random,
+    /// The one that started transmitting last.
+    Youngest,
+    /// The one that started transmitting first.
+    Oldest,
 }
 
 /// Link-conflict resolution of circuit switching (paper 000 §4).

@@ -4,8 +4,9 @@
 //!
 //! Enum variants are transparent in paths: `topology.k` reaches the `k` of
 //! `Torus(k: 8, n: 2)` and `switching.routing` the routing of `Wormhole(...)`. Values are
-//! numbers, booleans, `None`, unit variants (`Random`), variants with data
-//! (`Exponential(mean: 24)`, `Messages(5000)`), or strings.
+//! numbers, booleans, `None` or `Some(value)` (or the bare value) for options, unit
+//! variants (`Random`), variants with data (`Exponential(mean: 24)`, `Messages(5000)`),
+//! or strings.
 
 use super::HwConfig;
 use crate::error::{Error, Result};
@@ -124,6 +125,11 @@ fn parse_value(raw: &str) -> std::result::Result<Value, String> {
     if let Some(s) = raw.strip_prefix('"').and_then(|r| r.strip_suffix('"')) {
         return Ok(Value::String(s.to_string()));
     }
+    if let Some(inner) = raw.strip_prefix("Some(").and_then(|r| r.strip_suffix(')')) {
+        // An option's value is written the way RON files write it; in the tree (JSON) a
+        // present option is the bare value.
+        return parse_value(inner.trim());
+    }
     if raw.starts_with(|c: char| c.is_ascii_uppercase()) {
         if let Some(open) = raw.find('(') {
             let name = &raw[..open];
@@ -197,6 +203,16 @@ mod tests {
         assert_eq!(c.router.dma, Some(2));
         let c = set(&c, "router.controller.verify=10").unwrap();
         assert_eq!(c.router.controller.verify, 10);
+    }
+
+    #[test]
+    fn options_take_none_some_or_the_bare_value() {
+        let c = set(&torus(), "router.dma=Some(3)").unwrap();
+        assert_eq!(c.router.dma, Some(3));
+        let c = set(&c, "router.dma=None").unwrap();
+        assert_eq!(c.router.dma, None);
+        let c = set(&c, "router.dma=2").unwrap();
+        assert_eq!(c.router.dma, Some(2));
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! error saying which field is wrong and why. Nothing here allocates per-node state, so
 //! `routemu check` is instant even for a million nodes.
 
-use super::{AckDelay, ConflictStrategy, Duplex, HwConfig, Measure, SwitchingConfig};
+use super::{AckDelay, BackoffDist, ConflictStrategy, Duplex, HwConfig, Measure, SwitchingConfig};
 use crate::error::{Error, Result};
 use crate::routing::{RoutingFn, MAX_VCS};
 use crate::topology::Topology;
@@ -43,6 +43,10 @@ pub fn validate(cfg: &HwConfig) -> Result<Machine> {
         } => Some(RoutingFn::new(&topology, routing, unsafe_routing, r.vcs)?),
         SwitchingConfig::Circuit { .. } => {
             check_circuit(cfg, &topology)?;
+            None
+        }
+        SwitchingConfig::Deflection { .. } => {
+            check_deflection(cfg, &topology)?;
             None
         }
     };
@@ -140,6 +144,10 @@ pub fn validate(cfg: &HwConfig) -> Result<Machine> {
     if routing.is_some() {
         check_memory(&topology, r.vcs as usize, dma as usize, machine_memory())?;
     }
+    if matches!(cfg.switching, SwitchingConfig::Deflection { .. }) {
+        let need = topology.nodes() as u64 * deflection_bytes_per_node(r.vcs as usize);
+        check_bytes(&topology, need, r.vcs as usize, machine_memory())?;
+    }
     let workload = Workload::new(&cfg.workload, &topology)?;
     check_experiment(cfg)?;
     Ok(Machine {
@@ -173,17 +181,32 @@ fn machine_memory() -> Option<u64> {
     Some((kib("MemTotal:")? + kib("SwapTotal:").unwrap_or(0)) * 1024)
 }
 
+/// Bytes of per-node tables a deflection router needs: per lane of its two outputs the
+/// holder record, per lane of its two inputs the forwarding entry, and the node's own
+/// counters and random stream (a generous round figure; pending messages come on top).
+pub fn deflection_bytes_per_node(vcs: usize) -> u64 {
+    (2 * vcs as u64) * (40 + 24) + 512
+}
+
 /// Refuses a network whose tables could not be allocated in `have` bytes (the machine's
 /// memory), instead of failing half-way through building it.
 fn check_memory(topology: &Topology, vcs: usize, dma: usize, have: Option<u64>) -> Result<()> {
     let need = topology.nodes() as u64 * wormhole_bytes_per_node(topology.degree(), vcs, dma);
+    check_bytes(topology, need, vcs, have).map_err(|e| {
+        Error::config(format!(
+            "{e} ({dma} DMA engines per node; fewer VCs or DMA engines would also fit)"
+        ))
+    })
+}
+
+/// Refuses `need` bytes of router tables when the machine has fewer (`have`).
+fn check_bytes(topology: &Topology, need: u64, vcs: usize, have: Option<u64>) -> Result<()> {
     if let Some(have) = have {
         if need > have {
             let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
             return Err(Error::config(format!(
-                "{} nodes with {vcs} VCs per port and {dma} DMA engines need about {:.1} GiB of \
-                 router tables; this machine has {:.1} GiB (fewer VCs or DMA engines, or a \
-                 smaller network, would fit)",
+                "{} nodes with {vcs} VCs per port need about {:.1} GiB of router tables; this \
+                 machine has {:.1} GiB (a smaller network would fit)",
                 topology.nodes(),
                 gib(need),
                 gib(have)
@@ -244,6 +267,95 @@ fn check_circuit(cfg: &HwConfig, topology: &Topology) -> Result<()> {
             topology.degree(),
             topology.degree()
         )));
+    }
+    Ok(())
+}
+
+/// Checks what only deflection switching needs.
+fn check_deflection(cfg: &HwConfig, topology: &Topology) -> Result<()> {
+    let SwitchingConfig::Deflection {
+        hop_limit,
+        retry,
+        retry_dist,
+        max_pending,
+        ..
+    } = cfg.switching
+    else {
+        return Ok(());
+    };
+    if !matches!(topology, Topology::ManhattanStreet(_)) {
+        return Err(Error::config(format!(
+            "deflection switching (paper 003) runs on the Manhattan Street network \
+             (topology: ManhattanStreet(k: 6)), whose nodes have as many input as output \
+             links, which is what guarantees a transit worm a virtual channel; this machine \
+             is {}",
+            topology.describe()
+        )));
+    }
+    if let Topology::ManhattanStreet(ms) = topology {
+        if ms.k < 4 {
+            return Err(Error::config(format!(
+                "topology: ManhattanStreet(k = {}): deflection needs k ≥ 4 (at k = 2 every \
+                 row and column is a pair of opposite links, not a Manhattan Street grid)",
+                ms.k
+            )));
+        }
+    }
+    let vcs = cfg.router.vcs;
+    if vcs == 0 || vcs > MAX_VCS {
+        return Err(Error::config(format!(
+            "router.vcs = {vcs}: deflection switching needs 1 to {MAX_VCS} virtual channels \
+             (lanes) per link"
+        )));
+    }
+    if let Some(h) = hop_limit {
+        if !(h.is_finite() && h >= 1.0) {
+            return Err(Error::config(format!(
+                "switching.hop_limit = Some({h}): the limit is a factor h ≥ 1 of the shortest \
+                 distance (a worm on a shortest path must be able to arrive); None for no limit"
+            )));
+        }
+        if h > 1000.0 {
+            return Err(Error::config(format!(
+                "switching.hop_limit = Some({h}): at most 1000 (use None for no limit)"
+            )));
+        }
+    }
+    let most = match retry_dist {
+        BackoffDist::Uniform => MAX_DELAY / 2,
+        _ => MAX_DELAY,
+    };
+    if retry == 0 || retry > most {
+        return Err(Error::config(format!(
+            "switching.retry = {retry}: a blocked or preempted worm waits 1 to {most} cycles \
+             on average before it tries again"
+        )));
+    }
+    if max_pending == Some(0) {
+        return Err(Error::config(
+            "switching.max_pending = Some(0): a node must be able to hold at least one \
+             message (None: unbounded)",
+        ));
+    }
+    let l = &cfg.links;
+    if l.width != 1 {
+        return Err(Error::config(format!(
+            "links.width = {}: in deflection switching each virtual channel is a lane carrying \
+             one flit per cycle of its own (paper 003's full-rate channels); use router.vcs \
+             for more lanes",
+            l.width
+        )));
+    }
+    if l.duplex == Duplex::Half {
+        return Err(Error::config(
+            "links.duplex = Half: the Manhattan Street network's links are one-way",
+        ));
+    }
+    if l.credit_latency.is_some() {
+        return Err(Error::config(
+            "links.credit_latency: deflection switching has no credits (worms are never \
+             buffered at intermediate nodes)",
+        ));
     }
     Ok(())
 }

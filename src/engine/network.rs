@@ -1,8 +1,13 @@
 //! What the cycle loop needs from a switching mode: the [`Network`] trait. The engine
 //! (`sim`) owns time, message creation, the calendar of events and the measurement
-//! window; a network owns its nodes' hardware and decides what happens in a cycle. Both
-//! wormhole and circuit switching implement it, so warm-up, drain, saturation, deadlock
-//! detection and replications are written once.
+//! window; a network owns its nodes' hardware and decides what happens in a cycle. Every
+//! switching mode implements it, so warm-up, drain, saturation, deadlock detection and
+//! replications are written once.
+//!
+//! A mode's own measurements ([`ModeMeasures`]) are opaque to the engine: it collects
+//! them from each partition, merges them, and hands every replication's to the mode,
+//! which builds its block of the report. Adding a mode touches `switching` (the mode and
+//! its entry in `switching::with_mode`) and `stats::report` (its block), never the engine.
 
 use super::partition::{Located, PartOut};
 use super::sim::{MeasureWindow, Simulation};
@@ -12,9 +17,12 @@ use crate::config::HwConfig;
 use crate::error::Result;
 use crate::router::controller::CtrlStats;
 use crate::router::dma::PendingMsg;
+use crate::stats::report::ModeReport;
 use crate::stats::MsgStats;
-use crate::switching::circuit::CircuitMeasures;
+use crate::topology::Topology;
 use crate::types::Cycle;
+
+use super::experiment::RepResult;
 
 /// The measurement window as the hardware sees it.
 pub trait Window {
@@ -68,6 +76,29 @@ impl NetMeasures {
     }
 }
 
+/// What a report's mode block is built from besides the replications' measurements.
+#[derive(Clone, Copy, Debug)]
+pub struct ModeContext<'a> {
+    /// The effective configuration.
+    pub cfg: &'a HwConfig,
+    /// Its topology.
+    pub topology: &'a Topology,
+}
+
+/// A switching mode's own measurements of one replication: gathered from each partition
+/// at the end of the replication, merged, and turned into the mode's block of the report
+/// from every replication's (so confidence intervals over replications are the mode's to
+/// compute).
+pub trait ModeMeasures: Clone + std::fmt::Debug + Send + Sized {
+    /// Adds another partition's measurements of the same replication (exact: integer
+    /// counts and histograms, so the partition count never shows).
+    fn merge(&mut self, other: &Self);
+
+    /// The mode's block of the report from every replication (with its mode-independent
+    /// results), in replication order.
+    fn report(ctx: ModeContext<'_>, reps: &[RepResult<Self>]) -> ModeReport;
+}
+
 /// A switching mode's network of routers.
 pub trait Network: Sized {
     /// Something delivered to a node in a given cycle (a flit, a credit, a signal).
@@ -84,6 +115,12 @@ pub trait Network: Sized {
 
     /// Whether the mode can be split into partitions stepped by separate threads.
     const PARTITIONABLE: bool;
+
+    /// What one unit of [`Network::work`] is, for benchmarks ("flit move", …).
+    const WORK_UNIT: &'static str;
+
+    /// Units of work done so far (benchmarks report the time per unit).
+    fn work(&self) -> u64;
 
     /// Smallest partition, in nodes, whose cycles carry enough work to pay for a
     /// barrier per cycle (the default of `experiment.partition_min_nodes`).
@@ -149,6 +186,17 @@ pub trait Network: Sized {
     /// Measured messages delivered.
     fn measured_delivered(&self) -> u64;
 
+    /// Messages that will never be delivered (refused by a full source memory): all of
+    /// them, and the measured ones (which count as finished for the drain).
+    fn lost(&self) -> u64 {
+        0
+    }
+
+    /// See [`Network::lost`].
+    fn measured_lost(&self) -> u64 {
+        0
+    }
+
     /// Work in the network that must keep moving (wormhole: flits); the watchdog fires
     /// when the whole network has some and none moved for `deadlock_cycles`.
     fn live_work(&self) -> i64;
@@ -169,11 +217,12 @@ pub trait Network: Sized {
     /// Servers per routing controller.
     fn ctrl_servers(&self) -> usize;
 
+    /// The mode's own measurements (see [`ModeMeasures`]).
+    type Measures: ModeMeasures;
+
     /// Measurements over the window `[start, end)`.
     fn measures(&self, start: Cycle, end: Cycle) -> NetMeasures;
 
-    /// Circuit-switching measurements over the window, for circuit networks.
-    fn circuit_measures(&self, _start: Cycle, _end: Cycle) -> Option<CircuitMeasures> {
-        None
-    }
+    /// The mode's own measurements over the window `[start, end)` (this partition's).
+    fn mode_measures(&self, start: Cycle, end: Cycle) -> Self::Measures;
 }

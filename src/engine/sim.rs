@@ -84,7 +84,7 @@ pub struct Summary {
     pub next: Cycle,
     /// Measured messages created so far.
     pub measured_created: u64,
-    /// Measured messages delivered so far.
+    /// Measured messages delivered (or lost: refused by a full source) so far.
     pub measured_delivered: u64,
     /// Messages waiting in source memory.
     pub backlog: u64,
@@ -200,13 +200,21 @@ impl Coordinator {
                 return Decision::Stop(Stop::Deadlock(String::new()), Some(self.close(now)));
             }
         }
-        let next = match parts.iter().map(|s| s.next).min() {
+        let mut next = match parts.iter().map(|s| s.next).min() {
             // Nothing scheduled anywhere (the workload stopped and the network is stuck
             // or empty): step on rather than jump to the end of time.
             Some(Cycle::MAX) | None => now,
             Some(n) if self.exp.idle_skip => n.max(now),
             Some(_) => now,
         };
+        // A jump never passes a cycle after which a decision is taken (the window's end,
+        // a check point): stepping it idle changes nothing, and the run then stops at the
+        // same cycle as when every cycle is stepped.
+        next = next.min(self.next_check - 1);
+        if let Some(e) = self.window.end.filter(|&e| now < e) {
+            next = next.min(e - 1);
+        }
+        let next = next.max(now);
         Decision::Continue {
             next,
             window_end: self.window.end,
@@ -435,7 +443,7 @@ impl<N: Network> Simulation<N> {
         Summary {
             next: self.next_busy(),
             measured_created: self.measured_created,
-            measured_delivered: self.net.measured_delivered(),
+            measured_delivered: self.net.measured_delivered() + self.net.measured_lost(),
             backlog: self.net.backlog() as u64,
             live: self.net.live_work(),
             last_progress: self.net.last_progress(),

@@ -79,7 +79,7 @@ pub fn rows(report: &Report, prediction: Option<&Prediction>, mean_path: f64) ->
         Some(Prediction::Wormhole(p)) => Some(p),
         _ => None,
     };
-    let c = report.circuit.as_ref();
+    let c = report.circuit();
     let ctrl = &report.controller;
     let phase = |f: fn(&crate::stats::report::Circuit) -> Option<f64>| c.and_then(f);
     let setup = phase(|c| Some(c.phases.setup.mean? + c.phases.ack.mean?));
@@ -164,17 +164,14 @@ pub fn rows(report: &Report, prediction: Option<&Prediction>, mean_path: f64) ->
         row(
             "blocking_per_hop",
             "blocking per hop (cycles)",
-            report.wormhole.as_ref().and_then(|w| w.blocking_per_hop),
-            report
-                .wormhole
-                .as_ref()
-                .and_then(|w| w.blocking_per_hop_ci95),
+            report.wormhole().and_then(|w| w.blocking_per_hop),
+            report.wormhole().and_then(|w| w.blocking_per_hop_ci95),
             worm.map(|w| w.blocking_per_hop),
         ),
         row(
             "delay_per_hop",
             "delay per hop beyond zero load (cycles)",
-            report.wormhole.as_ref().and_then(|w| {
+            report.wormhole().and_then(|w| {
                 let hops = w.hops_mean.filter(|&h| h > 0.0)?;
                 Some((lat.mean? - wormhole_zero_load(report, hops)) / hops)
             }),

@@ -98,6 +98,11 @@ pub fn outcome(cfg: &HwConfig, form: PathForm) -> Result<Outcome, ModelError> {
             circuit::model_name(cfg, form),
             circuit::predict(cfg, form).map(Prediction::Circuit),
         ),
+        SwitchingConfig::Deflection { .. } => {
+            return Err(ModelError::BadInput(
+                "paper 003's deflection model is not wired in yet".into(),
+            ))
+        }
     };
     match result {
         Ok(p) => Ok((name, Ok(p))),

@@ -11,6 +11,14 @@ use crate::router::buffers::MsgHeader;
 use crate::types::Cycle;
 use hdrhistogram::Histogram;
 
+/// Cycles of `[from, to)` inside the window `[start, end)` (end None: still open).
+#[inline]
+pub fn overlap(from: Cycle, to: Cycle, start: Cycle, end: Option<Cycle>) -> u64 {
+    let lo = from.max(start);
+    let hi = end.map_or(to, |e| to.min(e));
+    hi.saturating_sub(lo)
+}
+
 /// A latency histogram (cycles, 3 significant digits, grows as needed).
 pub fn histogram() -> Histogram<u64> {
     let mut h = Histogram::new(3).expect("3 significant digits is valid");

@@ -54,7 +54,9 @@ pub struct Messages {
     pub generated: u64,
     /// Delivered (tail absorbed).
     pub delivered: u64,
-    /// Created but not delivered when the run stopped.
+    /// Refused by a full source memory and never sent (deflection's `max_pending`).
+    pub lost: u64,
+    /// Created, not lost, and not delivered when the run stopped.
     pub in_flight: u64,
     /// Created inside the measurement window (the measured set).
     pub measured: u64,
@@ -115,6 +117,143 @@ pub struct Wormhole {
     pub link_utilization_mean: f64,
     /// Busiest channel's utilisation.
     pub link_utilization_max: f64,
+}
+
+/// Path lengths of the segments whose header reached its destination.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct PathLengths {
+    /// counts\[h\]: segments that took h links (the last entry holds every longer path).
+    pub counts: Vec<u64>,
+    /// Median.
+    pub p50: Option<u64>,
+    /// 90th percentile.
+    pub p90: Option<u64>,
+    /// 99th percentile.
+    pub p99: Option<u64>,
+    /// Longest.
+    pub max: Option<u64>,
+}
+
+/// Deflection wormhole with virtual channels (paper 003) measurements. Probabilities
+/// and ratios are means over replications of each replication's ratio (with 95%
+/// half-widths when there are several); the paper's time unit is the mean worm length.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Deflection {
+    /// Virtual channels (lanes) per link: the paper's m.
+    pub lanes: u32,
+    /// Hop limit factor h (null: no limit).
+    pub hop_limit: Option<f64>,
+    /// The paper's time unit: the mean worm length, in cycles.
+    pub time_unit: f64,
+    /// Inefficiency ratio η = D(λ)/D(0).
+    pub eta: Option<f64>,
+    /// 95% half-width of `eta`.
+    pub eta_ci95: Option<f64>,
+    /// D(λ): mean links taken by a segment whose header reached its destination.
+    pub mean_path: Option<f64>,
+    /// D(0): mean shortest distance.
+    pub mean_path_zero_load: f64,
+    /// Deflection probability at preference nodes: fraction of transit headers there
+    /// that did not get a lane on their preferred (shortest-path) link.
+    pub p_deflect: Option<f64>,
+    /// 95% half-width of `p_deflect`.
+    pub p_deflect_ci95: Option<f64>,
+    /// The same at don't-care nodes (such a header leaves on the other output, which is
+    /// also on a shortest path).
+    pub p_fail_dont_care: Option<f64>,
+    /// E: fraction of accepted segments preempted before they completed.
+    pub p_preempt: Option<f64>,
+    /// 95% half-width of `p_preempt`.
+    pub p_preempt_ci95: Option<f64>,
+    /// B, "the probability that a new worm is blocked at its source" (§3): fraction of
+    /// messages' first originating attempts that found no free lane on their preferred
+    /// link.
+    pub p_block: Option<f64>,
+    /// 95% half-width of `p_block`.
+    pub p_block_ci95: Option<f64>,
+    /// The same over every attempt, retries included (the model takes it equal to B;
+    /// here retries come back while the link that blocked them is often still busy).
+    pub p_block_attempts: Option<f64>,
+    /// Originating attempts per node per time unit (new messages and retries).
+    pub attempts_per_node: f64,
+    /// Preemptions in the window (all replications).
+    pub preemptions: u64,
+    /// Of those, worms preempted by their own header coming back through their source.
+    pub self_preemptions: u64,
+    /// Segments dropped by the hop limit in the window (all replications).
+    pub hop_limit_drops: u64,
+    /// Dropped segments per accepted segment.
+    pub p_drop: Option<f64>,
+    /// Fraction of the lane time of the window spent carrying flits that were dropped.
+    pub dropped_lane_fraction: Option<f64>,
+    /// Messages refused by a full source memory (`max_pending`) in the window.
+    pub rejected: u64,
+    /// Completed messages per node per time unit per lane: paper 003's normalised
+    /// throughput (Fig. 3).
+    pub throughput_per_channel: f64,
+    /// 95% half-width of `throughput_per_channel`.
+    pub throughput_per_channel_ci95: Option<f64>,
+    /// Offered load λ/m: messages created per node per time unit per lane.
+    pub offered_per_channel: f64,
+    /// Upper bound on the normalised throughput, 2μ/D(0).
+    pub bound: f64,
+    /// `throughput_per_channel` / `bound`.
+    pub fraction_of_bound: f64,
+    /// Mean busy fraction of the links' lanes.
+    pub lane_utilization: f64,
+    /// Mean segments per delivered (measured) message.
+    pub segments_per_message: Option<f64>,
+    /// Mean links taken per delivered (measured) message, all its segments together.
+    pub hops_per_message: Option<f64>,
+    /// Path lengths of segments that reached their destination.
+    pub path_length: PathLengths,
+    /// Time-averaged distribution of an output link's busy lanes (index = busy lanes).
+    pub output_occupancy: Vec<f64>,
+    /// The same for an input link (lanes held by arriving segments, transit or not).
+    pub input_occupancy: Vec<f64>,
+}
+
+impl Deflection {
+    /// The lines of the human summary.
+    pub fn summary(&self, s: &mut String) {
+        let limit = self.hop_limit.map_or("no hop limit".to_string(), |h| {
+            format!("hop limit {h} × distance")
+        });
+        let ci = |x: Option<f64>, c: Option<f64>| match (x, c) {
+            (Some(x), Some(c)) => format!("{x:.4} ± {c:.4}"),
+            (Some(x), None) => format!("{x:.4}"),
+            _ => "n/a".into(),
+        };
+        let _ = writeln!(
+            s,
+            "  deflection ({} lanes per link, {limit}; time unit {:.1} cycles): η {}  p_deflect {}  E (preempted) {}  B (blocked) {}",
+            self.lanes,
+            self.time_unit,
+            ci(self.eta, self.eta_ci95),
+            ci(self.p_deflect, self.p_deflect_ci95),
+            ci(self.p_preempt, self.p_preempt_ci95),
+            ci(self.p_block, self.p_block_ci95),
+        );
+        let _ = writeln!(
+            s,
+            "    throughput {} per node per time unit per lane = {:.1}% of the bound 2μ/D(0) = {:.4} (offered {:.4}); lanes busy {:.3}",
+            ci(Some(self.throughput_per_channel), self.throughput_per_channel_ci95),
+            100.0 * self.fraction_of_bound,
+            self.bound,
+            self.offered_per_channel,
+            self.lane_utilization
+        );
+        let _ = writeln!(
+            s,
+            "    path D {} (D(0) {:.4}); preemptions {} ({} self); hop-limit drops {}; rejected at full sources {}",
+            num4(self.mean_path),
+            self.mean_path_zero_load,
+            self.preemptions,
+            self.self_preemptions,
+            self.hop_limit_drops,
+            self.rejected
+        );
+    }
 }
 
 /// A quantity split by the phase of the communication it concerns.
@@ -190,6 +329,18 @@ pub struct Circuit {
     pub controllers: Option<Vec<NodeController>>,
 }
 
+/// A switching mode's block of the report; serialised as one field named after the mode.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ModeReport {
+    /// Wormhole switching (paper 004).
+    Wormhole(Wormhole),
+    /// Circuit switching (papers 000 and 001).
+    Circuit(Box<Circuit>),
+    /// Deflection wormhole with virtual channels (paper 003).
+    Deflection(Box<Deflection>),
+}
+
 /// What the topology is.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct TopologyInfo {
@@ -245,12 +396,10 @@ pub struct Report {
     pub throughput: Throughput,
     /// Routing controller.
     pub controller: Controller,
-    /// Wormhole measurements (wormhole switching only).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub wormhole: Option<Wormhole>,
-    /// Circuit-switching measurements (circuit switching only).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub circuit: Option<Circuit>,
+    /// The switching mode's own block, under the mode's name (`wormhole`, `circuit`,
+    /// `deflection`).
+    #[serde(flatten)]
+    pub mode: ModeReport,
     /// Topology facts.
     pub topology: TopologyInfo,
     /// True when a replication stopped because the network could not keep up.
@@ -283,6 +432,30 @@ fn int(x: Option<u64>) -> String {
 }
 
 impl Report {
+    /// The wormhole block, for wormhole runs.
+    pub fn wormhole(&self) -> Option<&Wormhole> {
+        match &self.mode {
+            ModeReport::Wormhole(w) => Some(w),
+            _ => None,
+        }
+    }
+
+    /// The circuit block, for circuit-switched runs.
+    pub fn circuit(&self) -> Option<&Circuit> {
+        match &self.mode {
+            ModeReport::Circuit(c) => Some(c),
+            _ => None,
+        }
+    }
+
+    /// The deflection block, for deflection (WDVC) runs.
+    pub fn deflection(&self) -> Option<&Deflection> {
+        match &self.mode {
+            ModeReport::Deflection(d) => Some(d),
+            _ => None,
+        }
+    }
+
     /// The human summary printed on stdout.
     pub fn summary(&self) -> String {
         let mut s = String::new();
@@ -328,7 +501,7 @@ impl Report {
             "  throughput (flits/node/cycle): offered {:.4}  accepted {:.4}  (capacity {:.3})",
             t.offered, t.accepted, t.capacity
         );
-        if let Some(w) = &self.wormhole {
+        if let Some(w) = self.wormhole() {
             let _ = writeln!(
                 s,
                 "  blocking per hop {}  hops {}  ejection wait {}  link utilisation mean {:.3} max {:.3}",
@@ -339,7 +512,10 @@ impl Report {
                 w.link_utilization_max
             );
         }
-        if let Some(c) = &self.circuit {
+        if let Some(d) = self.deflection() {
+            d.summary(&mut s);
+        }
+        if let Some(c) = self.circuit() {
             let p = &c.phases;
             let _ = writeln!(
                 s,

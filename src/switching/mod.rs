@@ -1,7 +1,34 @@
 //! Switching modes: how a node's hardware is sequenced within a cycle and what travels
 //! between nodes. One module per mode: [`wormhole`] is paper 004's flit-level wormhole
 //! switching with virtual channels, [`circuit`] the circuit switching of papers 000 and
-//! 001 with hold, drop and adaptive conflict resolution.
+//! 001 with hold, drop and adaptive conflict resolution, [`deflection`] paper 003's
+//! deflection wormhole with virtual channels (WDVC) on the Manhattan Street network.
+//!
+//! [`with_mode`] is the one place that maps a configuration's `switching` section to the
+//! routers that run it: the engine, the benchmarks and trace replay go through it, so a
+//! new mode is added here and in its own module.
 
 pub mod circuit;
+pub mod deflection;
 pub mod wormhole;
+
+use crate::config::SwitchingConfig;
+use crate::engine::network::Network;
+
+/// Something to do with the routers of whichever switching mode a machine has (a
+/// generic function the caller cannot name as a closure).
+pub trait WithMode {
+    /// What it gives.
+    type Output;
+    /// Does it with the routers `N`.
+    fn run<N: Network + Send>(self) -> Self::Output;
+}
+
+/// Runs `w` with the routers of the switching mode `s` describes.
+pub fn with_mode<W: WithMode>(s: &SwitchingConfig, w: W) -> W::Output {
+    match s {
+        SwitchingConfig::Wormhole { .. } => w.run::<wormhole::WormholeNet>(),
+        SwitchingConfig::Circuit { .. } => w.run::<circuit::CircuitNet>(),
+        SwitchingConfig::Deflection { .. } => w.run::<deflection::DeflectionNet>(),
+    }
+}

@@ -25,7 +25,8 @@
 
 use crate::config::validate::Machine;
 use crate::config::{HwConfig, SwitchingConfig};
-use crate::engine::network::{NetMeasures, Network, Outbox, Window};
+use crate::engine::experiment::{avg, per_message, RepResult};
+use crate::engine::network::{ModeContext, ModeMeasures, NetMeasures, Network, Outbox, Window};
 use crate::engine::partition::PartOut;
 use crate::engine::sim::{MeasureWindow, Simulation};
 use crate::error::Result;
@@ -39,6 +40,8 @@ use crate::router::link::{LinkEvent, LinkTiming, EJECT_LATENCY};
 use crate::router::vc_alloc::VcAllocator;
 use crate::router::Layout;
 use crate::routing::{Route, RoutingFn};
+use crate::stats::ci::mean_ci;
+use crate::stats::report::{ModeReport, Wormhole};
 use crate::stats::MsgStats;
 use crate::topology::Topology;
 use crate::types::{Cycle, NodeId, PortId};
@@ -558,9 +561,41 @@ impl WormholeNet {
     }
 }
 
+/// Wormhole switching's own measurements: none beyond the per-message statistics and
+/// link counts every mode keeps, from which its report block is computed.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct WormholeMeasures;
+
+impl ModeMeasures for WormholeMeasures {
+    fn merge(&mut self, _: &Self) {}
+
+    fn report(_: ModeContext<'_>, reps: &[RepResult<Self>]) -> ModeReport {
+        let count = |m: &MsgStats| m.count;
+        let hops = |m: &MsgStats| m.hops_sum;
+        let (blocking, blocking_ci) = mean_ci(&per_message(reps, &|m| m.blocking_sum, &hops));
+        let mean =
+            |f: &dyn Fn(&MsgStats) -> u64| avg(per_message(reps, f, &count).into_iter().map(Some));
+        let k = reps.len().max(1) as f64;
+        ModeReport::Wormhole(Wormhole {
+            blocking_per_hop: blocking.is_finite().then_some(blocking),
+            blocking_per_hop_ci95: blocking_ci,
+            hops_mean: mean(&hops),
+            ejection_wait: mean(&|m| m.eject_wait_sum),
+            controller_wait_per_message: mean(&|m| m.ctrl_wait_sum),
+            link_utilization_mean: reps.iter().map(|r| r.links.0).sum::<f64>() / k,
+            link_utilization_max: reps.iter().map(|r| r.links.1).fold(0.0, f64::max),
+        })
+    }
+}
+
 impl Network for WormholeNet {
     type Event = LinkEvent;
     type Remote = RemoteHeader;
+    type Measures = WormholeMeasures;
+    const WORK_UNIT: &'static str = "flit move";
+    fn work(&self) -> u64 {
+        self.flit_moves
+    }
     // Arrivals set per-port bits and counters; their order within a cycle is irrelevant.
     const SORT_EVENTS: bool = false;
     const PARTITIONABLE: bool = true;
@@ -644,6 +679,9 @@ impl Network for WormholeNet {
     }
     fn ctrl_servers(&self) -> usize {
         self.ctrl.servers()
+    }
+    fn mode_measures(&self, _start: Cycle, _end: Cycle) -> WormholeMeasures {
+        WormholeMeasures
     }
     fn measures(&self, start: Cycle, end: Cycle) -> NetMeasures {
         let lay = self.layout;

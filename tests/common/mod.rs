@@ -13,15 +13,20 @@ pub fn preset(name: &str) -> HwConfig {
 
 /// Every wormhole preset in hw/.
 pub fn wormhole_presets() -> Vec<(String, HwConfig)> {
-    presets_starting("wormhole")
+    presets_starting("wormhole", 4)
 }
 
 /// Every circuit-switching preset in hw/.
 pub fn circuit_presets() -> Vec<(String, HwConfig)> {
-    presets_starting("circuit")
+    presets_starting("circuit", 4)
 }
 
-fn presets_starting(prefix: &str) -> Vec<(String, HwConfig)> {
+/// Every deflection (paper 003) preset in hw/.
+pub fn deflection_presets() -> Vec<(String, HwConfig)> {
+    presets_starting("deflection", 2)
+}
+
+fn presets_starting(prefix: &str, at_least: usize) -> Vec<(String, HwConfig)> {
     let mut v: Vec<(String, HwConfig)> =
         std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("hw"))
             .unwrap()
@@ -33,7 +38,7 @@ fn presets_starting(prefix: &str) -> Vec<(String, HwConfig)> {
             })
             .collect();
     v.sort_by(|a, b| a.0.cmp(&b.0));
-    assert!(v.len() >= 4, "presets missing");
+    assert!(v.len() >= at_least, "{prefix} presets missing");
     v
 }
 

@@ -183,6 +183,14 @@ fn partition<N: Network>(
     loop {
         driver.create(sim);
         sim.step_local();
+        if sim.net.lost() > 0 {
+            return fail(Error::Trace(format!(
+                "cycle {}: a source's memory was full and refused a message of the trace \
+                 (switching.max_pending); a replay needs every message: raise the limit or \
+                 set it to None",
+                sim.t
+            )));
+        }
         hand_over(p, parity, sim, sh.mail);
         {
             let mut post = lock_write(&sh.posts[parity * t + p]);

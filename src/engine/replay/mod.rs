@@ -23,6 +23,7 @@ use crate::config::HwConfig;
 use crate::engine::network::Network;
 use crate::engine::parallel::{build_partitions, partitions_for};
 use crate::error::{Error, Result};
+use crate::switching::{with_mode, WithMode};
 use crate::trace::TraceSource;
 use crate::types::Cycle;
 use driver::Driver;
@@ -129,6 +130,37 @@ pub struct ReplaySummary {
 /// A recorded time in cycles.
 pub(crate) fn scale(time: u64, time_scale: f64) -> Cycle {
     (time as f64 * time_scale).round() as Cycle
+}
+
+/// Replays `src` on the machine `cfg` with the routers of its switching mode (see
+/// [`replay`]).
+pub fn replay_machine(
+    cfg: &HwConfig,
+    src: &mut dyn TraceSource,
+    opts: &ReplayOptions,
+    each: &mut dyn FnMut(&ReplayRecord) -> Result<()>,
+) -> Result<ReplaySummary> {
+    struct Replay<'a> {
+        cfg: &'a HwConfig,
+        src: &'a mut dyn TraceSource,
+        opts: &'a ReplayOptions,
+        each: &'a mut dyn FnMut(&ReplayRecord) -> Result<()>,
+    }
+    impl WithMode for Replay<'_> {
+        type Output = Result<ReplaySummary>;
+        fn run<N: Network + Send>(self) -> Self::Output {
+            replay::<N>(self.cfg, self.src, self.opts, self.each)
+        }
+    }
+    with_mode(
+        &cfg.switching,
+        Replay {
+            cfg,
+            src,
+            opts,
+            each,
+        },
+    )
 }
 
 /// Replays `src` on the machine `cfg` (its synthetic workload is not used) on as many

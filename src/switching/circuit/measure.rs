@@ -87,13 +87,7 @@ impl Default for CircuitStats {
     }
 }
 
-/// Cycles of `[from, to)` inside the window `[start, end)`.
-#[inline]
-pub fn overlap(from: Cycle, to: Cycle, start: Cycle, end: Option<Cycle>) -> u64 {
-    let lo = from.max(start);
-    let hi = end.map_or(to, |e| to.min(e));
-    hi.saturating_sub(lo)
-}
+pub use crate::stats::overlap;
 
 impl CircuitStats {
     /// Adds another partition's measurements.

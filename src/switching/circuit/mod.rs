@@ -77,6 +77,7 @@
 pub mod links;
 pub mod measure;
 pub mod record;
+mod report;
 mod waits;
 
 use crate::config::validate::Machine;
@@ -86,7 +87,7 @@ use crate::engine::partition::PartOut;
 use crate::engine::sim::{MeasureWindow, Simulation};
 use crate::engine::waits::WaitEdge;
 use crate::error::{Error, Result};
-use crate::rng::{below, exponential, stream, NodeRng};
+use crate::rng::{below, delay, stream, NodeRng};
 use crate::router::buffers::MsgHeader;
 use crate::router::controller::{Controllers, CtrlRequest, CtrlStats};
 use crate::router::dma::{Dma, PendingMsg};
@@ -612,14 +613,8 @@ impl CircuitNet {
     }
 
     fn sample_backoff(&mut self, node: usize) -> Cycle {
-        let b = self.backoff;
         let li = self.li(node);
-        let rng = &mut self.rng[li];
-        match self.backoff_dist {
-            BackoffDist::Constant => b,
-            BackoffDist::Exponential => (exponential(rng, 1.0 / b as f64).round() as Cycle).max(1),
-            BackoffDist::Uniform => 1 + below(rng, 2 * b - 1),
-        }
+        delay(&mut self.rng[li], self.backoff_dist, self.backoff)
     }
 
     /// The first link a set-up request verifies at `node`: the e-cube / dimension-order
@@ -1281,13 +1276,17 @@ pub struct CircuitMeasures {
     pub links: usize,
     /// Window length in cycles.
     pub window: Cycle,
+    /// Every node's routing controller, in node order (partitions append theirs).
+    pub ctrl_nodes: Vec<CtrlStats>,
 }
 
 impl CircuitMeasures {
-    /// Adds another partition's measurements.
+    /// Adds another partition's measurements (the next partition's, so that the
+    /// controllers stay in node order).
     pub fn add(&mut self, o: &CircuitMeasures) {
         self.stats.merge(&o.stats);
         self.links += o.links;
+        self.ctrl_nodes.extend_from_slice(&o.ctrl_nodes);
     }
 }
 
@@ -1306,6 +1305,7 @@ impl CircuitNet {
             stats,
             links: self.n_links,
             window: end - start,
+            ctrl_nodes: self.ctrl.stats.clone(),
         }
     }
 }
@@ -1313,6 +1313,11 @@ impl CircuitNet {
 impl Network for CircuitNet {
     type Event = CircuitEvent;
     type Remote = CircuitRemote;
+    type Measures = CircuitMeasures;
+    const WORK_UNIT: &'static str = "message";
+    fn work(&self) -> u64 {
+        self.delivered
+    }
     // Arrivals join controller FIFOs, so their order within a cycle matters.
     const SORT_EVENTS: bool = true;
     const PARTITIONABLE: bool = true;
@@ -1409,8 +1414,8 @@ impl Network for CircuitNet {
     fn ctrl_servers(&self) -> usize {
         self.ctrl.servers()
     }
-    fn circuit_measures(&self, start: Cycle, end: Cycle) -> Option<CircuitMeasures> {
-        Some(CircuitNet::circuit_measures(self, start, end))
+    fn mode_measures(&self, start: Cycle, end: Cycle) -> CircuitMeasures {
+        CircuitNet::circuit_measures(self, start, end)
     }
     fn measures(&self, start: Cycle, end: Cycle) -> NetMeasures {
         let w = (end - start).max(1) as f64;

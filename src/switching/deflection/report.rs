@@ -1,0 +1,183 @@
+//! The deflection block of the run report: paper 003's quantities (η, p, E, B, the
+//! normalised throughput against its bound) from every replication's counters, with 95%
+//! intervals over replications, and the distributions (path lengths, lane occupancies)
+//! from all replications together.
+
+use super::measure::DeflectionStats;
+use super::DeflectionMeasures;
+use crate::config::SwitchingConfig;
+use crate::engine::experiment::RepResult;
+use crate::engine::network::{ModeContext, ModeMeasures};
+use crate::stats::ci::mean_ci;
+use crate::stats::report::{Deflection, ModeReport, PathLengths};
+use crate::traffic::length::LengthDist;
+
+impl ModeMeasures for DeflectionMeasures {
+    fn merge(&mut self, o: &Self) {
+        self.stats.merge(&o.stats);
+        self.nodes += o.nodes;
+    }
+
+    fn report(ctx: ModeContext<'_>, reps: &[RepResult<Self>]) -> ModeReport {
+        ModeReport::Deflection(Box::new(deflection_report(ctx, reps)))
+    }
+}
+
+/// The mean over replications of a per-replication ratio, and its 95% half-width
+/// (replications whose denominator is 0 have no ratio).
+fn ratio(
+    reps: &[RepResult<DeflectionMeasures>],
+    num: impl Fn(&DeflectionStats) -> u64,
+    den: impl Fn(&DeflectionStats) -> u64,
+) -> (Option<f64>, Option<f64>) {
+    let v: Vec<f64> = reps
+        .iter()
+        .map(|r| &r.mode.stats)
+        .filter(|s| den(s) > 0)
+        .map(|s| num(s) as f64 / den(s) as f64)
+        .collect();
+    let (m, c) = mean_ci(&v);
+    (m.is_finite().then_some(m), c.filter(|x| x.is_finite()))
+}
+
+/// The value at quantile `q` of a histogram of counts by index.
+fn quantile(counts: &[u64], q: f64) -> Option<u64> {
+    let total: u64 = counts.iter().sum();
+    if total == 0 {
+        return None;
+    }
+    let want = ((q * total as f64).ceil() as u64).max(1);
+    let mut seen = 0;
+    for (i, &c) in counts.iter().enumerate() {
+        seen += c;
+        if seen >= want {
+            return Some(i as u64);
+        }
+    }
+    None
+}
+
+/// A time-weighted histogram as fractions.
+fn fractions(h: &[u64]) -> Vec<f64> {
+    let total: u64 = h.iter().sum();
+    h.iter()
+        .map(|&x| {
+            if total > 0 {
+                x as f64 / total as f64
+            } else {
+                0.0
+            }
+        })
+        .collect()
+}
+
+fn deflection_report(ctx: ModeContext<'_>, reps: &[RepResult<DeflectionMeasures>]) -> Deflection {
+    let (cfg, topology) = (ctx.cfg, ctx.topology);
+    let m = cfg.router.vcs;
+    let hop_limit = match cfg.switching {
+        SwitchingConfig::Deflection { hop_limit, .. } => hop_limit,
+        _ => None,
+    };
+    let time_unit = LengthDist::new(&cfg.workload.length).map_or(1.0, |l| l.mean());
+    let d0 = topology.mean_distance();
+    let bound = if d0 > 0.0 { 2.0 / d0 } else { 0.0 };
+    let nodes = topology.nodes() as f64;
+    let mut all = DeflectionStats::new(m as usize);
+    for r in reps {
+        all.merge(&r.mode.stats);
+    }
+    let (eta, eta_ci) = {
+        let v: Vec<f64> = reps
+            .iter()
+            .map(|r| &r.mode.stats)
+            .filter(|s| s.arrived > 0)
+            .map(|s| s.arrived_hops as f64 / s.arrived as f64 / d0)
+            .collect();
+        let (x, c) = mean_ci(&v);
+        (x.is_finite().then_some(x), c.filter(|x| x.is_finite()))
+    };
+    let (p_deflect, p_deflect_ci) = ratio(reps, |s| s.pref_failed, |s| s.pref_arrivals);
+    let (p_fail_dc, _) = ratio(reps, |s| s.dc_failed, |s| s.dc_arrivals);
+    let (p_preempt, p_preempt_ci) = ratio(reps, |s| s.preempted, |s| s.accepted);
+    let (p_block, p_block_ci) = ratio(reps, |s| s.new_blocked, |s| s.new_attempts);
+    let (p_block_attempts, _) = ratio(reps, |s| s.blocked, |s| s.attempts);
+    let (p_drop, _) = ratio(reps, |s| s.dropped, |s| s.accepted);
+    // Per time unit per node: counts / (nodes × window / time unit).
+    let per_unit = |r: &RepResult<DeflectionMeasures>, x: u64| {
+        x as f64 * time_unit / (nodes * r.window.max(1) as f64)
+    };
+    let thr: Vec<f64> = reps
+        .iter()
+        .map(|r| per_unit(r, r.mode.stats.completed) / m as f64)
+        .collect();
+    let (thr_mean, thr_ci) = mean_ci(&thr);
+    let thr_mean = if thr_mean.is_finite() { thr_mean } else { 0.0 };
+    let k = reps.len().max(1) as f64;
+    let lane_capacity =
+        |r: &RepResult<DeflectionMeasures>| 2.0 * nodes * m as f64 * r.window.max(1) as f64;
+    let lane_utilization = reps
+        .iter()
+        .map(|r| r.mode.stats.lane_busy as f64 / lane_capacity(r))
+        .sum::<f64>()
+        / k;
+    let dropped_lane_fraction = hop_limit.is_some().then(|| {
+        reps.iter()
+            .map(|r| r.mode.stats.dropped_lane_cycles as f64 / lane_capacity(r))
+            .sum::<f64>()
+            / k
+    });
+    let mut counts = all.path_hist.clone();
+    while counts.len() > 1 && counts.last() == Some(&0) {
+        counts.pop();
+    }
+    let per_msg = |x: u64| (all.msg_count > 0).then(|| x as f64 / all.msg_count as f64);
+    Deflection {
+        lanes: m,
+        hop_limit,
+        time_unit,
+        eta,
+        eta_ci95: eta_ci,
+        mean_path: eta.map(|e| e * d0),
+        mean_path_zero_load: d0,
+        p_deflect,
+        p_deflect_ci95: p_deflect_ci,
+        p_fail_dont_care: p_fail_dc,
+        p_preempt,
+        p_preempt_ci95: p_preempt_ci,
+        p_block,
+        p_block_ci95: p_block_ci,
+        p_block_attempts,
+        attempts_per_node: reps
+            .iter()
+            .map(|r| per_unit(r, r.mode.stats.attempts))
+            .sum::<f64>()
+            / k,
+        preemptions: all.preempted,
+        self_preemptions: all.self_preempted,
+        hop_limit_drops: all.dropped,
+        p_drop: hop_limit.and(p_drop),
+        dropped_lane_fraction,
+        rejected: all.rejected,
+        throughput_per_channel: thr_mean,
+        throughput_per_channel_ci95: thr_ci.filter(|x| x.is_finite()),
+        offered_per_channel: reps
+            .iter()
+            .map(|r| r.offered_messages * time_unit / m as f64)
+            .sum::<f64>()
+            / k,
+        bound,
+        fraction_of_bound: if bound > 0.0 { thr_mean / bound } else { 0.0 },
+        lane_utilization,
+        segments_per_message: per_msg(all.msg_segments),
+        hops_per_message: per_msg(all.msg_hops),
+        path_length: PathLengths {
+            p50: quantile(&counts, 0.5),
+            p90: quantile(&counts, 0.9),
+            p99: quantile(&counts, 0.99),
+            max: counts.iter().rposition(|&c| c > 0).map(|i| i as u64),
+            counts,
+        },
+        output_occupancy: fractions(&all.out_occupancy),
+        input_occupancy: fractions(&all.in_occupancy),
+    }
+}
