@@ -158,6 +158,14 @@ pub struct Deflection {
     pub p_deflect: Option<f64>,
     /// 95% half-width of `p_deflect`.
     pub p_deflect_ci95: Option<f64>,
+    /// The part of `p_deflect` where the preferred link was held by the header's own
+    /// segment (a header that came back to a link its own body still holds: a worm in
+    /// the paper's model never meets itself).
+    pub p_deflect_self: Option<f64>,
+    /// Fraction of the deflections at preference nodes that hit a header at the node
+    /// where it had been deflected last (it came back and found the link still full):
+    /// deflections of one header are not independent, as the model assumes.
+    pub repeat_deflections: Option<f64>,
     /// The same at don't-care nodes (such a header leaves on the other output, which is
     /// also on a shortest path).
     pub p_fail_dont_care: Option<f64>,

@@ -31,6 +31,12 @@ pub struct DeflectionStats {
     pub pref_arrivals: u64,
     /// Of those, the ones that did not get their preferred (shortest-path) link.
     pub pref_failed: u64,
+    /// Of those, the ones whose preferred link was held (among others) by their own
+    /// segment: a header that came back to a link its own body still holds.
+    pub pref_self_blocked: u64,
+    /// Of the deflections at preference nodes, those at the node where the same header
+    /// was deflected last: it came back and found its preferred link still full.
+    pub pref_repeat: u64,
     /// Transit headers routed at don't-care nodes in the window.
     pub dc_arrivals: u64,
     /// Of those, the ones that did not get the output they drew (they leave on the
@@ -105,6 +111,8 @@ impl DeflectionStats {
         self.self_preempted += o.self_preempted;
         self.pref_arrivals += o.pref_arrivals;
         self.pref_failed += o.pref_failed;
+        self.pref_self_blocked += o.pref_self_blocked;
+        self.pref_repeat += o.pref_repeat;
         self.dc_arrivals += o.dc_arrivals;
         self.dc_failed += o.dc_failed;
         self.arrived += o.arrived;

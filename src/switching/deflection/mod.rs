@@ -129,6 +129,8 @@ pub struct Seg {
     pub hops: u32,
     /// Hop limit H (u32::MAX: none).
     pub limit: u32,
+    /// The node where the header was last deflected (u32::MAX: never).
+    pub deflected_at: u32,
     /// Whether the message is measured.
     pub measured: bool,
 }
@@ -193,6 +195,8 @@ enum Holder {
 #[derive(Clone, Copy, Debug)]
 struct OutLane {
     holder: Holder,
+    /// The holding segment (message, segment number).
+    owner: (MsgId, u32),
     /// Cycle the holder took it.
     since: Cycle,
     /// `resume: OnPreemptorTail`: the message preempted from this lane, waiting for it.
@@ -201,6 +205,7 @@ struct OutLane {
 
 const FREE_LANE: OutLane = OutLane {
     holder: Holder::Free,
+    owner: (MsgId(u64::MAX), 0),
     since: 0,
     waiter: NONE,
 };
@@ -413,11 +418,20 @@ impl DeflectionNet {
         level.since = t;
     }
 
-    /// Output lane `(l, lane)` gets holder `h` in cycle t (it was free).
-    fn occupy(&mut self, l: usize, lane: usize, h: Holder, t: Cycle, win: &MeasureWindow) {
+    /// Output lane `(l, lane)` gets holder `h`, segment `by`, in cycle t (it was free).
+    fn occupy(
+        &mut self,
+        l: usize,
+        lane: usize,
+        h: Holder,
+        by: &Seg,
+        t: Cycle,
+        win: &MeasureWindow,
+    ) {
         let i = self.lane(l, lane);
         debug_assert_eq!(self.out[i].holder, Holder::Free, "a lane held by two worms");
         self.out[i].holder = h;
+        self.out[i].owner = (by.id, by.no);
         self.out[i].since = t;
         Self::level(
             &mut self.out_level[l],
@@ -516,6 +530,7 @@ impl DeflectionNet {
             no: k.next_seg.saturating_sub(1),
             hops: 0,
             limit: k.limit,
+            deflected_at: u32::MAX,
             measured: k.msg.measured,
         }
     }
@@ -603,7 +618,6 @@ impl DeflectionNet {
         if measured {
             self.stats.accepted += 1;
         }
-        self.occupy(l, y, Holder::Orig(slot), t, win);
         let hop = self.hop;
         let (latency, abort) = (self.latency, self.abort);
         let k = &mut self.msgs[slot as usize];
@@ -619,7 +633,8 @@ impl DeflectionNet {
         k.planned = planned;
         k.next_seg += 1;
         if k.limit != u32::MAX {
-            // The latest an abort of this segment can arrive (see `drop_abort_at`).
+            // The latest an abort of this segment can arrive: its header is dropped at
+            // most H hops out, and the abort comes back one link latency per hop.
             let h = k.limit as u64;
             let back = match abort {
                 AbortSignal::Signal => h * latency,
@@ -630,6 +645,7 @@ impl DeflectionNet {
         self.segs_live += 1;
         let mut seg = self.seg_of(slot);
         seg.hops = 1;
+        self.occupy(l, y, Holder::Orig(slot), &seg, t, win);
         let to = self.down[l] as usize;
         out.send(t + hop, self.event(to, Kind::Head, q.idx(), y, 0, seg));
         out.send(
@@ -692,7 +708,7 @@ impl DeflectionNet {
         out: &mut Out,
     ) -> Option<usize> {
         if let Some(y) = self.free_lane(l) {
-            self.occupy(l, y, from, t, win);
+            self.occupy(l, y, from, by, t, win);
             return Some(y);
         }
         let base = l * self.m;
@@ -715,6 +731,7 @@ impl DeflectionNet {
         self.preempt(l, y, by, t, win, out);
         let i = base + y;
         self.out[i].holder = from;
+        self.out[i].owner = (by.id, by.no);
         self.out[i].since = t;
         Some(y)
     }
@@ -814,6 +831,7 @@ impl DeflectionNet {
             &mut self.rng[li],
         );
         let l = self.link(node, q.idx());
+        let preferred_port = q;
         let (q, y) = match self.take_lane(l, from, &s, t, win, out) {
             Some(y) => {
                 if measured {
@@ -827,9 +845,13 @@ impl DeflectionNet {
             }
             None => {
                 if measured {
+                    let base = l * self.m;
+                    let own = (0..self.m).any(|y| self.out[base + y].owner == (s.id, s.no));
                     if pref {
                         self.stats.pref_arrivals += 1;
                         self.stats.pref_failed += 1;
+                        self.stats.pref_self_blocked += own as u64;
+                        self.stats.pref_repeat += (s.deflected_at == node as u32) as u64;
                     } else {
                         self.stats.dc_arrivals += 1;
                         self.stats.dc_failed += 1;
@@ -855,6 +877,9 @@ impl DeflectionNet {
         };
         let mut next = s;
         next.hops += 1;
+        if pref && q != preferred_port {
+            next.deflected_at = node as u32;
+        }
         let to = self.down[self.link(node, q.idx())] as usize;
         out.send(
             t + self.hop,

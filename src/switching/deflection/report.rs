@@ -97,6 +97,8 @@ fn deflection_report(ctx: ModeContext<'_>, reps: &[RepResult<DeflectionMeasures>
         (x.is_finite().then_some(x), c.filter(|x| x.is_finite()))
     };
     let (p_deflect, p_deflect_ci) = ratio(reps, |s| s.pref_failed, |s| s.pref_arrivals);
+    let (p_deflect_self, _) = ratio(reps, |s| s.pref_self_blocked, |s| s.pref_arrivals);
+    let (repeat, _) = ratio(reps, |s| s.pref_repeat, |s| s.pref_failed);
     let (p_fail_dc, _) = ratio(reps, |s| s.dc_failed, |s| s.dc_arrivals);
     let (p_preempt, p_preempt_ci) = ratio(reps, |s| s.preempted, |s| s.accepted);
     let (p_block, p_block_ci) = ratio(reps, |s| s.new_blocked, |s| s.new_attempts);
@@ -141,6 +143,8 @@ fn deflection_report(ctx: ModeContext<'_>, reps: &[RepResult<DeflectionMeasures>
         mean_path_zero_load: d0,
         p_deflect,
         p_deflect_ci95: p_deflect_ci,
+        p_deflect_self,
+        repeat_deflections: repeat,
         p_fail_dont_care: p_fail_dc,
         p_preempt,
         p_preempt_ci95: p_preempt_ci,
