@@ -13,6 +13,7 @@ fn main() {
         scale,
         repeats: 3,
         threads: 2,
+        only: std::env::var("ROUTEMU_BENCH_ONLY").ok(),
     };
     if let Err(e) = routemu::cli::bench::bench(&args) {
         eprintln!("bench failed: {e}");

@@ -60,6 +60,45 @@ pub struct BenchResult {
 const TORUS_DOR: &str = include_str!("../../hw/wormhole-torus-dor.ron");
 const CIRCUIT_ADAPTIVE: &str = include_str!("../../hw/circuit-adaptive.ron");
 const HYPERCUBE: &str = include_str!("../../hw/wormhole-hypercube.ron");
+const DEFLECTION: &str = include_str!("../../hw/deflection-ms.ron");
+
+/// The deflection preset on a k×k Manhattan Street network with `per_lane` worms per
+/// node per time unit per lane, as a fraction of the bound 2μ/D(0) when `of_bound`.
+fn deflection_at(k: u32, fraction_of_bound: f64, mean: f64) -> Result<HwConfig> {
+    let mut cfg = parse_hw(DEFLECTION, "hw/deflection-ms.ron")?;
+    cfg.topology = crate::config::TopologyConfig::ManhattanStreet { k };
+    let d0 = crate::config::validate::validate(&cfg)?
+        .topology
+        .mean_distance();
+    let per_lane = fraction_of_bound * 2.0 / d0;
+    cfg.workload.rate = per_lane * cfg.router.vcs as f64 / mean;
+    cfg.workload.length = crate::config::LengthConfig::Exponential { mean };
+    Ok(cfg)
+}
+
+/// The deflection scenarios: the 6×6 preset at its medium load (λ/m = 0.1 per time
+/// unit, 19% of the throughput bound), the same lane load with worms twice as long at
+/// half the rate — the cost must follow the worms' headers and ends, not the cycles
+/// their data takes — and a 64×64 network at 19% of its (far lower) bound.
+pub fn deflection_scenarios(scale: f64) -> Result<Vec<Scenario>> {
+    let mut out = Vec::new();
+    for (k, mean, cycles) in [
+        (6, 100.0, 4_000_000.0),
+        (6, 200.0, 4_000_000.0),
+        (64, 100.0, 40_000.0),
+    ] {
+        let cfg = deflection_at(k, 0.1857, mean)?;
+        let cycles = (cycles * scale).max(2000.0) as u64;
+        out.push(Scenario {
+            name: format!("Manhattan St {k}x{k} deflection m=2, worms {mean} @ 19% of bound"),
+            load: cfg.workload.rate * mean,
+            cfg,
+            cycles,
+            baseline_cycles: (cycles / 20).max(1000),
+        });
+    }
+    Ok(out)
+}
 
 /// The scenarios of the foundation issue: the 8×8 torus DOR preset at 0.1 and 0.4
 /// flits/node/cycle and the 16×16 torus at 0.1. `scale` multiplies the cycle counts.
@@ -255,6 +294,13 @@ pub fn partition_scenarios(scale: f64) -> Result<Vec<PartScenario>> {
         cfg: big,
         cycles: sc(50_000.0),
     });
+    for k in [32, 64] {
+        out.push(PartScenario {
+            name: format!("Manhattan St {k}x{k} deflection m=2"),
+            cfg: deflection_at(k, 0.1857, 100.0)?,
+            cycles: sc(if k == 32 { 200_000.0 } else { 50_000.0 }),
+        });
+    }
     Ok(out)
 }
 

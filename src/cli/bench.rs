@@ -1,6 +1,9 @@
 //! `routemu bench`: emulation speed on the standard scenarios.
 
-use crate::bench::{circuit_scenarios, partition_scenarios, run, run_parts, standard_scenarios};
+use crate::bench::{
+    circuit_scenarios, deflection_scenarios, partition_scenarios, run, run_parts,
+    standard_scenarios,
+};
 use clap::Args;
 
 /// `routemu bench` arguments.
@@ -15,6 +18,18 @@ pub struct BenchArgs {
     /// Threads of the partitioned scenarios (compared with one thread).
     #[arg(long, default_value_t = 2)]
     pub threads: usize,
+    /// Run only the scenarios whose name contains this text (case-insensitive; the
+    /// replay measurements run only without a filter or when it matches "replay").
+    #[arg(long, value_name = "TEXT")]
+    pub only: Option<String>,
+}
+
+impl BenchArgs {
+    fn wants(&self, name: &str) -> bool {
+        self.only
+            .as_ref()
+            .is_none_or(|o| name.to_lowercase().contains(&o.to_lowercase()))
+    }
 }
 
 /// Runs the benchmark and prints a table.
@@ -35,13 +50,18 @@ pub fn bench(a: &BenchArgs) -> crate::error::Result<i32> {
         "ratio"
     );
     let mut circuit_secs = Vec::new();
+    let mut deflection_secs = Vec::new();
     let scenarios = standard_scenarios(a.scale)?
         .into_iter()
-        .chain(circuit_scenarios(a.scale)?);
-    for s in scenarios {
+        .chain(circuit_scenarios(a.scale)?)
+        .chain(deflection_scenarios(a.scale)?);
+    for s in scenarios.filter(|s| a.wants(&s.name)) {
         let r = run(&s, a.repeats)?;
         if r.unit == "message" {
             circuit_secs.push(r.seconds);
+        }
+        if r.name.starts_with("Manhattan St 6x6") {
+            deflection_secs.push(r.seconds);
         }
         println!(
             "{:<58} {:>6} {:>12.2} {:>9.3} {:>14} {:>16.2} {:>8.2}",
@@ -61,6 +81,12 @@ pub fn bench(a: &BenchArgs) -> crate::error::Result<i32> {
             long / short
         );
     }
+    if let [short, long] = deflection_secs[..] {
+        println!(
+            "deflection: worms twice as long at half the rate (same lane load) take {:.2}× the time",
+            long / short
+        );
+    }
     println!();
     println!(
         "{:<40} {:>6} {:>12} {:>6} {:>14} {:>8} {:>14} {:>8} {:>11}",
@@ -74,7 +100,10 @@ pub fn bench(a: &BenchArgs) -> crate::error::Result<i32> {
         "speedup",
         "heap B/node"
     );
-    for s in partition_scenarios(a.scale)? {
+    for s in partition_scenarios(a.scale)?
+        .into_iter()
+        .filter(|s| a.wants(&s.name))
+    {
         let r = run_parts(&s, a.threads.max(1), a.repeats)?;
         println!(
             "{:<40} {:>6} {:>12.2} {:>6} {:>14.2} {:>8.2} {:>14.2} {:>8.2} {:>11}",
@@ -92,10 +121,13 @@ pub fn bench(a: &BenchArgs) -> crate::error::Result<i32> {
     println!(
         "parts: partitions used for {} threads (fewer when a partition would hold fewer than \
          experiment.partition_min_nodes nodes: by default 128 for wormhole, 4096 for circuit \
-         switching)",
+         switching, 1024 for deflection)",
         a.threads
     );
     println!();
+    if !a.wants("replay") {
+        return Ok(0);
+    }
     let n = ((200_000.0 * a.scale) as u64).max(1000);
     for mode in [
         crate::engine::replay::ReplayMode::Open,

@@ -242,6 +242,8 @@ pub struct Simulation<N: Network = WormholeNet> {
     pub out: PartOut<N::Event, N::Remote>,
     lo: usize,
     due: Vec<N::Event>,
+    /// The canonical delivery order of `due`: (node, event key) and index.
+    order: Vec<(u128, u32)>,
     now: Vec<u32>,
     next: Vec<u32>,
     stamp: Vec<Cycle>,
@@ -325,6 +327,7 @@ impl<N: Network> Simulation<N> {
             out: PartOut::new(net.horizon(), range, chunk, parts),
             lo,
             due: Vec::new(),
+            order: Vec::new(),
             now: Vec::with_capacity(n),
             next: Vec::with_capacity(n),
             stamp: vec![Cycle::MAX; n],
@@ -408,16 +411,25 @@ impl<N: Network> Simulation<N> {
         }
         self.out.wheel.take(t, &mut self.due);
         if N::SORT_EVENTS && self.due.len() > 1 {
+            // Sort small keys, not the events themselves (which can be large).
             let net = &self.net;
-            self.due
-                .sort_unstable_by_key(|e| (e.node(), net.event_key(e)));
-        }
-        for i in 0..self.due.len() {
-            let e = self.due[i];
-            self.net
-                .deliver(e, t, &self.window, &mut self.out, &mut self.stats);
-            let local = e.node() - self.lo as u32;
-            Self::wake(&mut self.now, &mut self.stamp, local, t);
+            self.order.clear();
+            self.order.extend(self.due.iter().enumerate().map(|(i, e)| {
+                (
+                    ((e.node() as u128) << 64) | net.event_key(e) as u128,
+                    i as u32,
+                )
+            }));
+            self.order.sort_unstable();
+            for j in 0..self.order.len() {
+                let e = self.due[self.order[j].1 as usize];
+                self.deliver_one(e, t);
+            }
+        } else {
+            for i in 0..self.due.len() {
+                let e = self.due[i];
+                self.deliver_one(e, t);
+            }
         }
         if self.exp.idle_skip {
             for i in 0..self.now.len() {
@@ -436,6 +448,15 @@ impl<N: Network> Simulation<N> {
         }
         self.now.clear();
         std::mem::swap(&mut self.now, &mut self.next);
+    }
+
+    /// Delivers event `e` of cycle `t` and wakes its node.
+    #[inline]
+    fn deliver_one(&mut self, e: N::Event, t: Cycle) {
+        self.net
+            .deliver(e, t, &self.window, &mut self.out, &mut self.stats);
+        let local = e.node() - self.lo as u32;
+        Self::wake(&mut self.now, &mut self.stamp, local, t);
     }
 
     /// This partition's report for the coordinator, after [`Simulation::step_local`].

@@ -7,6 +7,7 @@
 
 pub mod circuit;
 pub mod compare;
+pub mod deflection_ms;
 pub mod mg1;
 pub mod wormhole_torus;
 

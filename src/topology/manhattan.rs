@@ -19,6 +19,8 @@ pub struct ManhattanStreet {
     pub k: u32,
     /// dist[class][node]: distance from the node (class>>1, class&1) to `node`.
     dist: Vec<Vec<u16>>,
+    /// minimal[class][node]: the minimal output ports (bit p) from that node to `node`.
+    minimal: Vec<Vec<u8>>,
 }
 
 impl ManhattanStreet {
@@ -27,9 +29,23 @@ impl ManhattanStreet {
         let mut ms = ManhattanStreet {
             k,
             dist: Vec::new(),
+            minimal: Vec::new(),
         };
         ms.dist = (0..4)
             .map(|class| ms.bfs((class >> 1) * k + (class & 1)))
+            .collect();
+        ms.minimal = (0..4u32)
+            .map(|class| {
+                let src = (class >> 1) * k + (class & 1);
+                (0..k * k)
+                    .map(|dst| {
+                        let d = ms.distance(src, dst);
+                        (0..2)
+                            .filter(|&p| d > 0 && ms.distance(ms.neighbor(src, p), dst) + 1 == d)
+                            .fold(0u8, |bits, p| bits | 1 << p)
+                    })
+                    .collect()
+            })
             .collect();
         ms
     }
@@ -99,28 +115,36 @@ impl ManhattanStreet {
         dist
     }
 
-    /// Shortest-path distance (links are one-way, so it is not symmetric).
+    /// The parity class of `a` and the position of `b` relative to the even-aligned
+    /// translate of `a`'s class representative: the tables' indices for the pair.
     #[inline]
-    pub fn distance(&self, a: u32, b: u32) -> u32 {
+    fn class_and_offset(&self, a: u32, b: u32) -> (usize, usize) {
         let k = self.k;
         let (ra, ca) = (a / k, a % k);
         let (sr, sc) = (ra - ra % 2, ca - ca % 2);
         let (rb, cb) = (b / k, b % k);
         let t = ((rb + k - sr) % k) * k + (cb + k - sc) % k;
-        self.dist[((ra % 2) * 2 + ca % 2) as usize][t as usize] as u32
+        (((ra % 2) * 2 + ca % 2) as usize, t as usize)
+    }
+
+    /// Shortest-path distance (links are one-way, so it is not symmetric).
+    #[inline]
+    pub fn distance(&self, a: u32, b: u32) -> u32 {
+        let (class, t) = self.class_and_offset(a, b);
+        self.dist[class][t] as u32
+    }
+
+    /// Output ports whose neighbour is one hop closer to `dst`, as bits (port p = bit p).
+    #[inline]
+    pub fn minimal_bits(&self, cur: u32, dst: u32) -> u8 {
+        let (class, t) = self.class_and_offset(cur, dst);
+        self.minimal[class][t]
     }
 
     /// Output ports whose neighbour is one hop closer to `dst`.
     pub fn minimal_ports(&self, cur: u32, dst: u32) -> PortSet {
         let mut s = PortSet::ZERO;
-        let d = self.distance(cur, dst);
-        if d > 0 {
-            for p in 0..2 {
-                if self.distance(self.neighbor(cur, p), dst) + 1 == d {
-                    s.set(p as usize, true);
-                }
-            }
-        }
+        s.as_raw_mut_slice()[0] = self.minimal_bits(cur, dst) as u64;
         s
     }
 

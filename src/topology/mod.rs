@@ -487,6 +487,32 @@ mod tests {
     }
 
     #[test]
+    fn manhattan_street_distances_are_paper_003s_and_the_same_from_every_node() {
+        // D(0) over ordered distinct pairs (spec paper003 §1.1) and the 6×6 distance
+        // histogram seen from every source (the network is vertex-transitive in its
+        // distance multiset, which the model's "fix the destination" relies on).
+        for (k, num, den) in [(4u32, 44.0, 15.0), (6, 130.0, 35.0), (8, 316.0, 63.0)] {
+            let t = topo(TopologyConfig::ManhattanStreet { k });
+            assert!((t.mean_distance() - num / den).abs() < 1e-12, "{k}");
+        }
+        let t = topo(TopologyConfig::ManhattanStreet { k: 6 });
+        for a in 0..36 {
+            let mut h = [0u32; 7];
+            for b in 0..36 {
+                if a != b {
+                    h[t.distance(NodeId(a), NodeId(b)) as usize] += 1;
+                }
+            }
+            assert_eq!(h, [0, 2, 4, 8, 11, 8, 2], "from node {a}");
+        }
+        let dont_care = (0..36u32)
+            .flat_map(|a| (0..36u32).map(move |b| (a, b)))
+            .filter(|&(a, b)| a != b && t.minimal_ports(NodeId(a), NodeId(b)).count_ones() == 2)
+            .count();
+        assert_eq!(dont_care, 324, "25.71% of the ordered pairs are don't-care");
+    }
+
+    #[test]
     fn manhattan_street_rows_and_columns_alternate() {
         let t = topo(TopologyConfig::ManhattanStreet { k: 4 });
         let at = |r: u32, c: u32| NodeId(r * 4 + c);

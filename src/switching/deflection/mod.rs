@@ -210,13 +210,14 @@ const FREE_LANE: OutLane = OutLane {
     waiter: NONE,
 };
 
-/// Where the segment arriving on an input lane goes.
+/// Where the segment arriving on an input lane goes (and, when it ends here, the links
+/// its header took; the rest of its description comes back with its end mark).
 #[derive(Clone, Copy, Debug)]
 enum InLane {
     Free,
     Forward { port: u8, lane: u8 },
-    Absorb(Seg),
-    Drop(Seg),
+    Absorb { hops: u32 },
+    Drop { hops: u32 },
 }
 
 /// A message's state in its source's memory.
@@ -799,7 +800,7 @@ impl DeflectionNet {
         );
         let measured = win.contains(t);
         if s.dst as usize == node {
-            self.inp[i_in] = InLane::Absorb(s);
+            self.inp[i_in] = InLane::Absorb { hops: s.hops };
             if measured {
                 self.stats.arrived += 1;
                 self.stats.arrived_hops += s.hops as u64;
@@ -808,7 +809,7 @@ impl DeflectionNet {
             return;
         }
         if s.hops >= s.limit {
-            self.inp[i_in] = InLane::Drop(s);
+            self.inp[i_in] = InLane::Drop { hops: s.hops };
             if measured {
                 self.stats.dropped += 1;
             }
@@ -925,7 +926,8 @@ impl DeflectionNet {
                     ),
                 );
             }
-            InLane::Absorb(s) => {
+            InLane::Absorb { hops } => {
+                let s = Seg { hops, ..ev.seg };
                 self.segs_live -= 1;
                 self.stats.flit_hops_total += flits as u64 * s.hops as u64;
                 if win.contains(t) {
@@ -933,7 +935,8 @@ impl DeflectionNet {
                 }
                 self.reassemble(&s, flits, t, win, stats);
             }
-            InLane::Drop(s) => {
+            InLane::Drop { hops } => {
+                let s = Seg { hops, ..ev.seg };
                 self.segs_live -= 1;
                 self.stats.flit_hops_total += flits as u64 * s.hops as u64;
                 if win.contains(t) {
