@@ -1,6 +1,7 @@
 //! `routemu predict`: the analytical model of a machine and workload, without emulating
 //! (paper 000's hold, drop and adaptive circuit-switching models on hypercubes, hold and
-//! drop on tori; paper 004's adaptive wormhole model on k×k tori).
+//! drop on tori; paper 004's adaptive wormhole model on k×k tori; paper 003's deflection
+//! model on the Manhattan Street network).
 
 use super::output::write_output;
 use super::ExperimentArgs;
@@ -59,6 +60,24 @@ pub fn model_outcome(cfg: &HwConfig, form: PathForm) -> Result<crate::model::Out
 pub fn describe(p: &Prediction) -> String {
     let p = match p {
         Prediction::Circuit(c) => c,
+        Prediction::Deflection(d) => {
+            return format!(
+                "  η {:.4} (D {:.4} links over D(0) {:.4}); deflection p {:.4}; preemption E {:.4} (ε {:.4}); blocking B {:.4}; b {:.4}\n  \
+                 lanes busy {:.4}; θ {:.4}; {} node states; {} iterations\n",
+                d.eta,
+                d.mean_path,
+                d.mean_path_zero_load,
+                d.p_deflect,
+                d.p_preempt,
+                d.epsilon,
+                d.p_block,
+                d.b,
+                d.lane_utilization,
+                d.theta,
+                d.states,
+                d.iterations
+            )
+        }
         Prediction::Wormhole(w) => {
             return format!(
                 "  latency {:.2} cycles (zero-load {:.2} over {:.3} hops); blocking per hop {:.3}\n  \

@@ -1,7 +1,8 @@
 //! Measured against predicted: the rows of `routemu compare` and `routemu sweep`, each a
 //! quantity the emulator measures and (where a model covers it) the model's value and the
 //! relative error (paper 000's circuit models; paper 004's wormhole torus model predicts
-//! the latency and the blocking per hop; other machines carry the measurements alone).
+//! the latency and the blocking per hop; paper 003's deflection model η, p, E, B and the
+//! lanes' load; other machines carry the measurements alone).
 //!
 //! The routing controller's wait appears three ways, as MODELS.md asks: measured, the
 //! Pollaczek–Khinchine wait of the *measured* arrival rate and service moments (the error
@@ -51,7 +52,7 @@ fn row(
 }
 
 /// The keys of every row, in order (for tables and CSV headers).
-pub const KEYS: [&str; 13] = [
+pub const KEYS: [&str; 19] = [
     "latency",
     "setup",
     "release",
@@ -65,6 +66,12 @@ pub const KEYS: [&str; 13] = [
     "accepted",
     "blocking_per_hop",
     "delay_per_hop",
+    "eta",
+    "p_deflect",
+    "p_preempt",
+    "p_block",
+    "throughput_per_channel",
+    "lane_util",
 ];
 
 /// The rows of a run and, for a circuit-switched machine with a model, its prediction;
@@ -79,6 +86,11 @@ pub fn rows(report: &Report, prediction: Option<&Prediction>, mean_path: f64) ->
         Some(Prediction::Wormhole(p)) => Some(p),
         _ => None,
     };
+    let defl = match prediction {
+        Some(Prediction::Deflection(p)) => Some(p),
+        _ => None,
+    };
+    let d = report.deflection();
     let c = report.circuit();
     let ctrl = &report.controller;
     let phase = |f: fn(&crate::stats::report::Circuit) -> Option<f64>| c.and_then(f);
@@ -89,7 +101,7 @@ pub fn rows(report: &Report, prediction: Option<&Prediction>, mean_path: f64) ->
             "latency (cycles)",
             lat.mean,
             lat.ci95,
-            prediction.map(|p| p.latency()),
+            prediction.and_then(|p| p.latency()),
         ),
         row(
             "setup",
@@ -177,6 +189,49 @@ pub fn rows(report: &Report, prediction: Option<&Prediction>, mean_path: f64) ->
             }),
             None,
             worm.map(|w| w.blocking_per_hop),
+        ),
+        row(
+            "eta",
+            "inefficiency ratio η = D(λ)/D(0)",
+            d.and_then(|d| d.eta),
+            d.and_then(|d| d.eta_ci95),
+            defl.map(|p| p.eta),
+        ),
+        row(
+            "p_deflect",
+            "deflection probability at preference nodes",
+            d.and_then(|d| d.p_deflect),
+            d.and_then(|d| d.p_deflect_ci95),
+            defl.map(|p| p.p_deflect),
+        ),
+        row(
+            "p_preempt",
+            "preemption probability E",
+            d.and_then(|d| d.p_preempt),
+            d.and_then(|d| d.p_preempt_ci95),
+            defl.map(|p| p.p_preempt),
+        ),
+        row(
+            "p_block",
+            "blocking probability B (new worms)",
+            d.and_then(|d| d.p_block),
+            d.and_then(|d| d.p_block_ci95),
+            defl.map(|p| p.p_block),
+        ),
+        row(
+            "throughput_per_channel",
+            "completed worms /node/time unit/lane",
+            d.map(|d| d.throughput_per_channel),
+            d.and_then(|d| d.throughput_per_channel_ci95),
+            // Stable, the model carries what is offered.
+            defl.and(d.map(|d| d.offered_per_channel)),
+        ),
+        row(
+            "lane_util",
+            "busy fraction of the lanes",
+            d.map(|d| d.lane_utilization),
+            None,
+            defl.map(|p| p.lane_utilization),
         ),
     ]
 }

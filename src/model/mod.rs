@@ -1,7 +1,8 @@
 //! The papers' analytical models, as a library: [`mg1`] holds the queueing formulas every
 //! model is built from (Pollaczek–Khinchine, M/D/1, multi-class M/G/1); [`circuit`] the
 //! circuit-switching models of paper 000; [`wormhole_torus`] paper 004's adaptive wormhole
-//! model; [`compare`] sets measured against predicted. A model never
+//! model; [`deflection_ms`] paper 003's deflection (WDVC) model of the Manhattan Street
+//! network; [`compare`] sets measured against predicted. A model never
 //! loops for ever and never returns NaN as a time: a queue at or past saturation, or a
 //! fixed point that does not converge, is a [`ModelError`].
 
@@ -11,8 +12,9 @@ pub mod deflection_ms;
 pub mod mg1;
 pub mod wormhole_torus;
 
-use crate::config::{HwConfig, SwitchingConfig};
+use crate::config::{HwConfig, PatternConfig, SwitchingConfig, TopologyConfig};
 use circuit::{CircuitPrediction, PathForm};
+use deflection_ms::{DeflectionParams, DeflectionPrediction};
 use wormhole_torus::{WormholeParams, WormholePrediction};
 
 use std::fmt;
@@ -60,16 +62,51 @@ pub enum Prediction {
     Circuit(CircuitPrediction),
     /// Paper 004's wormhole torus model.
     Wormhole(WormholePrediction),
+    /// Paper 003's deflection (WDVC) model of the Manhattan Street network.
+    Deflection(DeflectionPrediction),
 }
 
 impl Prediction {
-    /// Mean message latency (cycles).
-    pub fn latency(&self) -> f64 {
+    /// Mean message latency (cycles), for the models that predict one.
+    pub fn latency(&self) -> Option<f64> {
         match self {
-            Prediction::Circuit(p) => p.latency,
-            Prediction::Wormhole(p) => p.latency,
+            Prediction::Circuit(p) => Some(p.latency),
+            Prediction::Wormhole(p) => Some(p.latency),
+            Prediction::Deflection(_) => None,
         }
     }
+}
+
+/// Paper 003's model inputs for a deflection machine: the k×k network, m = `router.vcs`,
+/// and λ in worms per node per time unit, the time unit being the mean worm length (so
+/// λ = `workload.rate` × mean length). The model assumes Poisson creation, uniform
+/// destinations and no hop limit; lengths other than exponential are taken by their mean
+/// (the model's holding times are exponential).
+pub fn deflection_params(cfg: &HwConfig) -> Result<DeflectionParams, ModelError> {
+    let bad = |s: &str| Err(ModelError::BadInput(s.into()));
+    let SwitchingConfig::Deflection { hop_limit, .. } = cfg.switching else {
+        return bad("paper 003's model is for deflection switching");
+    };
+    let TopologyConfig::ManhattanStreet { k } = cfg.topology else {
+        return bad("paper 003's model is for the Manhattan Street network");
+    };
+    if hop_limit.is_some() {
+        return bad(
+            "paper 003's model has no hop limit (its Fig. 3b is simulation only): set \
+             switching.hop_limit = None to compare with it",
+        );
+    }
+    if cfg.workload.pattern != PatternConfig::Uniform {
+        return bad("paper 003's model assumes uniformly random destinations");
+    }
+    let machine =
+        crate::config::validate::validate(cfg).map_err(|e| ModelError::BadInput(e.to_string()))?;
+    let mean = machine.workload.length.mean();
+    Ok(DeflectionParams::new(
+        k,
+        cfg.router.vcs,
+        cfg.workload.rate * mean,
+    ))
 }
 
 /// What the model of a machine says: its name, and its prediction or why the machine is
@@ -100,9 +137,14 @@ pub fn outcome(cfg: &HwConfig, form: PathForm) -> Result<Outcome, ModelError> {
             circuit::predict(cfg, form).map(Prediction::Circuit),
         ),
         SwitchingConfig::Deflection { .. } => {
-            return Err(ModelError::BadInput(
-                "paper 003's deflection model is not wired in yet".into(),
-            ))
+            let p = deflection_params(cfg)?;
+            let name = format!(
+                "paper 003 WDVC model on the {k}×{k} Manhattan Street network, m = {m}, λ = {l:.4} per time unit",
+                k = p.k,
+                m = p.m,
+                l = p.lambda
+            );
+            (name, deflection_ms::predict(&p).map(Prediction::Deflection))
         }
     };
     match result {
