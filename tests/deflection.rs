@@ -390,3 +390,135 @@ fn machines_the_mode_cannot_run_are_refused_with_the_reason() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("router.vcs = 0"));
 }
+
+/// The preset at λ (per time unit) with worms of `len` flits (the time unit), measured
+/// over `units` time units.
+fn at(m: u32, lambda: f64, len: u32, units: u64, reps: u32) -> HwConfig {
+    let mut cfg = machine(&[
+        &format!("router.vcs={m}"),
+        &format!("switching.retry={len}"),
+        "switching.retry_dist=Exponential",
+    ]);
+    cfg.workload.length = routemu::config::LengthConfig::Exponential { mean: len as f64 };
+    cfg.workload.rate = lambda / len as f64;
+    cfg.experiment.warmup = 200 * len as u64;
+    cfg.experiment.measure = Measure::Cycles(units * len as u64);
+    cfg.experiment.replications = reps;
+    cfg.experiment.jobs = 2;
+    cfg
+}
+
+#[test]
+fn with_worms_a_few_hop_delays_long_the_emulation_is_the_models_system() {
+    // Spec 3.1 Q11's tolerances, where the model's independence between hops holds
+    // (docs/validation.md: the agreement degrades as worms grow longer than the hops a
+    // deflected header takes to come back).
+    let ms = routemu::topology::manhattan::ManhattanStreet::new(6);
+    for (m, lambda) in [(1u32, 0.07), (2, 0.2)] {
+        let r = run_experiment(&at(m, lambda, 5, 8000, 3), &mut |_, _| {}).unwrap();
+        let d = r.deflection().unwrap();
+        let p = routemu::model::deflection_ms::predict(
+            &routemu::model::deflection_ms::DeflectionParams::new(6, m, lambda),
+        )
+        .unwrap();
+        let (eta, pd, b) = (d.eta.unwrap(), d.p_deflect.unwrap(), d.p_block.unwrap());
+        assert!(
+            (p.eta - eta).abs() / eta < 0.05,
+            "m = {m}: η {eta} vs model {}",
+            p.eta
+        );
+        assert!(
+            (p.p_deflect - pd).abs() < 0.01 || (p.p_deflect - pd).abs() / pd < 0.2,
+            "m = {m}: p {pd} vs model {}",
+            p.p_deflect
+        );
+        assert!(
+            (p.p_block - b).abs() / b < 0.15,
+            "m = {m}: B {b} vs model {}",
+            p.p_block
+        );
+        // Eqs. (1)–(3) fed with the measured p give the measured path length.
+        let dm = d.mean_path.unwrap();
+        let dr = routemu::model::deflection_ms::mean_path(&ms, pd);
+        assert!(
+            (dr - dm).abs() / dm < 0.02,
+            "m = {m}: D {dm} vs recursion {dr}"
+        );
+    }
+}
+
+#[test]
+fn long_worms_deflect_in_runs_that_the_models_independent_hops_do_not_see() {
+    // The same load with worms 5 and 100 hop delays long: the longer ones repeat their
+    // deflections at the same node far more often and take longer paths.
+    let short = run_experiment(&at(2, 0.2, 5, 4000, 1), &mut |_, _| {}).unwrap();
+    let long = run_experiment(&at(2, 0.2, 100, 4000, 1), &mut |_, _| {}).unwrap();
+    let (s, l) = (short.deflection().unwrap(), long.deflection().unwrap());
+    assert!(
+        l.repeat_deflections.unwrap() > 2.0 * s.repeat_deflections.unwrap(),
+        "{:?} vs {:?}",
+        l.repeat_deflections,
+        s.repeat_deflections
+    );
+    assert!(l.eta.unwrap() > s.eta.unwrap() + 0.02);
+    // Blocking of new worms follows the links' time-average occupancy either way.
+    assert!((l.p_block.unwrap() - s.p_block.unwrap()).abs() < 0.02);
+}
+
+#[test]
+fn the_json_carries_the_deflection_block_and_predict_the_models_quantities() {
+    let out = common::routemu(&[
+        "run",
+        "hw/deflection-ms.ron",
+        "--replications",
+        "1",
+        "--cycles",
+        "100000",
+        "--json",
+        "-",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let d = &v["deflection"];
+    for k in [
+        "eta",
+        "p_deflect",
+        "p_preempt",
+        "p_block",
+        "throughput_per_channel",
+        "bound",
+    ] {
+        assert!(d[k].is_number(), "deflection.{k}: {d}");
+    }
+    assert!((d["bound"].as_f64().unwrap() - 2.0 * 35.0 / 130.0).abs() < 1e-12);
+    let out = common::routemu(&["predict", "hw/deflection-ms.ron", "--json", "-"]);
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["saturated"], false);
+    for k in ["eta", "p_deflect", "p_preempt", "p_block"] {
+        assert!(v["prediction"][k].is_number(), "prediction.{k}: {v}");
+    }
+    assert!((v["prediction"]["eta"].as_f64().unwrap() - 1.0500).abs() < 1e-4);
+    // λ = 0.5 per time unit with m = 2 is past the model's stability limit.
+    let out = common::routemu(&[
+        "predict",
+        "hw/deflection-ms.ron",
+        "--rate",
+        "0.005",
+        "--json",
+        "-",
+    ]);
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["saturated"], true);
+    assert!(v["prediction"].is_null());
+    assert!(v["saturation"].as_str().unwrap().contains("E → 1"), "{v}");
+    // With the hop limit there is no model: refused with the reason.
+    let out = common::routemu(&["predict", "hw/deflection-ms-hop-limit.ron"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("hop limit"));
+}

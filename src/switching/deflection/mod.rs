@@ -825,6 +825,19 @@ impl DeflectionNet {
             port: ev.port,
             lane: ev.lane,
         };
+        // The premise of the transit guarantee: every transit worm on an output holds an
+        // input lane, and this header holds one more, so at most 2m − 1 output lanes are
+        // held by transit worms.
+        debug_assert!(
+            {
+                let base = self.link(node, 0) * self.m;
+                (0..PORTS * self.m)
+                    .filter(|&i| matches!(self.out[base + i].holder, Holder::Transit { .. }))
+                    .count()
+                    < PORTS * self.m
+            },
+            "node {node}: every output lane held by a transit worm"
+        );
         let (q, pref) = preferred(
             &self.topology,
             NodeId(node as u32),

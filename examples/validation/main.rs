@@ -6,6 +6,12 @@
 //!
 //!     cargo run --release --example validation            # the full set (minutes)
 //!     cargo run --release --example validation -- --quick # fewer cycles, a smoke run
+//!     cargo run --release --example validation -- --only p003
+//!                                                         # paper 003's section alone,
+//!                                                         # spliced into the existing page
+//!
+//! Paper 003 (deflection wormhole on the Manhattan Street network) is its own module,
+//! [`p003`], with its own figures and findings.
 //!
 //! Time scale of the circuit figures: 1 unit time of the papers = 1000 cycles (the
 //! presets' scale), so a rate of 0.1 messages per node per unit is 0.0001 per cycle and
@@ -19,6 +25,26 @@ use routemu::model::circuit::PathForm;
 use routemu::stats::plot::{svg, Figure, Series};
 use std::fmt::Write;
 use std::path::Path;
+
+mod p003;
+
+/// Markers around paper 003's section, so that `--only p003` can replace it alone.
+const P003_BEGIN: &str = "<!-- paper 003: begin -->";
+const P003_END: &str = "<!-- paper 003: end -->";
+
+/// Runs paper 003's section and writes its figures.
+fn p003_section(
+    root: &Path,
+    out_dir: &Path,
+    quick: bool,
+) -> Result<String, Box<dyn std::error::Error>> {
+    let base = load_hw(&root.join("hw").join("deflection-ms.ron"))?;
+    let sec = p003::section(&base, quick)?;
+    for (stem, fig) in &sec.figures {
+        std::fs::write(out_dir.join(format!("{stem}.svg")), svg(fig)?)?;
+    }
+    Ok(sec.markdown)
+}
 
 /// One curve of a figure: its label and the overrides of each x value.
 struct Curve {
@@ -338,10 +364,38 @@ struct Done {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let quick = std::env::args().any(|a| a == "--quick");
+    let args: Vec<String> = std::env::args().collect();
+    let quick = args.iter().any(|a| a == "--quick");
+    let only = args
+        .windows(2)
+        .find(|w| w[0] == "--only")
+        .map(|w| w[1].clone());
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let out_dir = root.join("docs").join("validation");
     std::fs::create_dir_all(&out_dir)?;
+    match only.as_deref() {
+        None => {}
+        Some("p003") => {
+            let page = root.join("docs").join("validation.md");
+            let old = std::fs::read_to_string(&page)?;
+            let section = p003_section(root, &out_dir, quick)?;
+            let new = match (old.find(P003_BEGIN), old.find(P003_END)) {
+                (Some(a), Some(b)) if a < b => {
+                    let rest = &old[b + P003_END.len()..];
+                    format!(
+                        "{}{section}{}",
+                        &old[..a],
+                        rest.strip_prefix('\n').unwrap_or(rest)
+                    )
+                }
+                _ => format!("{old}\n{section}"),
+            };
+            std::fs::write(&page, new)?;
+            eprintln!("replaced paper 003's section of docs/validation.md");
+            return Ok(());
+        }
+        Some(other) => return Err(format!("--only {other}: only p003 can run alone").into()),
+    }
     let figs = figures();
     let mut done: Vec<Done> = Vec::new();
     let started = std::time::Instant::now();
@@ -482,6 +536,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         std::fs::write(out_dir.join(format!("{}.svg", f.id)), svg(&fig)?)?;
     }
     md.push_str(DISCUSSION);
+    md.push('\n');
+    md.push_str(&p003_section(root, &out_dir, quick)?);
     std::fs::write(root.join("docs").join("validation.md"), md)?;
     eprintln!(
         "wrote docs/validation.md in {:.0} s",
