@@ -6,13 +6,13 @@
 mod common;
 
 use routemu::config::{HwConfig, Routing, Selection, SwitchingConfig, TopologyConfig};
-use routemu::engine::invariants;
 use routemu::engine::sim::Simulation;
+use routemu::switching::wormhole::{invariants, WormholeNet};
 use routemu::types::{MsgId, NodeId};
 use std::collections::HashSet;
 
 fn stress(name: &str, cfg: &HwConfig, cycles: u64) {
-    let mut sim = Simulation::new(cfg, 0).unwrap();
+    let mut sim = Simulation::<WormholeNet>::build(cfg, 0).unwrap();
     sim.record_deliveries();
     let buffer = cfg.router.buffer_flits;
     while sim.t < cycles {
@@ -198,7 +198,7 @@ fn the_invariant_checker_notices_a_leaked_credit_and_a_doubly_held_vc() {
         0.03,
     );
     let loaded = || {
-        let mut sim = Simulation::new(&cfg, 0).unwrap();
+        let mut sim = Simulation::<WormholeNet>::build(&cfg, 0).unwrap();
         while sim.t < 2_000 {
             sim.step();
         }

@@ -7,6 +7,7 @@ mod common;
 use routemu::config::load::load_hw;
 use routemu::engine::experiment::run_experiment;
 use routemu::engine::sim::{Simulation, Stop};
+use routemu::switching::wormhole::WormholeNet;
 use std::path::Path;
 
 fn ring() -> routemu::config::HwConfig {
@@ -15,7 +16,7 @@ fn ring() -> routemu::config::HwConfig {
 
 #[test]
 fn a_ring_without_dateline_deadlocks_and_the_watchdog_names_the_cycle() {
-    let mut sim = Simulation::new(&ring(), 0).unwrap();
+    let mut sim = Simulation::<WormholeNet>::build(&ring(), 0).unwrap();
     match sim.run(&mut |_| {}) {
         Stop::Deadlock(text) => {
             assert!(text.contains("waiting cycle of"), "{text}");

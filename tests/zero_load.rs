@@ -5,7 +5,7 @@
 mod common;
 
 use routemu::engine::sim::Simulation;
-use routemu::switching::wormhole::zero_load_latency;
+use routemu::switching::wormhole::{zero_load_latency, WormholeNet};
 use routemu::topology::Topology;
 use routemu::types::NodeId;
 
@@ -34,7 +34,7 @@ fn a_lone_message_has_the_closed_form_latency_on_every_preset() {
             if src == dst {
                 continue;
             }
-            let mut sim = Simulation::new(&cfg, 0).unwrap();
+            let mut sim = Simulation::<WormholeNet>::build(&cfg, 0).unwrap();
             sim.record_deliveries();
             sim.inject(src, dst, len.1);
             assert!(
@@ -74,7 +74,7 @@ fn pipelined_router_and_wide_slow_links_follow_the_closed_form() {
     cfg.links.width = 3;
     cfg.router.buffer_flits = 32;
     for len in [1, 2, 3, 4, 11, 12] {
-        let mut sim = Simulation::new(&cfg, 0).unwrap();
+        let mut sim = Simulation::<WormholeNet>::build(&cfg, 0).unwrap();
         sim.record_deliveries();
         sim.inject(NodeId(0), NodeId(3 + 8 * 2), len);
         assert!(sim.run_until_empty(10_000));
@@ -94,7 +94,7 @@ fn a_lone_message_on_the_mesh_boundary_and_hypercube_corner_is_exact() {
         ("wormhole-hypercube.ron", 0, 255),
     ] {
         let cfg = quiet(common::preset(name));
-        let mut sim = Simulation::new(&cfg, 0).unwrap();
+        let mut sim = Simulation::<WormholeNet>::build(&cfg, 0).unwrap();
         sim.record_deliveries();
         sim.inject(NodeId(src), NodeId(dst), 12);
         assert!(sim.run_until_empty(10_000));

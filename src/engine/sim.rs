@@ -19,8 +19,7 @@
 //! scheduled event or message creation. `experiment.idle_skip = false` visits every
 //! router every cycle and must give identical results (a test checks it).
 //!
-//! The engine is generic over the switching mode ([`Network`]); `Simulation` alone means
-//! wormhole switching.
+//! The engine is generic over the switching mode ([`Network`]).
 
 use super::network::{Network, Window};
 use super::partition::{Located, PartOut};
@@ -31,7 +30,6 @@ use crate::error::Result;
 use crate::rng::{stream, NodeRng};
 use crate::router::dma::PendingMsg;
 use crate::stats::MsgStats;
-use crate::switching::wormhole::WormholeNet;
 use crate::traffic::Workload;
 use crate::types::{Cycle, MsgId, NodeId};
 use std::cmp::Reverse;
@@ -235,7 +233,7 @@ impl Coordinator {
 
 /// One replication of one machine under one workload, on the routers of a switching
 /// mode (`N`; wormhole unless said otherwise), for one partition of the nodes.
-pub struct Simulation<N: Network = WormholeNet> {
+pub struct Simulation<N: Network> {
     /// The routers.
     pub net: N,
     /// The outbox: this partition's calendar, and what goes to other partitions.
@@ -268,14 +266,6 @@ pub struct Simulation<N: Network = WormholeNet> {
     pub window_flits: u64,
     exp: ExperimentConfig,
     coord: Coordinator,
-}
-
-impl Simulation<WormholeNet> {
-    /// Builds replication `rep` of a wormhole machine `cfg` (its `workload` and
-    /// `experiment` sections).
-    pub fn new(cfg: &HwConfig, rep: u32) -> Result<Self> {
-        Self::build(cfg, rep)
-    }
 }
 
 impl<N: Network> Simulation<N> {

@@ -7,14 +7,15 @@
 //!   by two messages, none is leaked);
 //! - every live flit is somewhere: injection engines + buffers + links.
 
-use super::sim::Simulation;
+use super::WormholeNet;
+use crate::engine::sim::Simulation;
 use crate::router::buffers::VcState;
 use crate::router::link::LinkEvent;
 use crate::types::{NodeId, PortId};
 use std::collections::HashMap;
 
 /// Checks every invariant; the error names the first broken one.
-pub fn check(sim: &Simulation, buffer: u32) -> Result<(), String> {
+pub fn check(sim: &Simulation<WormholeNet>, buffer: u32) -> Result<(), String> {
     let net = &sim.net;
     let lay = net.layout;
     let topo = &net.topology;

@@ -4,7 +4,8 @@
 //! wait-for graph is searched for a cycle, which is the deadlock; if there is none (the
 //! network is only very slow), the longest waits are listed instead.
 
-use super::sim::Simulation;
+use super::WormholeNet;
+use crate::engine::sim::Simulation;
 use crate::router::buffers::VcState;
 use crate::routing::selection::BitIter;
 use crate::types::{NodeId, PortId};
@@ -14,7 +15,7 @@ use std::fmt::Write;
 type Vc = (usize, usize, usize);
 
 /// Explains what the stuck network's channels wait on.
-pub fn describe(sim: &Simulation) -> String {
+pub fn describe(sim: &Simulation<WormholeNet>) -> String {
     let net = &sim.net;
     let lay = net.layout;
     let topo = &net.topology;

@@ -22,6 +22,12 @@
 //!
 //! Blocking of a header at a router = cycles from "route ready + a + s" to its switch
 //! grant, i.e. the time lost to VC and switch contention (zero at zero load).
+//!
+//! [`invariants`] checks flits, credits and VC ownership on demand; [`watchdog`] explains
+//! a deadlock.
+
+pub mod invariants;
+pub mod watchdog;
 
 use crate::config::validate::Machine;
 use crate::config::{HwConfig, SwitchingConfig};
@@ -672,7 +678,7 @@ impl Network for WormholeNet {
         self.last_move
     }
     fn explain_deadlock(sim: &Simulation<Self>) -> String {
-        crate::engine::watchdog::describe(sim)
+        watchdog::describe(sim)
     }
     fn ctrl_stats(&self) -> &[CtrlStats] {
         &self.ctrl.stats
