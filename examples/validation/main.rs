@@ -10,6 +10,9 @@
 //!                                                         # paper 003's section alone,
 //!                                                         # spliced into the existing page
 //!
+//! Paper 003's emulated points are kept in target/validation-p003.json, so a rerun only
+//! emulates what changed; `--fresh` emulates everything again.
+//!
 //! Paper 003 (deflection wormhole on the Manhattan Street network) is its own module,
 //! [`p003`], with its own figures and findings.
 //!
@@ -39,7 +42,9 @@ fn p003_section(
     quick: bool,
 ) -> Result<String, Box<dyn std::error::Error>> {
     let base = load_hw(&root.join("hw").join("deflection-ms.ron"))?;
-    let sec = p003::section(&base, quick)?;
+    let fresh = std::env::args().any(|a| a == "--fresh");
+    let cache = (!fresh).then(|| root.join("target").join("validation-p003.json"));
+    let sec = p003::section(&base, quick, cache)?;
     for (stem, fig) in &sec.figures {
         std::fs::write(out_dir.join(format!("{stem}.svg")), svg(fig)?)?;
     }

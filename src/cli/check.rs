@@ -169,8 +169,7 @@ fn explain_deflection(cfg: &HwConfig, m: &Machine, s: &mut String) {
     };
     let (t, l) = (&m.topology, &cfg.links);
     let lanes = cfg.router.vcs;
-    let p = &cfg.router.pipeline;
-    let r = cfg.router.controller.route + p.vc_alloc + p.switch_alloc + p.switch_traversal;
+    let r = crate::switching::deflection::router_delay(cfg);
     let _ = writeln!(
         s,
         "  router: {r} cycle(s) per hop; {lanes} lane(s) per link, each one flit per cycle; link latency {}",

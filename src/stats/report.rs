@@ -5,7 +5,7 @@
 //! was measured) are `null`, never NaN or a string.
 
 use crate::config::HwConfig;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt::Write;
 
 /// Schema identifier written in every report.
@@ -120,7 +120,7 @@ pub struct Wormhole {
 }
 
 /// Path lengths of the segments whose header reached its destination.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct PathLengths {
     /// counts\[h\]: segments that took h links (the last entry holds every longer path).
     pub counts: Vec<u64>,
@@ -137,7 +137,7 @@ pub struct PathLengths {
 /// Deflection wormhole with virtual channels (paper 003) measurements. Probabilities
 /// and ratios are means over replications of each replication's ratio (with 95%
 /// half-widths when there are several); the paper's time unit is the mean worm length.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Deflection {
     /// Virtual channels (lanes) per link: the paper's m.
     pub lanes: u32,
@@ -558,14 +558,17 @@ impl Report {
             );
         }
         let k = &self.controller;
-        let _ = writeln!(
-            s,
-            "  routing controller: λ {:.4}/cycle  ρ {:.3}  wait measured {}  P-K {}",
-            k.arrival_rate,
-            k.utilization,
-            num(k.wait_mean),
-            num(k.wait_mg1)
-        );
+        // Deflection routers have no routing-controller queue to report.
+        if self.deflection().is_none() {
+            let _ = writeln!(
+                s,
+                "  routing controller: λ {:.4}/cycle  ρ {:.3}  wait measured {}  P-K {}",
+                k.arrival_rate,
+                k.utilization,
+                num(k.wait_mean),
+                num(k.wait_mg1)
+            );
+        }
         if self.saturated {
             let _ = writeln!(
                 s,

@@ -102,7 +102,7 @@ pub fn zero_load_latency(cfg: &HwConfig, hops: u64, len: u64) -> Cycle {
 
 /// The router's delay R per hop: the routing controller's time plus any extra pipeline
 /// stages (at least 1 cycle).
-fn router_delay(cfg: &HwConfig) -> Cycle {
+pub fn router_delay(cfg: &HwConfig) -> Cycle {
     let p = &cfg.router.pipeline;
     cfg.router.controller.route.max(1) + p.vc_alloc + p.switch_alloc + p.switch_traversal
 }
