@@ -42,6 +42,7 @@ pub fn explain(cfg: &HwConfig, origin: &str) -> Result<String> {
         SwitchingConfig::Wormhole { .. } => explain_wormhole(cfg, &m, &mut s),
         SwitchingConfig::Circuit { .. } => explain_circuit(cfg, &m, &mut s),
         SwitchingConfig::Deflection { .. } => explain_deflection(cfg, &m, &mut s),
+        SwitchingConfig::Timeout { .. } => explain_timeout(cfg, &m, &mut s),
     }
     let w = &cfg.workload;
     let flits = w.rate * len;
@@ -55,6 +56,13 @@ pub fn explain(cfg: &HwConfig, origin: &str) -> Result<String> {
             t.capacity() * l.width as f64
         ),
         SwitchingConfig::Circuit { .. } => String::new(),
+        SwitchingConfig::Timeout { .. } => {
+            let hosts = t.endpoints().len() as f64;
+            format!(
+                " = {:.4} flits per host per cycle",
+                flits * t.nodes() as f64 / hosts
+            )
+        }
         SwitchingConfig::Deflection { .. } => {
             let m = cfg.router.vcs as f64;
             let per_lane = w.rate * len / m;
@@ -193,6 +201,42 @@ fn explain_deflection(cfg: &HwConfig, m: &Machine, s: &mut String) {
         crate::switching::deflection::zero_load_latency(cfg, 1, len.round() as u64),
         crate::switching::deflection::zero_load_latency(cfg, d.round() as u64, len.round() as u64),
         d.round()
+    );
+}
+
+fn explain_timeout(cfg: &HwConfig, m: &Machine, s: &mut String) {
+    let SwitchingConfig::Timeout {
+        timeout,
+        retry_delay,
+        arbiter,
+        release,
+        on_reset,
+    } = cfg.switching
+    else {
+        return;
+    };
+    let t = &m.topology;
+    let l = cfg.links.latency;
+    let _ = writeln!(
+        s,
+        "  switches: {} flits of buffer per input port, one cycle per hop, {arbiter:?} \
+         arbitration, a link is free again on {release:?}; links {l} cycle(s) unless the \
+         graph says otherwise",
+        cfg.router.buffer_flits
+    );
+    let _ = writeln!(
+        s,
+        "  switching: wormhole with timeout {}, reset worms {on_reset:?} after {retry_delay} \
+         cycles",
+        timeout.map_or("none".into(), |t| format!("{t} cycles"))
+    );
+    let len = m.workload.length.mean();
+    let d = t.mean_distance();
+    let _ = writeln!(
+        s,
+        "  mean route {d:.3} links between hosts; zero-load latency of a {len:.0}-flit worm \
+         over it {:.1} cycles (links·ℓ + L with ℓ = {l})",
+        d * l as f64 + len
     );
 }
 

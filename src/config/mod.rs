@@ -70,6 +70,33 @@ pub enum TopologyConfig {
         /// Nodes per row and per column (√N), even.
         k: u32,
     },
+    /// Hosts and switches (paper 002): a k-ary n-cube of switches with `hosts` hosts on
+    /// every switch; only hosts create and receive messages, switches only forward.
+    SwitchedTorus {
+        /// Switches per dimension.
+        k: u32,
+        /// Dimensions of the torus of switches.
+        #[serde(default = "default_two")]
+        n: u32,
+        /// Hosts per switch.
+        #[serde(default = "default_one")]
+        hosts: u32,
+    },
+    /// Hosts and switches read from a graph file (links with their own propagation
+    /// delays, optional source routes; format in `topology::hosts`). A relative path is
+    /// taken from the directory of the hardware file.
+    HostGraph {
+        /// The graph file.
+        file: String,
+    },
+}
+
+fn default_two() -> u32 {
+    2
+}
+
+fn default_one() -> u32 {
+    1
 }
 
 fn default_true() -> bool {
@@ -279,6 +306,64 @@ pub enum SwitchingConfig {
         #[serde(default = "default_max_pending")]
         max_pending: Option<u32>,
     },
+    /// Wormhole switching of a LAN of hosts and switches with the backward timeout reset
+    /// (paper 002): source routes, no virtual channels, back-pressure flow control over
+    /// buffers of `router.buffer_flits` flits per input port; a header that waits
+    /// `timeout` cycles for its outgoing link makes the switch drop the worm and send a
+    /// reset back to its source, every switch on the way freeing the worm's link and
+    /// buffers, and the source sends the worm again from the tail of its queue.
+    Timeout {
+        /// Cycles a header may wait for its outgoing link; None: wait for ever (plain
+        /// wormhole, which can deadlock).
+        timeout: Option<u64>,
+        /// Cycles a reset worm waits before it rejoins its host's queue (paper 002
+        /// Fig. 10's constant retransmission delay); 0: at once.
+        #[serde(default)]
+        retry_delay: u64,
+        /// Which of the headers waiting for one link gets it.
+        #[serde(default)]
+        arbiter: LinkArbiter,
+        /// When a link a worm held is free for the next one.
+        #[serde(default)]
+        release: LinkRelease,
+        /// What a source does with a reset worm (`Discard` is for studying one link
+        /// alone: the worm is lost and counted).
+        #[serde(default)]
+        on_reset: OnReset,
+    },
+}
+
+/// Arbitration among headers waiting for one outgoing link (paper 002 leaves it open).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum LinkArbiter {
+    /// First come, first served (by the cycle a header became ready; ties: lower input
+    /// port). The model's M/G/1 queue assumes it.
+    #[default]
+    Fifo,
+    /// Round-robin over the input ports, starting after the last winner.
+    RoundRobin,
+}
+
+/// When a link a worm held is free again.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum LinkRelease {
+    /// The cycle after the tail crossed it (paper 002: the holding time ends when the
+    /// tail is sent).
+    #[default]
+    TailSent,
+    /// When the tail has left the downstream buffer and its credit is back (routemu's
+    /// wormhole rule: a buffer never holds flits of two worms).
+    TailCredit,
+}
+
+/// What the source host does with a worm whose try was reset.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum OnReset {
+    /// Put it back at the tail of its queue (after `retry_delay`).
+    #[default]
+    Requeue,
+    /// Drop it (counted as lost): only for measuring a link without retries.
+    Discard,
 }
 
 fn default_backoff() -> u64 {

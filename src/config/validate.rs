@@ -35,6 +35,21 @@ pub fn validate(cfg: &HwConfig) -> Result<Machine> {
         )));
     }
     let r = &cfg.router;
+    let hosts = matches!(topology, Topology::Hosts(_));
+    if hosts != matches!(cfg.switching, SwitchingConfig::Timeout { .. }) {
+        return Err(Error::config(if hosts {
+            "a host/switch network (paper 002) runs timeout switching: switching: \
+             Timeout(timeout: 20)"
+                .to_string()
+        } else {
+            format!(
+                "timeout switching (paper 002) runs on host/switch networks \
+                 (topology: SwitchedTorus(k: 3, hosts: 1) or HostGraph(file: ...)); this \
+                 machine is {}",
+                topology.describe()
+            )
+        }));
+    }
     let routing = match cfg.switching {
         SwitchingConfig::Wormhole {
             routing,
@@ -47,6 +62,10 @@ pub fn validate(cfg: &HwConfig) -> Result<Machine> {
         }
         SwitchingConfig::Deflection { .. } => {
             check_deflection(cfg, &topology)?;
+            None
+        }
+        SwitchingConfig::Timeout { .. } => {
+            check_timeout(cfg)?;
             None
         }
     };
@@ -147,6 +166,12 @@ pub fn validate(cfg: &HwConfig) -> Result<Machine> {
     if matches!(cfg.switching, SwitchingConfig::Deflection { .. }) {
         let need = topology.nodes() as u64 * deflection_bytes_per_node(r.vcs as usize);
         check_bytes(&topology, need, r.vcs as usize, machine_memory())?;
+    }
+    if hosts {
+        // Per port: a FIFO of buffer_flits flits of 56 bytes and the port's state.
+        let ports = topology.channels() as u64;
+        let need = ports * (56 * r.buffer_flits as u64 + 96) + topology.nodes() as u64 * 128;
+        check_bytes(&topology, need, 1, machine_memory())?;
     }
     let workload = Workload::new(&cfg.workload, &topology)?;
     check_experiment(cfg)?;
@@ -355,6 +380,58 @@ fn check_deflection(cfg: &HwConfig, topology: &Topology) -> Result<()> {
         return Err(Error::config(
             "links.credit_latency: deflection switching has no credits (worms are never \
              buffered at intermediate nodes)",
+        ));
+    }
+    Ok(())
+}
+
+/// Checks what only timeout switching (paper 002) needs.
+fn check_timeout(cfg: &HwConfig) -> Result<()> {
+    let SwitchingConfig::Timeout {
+        timeout,
+        retry_delay,
+        ..
+    } = cfg.switching
+    else {
+        return Ok(());
+    };
+    if let Some(t) = timeout {
+        if t == 0 || t > MAX_DELAY {
+            return Err(Error::config(format!(
+                "switching.timeout = {t}: a header may wait 1 to {MAX_DELAY} cycles for its link \
+                 (None: for ever)"
+            )));
+        }
+    }
+    if retry_delay > MAX_DELAY {
+        return Err(Error::config(format!(
+            "switching.retry_delay = {retry_delay}: at most {MAX_DELAY} cycles"
+        )));
+    }
+    let l = &cfg.links;
+    if l.width != 1 {
+        return Err(Error::config(format!(
+            "links.width = {}: paper 002's links carry one flit per cycle",
+            l.width
+        )));
+    }
+    if l.duplex == Duplex::Half || l.credit_latency.is_some_and(|c| c != l.latency) {
+        return Err(Error::config(
+            "timeout switching: links are full duplex and credits and resets cross them in \
+             the link's propagation delay (leave links.duplex and links.credit_latency unset)",
+        ));
+    }
+    let r = &cfg.router;
+    let p = &r.pipeline;
+    if r.controller.route != 1 || p.vc_alloc + p.switch_alloc + p.switch_traversal != 0 {
+        return Err(Error::config(
+            "timeout switching models paper 002's switch: one cycle to route a header \
+             (router.controller.route = 1) and no extra pipeline stages",
+        ));
+    }
+    if r.dma.is_some_and(|d| d != 1) {
+        return Err(Error::config(
+            "router.dma: a host sends one worm at a time (paper 002); leave it unset or 1",
         ));
     }
     Ok(())

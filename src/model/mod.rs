@@ -136,6 +136,11 @@ pub fn outcome(cfg: &HwConfig, form: PathForm) -> Result<Outcome, ModelError> {
             circuit::model_name(cfg, form),
             circuit::predict(cfg, form).map(Prediction::Circuit),
         ),
+        SwitchingConfig::Timeout { .. } => {
+            return Err(ModelError::BadInput(
+                "paper 002's model is being written (switching: Timeout)".into(),
+            ))
+        }
         SwitchingConfig::Deflection { .. } => {
             let p = deflection_params(cfg)?;
             let name = format!(

@@ -64,6 +64,8 @@ pub fn dor_step(topology: &Topology, cur: NodeId, dst: NodeId, src: NodeId) -> (
             }
             (PortId(0), Dateline::Never)
         }
+        // The source route (dimension order over the torus of switches).
+        Topology::Hosts(h) => (PortId(h.route_port(src.0, dst.0, cur.0)), Dateline::Never),
         // Shortest-path port; the Manhattan Street network has no dimension order and
         // wormhole routing there is refused before any header is routed.
         Topology::ManhattanStreet(_) => {

@@ -264,6 +264,114 @@ impl Deflection {
     }
 }
 
+/// A quantity by link class (paper 002's hs, ss and sh links).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ClassSplit<T> {
+    /// Host to switch.
+    pub hs: T,
+    /// Switch to switch.
+    pub ss: T,
+    /// Switch to host.
+    pub sh: T,
+}
+
+/// The watched switch-to-switch link (paper 002 Figs. 2–3): head inter-arrival times and
+/// waits (given no timeout) as (value, count) pairs in cycles.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct WatchedLink {
+    /// Which link.
+    pub link: String,
+    /// Headers that asked for it in the window.
+    pub requests: u64,
+    /// Of those, timed out.
+    pub timeouts: u64,
+    /// Inter-arrival times of headers asking for it.
+    pub interarrival: Vec<(u64, u64)>,
+    /// Waits of the headers granted it.
+    pub wait: Vec<(u64, u64)>,
+}
+
+/// Wormhole with timeout reset (paper 002) measurements. Throughputs are per host.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Timeout {
+    /// The timeout (cycles; null: none).
+    pub timeout: Option<u64>,
+    /// Constant delay before a reset worm rejoins its queue.
+    pub retry_delay: u64,
+    /// Flits created per host per cycle in the window.
+    pub offered_per_host: f64,
+    /// Flits delivered to hosts per host per cycle in the window.
+    pub accepted_per_host: f64,
+    /// Worms created per host per cycle (γ per host).
+    pub host_arrival_rate: f64,
+    /// Mean tries (transmissions) per delivered measured worm.
+    pub tries_mean: Option<f64>,
+    /// 95% half-width of `tries_mean`.
+    pub tries_ci95: Option<f64>,
+    /// Fraction of headers asking for a switch's outgoing link that timed out.
+    pub p_timeout: Option<f64>,
+    /// The same by link class (hs links never time out: hosts have no timer).
+    pub p_timeout_by_class: ClassSplit<Option<f64>>,
+    /// Fraction of headers that found their link free (φ(0)).
+    pub p_free_by_class: ClassSplit<Option<f64>>,
+    /// Headers asking per link per cycle (λ of the link).
+    pub request_rate_by_class: ClassSplit<f64>,
+    /// Mean wait of the headers granted a link (no timeout), cycles.
+    pub wait_mean_by_class: ClassSplit<Option<f64>>,
+    /// Link holding time moments (grab → tail sent or reset): mean, second, third.
+    pub holding_by_class: ClassSplit<[Option<f64>; 3]>,
+    /// Fraction of time the links are held.
+    pub utilization_by_class: ClassSplit<f64>,
+    /// Service of one try on the host link: mean and second moment (cycles).
+    pub try_service_mean: Option<f64>,
+    /// See `try_service_mean`.
+    pub try_service_m2: Option<f64>,
+    /// Fraction of tries that succeeded.
+    pub p_try_success: Option<f64>,
+    /// Mean cycles a delivered worm waited in its host queue, all visits together.
+    pub host_wait_mean: Option<f64>,
+    /// 95% half-width of `host_wait_mean`.
+    pub host_wait_ci95: Option<f64>,
+    /// Pollaczek–Khinchine wait of the host queue from the measured arrival rate, try
+    /// moments and success probability (paper 002 eqs. 18–19: M/G/1 with feedback).
+    pub host_wait_mg1: Option<f64>,
+    /// Mean Σ of a delivered worm's tries' service (cycles).
+    pub service_mean: Option<f64>,
+    /// Flits sent in tries that were reset, as a fraction of all flits sent.
+    pub wasted_fraction: Option<f64>,
+    /// Timeouts (resets started) in the whole run.
+    pub resets: u64,
+    /// The watched switch-to-switch link.
+    pub watched: Option<WatchedLink>,
+}
+
+impl Timeout {
+    /// The lines of the human summary.
+    pub fn summary(&self, s: &mut String) {
+        let o = |x: Option<f64>| x.map_or("n/a".into(), |v| format!("{v:.4}"));
+        let _ = writeln!(
+            s,
+            "  timeout {}: tries per worm {}  P_timeout {} (ss {} sh {})  throughput {:.4} flits/host/cycle (offered {:.4})",
+            self.timeout.map_or("none".into(), |t| format!("{t} cycles")),
+            o(self.tries_mean),
+            o(self.p_timeout),
+            o(self.p_timeout_by_class.ss),
+            o(self.p_timeout_by_class.sh),
+            self.accepted_per_host,
+            self.offered_per_host
+        );
+        let _ = writeln!(
+            s,
+            "    host queue: wait {} (P-K from measured tries {}), try service {} (P success {}), wasted flits {}",
+            o(self.host_wait_mean),
+            o(self.host_wait_mg1),
+            o(self.try_service_mean),
+            o(self.p_try_success),
+            o(self.wasted_fraction)
+        );
+    }
+}
+
 /// A quantity split by the phase of the communication it concerns.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct PhaseSplit<T> {
@@ -347,6 +455,8 @@ pub enum ModeReport {
     Circuit(Box<Circuit>),
     /// Deflection wormhole with virtual channels (paper 003).
     Deflection(Box<Deflection>),
+    /// Wormhole with timeout reset on a host/switch network (paper 002).
+    Timeout(Box<Timeout>),
 }
 
 /// What the topology is.
@@ -464,6 +574,14 @@ impl Report {
         }
     }
 
+    /// The timeout block, for timeout (paper 002) runs.
+    pub fn timeout(&self) -> Option<&Timeout> {
+        match &self.mode {
+            ModeReport::Timeout(t) => Some(t),
+            _ => None,
+        }
+    }
+
     /// The human summary printed on stdout.
     pub fn summary(&self) -> String {
         let mut s = String::new();
@@ -523,6 +641,9 @@ impl Report {
         if let Some(d) = self.deflection() {
             d.summary(&mut s);
         }
+        if let Some(t) = self.timeout() {
+            t.summary(&mut s);
+        }
         if let Some(c) = self.circuit() {
             let p = &c.phases;
             let _ = writeln!(
@@ -558,8 +679,8 @@ impl Report {
             );
         }
         let k = &self.controller;
-        // Deflection routers have no routing-controller queue to report.
-        if self.deflection().is_none() {
+        // Deflection and timeout switches have no routing-controller queue to report.
+        if self.deflection().is_none() && self.timeout().is_none() {
             let _ = writeln!(
                 s,
                 "  routing controller: λ {:.4}/cycle  ρ {:.3}  wait measured {}  P-K {}",

@@ -2,7 +2,8 @@
 //! between nodes. One module per mode: [`wormhole`] is paper 004's flit-level wormhole
 //! switching with virtual channels, [`circuit`] the circuit switching of papers 000 and
 //! 001 with hold, drop and adaptive conflict resolution, [`deflection`] paper 003's
-//! deflection wormhole with virtual channels (WDVC) on the Manhattan Street network.
+//! deflection wormhole with virtual channels (WDVC) on the Manhattan Street network,
+//! [`timeout`] paper 002's wormhole LAN with the backward timeout reset.
 //!
 //! [`with_mode`] is the one place that maps a configuration's `switching` section to the
 //! routers that run it: the engine, the benchmarks and trace replay go through it, so a
@@ -10,6 +11,7 @@
 
 pub mod circuit;
 pub mod deflection;
+pub mod timeout;
 pub mod wormhole;
 
 use crate::config::SwitchingConfig;
@@ -30,5 +32,6 @@ pub fn with_mode<W: WithMode>(s: &SwitchingConfig, w: W) -> W::Output {
         SwitchingConfig::Wormhole { .. } => w.run::<wormhole::WormholeNet>(),
         SwitchingConfig::Circuit { .. } => w.run::<circuit::CircuitNet>(),
         SwitchingConfig::Deflection { .. } => w.run::<deflection::DeflectionNet>(),
+        SwitchingConfig::Timeout { .. } => w.run::<timeout::TimeoutNet>(),
     }
 }

@@ -13,6 +13,7 @@
 //! The local port (processing element, DMA engines) is numbered `degree()`.
 
 pub mod grid;
+pub mod hosts;
 pub mod hypercube;
 pub mod manhattan;
 pub mod mesh;
@@ -22,6 +23,7 @@ use crate::config::TopologyConfig;
 use crate::error::{Error, Result};
 use crate::types::{NodeId, PortId, MAX_NODES};
 pub use grid::Grid;
+pub use hosts::HostNetwork;
 pub use hypercube::Hypercube;
 pub use manhattan::ManhattanStreet;
 pub use mesh::Mesh;
@@ -44,6 +46,8 @@ pub enum Topology {
     Mesh(Mesh),
     /// Manhattan Street network.
     ManhattanStreet(ManhattanStreet),
+    /// Hosts and switches (paper 002).
+    Hosts(HostNetwork),
 }
 
 impl Topology {
@@ -98,6 +102,13 @@ impl Topology {
                 grid(k, 2, "Manhattan Street network")?;
                 Topology::ManhattanStreet(ManhattanStreet::new(k))
             }
+            TopologyConfig::SwitchedTorus { k, n, hosts } => {
+                grid(k, n, "torus of switches")?;
+                Topology::Hosts(HostNetwork::torus(k, n, hosts)?)
+            }
+            TopologyConfig::HostGraph { ref file } => {
+                Topology::Hosts(HostNetwork::from_file(file)?)
+            }
         })
     }
 
@@ -108,6 +119,16 @@ impl Topology {
             Topology::Torus(t) => t.grid.nodes(),
             Topology::Mesh(m) => m.grid.nodes(),
             Topology::ManhattanStreet(m) => m.nodes(),
+            Topology::Hosts(h) => h.nodes(),
+        }
+    }
+
+    /// The nodes that create and receive messages: every node, or the hosts of a
+    /// host/switch network.
+    pub fn endpoints(&self) -> std::ops::Range<u32> {
+        match self {
+            Topology::Hosts(h) => h.switches..h.switches + h.hosts,
+            _ => 0..self.nodes() as u32,
         }
     }
 
@@ -118,6 +139,7 @@ impl Topology {
             Topology::Torus(t) => t.degree(),
             Topology::Mesh(m) => m.degree(),
             Topology::ManhattanStreet(_) => 2,
+            Topology::Hosts(h) => h.degree(),
         }
     }
 
@@ -128,6 +150,7 @@ impl Topology {
             Topology::Torus(t) => t.grid.n as usize,
             Topology::Mesh(m) => m.grid.n as usize,
             Topology::ManhattanStreet(_) => 2,
+            Topology::Hosts(_) => 1,
         }
     }
 
@@ -140,11 +163,14 @@ impl Topology {
             Topology::Torus(t) => Some(t.neighbor(u, p)),
             Topology::Mesh(m) => m.neighbor(u, p),
             Topology::ManhattanStreet(m) => Some(m.neighbor(u, p)),
+            Topology::Hosts(h) => h.ports(u).get(p as usize).map(|x| x.peer),
         }
         .map(NodeId)
     }
 
-    /// The node whose output `port` feeds input `port` of `node`, if any.
+    /// The node whose output `port` feeds input `port` of `node`, if any (on a
+    /// host/switch network, whose ports are bidirectional, the node at the other end of
+    /// the port's link).
     #[inline]
     pub fn upstream(&self, node: NodeId, port: PortId) -> Option<NodeId> {
         let (u, p) = (node.0, port.0 as u32);
@@ -153,6 +179,7 @@ impl Topology {
             Topology::Torus(t) => Some(t.upstream(u, p)),
             Topology::Mesh(m) => m.upstream(u, p),
             Topology::ManhattanStreet(m) => Some(m.upstream(u, p)),
+            Topology::Hosts(h) => h.ports(u).get(p as usize).map(|x| x.peer),
         }
         .map(NodeId)
     }
@@ -165,6 +192,7 @@ impl Topology {
             Topology::Torus(t) => t.distance(a.0, b.0),
             Topology::Mesh(m) => m.distance(a.0, b.0),
             Topology::ManhattanStreet(m) => m.distance(a.0, b.0),
+            Topology::Hosts(h) => h.distance(a.0, b.0),
         }
     }
 
@@ -177,6 +205,16 @@ impl Topology {
             Topology::Torus(t) => t.minimal_ports(cur.0, dst.0),
             Topology::Mesh(m) => m.minimal_ports(cur.0, dst.0),
             Topology::ManhattanStreet(m) => m.minimal_ports(cur.0, dst.0),
+            Topology::Hosts(h) => {
+                let mut s = PortSet::ZERO;
+                let d = h.distance(cur.0, dst.0);
+                for (p, end) in h.ports(cur.0).iter().enumerate() {
+                    if d > 0 && h.distance(end.peer, dst.0) + 1 == d {
+                        s.set(p, true);
+                    }
+                }
+                s
+            }
         }
     }
 
@@ -187,6 +225,7 @@ impl Topology {
                 let g = m.grid;
                 2 * g.n as usize * (g.k as usize - 1) * g.nodes() / g.k as usize
             }
+            Topology::Hosts(h) => 2 * h.links(),
             _ => self.nodes() * self.degree(),
         }
     }
@@ -195,7 +234,7 @@ impl Topology {
     /// unidirectional channel counts once.
     pub fn links(&self) -> usize {
         match self {
-            Topology::Hypercube(_) | Topology::Mesh(_) => self.channels() / 2,
+            Topology::Hypercube(_) | Topology::Mesh(_) | Topology::Hosts(_) => self.channels() / 2,
             Topology::Torus(t) if t.bidirectional => self.channels() / 2,
             _ => self.channels(),
         }
@@ -208,17 +247,20 @@ impl Topology {
             Topology::Torus(t) => t.diameter(),
             Topology::Mesh(m) => m.grid.n * (m.grid.k - 1),
             Topology::ManhattanStreet(m) => m.diameter(),
+            Topology::Hosts(h) => h.diameter(),
         }
     }
 
     /// Mean distance over ordered pairs of distinct nodes (closed forms; exact table sum
-    /// for the Manhattan Street network).
+    /// for the Manhattan Street network; on host/switch networks, the mean route length
+    /// over ordered pairs of distinct hosts, the traffic's pairs).
     pub fn mean_distance(&self) -> f64 {
         match self {
             Topology::Hypercube(h) => h.mean_distance(),
             Topology::Torus(t) => t.mean_distance(),
             Topology::Mesh(m) => m.mean_distance(),
             Topology::ManhattanStreet(m) => m.mean_distance(),
+            Topology::Hosts(h) => h.mean_route(),
         }
     }
 
@@ -233,6 +275,8 @@ impl Topology {
             Topology::Mesh(m) => 4.0 / m.grid.k as f64,
             Topology::Hypercube(_) => 2.0,
             Topology::ManhattanStreet(_) => self.degree() as f64 / self.mean_distance(),
+            // A host sends and receives at most one flit per cycle on its one link.
+            Topology::Hosts(_) => 1.0,
         }
     }
 
@@ -247,7 +291,7 @@ impl Topology {
             Topology::Hypercube(_) => Some(port),
             Topology::Torus(t) if t.bidirectional => Some(PortId(port.0 ^ 1)),
             Topology::Mesh(_) => Some(PortId(port.0 ^ 1)),
-            Topology::Torus(_) | Topology::ManhattanStreet(_) => None,
+            Topology::Torus(_) | Topology::ManhattanStreet(_) | Topology::Hosts(_) => None,
         }
     }
 
@@ -275,6 +319,8 @@ impl Topology {
                 dim_name(p / 2)
             ),
             Topology::ManhattanStreet(_) => if p == 0 { "row" } else { "col" }.into(),
+            // Without the node the port's end is unknown; see `HostNetwork::port_name`.
+            Topology::Hosts(_) => format!("port{p}"),
         }
     }
 
@@ -294,6 +340,7 @@ impl Topology {
             ),
             Topology::Mesh(m) => format!("{}-ary {}-dimensional mesh", m.grid.k, m.grid.n),
             Topology::ManhattanStreet(m) => format!("{}×{} Manhattan Street network", m.k, m.k),
+            Topology::Hosts(h) => h.describe(),
         }
     }
 }

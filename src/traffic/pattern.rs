@@ -27,6 +27,8 @@ struct DistanceClasses {
 pub struct DestPattern {
     kind: Kind,
     topology: Topology,
+    /// The nodes that send and receive (all, or a host/switch network's hosts).
+    endpoints: std::ops::Range<u32>,
     classes: Option<Arc<DistanceClasses>>,
 }
 
@@ -85,6 +87,7 @@ impl DestPattern {
                     Topology::Torus(t) => t.grid.n == 2,
                     Topology::Mesh(m) => m.grid.n == 2,
                     Topology::ManhattanStreet(_) => true,
+                    Topology::Hosts(_) => false,
                 };
                 if !ok {
                     return Err(Error::config(
@@ -96,15 +99,31 @@ impl DestPattern {
             }
             PatternConfig::Hotspot { node, fraction } => {
                 prob("fraction", fraction)?;
-                if node as usize >= n {
+                let ends = topology.endpoints();
+                if !ends.contains(&node) {
                     return Err(Error::config(format!(
-                        "workload.pattern.node = {node}: the network has nodes 0..{}",
-                        n - 1
+                        "workload.pattern.node = {node}: messages go to nodes {}..{}",
+                        ends.start,
+                        ends.end - 1
                     )));
                 }
                 Kind::Hotspot { node, fraction }
             }
         };
+        if matches!(topology, Topology::Hosts(_))
+            && matches!(kind, Kind::BitComplement | Kind::Transpose)
+        {
+            return Err(Error::config(
+                "bit-complement and transpose map node coordinates; a host/switch network's \
+                 hosts have none (use Uniform, Hotspot, SphereOfLocality or \
+                 DecreasingProbability)",
+            ));
+        }
+        if topology.endpoints().len() < 2 {
+            return Err(Error::config(
+                "the network has fewer than two nodes that create and receive messages",
+            ));
+        }
         let needs_classes = matches!(kind, Kind::Sphere { .. } | Kind::Decreasing { .. });
         let translatable = matches!(topology, Topology::Hypercube(_) | Topology::Torus(_));
         let classes = (needs_classes && translatable).then(|| {
@@ -116,6 +135,7 @@ impl DestPattern {
         });
         Ok(DestPattern {
             kind,
+            endpoints: topology.endpoints(),
             topology: topology.clone(),
             classes,
         })
@@ -136,8 +156,8 @@ impl DestPattern {
     }
 
     fn uniform_other(&self, src: u32, rng: &mut NodeRng) -> u32 {
-        let n = self.topology.nodes() as u64;
-        let j = below(rng, n - 1) as u32;
+        let e = &self.endpoints;
+        let j = e.start + below(rng, e.len() as u64 - 1) as u32;
         if j >= src {
             j + 1
         } else {
@@ -147,7 +167,7 @@ impl DestPattern {
 
     /// Whether `src` creates messages at all under this pattern.
     pub fn sends(&self, src: NodeId) -> bool {
-        self.fixed_destination(src.0).is_none_or(|d| d != src.0)
+        self.endpoints.contains(&src.0) && self.fixed_destination(src.0).is_none_or(|d| d != src.0)
     }
 
     /// The destination of permutation patterns.
@@ -160,6 +180,7 @@ impl DestPattern {
                 Topology::ManhattanStreet(m) => {
                     complement(crate::topology::Grid { k: m.k, n: 2 }, src)
                 }
+                Topology::Hosts(_) => unreachable!("refused by DestPattern::new"),
             }),
             Kind::Transpose => Some(match &self.topology {
                 Topology::Hypercube(h) => {
@@ -170,6 +191,7 @@ impl DestPattern {
                 Topology::Torus(t) => transpose(t.grid.k, src),
                 Topology::Mesh(m) => transpose(m.grid.k, src),
                 Topology::ManhattanStreet(m) => transpose(m.k, src),
+                Topology::Hosts(_) => unreachable!("refused by DestPattern::new"),
             }),
             _ => None,
         }

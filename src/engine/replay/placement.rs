@@ -178,6 +178,13 @@ fn grid_table(shape: &[u32], topo: &Topology) -> Result<Vec<u32>> {
                     .into(),
             ))
         }
+        Topology::Hosts(_) => {
+            return Err(no(
+                "grid placement is for tori, meshes and hypercubes; a host/switch network's \
+                 hosts have no coordinates"
+                    .into(),
+            ))
+        }
     };
     let mut c = vec![0u32; shape.len()];
     let mut table = Vec::with_capacity(total as usize);

@@ -1,0 +1,1054 @@
+//! Wormhole switching with the backward timeout reset (paper 002, Hu & Kleinrock): a LAN
+//! of hosts and non-intelligent switches (`topology::hosts`), source routes, one worm per
+//! link at a time (no virtual channels), back-pressure flow control, and the timeout
+//! reset, cycle by cycle and flit by flit. The counters are in [`measure`], the report
+//! block in `report`; the paper's model is `model::wormhole_timeout`.
+//!
+//! # Hardware
+//!
+//! - **Links** carry one flit per cycle each way; a flit sent in cycle t is at the other
+//!   end in cycle t + ℓ (ℓ = the link's propagation delay: `links.latency`, or the graph
+//!   file's per-link value), and so is a credit or a reset sent back.
+//! - **Switches** have a FIFO of `router.buffer_flits` flits at every input port, which may
+//!   hold the end of one worm and the start of the next (spec A7; Myrinet's switches). The
+//!   header at the front of a FIFO is routed in the cycle it gets there (a one-cycle router:
+//!   its outgoing port comes from the worm's source route) and asks for its outgoing link;
+//!   a free link is granted at once (`switching.arbiter`: first come first served by the
+//!   cycle the header asked, ties to the lower input port; or round-robin); a granted worm
+//!   moves one flit per cycle through the switch while the downstream buffer has room
+//!   (credits). A link is free again the cycle after the worm's tail crossed it
+//!   (`release: TailSent`, the paper's holding time) or when the tail's credit is back
+//!   (`TailCredit`).
+//! - **The timeout**: a header that has asked for its link for `switching.timeout` cycles
+//!   without getting it (asked in cycle r, not granted in r … r + τ − 1) is timed out in
+//!   cycle r + τ: the switch discards the worm's flits in that FIFO and sends a reset back
+//!   over the link the worm came in on. A switch the reset reaches frees the worm's
+//!   outgoing link (it is free from the next cycle), discards the worm's flits it holds and
+//!   passes the reset on upstream in the same cycle (spec A9: no processing time), even when
+//!   the tail has already left (§2). Flits of the worm that arrive later are discarded on
+//!   arrival. Every flit that arrives at a buffer returns exactly one credit, whether it is
+//!   forwarded, discarded by a reset or discarded on arrival, so credits stay exact (A10).
+//! - **Hosts** keep a FIFO of worms in memory and send one worm at a time over their link
+//!   (A12), one flit per cycle while credits allow. A reset reaching the source stops the
+//!   try if it is still being sent (the host link is free in that cycle) and puts the worm
+//!   back at the tail of the queue, at once or after `switching.retry_delay` cycles (A11,
+//!   Fig. 10); the worm keeps its path (A4). A host absorbs a flit in the cycle it arrives;
+//!   a worm is delivered one cycle after its tail arrives. A lone worm of L flits over h
+//!   links is delivered h·ℓ + L cycles after its creation (`zero_load_latency`).
+//!
+//! # Determinism and partitions
+//!
+//! Events of a node in one cycle are applied in a fixed order (credits, resets, flits by
+//! port; retries by worm); a cycle's decisions read only the node's own state. Everything
+//! that crosses nodes is an event (flits carry their worm's description, resets too), so
+//! a partition needs nothing from another but its events.
+
+pub mod measure;
+mod report;
+
+use crate::config::validate::Machine;
+use crate::config::{HwConfig, LinkArbiter, LinkRelease, OnReset, SwitchingConfig};
+use crate::engine::network::{NetMeasures, Network, Outbox, Window};
+use crate::engine::partition::{Located, PartOut};
+use crate::engine::sim::{MeasureWindow, Simulation};
+use crate::error::{Error, Result};
+use crate::router::buffers::MsgHeader;
+use crate::router::controller::CtrlStats;
+use crate::router::dma::PendingMsg;
+use crate::stats::{overlap, MsgStats};
+use crate::topology::hosts::{HostNetwork, LinkClass};
+use crate::topology::Topology;
+use crate::types::{Cycle, MsgId, NodeId};
+use measure::TimeoutStats;
+use std::collections::VecDeque;
+
+/// Closed-form latency (creation to delivery) of a lone worm of `len` flits over `links`
+/// links of propagation `latency` each: links·ℓ + L.
+pub fn zero_load_latency(links: u64, len: u64, latency: u64) -> Cycle {
+    links * latency + len
+}
+
+/// What a worm's flits, resets and retries carry.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Worm {
+    /// The message.
+    pub id: MsgId,
+    /// Destination host (node).
+    pub dst: u32,
+    /// Length in flits.
+    pub len: u32,
+    /// Cycle it was created.
+    pub created: Cycle,
+    /// Cycle its first try started.
+    pub first: Cycle,
+    /// Try number (0 for the first).
+    pub try_no: u32,
+    /// Cycles waited in the host queue so far (all visits).
+    pub waited: u32,
+    /// Cycles its tries held the host link so far (the tail flit carries the final sum).
+    pub served: u32,
+    /// Whether it is measured.
+    pub measured: bool,
+}
+
+impl Worm {
+    #[inline]
+    fn key(&self) -> (MsgId, u32) {
+        (self.id, self.try_no)
+    }
+}
+
+const HEAD: u8 = 1;
+const TAIL: u8 = 2;
+const NONE: u8 = u8::MAX;
+
+/// What happens at a node; the discriminant orders one node's events within a cycle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[repr(u8)]
+pub enum Kind {
+    /// `n` credits for output `port` (`flags` TAIL: the last is the tail's).
+    Credit = 0,
+    /// A reset for the worm arrives on `port` (the node's end of the link it travels back
+    /// over).
+    Reset = 1,
+    /// A flit of the worm arrives on `port` (`flags`: HEAD, TAIL).
+    Flit = 2,
+    /// A reset worm's retry delay is over: it rejoins its host's queue.
+    Retry = 3,
+}
+
+/// An event for a node.
+#[derive(Clone, Copy, Debug)]
+pub struct TimeoutEvent {
+    /// Receiving node.
+    pub node: u32,
+    /// What it is.
+    pub kind: Kind,
+    /// The receiving node's port.
+    pub port: u8,
+    /// HEAD / TAIL bits.
+    pub flags: u8,
+    /// Credits carried.
+    pub n: u32,
+    /// The worm concerned.
+    pub worm: Worm,
+}
+
+impl Located for TimeoutEvent {
+    #[inline]
+    fn node(&self) -> u32 {
+        self.node
+    }
+}
+
+type Out = PartOut<TimeoutEvent, ()>;
+
+/// A flit in a switch's input FIFO.
+#[derive(Clone, Copy, Debug, Default)]
+struct Slot {
+    worm: Worm,
+    flags: u8,
+}
+
+/// The input end of a port.
+#[derive(Clone, Copy, Debug)]
+struct InPort {
+    /// Ring buffer in `fifo`: first slot, flits held.
+    head: u32,
+    len: u32,
+    /// The try whose flits arrive on this port now, and whether it was reset here.
+    arriving: (MsgId, u32),
+    purged: bool,
+    /// The front header's request: the cycle it asked (MAX: none) and for which port.
+    ready: Cycle,
+    want: u8,
+    /// The output the front worm is connected to (NONE: not connected).
+    conn: u8,
+}
+
+const IDLE_IN: InPort = InPort {
+    head: 0,
+    len: 0,
+    arriving: (MsgId(u64::MAX), 0),
+    purged: false,
+    ready: Cycle::MAX,
+    want: NONE,
+    conn: NONE,
+};
+
+/// The output end of a port.
+#[derive(Clone, Copy, Debug)]
+struct OutPort {
+    /// The try holding the link, and the input port feeding it (hosts: 0).
+    holder: Option<(MsgId, u32)>,
+    from: u8,
+    /// Free flit slots in the downstream buffer.
+    credits: u32,
+    /// The link may be granted from this cycle on.
+    free_from: Cycle,
+    /// Cycle the holder took it.
+    since: Cycle,
+    /// `TailCredit`: the tail has crossed; the link frees when its credit is back.
+    tail_out: bool,
+    /// Round-robin pointer (the last winning input port).
+    rr: u8,
+}
+
+/// A host's queue and sending engine.
+#[derive(Clone, Debug, Default)]
+struct Host {
+    queue: VecDeque<(Worm, Cycle)>,
+    /// The try being sent and the flits sent so far.
+    sending: Option<(Worm, u32, Cycle)>,
+}
+
+/// The routers and hosts of a partition: nodes `lo..lo + n`.
+#[derive(Clone, Debug)]
+pub struct TimeoutNet {
+    net: HostNetwork,
+    timeout: Option<Cycle>,
+    retry_delay: Cycle,
+    arbiter: LinkArbiter,
+    release: LinkRelease,
+    on_reset: OnReset,
+    depth: u32,
+    lo: usize,
+    /// Local node → first local port.
+    base: Vec<u32>,
+    /// Per local port: the propagation delay of its link, the peer node and port, class.
+    latency: Vec<Cycle>,
+    peer: Vec<(u32, u8)>,
+    class: Vec<LinkClass>,
+    inp: Vec<InPort>,
+    out: Vec<OutPort>,
+    fifo: Vec<Slot>,
+    hosts: Vec<Host>,
+    /// Busy cycles of each output inside the window (ended holdings).
+    busy: Vec<u64>,
+    /// Stats.
+    pub stats: TimeoutStats,
+    /// Local index of the watched ss link (paper 002 Figs. 2–3), its last head arrival.
+    watch: Option<usize>,
+    watch_last: Cycle,
+    flits_accepted: u64,
+    delivered: u64,
+    measured_delivered: u64,
+    lost: u64,
+    measured_lost: u64,
+    backlog: usize,
+    /// Flits injected minus flits absorbed or discarded (partitions add up).
+    flits_live: i64,
+    last_move: Cycle,
+    moves: u64,
+}
+
+impl TimeoutNet {
+    /// Builds nodes `lo..hi` of a validated timeout machine.
+    pub fn new_range(cfg: &HwConfig, machine: &Machine, (lo, hi): (usize, usize)) -> Result<Self> {
+        let SwitchingConfig::Timeout {
+            timeout,
+            retry_delay,
+            arbiter,
+            release,
+            on_reset,
+        } = cfg.switching
+        else {
+            return Err(Error::config(
+                "internal: a timeout network was asked to run another switching mode",
+            ));
+        };
+        let Topology::Hosts(net) = &machine.topology else {
+            return Err(Error::config(
+                "internal: timeout switching runs on host/switch networks",
+            ));
+        };
+        let depth = cfg.router.buffer_flits;
+        let default_latency = cfg.links.latency;
+        let (mut base, mut latency, mut peer, mut class) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for u in lo..hi {
+            base.push(latency.len() as u32);
+            for (p, end) in net.ports(u as u32).iter().enumerate() {
+                latency.push(end.latency.unwrap_or(default_latency));
+                peer.push((end.peer, end.peer_port));
+                class.push(net.class(u as u32, p as u8));
+            }
+        }
+        base.push(latency.len() as u32);
+        let ports = latency.len();
+        let first_host = net.switches as usize;
+        let hosts = hi.max(first_host) - lo.max(first_host);
+        // Paper 002's Figs. 2–3 watch one switch-to-switch output: switch 0's first port.
+        let watch =
+            (lo == 0 && net.switches > 0 && class.first() == Some(&LinkClass::SwitchSwitch))
+                .then_some(0);
+        let mut stats = TimeoutStats::default();
+        for c in &class {
+            stats.class[*c as usize].links += 1;
+        }
+        Ok(TimeoutNet {
+            timeout,
+            retry_delay,
+            arbiter,
+            release,
+            on_reset,
+            depth,
+            lo,
+            base,
+            latency,
+            peer,
+            class,
+            inp: vec![IDLE_IN; ports],
+            out: vec![
+                OutPort {
+                    holder: None,
+                    from: NONE,
+                    credits: depth,
+                    free_from: 0,
+                    since: 0,
+                    tail_out: false,
+                    rr: 0,
+                };
+                ports
+            ],
+            fifo: vec![Slot::default(); ports * depth as usize],
+            hosts: vec![Host::default(); hosts],
+            busy: vec![0; ports],
+            stats,
+            watch,
+            watch_last: Cycle::MAX,
+            flits_accepted: 0,
+            delivered: 0,
+            measured_delivered: 0,
+            lost: 0,
+            measured_lost: 0,
+            backlog: 0,
+            flits_live: 0,
+            last_move: 0,
+            moves: 0,
+            net: net.clone(),
+        })
+    }
+
+    #[inline]
+    fn port(&self, node: u32, p: u8) -> usize {
+        self.base[node as usize - self.lo] as usize + p as usize
+    }
+
+    #[inline]
+    fn degree(&self, node: u32) -> usize {
+        let li = node as usize - self.lo;
+        (self.base[li + 1] - self.base[li]) as usize
+    }
+
+    #[inline]
+    fn host(&mut self, node: u32) -> &mut Host {
+        let first = (self.net.switches as usize).max(self.lo);
+        &mut self.hosts[node as usize - first]
+    }
+
+    fn send(&self, out: &mut Out, at: Cycle, ev: TimeoutEvent) {
+        out.send(at, ev);
+    }
+
+    /// Sends `n` credits back over the link of local port `i` (to the node feeding it).
+    fn credit(&self, out: &mut Out, i: usize, n: u32, tail: bool, t: Cycle) {
+        let (node, port) = self.peer[i];
+        self.send(
+            out,
+            t + self.latency[i],
+            TimeoutEvent {
+                node,
+                kind: Kind::Credit,
+                port,
+                flags: if tail { TAIL } else { 0 },
+                n,
+                worm: Worm::default(),
+            },
+        );
+    }
+
+    /// Sends a flit out of local port `o` of `node`.
+    fn flit(&mut self, out: &mut Out, o: usize, worm: Worm, flags: u8, t: Cycle) {
+        let (node, port) = self.peer[o];
+        self.out[o].credits -= 1;
+        self.moves += 1;
+        self.last_move = t;
+        self.send(
+            out,
+            t + self.latency[o],
+            TimeoutEvent {
+                node,
+                kind: Kind::Flit,
+                port,
+                flags,
+                n: 0,
+                worm,
+            },
+        );
+    }
+
+    /// The input port of switch `node` a worm from `src` to `dst` comes in on.
+    fn in_port_of(&self, node: u32, src: u32, dst: u32) -> u8 {
+        let mut cur = src;
+        loop {
+            let p = self.net.route_port(src, dst, cur);
+            let end = self.net.ports(cur)[p as usize];
+            if end.peer == node {
+                return end.peer_port;
+            }
+            cur = end.peer;
+            assert!(
+                cur != dst,
+                "switch {node} is not on the route {src} → {dst}"
+            );
+        }
+    }
+
+    /// Ends the holding of output `o` in cycle `t` (free from `free_from`).
+    fn free_output(&mut self, o: usize, t: Cycle, free_from: Cycle, win: &MeasureWindow) {
+        let since = self.out[o].since;
+        if win.contains(t) {
+            let c = &mut self.stats.class[self.class[o] as usize];
+            c.holding.add(t + 1 - since);
+        }
+        self.busy[o] += overlap(since, t + 1, win.start, win.end);
+        let x = &mut self.out[o];
+        x.holder = None;
+        x.from = NONE;
+        x.tail_out = false;
+        x.free_from = free_from;
+    }
+
+    /// Removes the flits of try `key` from the front of input FIFO `i`; returns how many.
+    fn purge(&mut self, i: usize, key: (MsgId, u32)) -> u32 {
+        let d = self.depth as usize;
+        let mut n = 0;
+        let x = &mut self.inp[i];
+        while x.len > 0 && self.fifo[i * d + x.head as usize].worm.key() == key {
+            x.head = (x.head + 1) % self.depth;
+            x.len -= 1;
+            n += 1;
+        }
+        if x.arriving == key {
+            x.purged = true;
+        }
+        if x.len == 0 || n > 0 {
+            x.ready = Cycle::MAX;
+            x.want = NONE;
+            x.conn = NONE;
+        }
+        n
+    }
+
+    fn discard(&mut self, n: u32) {
+        self.stats.discarded_flits += n as u64;
+        self.flits_live -= n as i64;
+    }
+
+    /// A reset for `worm` reaches `node` over its local port `p` in cycle `t`.
+    fn reset(
+        &mut self,
+        node: u32,
+        p: u8,
+        worm: Worm,
+        t: Cycle,
+        win: &MeasureWindow,
+        out: &mut Out,
+    ) {
+        let key = worm.key();
+        if self.net.is_host(node) {
+            self.host_reset(node, worm, t, win, out);
+            return;
+        }
+        let o = self.port(node, p);
+        let held = self.out[o].holder == Some(key);
+        let i_port = if held {
+            self.out[o].from
+        } else {
+            self.in_port_of(node, worm.id.src().0, worm.dst)
+        };
+        if held {
+            self.free_output(o, t, t + 1, win);
+        }
+        let i = self.port(node, i_port);
+        let n = self.purge(i, key);
+        if n > 0 {
+            self.discard(n);
+            self.credit(out, i, n, false, t);
+        }
+        let (up, up_port) = self.peer[i];
+        self.send(
+            out,
+            t + self.latency[i],
+            TimeoutEvent {
+                node: up,
+                kind: Kind::Reset,
+                port: up_port,
+                flags: 0,
+                n: 0,
+                worm,
+            },
+        );
+    }
+
+    /// The source host hears that `worm`'s try was reset.
+    fn host_reset(&mut self, node: u32, worm: Worm, t: Cycle, win: &MeasureWindow, out: &mut Out) {
+        let o = self.port(node, 0);
+        let key = worm.key();
+        let mut w = worm;
+        let sending = self.out[o].holder == Some(key);
+        if sending {
+            // Still sending: stop; the link is free in this cycle.
+            let (_, sent, start) = self.host(node).sending.take().expect("sending");
+            let measured = win.contains(t);
+            if measured {
+                self.stats.wasted_flits += sent as u64;
+                self.stats.try_service.add(t - start);
+            }
+            w.served = worm.served + (t - start) as u32;
+            self.free_output(o, t, t, win);
+        }
+        if win.contains(t) {
+            self.stats.tries_failed += 1;
+        }
+        w.try_no += 1;
+        // The backlog counts worms with flits still to send: a try whose tail had left
+        // comes back into it.
+        match self.on_reset {
+            OnReset::Discard => {
+                self.lost += 1;
+                if sending {
+                    self.backlog -= 1;
+                }
+                if w.measured {
+                    self.measured_lost += 1;
+                }
+            }
+            OnReset::Requeue if !sending => {
+                self.backlog += 1;
+                self.requeue(node, w, t, out);
+            }
+            OnReset::Requeue => self.requeue(node, w, t, out),
+        }
+    }
+
+    /// A reset worm rejoins its host's queue, now or after the retry delay.
+    fn requeue(&mut self, node: u32, w: Worm, t: Cycle, out: &mut Out) {
+        match self.on_reset {
+            OnReset::Discard => unreachable!("discarded worms do not come back"),
+            OnReset::Requeue if self.retry_delay == 0 => {
+                self.host(node).queue.push_back((w, t));
+            }
+            OnReset::Requeue => self.send(
+                out,
+                t + self.retry_delay,
+                TimeoutEvent {
+                    node,
+                    kind: Kind::Retry,
+                    port: 0,
+                    flags: 0,
+                    n: 0,
+                    worm: w,
+                },
+            ),
+        }
+    }
+
+    /// A flit arrives at `node` on port `p`.
+    fn arrive(
+        &mut self,
+        ev: &TimeoutEvent,
+        t: Cycle,
+        win: &MeasureWindow,
+        out: &mut Out,
+        stats: &mut MsgStats,
+    ) {
+        let node = ev.node;
+        let i = self.port(node, ev.port);
+        let worm = ev.worm;
+        if self.net.is_host(node) {
+            // The destination absorbs at once and hands the slot back.
+            self.flits_live -= 1;
+            self.credit(out, i, 1, ev.flags & TAIL != 0, t);
+            if win.contains(t) {
+                self.flits_accepted += 1;
+            }
+            if ev.flags & TAIL != 0 {
+                self.deliver_worm(&worm, t + 1, stats);
+            }
+            return;
+        }
+        let x = &mut self.inp[i];
+        if ev.flags & HEAD != 0 {
+            x.arriving = worm.key();
+            x.purged = false;
+        } else if x.arriving != worm.key() || x.purged {
+            // The rest of a worm reset at or beyond this switch.
+            self.discard(1);
+            self.credit(out, i, 1, false, t);
+            return;
+        }
+        debug_assert!(x.len < self.depth, "a flit arrived at a full buffer");
+        let d = self.depth as usize;
+        let at = (x.head + x.len) % self.depth;
+        x.len += 1;
+        self.fifo[i * d + at as usize] = Slot {
+            worm,
+            flags: ev.flags,
+        };
+    }
+
+    fn deliver_worm(&mut self, w: &Worm, done: Cycle, stats: &mut MsgStats) {
+        let hdr = MsgHeader {
+            id: w.id,
+            dst: NodeId(w.dst),
+            len: w.len,
+            hops: self.net.route_len(w.id.src().0, w.dst).min(u16::MAX as u32) as u16,
+            created: w.created,
+            injected: w.first,
+            measured: w.measured,
+            ..MsgHeader::default()
+        };
+        stats.record(&hdr, done);
+        self.delivered += 1;
+        if w.measured {
+            self.measured_delivered += 1;
+            self.stats.worm_tries.add(w.try_no as u64 + 1);
+            self.stats.worm_host_wait.add(w.waited as u64);
+            self.stats.worm_service.add(w.served as u64);
+        }
+    }
+
+    /// One cycle of switch `node`.
+    fn step_switch(&mut self, node: u32, t: Cycle, win: &MeasureWindow, out: &mut Out) {
+        let deg = self.degree(node);
+        let first = self.port(node, 0);
+        let d = self.depth as usize;
+        let measured = win.contains(t);
+        // Front headers ask for their links; overdue ones time out.
+        for p in 0..deg {
+            let i = first + p;
+            let x = self.inp[i];
+            if x.len == 0 || x.conn != NONE {
+                continue;
+            }
+            let front = self.fifo[i * d + x.head as usize];
+            debug_assert!(
+                front.flags & HEAD != 0,
+                "a body flit at the front of an unconnected FIFO"
+            );
+            if x.ready == Cycle::MAX {
+                let w = front.worm;
+                let want = self.net.route_port(w.id.src().0, w.dst, node);
+                self.inp[i].ready = t;
+                self.inp[i].want = want;
+                let o = first + want as usize;
+                if measured {
+                    self.stats.class[self.class[o] as usize].requests += 1;
+                    if Some(o) == self.watch {
+                        self.stats.watch_requests += 1;
+                        if self.watch_last != Cycle::MAX {
+                            let _ = self.stats.watch_interarrival.record(t - self.watch_last);
+                        }
+                    }
+                }
+                if Some(o) == self.watch {
+                    self.watch_last = t;
+                }
+            } else if self.timeout.is_some_and(|tau| t >= x.ready + tau) {
+                let w = front.worm;
+                let o = first + x.want as usize;
+                if measured {
+                    self.stats.class[self.class[o] as usize].timeouts += 1;
+                    if Some(o) == self.watch {
+                        self.stats.watch_timeouts += 1;
+                    }
+                }
+                self.stats.resets += 1;
+                let n = self.purge(i, w.key());
+                self.discard(n);
+                self.credit(out, i, n, false, t);
+                self.last_move = t;
+                let (up, up_port) = self.peer[i];
+                self.send(
+                    out,
+                    t + self.latency[i],
+                    TimeoutEvent {
+                        node: up,
+                        kind: Kind::Reset,
+                        port: up_port,
+                        flags: 0,
+                        n: 0,
+                        worm: w,
+                    },
+                );
+            }
+        }
+        // Free links go to a waiting header.
+        for q in 0..deg {
+            let o = first + q;
+            if self.out[o].holder.is_some() || self.out[o].free_from > t {
+                continue;
+            }
+            let mut best: Option<usize> = None;
+            for k in 0..deg {
+                // Round-robin starts after the last winner; FIFO compares every waiter.
+                let p = match self.arbiter {
+                    LinkArbiter::RoundRobin => (self.out[o].rr as usize + 1 + k) % deg,
+                    LinkArbiter::Fifo => k,
+                };
+                let x = &self.inp[first + p];
+                if x.len == 0 || x.conn != NONE || x.want != q as u8 || x.ready > t {
+                    continue;
+                }
+                match (self.arbiter, best) {
+                    (_, None) => best = Some(p),
+                    (LinkArbiter::Fifo, Some(b)) if x.ready < self.inp[first + b].ready => {
+                        best = Some(p)
+                    }
+                    _ => {}
+                }
+                if self.arbiter == LinkArbiter::RoundRobin && best.is_some() {
+                    break;
+                }
+            }
+            let Some(p) = best else { continue };
+            let i = first + p;
+            let x = self.inp[i];
+            let w = self.fifo[i * d + x.head as usize].worm;
+            let wait = t - x.ready;
+            if measured {
+                let c = &mut self.stats.class[self.class[o] as usize];
+                if wait == 0 {
+                    c.found_free += 1;
+                }
+                c.wait.add(wait);
+                if Some(o) == self.watch {
+                    let _ = self.stats.watch_wait.record(wait);
+                }
+            }
+            self.inp[i].conn = q as u8;
+            self.inp[i].ready = Cycle::MAX;
+            let y = &mut self.out[o];
+            y.holder = Some(w.key());
+            y.from = p as u8;
+            y.since = t;
+            y.rr = p as u8;
+        }
+        // Connected worms move a flit each while the next buffer has room.
+        for p in 0..deg {
+            let i = first + p;
+            let x = self.inp[i];
+            if x.conn == NONE || x.len == 0 {
+                continue;
+            }
+            let o = first + x.conn as usize;
+            if self.out[o].credits == 0 {
+                continue;
+            }
+            let slot = self.fifo[i * d + x.head as usize];
+            debug_assert_eq!(self.out[o].holder, Some(slot.worm.key()));
+            self.inp[i].head = (x.head + 1) % self.depth;
+            self.inp[i].len -= 1;
+            self.flit(out, o, slot.worm, slot.flags, t);
+            self.credit(out, i, 1, slot.flags & TAIL != 0, t);
+            if slot.flags & TAIL != 0 {
+                self.inp[i].conn = NONE;
+                match self.release {
+                    LinkRelease::TailSent => self.free_output(o, t, t + 1, win),
+                    LinkRelease::TailCredit => self.out[o].tail_out = true,
+                }
+            }
+        }
+    }
+
+    /// One cycle of host `node`: start the next try, send a flit.
+    fn step_host(&mut self, node: u32, t: Cycle, win: &MeasureWindow, out: &mut Out) {
+        let o = self.port(node, 0);
+        let measured = win.contains(t);
+        if self.host(node).sending.is_none()
+            && self.out[o].holder.is_none()
+            && self.out[o].free_from <= t
+        {
+            if let Some((mut w, since)) = self.host(node).queue.pop_front() {
+                w.waited += (t - since) as u32;
+                if w.try_no == 0 {
+                    w.first = t;
+                }
+                self.host(node).sending = Some((w, 0, t));
+                let y = &mut self.out[o];
+                y.holder = Some(w.key());
+                y.from = 0;
+                y.since = t;
+                if measured {
+                    self.stats.tries += 1;
+                }
+            }
+        }
+        let Some((w, sent, start)) = self.host(node).sending else {
+            return;
+        };
+        if self.out[o].credits == 0 {
+            return;
+        }
+        let mut flags = 0;
+        if sent == 0 {
+            flags |= HEAD;
+        }
+        let mut w = w;
+        if sent + 1 == w.len {
+            flags |= TAIL;
+            w.served += (t + 1 - start) as u32;
+        }
+        self.flits_live += 1;
+        if measured {
+            self.stats.flits_sent += 1;
+        }
+        self.flit(out, o, w, flags, t);
+        if flags & TAIL != 0 {
+            self.host(node).sending = None;
+            self.backlog -= 1;
+            if measured {
+                self.stats.try_service.add(t + 1 - start);
+            }
+            match self.release {
+                LinkRelease::TailSent => self.free_output(o, t, t + 1, win),
+                LinkRelease::TailCredit => self.out[o].tail_out = true,
+            }
+        } else {
+            self.host(node).sending = Some((w, sent + 1, start));
+        }
+    }
+
+    /// Applies one event in cycle `t`.
+    fn apply(
+        &mut self,
+        ev: TimeoutEvent,
+        t: Cycle,
+        win: &MeasureWindow,
+        out: &mut Out,
+        stats: &mut MsgStats,
+    ) {
+        match ev.kind {
+            Kind::Credit => {
+                let o = self.port(ev.node, ev.port);
+                self.out[o].credits += ev.n;
+                debug_assert!(
+                    self.out[o].credits <= self.depth,
+                    "more credits than buffer"
+                );
+                if ev.flags & TAIL != 0 && self.out[o].tail_out {
+                    self.free_output(o, t, t, win);
+                }
+            }
+            Kind::Reset => self.reset(ev.node, ev.port, ev.worm, t, win, out),
+            Kind::Flit => self.arrive(&ev, t, win, out, stats),
+            Kind::Retry => {
+                self.host(ev.node).queue.push_back((ev.worm, t));
+            }
+        }
+    }
+
+    fn node_busy(&self, n: usize) -> bool {
+        let node = (self.lo + n) as u32;
+        if self.net.is_host(node) {
+            let first = (self.net.switches as usize).max(self.lo);
+            let h = &self.hosts[node as usize - first];
+            return h.sending.is_some() || !h.queue.is_empty();
+        }
+        let first = self.base[n] as usize;
+        let last = self.base[n + 1] as usize;
+        (first..last).any(|i| self.inp[i].len > 0)
+    }
+}
+
+/// What a timeout replication measured, for the report.
+#[derive(Clone, Debug)]
+pub struct TimeoutMeasures {
+    /// The counters (holding of links still held completed to the window's end).
+    pub stats: TimeoutStats,
+    /// Hosts measured.
+    pub hosts: usize,
+    /// Window length in cycles.
+    pub window: Cycle,
+}
+
+impl Network for TimeoutNet {
+    type Event = TimeoutEvent;
+    type Remote = ();
+    type Measures = TimeoutMeasures;
+    const WORK_UNIT: &'static str = "flit hop";
+    fn work(&self) -> u64 {
+        self.moves
+    }
+    // Headers compete for links in the order they became ready; credits and resets
+    // change what a cycle's decisions see.
+    const SORT_EVENTS: bool = true;
+    const PARTITIONABLE: bool = true;
+    const MIN_PARTITION_NODES: usize = 128;
+
+    fn build(
+        cfg: &HwConfig,
+        machine: &Machine,
+        _seed: u64,
+        _rep: u32,
+        range: (usize, usize),
+    ) -> Result<Self> {
+        TimeoutNet::new_range(cfg, machine, range)
+    }
+    fn nodes(&self) -> usize {
+        self.base.len() - 1
+    }
+    fn accept_remote(&mut self, _: ()) {}
+    fn horizon(&self) -> Cycle {
+        let most = self.latency.iter().copied().max().unwrap_or(1);
+        (2 * most + 8)
+            .max(self.retry_delay.min(4096))
+            .clamp(16, 4096)
+    }
+    fn event_key(&self, e: &TimeoutEvent) -> u64 {
+        let low = match e.kind {
+            Kind::Credit | Kind::Reset | Kind::Flit => e.port as u64,
+            Kind::Retry => (e.worm.id.seq() << 16) | (e.worm.try_no as u64 & 0xFFFF),
+        };
+        ((e.kind as u64) << 60) | (low & ((1 << 60) - 1))
+    }
+    fn enqueue(&mut self, node: usize, m: PendingMsg) {
+        let w = Worm {
+            id: m.id,
+            dst: m.dst.0,
+            len: m.len,
+            created: m.created,
+            first: m.created,
+            try_no: 0,
+            waited: 0,
+            served: 0,
+            measured: m.measured,
+        };
+        if m.measured {
+            self.stats.arrivals += 1;
+        }
+        self.backlog += 1;
+        let node = (self.lo + node) as u32;
+        self.host(node).queue.push_back((w, m.created));
+    }
+    fn deliver(
+        &mut self,
+        e: TimeoutEvent,
+        t: Cycle,
+        win: &MeasureWindow,
+        out: &mut Out,
+        stats: &mut MsgStats,
+    ) {
+        self.apply(e, t, win, out, stats);
+    }
+    fn step_node(
+        &mut self,
+        n: usize,
+        t: Cycle,
+        win: &MeasureWindow,
+        out: &mut Out,
+        _stats: &mut MsgStats,
+    ) {
+        let node = (self.lo + n) as u32;
+        if self.net.is_host(node) {
+            self.step_host(node, t, win, out);
+        } else {
+            self.step_switch(node, t, win, out);
+        }
+    }
+    fn busy(&self, n: usize) -> bool {
+        self.node_busy(n)
+    }
+    fn backlog(&self) -> usize {
+        self.backlog
+    }
+    fn in_network(&self) -> bool {
+        self.flits_live != 0 || self.backlog > 0
+    }
+    fn delivered(&self) -> u64 {
+        self.delivered
+    }
+    fn measured_delivered(&self) -> u64 {
+        self.measured_delivered
+    }
+    fn lost(&self) -> u64 {
+        self.lost
+    }
+    fn measured_lost(&self) -> u64 {
+        self.measured_lost
+    }
+    fn live_work(&self) -> i64 {
+        self.flits_live
+    }
+    fn last_progress(&self) -> Cycle {
+        self.last_move
+    }
+    fn explain_deadlock(sim: &Simulation<Self>) -> String {
+        let net = &sim.net;
+        let mut s = String::from("worms waiting for links held by others, no timeout to end it:\n");
+        for n in 0..net.nodes() {
+            let node = (net.lo + n) as u32;
+            if net.net.is_host(node) {
+                continue;
+            }
+            let first = net.base[n] as usize;
+            for p in 0..net.degree(node) {
+                let x = net.inp[first + p];
+                if x.len > 0 && x.conn == NONE && x.want != NONE {
+                    let o = first + x.want as usize;
+                    s.push_str(&format!(
+                        "  switch {node}: a worm on {} waits since cycle {} for {} (held by {})\n",
+                        net.net.port_name(node, p as u8),
+                        x.ready,
+                        net.net.port_name(node, x.want),
+                        net.out[o]
+                            .holder
+                            .map_or("nobody".into(), |(id, _)| id.to_string())
+                    ));
+                }
+            }
+        }
+        s
+    }
+    fn ctrl_stats(&self) -> &[CtrlStats] {
+        &[]
+    }
+    fn ctrl_servers(&self) -> usize {
+        1
+    }
+    fn measures(&self, start: Cycle, end: Cycle) -> NetMeasures {
+        let (mut sum, mut max) = (0u64, 0u64);
+        for o in 0..self.out.len() {
+            let mut b = self.busy[o];
+            if self.out[o].holder.is_some() {
+                b += overlap(self.out[o].since, end, start, Some(end));
+            }
+            sum += b;
+            max = max.max(b);
+        }
+        NetMeasures {
+            flits_accepted: self.flits_accepted,
+            link_busy: sum,
+            link_busy_max: max,
+            link_count: self.out.len(),
+            link_capacity: (end - start).max(1) as f64,
+        }
+    }
+    fn mode_measures(&self, start: Cycle, end: Cycle) -> TimeoutMeasures {
+        let mut stats = self.stats.clone();
+        for o in 0..self.out.len() {
+            let mut b = self.busy[o];
+            if self.out[o].holder.is_some() {
+                b += overlap(self.out[o].since, end, start, Some(end));
+            }
+            stats.class[self.class[o] as usize].busy += b;
+        }
+        TimeoutMeasures {
+            stats,
+            hosts: self.hosts.len(),
+            window: end - start,
+        }
+    }
+}
