@@ -46,6 +46,28 @@ fn idle_skipping_gives_the_same_statistics_as_visiting_every_router() {
 }
 
 #[test]
+fn idle_skipping_changes_nothing_for_timeout_switching() {
+    for (name, mut cfg) in common::timeout_presets() {
+        cfg.experiment.warmup = 5_000;
+        cfg.experiment.measure = routemu::config::Measure::Cycles(30_000);
+        cfg.experiment.replications = 2;
+        // Light load: long idle stretches, clock jumps, retries after a delay.
+        cfg.workload.rate /= 4.0;
+        cfg = routemu::config::overrides::apply_overrides(
+            &cfg,
+            &["switching.retry_delay=37".to_string()],
+        )
+        .unwrap();
+        let skip = report(&cfg);
+        cfg.experiment.idle_skip = false;
+        let mut plain = report(&cfg);
+        plain["config"]["experiment"]["idle_skip"] = Value::Bool(true);
+        assert_eq!(skip, plain, "{name}");
+        assert!(skip["timeout"]["resets"].as_u64().unwrap() > 0, "{name}");
+    }
+}
+
+#[test]
 fn another_seed_gives_another_report() {
     let cfg = short(common::preset("wormhole-torus-adaptive.ron"));
     let mut other = cfg.clone();

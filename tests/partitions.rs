@@ -30,6 +30,10 @@ fn short(name: &str, mut cfg: HwConfig) -> HwConfig {
         cfg.experiment.warmup = 20_000;
         cfg.experiment.measure = Measure::Cycles(60_000);
         cfg.workload.rate *= 2.0;
+    } else if name.starts_with("timeout") {
+        // Worms of 100 flits at the preset's load, with resets in every replication.
+        cfg.experiment.warmup = 5_000;
+        cfg.experiment.measure = Measure::Cycles(20_000);
     } else {
         cfg.experiment.warmup = 2_000;
         cfg.experiment.measure = Measure::Cycles(5_000);
@@ -42,6 +46,7 @@ fn all_presets() -> Vec<(String, HwConfig)> {
     let mut v = common::wormhole_presets();
     v.extend(common::circuit_presets());
     v.extend(common::deflection_presets());
+    v.extend(common::timeout_presets());
     v
 }
 
@@ -75,6 +80,7 @@ fn idle_skipping_changes_nothing_on_partitions() {
         "wormhole-hypercube.ron",
         "circuit-hold.ron",
         "deflection-ms-hop-limit.ron",
+        "timeout-lan-7x7.ron",
     ] {
         let mut cfg = short(file, common::preset(file));
         cfg.experiment.threads = 2;
@@ -91,6 +97,7 @@ fn replications_side_by_side_give_the_same_report() {
         "wormhole-torus-adaptive.ron",
         "circuit-drop.ron",
         "deflection-ms.ron",
+        "timeout-lan-3x3.ron",
     ] {
         let mut cfg = short(file, common::preset(file));
         cfg.experiment.replications = 4;
@@ -120,6 +127,20 @@ fn a_deadlock_is_found_at_the_same_cycle_and_described_alike_on_partitions() {
     assert!(a["deadlock"].is_object());
     cfg.experiment.threads = 2;
     assert_eq!(a, report(&cfg));
+}
+
+#[test]
+fn timeout_switching_really_splits_and_saturated_hosts_too() {
+    let mut cfg = short("timeout", common::preset("timeout-lan-7x7.ron"));
+    cfg.experiment.threads = 3;
+    let r = run_experiment(&cfg, &mut |_, _| {}).unwrap();
+    assert_eq!(r.threads, 3);
+    assert!(r.timeout().unwrap().resets > 0);
+    let mut sat = short("timeout", common::preset("timeout-lan-3x3.ron"));
+    sat.workload.process = routemu::config::ArrivalProcess::Saturated;
+    let one = report(&sat);
+    sat.experiment.threads = 4;
+    assert_eq!(one, report(&sat), "saturated sources on 4 partitions");
 }
 
 #[test]

@@ -211,6 +211,7 @@ fn explain_timeout(cfg: &HwConfig, m: &Machine, s: &mut String) {
         arbiter,
         release,
         on_reset,
+        ..
     } = cfg.switching
     else {
         return;

@@ -19,7 +19,16 @@ pub fn load_hw(path: &Path) -> Result<HwConfig> {
         path: path.display().to_string(),
         source,
     })?;
-    parse_hw(&text, &path.display().to_string())
+    let mut cfg = parse_hw(&text, &path.display().to_string())?;
+    // A graph file is named relative to the hardware file that uses it.
+    if let super::TopologyConfig::HostGraph { file } = &mut cfg.topology {
+        if Path::new(file.as_str()).is_relative() {
+            if let Some(dir) = path.parent() {
+                *file = dir.join(file.as_str()).display().to_string();
+            }
+        }
+    }
+    Ok(cfg)
 }
 
 #[cfg(test)]

@@ -330,6 +330,11 @@ pub enum SwitchingConfig {
         /// alone: the worm is lost and counted).
         #[serde(default)]
         on_reset: OnReset,
+        /// The switch output whose head inter-arrival and waiting-time distributions
+        /// are reported on their own (paper 002 Figs. 2–3), as (switch, port); None:
+        /// the first switch-to-switch output of switch 0.
+        #[serde(default)]
+        watch: Option<(u32, u8)>,
     },
 }
 
@@ -569,6 +574,12 @@ pub enum ArrivalProcess {
     Poisson,
     /// Bernoulli: in each cycle a message is created with probability `rate` (≤ 1).
     Bernoulli,
+    /// Saturated sources (infinite source queues): a node creates a message in every
+    /// cycle that starts with its memory queue empty, so it always has one waiting and
+    /// its link never idles for want of work; `rate` is not used. The accepted
+    /// throughput of such a run is the network's maximum throughput (paper 002's, where
+    /// the host queues grow without bound). Supported by timeout switching.
+    Saturated,
 }
 
 /// Experiment control.

@@ -6,7 +6,7 @@
 //! `Torus(k: 8, n: 2)` and `switching.routing` the routing of `Wormhole(...)`. Values are
 //! numbers, booleans, `None` or `Some(value)` (or the bare value) for options, unit
 //! variants (`Random`), variants with data (`Exponential(mean: 24)`, `Messages(5000)`),
-//! or strings.
+//! tuples (`(0, 3)`), or strings.
 
 use super::HwConfig;
 use crate::error::{Error, Result};
@@ -130,6 +130,13 @@ fn parse_value(raw: &str) -> std::result::Result<Value, String> {
         // present option is the bare value.
         return parse_value(inner.trim());
     }
+    if let Some(body) = raw.strip_prefix('(').and_then(|r| r.strip_suffix(')')) {
+        return top_level_items(body)?
+            .into_iter()
+            .map(parse_value)
+            .collect::<std::result::Result<Vec<_>, _>>()
+            .map(Value::Array);
+    }
     if raw.starts_with(|c: char| c.is_ascii_uppercase()) {
         if let Some(open) = raw.find('(') {
             let name = &raw[..open];
@@ -149,6 +156,28 @@ fn parse_value(raw: &str) -> std::result::Result<Value, String> {
         }
     }
     Ok(Value::String(raw.to_string()))
+}
+
+/// The comma-separated items of a tuple's body, commas inside parentheses kept.
+fn top_level_items(body: &str) -> std::result::Result<Vec<&str>, String> {
+    let (mut depth, mut from, mut items) = (0i32, 0, Vec::new());
+    for (i, c) in body.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' if depth == 0 => return Err(format!("unbalanced parentheses in `({body})`")),
+            ')' => depth -= 1,
+            ',' if depth == 0 => {
+                items.push(body[from..i].trim());
+                from = i + 1;
+            }
+            _ => {}
+        }
+    }
+    if depth != 0 {
+        return Err(format!("unbalanced parentheses in `({body})`"));
+    }
+    items.push(body[from..].trim());
+    Ok(items)
 }
 
 /// Turns `a: 1, b: 2` into `"a": 1, "b": 2` so that RON reads it as a map.
@@ -221,6 +250,33 @@ mod tests {
         assert_eq!(c.workload.length, LengthConfig::Exponential { mean: 24.0 });
         let c = set(&c, "experiment.measure=Messages(5000)").unwrap();
         assert_eq!(c.experiment.measure, Measure::Messages(5000));
+    }
+
+    #[test]
+    fn tuples_set_tuple_fields_and_unbalanced_ones_are_refused() {
+        let lan = parse_hw(
+            "(topology: SwitchedTorus(k: 3), switching: Timeout(timeout: 20))",
+            "t",
+        )
+        .unwrap();
+        let c = set(&lan, "switching.watch=(4, 2)").unwrap();
+        assert!(matches!(
+            c.switching,
+            SwitchingConfig::Timeout {
+                watch: Some((4, 2)),
+                ..
+            }
+        ));
+        let c = set(&c, "switching.watch=Some((1, 0))").unwrap();
+        assert!(matches!(
+            c.switching,
+            SwitchingConfig::Timeout {
+                watch: Some((1, 0)),
+                ..
+            }
+        ));
+        assert!(set(&lan, "switching.watch=((1, 0)").is_err());
+        assert!(set(&lan, "switching.watch=(1, 0, 3)").is_err());
     }
 
     #[test]

@@ -2,7 +2,10 @@
 //! error saying which field is wrong and why. Nothing here allocates per-node state, so
 //! `routemu check` is instant even for a million nodes.
 
-use super::{AckDelay, BackoffDist, ConflictStrategy, Duplex, HwConfig, Measure, SwitchingConfig};
+use super::{
+    AckDelay, ArrivalProcess, BackoffDist, ConflictStrategy, Duplex, HwConfig, Measure,
+    SwitchingConfig,
+};
 use crate::error::{Error, Result};
 use crate::routing::{RoutingFn, MAX_VCS};
 use crate::topology::Topology;
@@ -65,7 +68,7 @@ pub fn validate(cfg: &HwConfig) -> Result<Machine> {
             None
         }
         SwitchingConfig::Timeout { .. } => {
-            check_timeout(cfg)?;
+            check_timeout(cfg, &topology)?;
             None
         }
     };
@@ -172,6 +175,14 @@ pub fn validate(cfg: &HwConfig) -> Result<Machine> {
         let ports = topology.channels() as u64;
         let need = ports * (56 * r.buffer_flits as u64 + 96) + topology.nodes() as u64 * 128;
         check_bytes(&topology, need, 1, machine_memory())?;
+    }
+    if cfg.workload.process == ArrivalProcess::Saturated
+        && !matches!(cfg.switching, SwitchingConfig::Timeout { .. })
+    {
+        return Err(Error::config(
+            "workload.process = Saturated (sources that always have a message waiting) is \
+             supported by timeout switching (paper 002); use Poisson or Bernoulli here",
+        ));
     }
     let workload = Workload::new(&cfg.workload, &topology)?;
     check_experiment(cfg)?;
@@ -386,15 +397,27 @@ fn check_deflection(cfg: &HwConfig, topology: &Topology) -> Result<()> {
 }
 
 /// Checks what only timeout switching (paper 002) needs.
-fn check_timeout(cfg: &HwConfig) -> Result<()> {
+fn check_timeout(cfg: &HwConfig, topology: &Topology) -> Result<()> {
     let SwitchingConfig::Timeout {
         timeout,
         retry_delay,
+        watch,
         ..
     } = cfg.switching
     else {
         return Ok(());
     };
+    if let (Some((node, port)), Topology::Hosts(h)) = (watch, topology) {
+        if node >= h.switches || port as usize >= h.ports(node).len() {
+            return Err(Error::config(format!(
+                "switching.watch = ({node}, {port}): not a switch output (switches are \
+                 0..{}; switch {} has ports 0..{})",
+                h.switches - 1,
+                node.min(h.switches - 1),
+                h.ports(node.min(h.switches - 1)).len() - 1
+            )));
+        }
+    }
     if let Some(t) = timeout {
         if t == 0 || t > MAX_DELAY {
             return Err(Error::config(format!(

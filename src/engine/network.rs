@@ -177,6 +177,13 @@ pub trait Network: Sized {
     /// Messages waiting in the sources' memory.
     fn backlog(&self) -> usize;
 
+    /// Messages waiting in node `n`'s memory queue (numbered within the partition), for
+    /// saturated sources (`ArrivalProcess::Saturated`); None: the mode does not keep a
+    /// per-node count (validation refuses saturated sources for it).
+    fn queued(&self, _n: usize) -> Option<usize> {
+        None
+    }
+
     /// Whether anything besides the memory queues is still in the network.
     fn in_network(&self) -> bool;
 

@@ -25,7 +25,7 @@ use super::network::{Network, Window};
 use super::partition::{Located, PartOut};
 use super::waits::has_cycle;
 use crate::config::validate::validate;
-use crate::config::{ExperimentConfig, HwConfig, Measure};
+use crate::config::{ArrivalProcess, ExperimentConfig, HwConfig, Measure};
 use crate::error::Result;
 use crate::rng::{stream, NodeRng};
 use crate::router::dma::PendingMsg;
@@ -248,6 +248,9 @@ pub struct Simulation<N: Network> {
     workload: Workload,
     traffic_rng: Vec<NodeRng>,
     next_arrival: Vec<f64>,
+    /// Saturated sources: the local nodes that send, topped up whenever their queue is
+    /// empty (empty for the other processes).
+    saturated: Vec<u32>,
     seq: Vec<u64>,
     creations: BinaryHeap<Reverse<(Cycle, u32)>>,
     /// Current cycle.
@@ -296,8 +299,14 @@ impl<N: Network> Simulation<N> {
             .collect();
         let mut next_arrival = vec![f64::INFINITY; n];
         let mut creations = BinaryHeap::with_capacity(n);
+        let mut saturated = Vec::new();
         for i in 0..n {
-            if workload.pattern.sends(NodeId((lo + i) as u32)) {
+            if !workload.pattern.sends(NodeId((lo + i) as u32)) {
+                continue;
+            }
+            if workload.arrivals.process == ArrivalProcess::Saturated {
+                saturated.push(i as u32);
+            } else {
                 let a = workload
                     .arrivals
                     .next_after(workload.arrivals.origin(), &mut traffic_rng[i]);
@@ -325,6 +334,7 @@ impl<N: Network> Simulation<N> {
             workload,
             traffic_rng,
             next_arrival,
+            saturated,
             seq: vec![0; n],
             creations,
             t: 0,
@@ -352,33 +362,41 @@ impl<N: Network> Simulation<N> {
         }
     }
 
+    /// Node `n` (global) creates one message in this cycle.
+    fn create_one(&mut self, n: usize) {
+        let t = self.t;
+        let i = n - self.lo;
+        let rng = &mut self.traffic_rng[i];
+        let dst = self.workload.pattern.sample(NodeId(n as u32), rng);
+        let len = self.workload.length.sample(rng);
+        let measured = self.window.contains(t);
+        if measured {
+            self.measured_created += 1;
+            self.window_messages += 1;
+            self.window_flits += len as u64;
+        }
+        let id = MsgId::new(NodeId(n as u32), self.seq[i]);
+        self.seq[i] += 1;
+        self.generated += 1;
+        self.net.enqueue(
+            i,
+            PendingMsg {
+                id,
+                dst,
+                len,
+                created: t,
+                measured,
+            },
+        );
+    }
+
     /// Node `n` (global) creates the messages whose instants fall in this cycle.
     fn create(&mut self, n: usize) {
         let t = self.t;
         let i = n - self.lo;
         while self.next_arrival[i] < (t + 1) as f64 {
+            self.create_one(n);
             let rng = &mut self.traffic_rng[i];
-            let dst = self.workload.pattern.sample(NodeId(n as u32), rng);
-            let len = self.workload.length.sample(rng);
-            let measured = self.window.contains(t);
-            if measured {
-                self.measured_created += 1;
-                self.window_messages += 1;
-                self.window_flits += len as u64;
-            }
-            let id = MsgId::new(NodeId(n as u32), self.seq[i]);
-            self.seq[i] += 1;
-            self.generated += 1;
-            self.net.enqueue(
-                i,
-                PendingMsg {
-                    id,
-                    dst,
-                    len,
-                    created: t,
-                    measured,
-                },
-            );
             self.next_arrival[i] = self.workload.arrivals.next_after(self.next_arrival[i], rng);
         }
         let next = self.next_arrival[i];
@@ -398,6 +416,15 @@ impl<N: Network> Simulation<N> {
             self.creations.pop();
             self.create(n as usize);
             Self::wake(&mut self.now, &mut self.stamp, n - self.lo as u32, t);
+        }
+        // Saturated sources: an empty queue at the start of a cycle gets a message, so
+        // the source always has one waiting while it sends another.
+        for j in 0..self.saturated.len() {
+            let i = self.saturated[j];
+            if self.net.queued(i as usize) == Some(0) {
+                self.create_one(self.lo + i as usize);
+                Self::wake(&mut self.now, &mut self.stamp, i, t);
+            }
         }
         self.out.wheel.take(t, &mut self.due);
         if N::SORT_EVENTS && self.due.len() > 1 {
@@ -473,7 +500,8 @@ impl<N: Network> Simulation<N> {
     /// and what it sent to other partitions (Cycle::MAX: nothing).
     pub fn next_busy(&self) -> Cycle {
         let after = self.t + 1;
-        if !self.now.is_empty() {
+        // Saturated sources look at their queues every cycle.
+        if !self.now.is_empty() || !self.saturated.is_empty() {
             return after;
         }
         let event = self.out.wheel.next_due(after).unwrap_or(Cycle::MAX);
@@ -572,6 +600,7 @@ impl<N: Network> Simulation<N> {
     /// Stops the synthetic workload: no node creates another message.
     pub fn stop_workload(&mut self) {
         self.creations.clear();
+        self.saturated.clear();
     }
 
     /// Steps until nothing is left in the network or in the sources' memory (ignoring

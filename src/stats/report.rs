@@ -275,58 +275,135 @@ pub struct ClassSplit<T> {
     pub sh: T,
 }
 
-/// The watched switch-to-switch link (paper 002 Figs. 2–3): head inter-arrival times and
-/// waits (given no timeout) as (value, count) pairs in cycles.
+/// A distribution of cycles (paper 002 Figs. 2–3): its moments and the (value, count)
+/// pairs of the histogram (exact below 2048 cycles, 3 significant digits above).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Distribution {
+    /// Observations.
+    pub count: u64,
+    /// Mean (cycles).
+    pub mean: Option<f64>,
+    /// Coefficient of variation (standard deviation over mean; 1 for an exponential).
+    pub cv: Option<f64>,
+    /// (value, count) pairs, increasing values.
+    pub values: Vec<(u64, u64)>,
+}
+
+/// The watched switch output (paper 002 Figs. 2–3).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct WatchedLink {
-    /// Which link.
+    /// Which link, in words.
     pub link: String,
+    /// The switch and its output port.
+    pub node: u32,
+    /// See `node`.
+    pub port: u8,
     /// Headers that asked for it in the window.
     pub requests: u64,
     /// Of those, timed out.
     pub timeouts: u64,
-    /// Inter-arrival times of headers asking for it.
-    pub interarrival: Vec<(u64, u64)>,
+    /// Cycles between two headers asking for it.
+    pub interarrival: Distribution,
     /// Waits of the headers granted it.
-    pub wait: Vec<(u64, u64)>,
+    pub wait: Distribution,
 }
 
-/// Wormhole with timeout reset (paper 002) measurements. Throughputs are per host.
+/// One directed link of a host/switch network, measured over every replication.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TimeoutLink {
+    /// The node the link leaves.
+    pub node: u32,
+    /// Its port.
+    pub port: u8,
+    /// The node it leads to.
+    pub to: u32,
+    /// hs, ss or sh.
+    pub class: String,
+    /// Headers that asked for it (for an hs link: tries started).
+    pub requests: u64,
+    /// Of those, timed out waiting for it.
+    pub timeouts: u64,
+    /// timeouts / requests.
+    pub p_timeout: Option<f64>,
+    /// Fraction of requests that found it free (φ(0)).
+    pub p_free: Option<f64>,
+    /// Requests per cycle (λ of the link).
+    pub request_rate: f64,
+    /// Fraction of time held.
+    pub utilization: f64,
+    /// Holding time moments: mean, second, third (cycles).
+    pub holding: [Option<f64>; 3],
+    /// Mean wait of the requests granted (cycles).
+    pub wait_mean: Option<f64>,
+}
+
+/// Largest number of directed links listed one by one in the report (bigger networks
+/// report by class only, and say how many links were left out).
+pub const MAX_LINK_ROWS: usize = 8192;
+
+/// Wormhole with timeout reset (paper 002) measurements. Throughputs are in flits per
+/// host per cycle (the fraction of a host link's capacity); times in cycles.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Timeout {
     /// The timeout (cycles; null: none).
     pub timeout: Option<u64>,
     /// Constant delay before a reset worm rejoins its queue.
     pub retry_delay: u64,
+    /// Whether the hosts were saturated sources (`workload.process = Saturated`).
+    pub saturated_sources: bool,
     /// Flits created per host per cycle in the window.
     pub offered_per_host: f64,
     /// Flits delivered to hosts per host per cycle in the window.
     pub accepted_per_host: f64,
-    /// Worms created per host per cycle (γ per host).
+    /// 95% half-width of `accepted_per_host` over replications.
+    pub accepted_per_host_ci95: Option<f64>,
+    /// The maximum throughput: `accepted_per_host` of a run with saturated sources
+    /// (null for other runs).
+    pub max_throughput: Option<f64>,
+    /// Worms created per host per cycle (γ of one host).
     pub host_arrival_rate: f64,
+    /// Tries started per host per cycle (arrivals at the host link's server).
+    pub host_try_rate: f64,
+    /// Fraction of time the hosts' links were held (the host queues' server busy).
+    pub host_utilization: f64,
     /// Mean tries (transmissions) per delivered measured worm.
     pub tries_mean: Option<f64>,
     /// 95% half-width of `tries_mean`.
     pub tries_ci95: Option<f64>,
+    /// (tries, worms) pairs of the delivered measured worms.
+    pub tries_histogram: Vec<(u64, u64)>,
+    /// Fraction of first tries that were reset.
+    pub p_fail_first_try: Option<f64>,
+    /// Fraction of retries that were reset (above `p_fail_first_try` when successive
+    /// tries of one worm are not independent, paper 002 §7).
+    pub p_fail_retry: Option<f64>,
     /// Fraction of headers asking for a switch's outgoing link that timed out.
     pub p_timeout: Option<f64>,
+    /// 95% half-width of `p_timeout` over replications.
+    pub p_timeout_ci95: Option<f64>,
     /// The same by link class (hs links never time out: hosts have no timer).
     pub p_timeout_by_class: ClassSplit<Option<f64>>,
     /// Fraction of headers that found their link free (φ(0)).
     pub p_free_by_class: ClassSplit<Option<f64>>,
-    /// Headers asking per link per cycle (λ of the link).
+    /// Headers asking per link per cycle (λ of a link of the class).
     pub request_rate_by_class: ClassSplit<f64>,
-    /// Mean wait of the headers granted a link (no timeout), cycles.
+    /// Mean wait of the headers granted a link (no timeout).
     pub wait_mean_by_class: ClassSplit<Option<f64>>,
-    /// Link holding time moments (grab → tail sent or reset): mean, second, third.
+    /// Link holding time moments (grab → free again): mean, second, third.
     pub holding_by_class: ClassSplit<[Option<f64>; 3]>,
     /// Fraction of time the links are held.
     pub utilization_by_class: ClassSplit<f64>,
-    /// Service of one try on the host link: mean and second moment (cycles).
+    /// Head inter-arrival times at a link, pooled over the links of each class.
+    pub interarrival_by_class: ClassSplit<Distribution>,
+    /// Waits (no timeout) at a link, pooled over the links of each class.
+    pub wait_by_class: ClassSplit<Distribution>,
+    /// Service of one try on the host link: mean, second and third moments.
     pub try_service_mean: Option<f64>,
     /// See `try_service_mean`.
     pub try_service_m2: Option<f64>,
-    /// Fraction of tries that succeeded.
+    /// See `try_service_mean`.
+    pub try_service_m3: Option<f64>,
+    /// Fraction of tries that succeeded (P_S).
     pub p_try_success: Option<f64>,
     /// Mean cycles a delivered worm waited in its host queue, all visits together.
     pub host_wait_mean: Option<f64>,
@@ -335,13 +412,20 @@ pub struct Timeout {
     /// Pollaczek–Khinchine wait of the host queue from the measured arrival rate, try
     /// moments and success probability (paper 002 eqs. 18–19: M/G/1 with feedback).
     pub host_wait_mg1: Option<f64>,
-    /// Mean Σ of a delivered worm's tries' service (cycles).
-    pub service_mean: Option<f64>,
+    /// Mean latency minus host-queue wait of a delivered worm: its tries on the
+    /// network, resets coming back, retry delays and the last try's propagation.
+    pub network_mean: Option<f64>,
+    /// 95% half-width of `network_mean`.
+    pub network_ci95: Option<f64>,
     /// Flits sent in tries that were reset, as a fraction of all flits sent.
     pub wasted_fraction: Option<f64>,
     /// Timeouts (resets started) in the whole run.
     pub resets: u64,
-    /// The watched switch-to-switch link.
+    /// Every directed link (up to `MAX_LINK_ROWS`), by node and port.
+    pub links: Vec<TimeoutLink>,
+    /// Links not listed (networks with more than `MAX_LINK_ROWS`).
+    pub links_omitted: usize,
+    /// The watched switch output.
     pub watched: Option<WatchedLink>,
 }
 
@@ -351,22 +435,35 @@ impl Timeout {
         let o = |x: Option<f64>| x.map_or("n/a".into(), |v| format!("{v:.4}"));
         let _ = writeln!(
             s,
-            "  timeout {}: tries per worm {}  P_timeout {} (ss {} sh {})  throughput {:.4} flits/host/cycle (offered {:.4})",
-            self.timeout.map_or("none".into(), |t| format!("{t} cycles")),
+            "  timeout {}: throughput {:.4} flits/host/cycle (offered {:.4}){}",
+            self.timeout
+                .map_or("none".into(), |t| format!("{t} cycles")),
+            self.accepted_per_host,
+            self.offered_per_host,
+            self.max_throughput.map_or(String::new(), |m| format!(
+                "; saturated hosts: maximum throughput {m:.4}"
+            ))
+        );
+        let _ = writeln!(
+            s,
+            "    tries per worm {}  P_timeout {} (ss {} sh {})  first tries reset {} retries {}",
             o(self.tries_mean),
             o(self.p_timeout),
             o(self.p_timeout_by_class.ss),
             o(self.p_timeout_by_class.sh),
-            self.accepted_per_host,
-            self.offered_per_host
+            o(self.p_fail_first_try),
+            o(self.p_fail_retry)
         );
         let _ = writeln!(
             s,
-            "    host queue: wait {} (P-K from measured tries {}), try service {} (P success {}), wasted flits {}",
+            "    latency = host queue {} + network {}; host queue P-K of measured tries {} \
+             (try service {}, P success {}, ρ {:.4}); wasted flits {}",
             o(self.host_wait_mean),
+            o(self.network_mean),
             o(self.host_wait_mg1),
             o(self.try_service_mean),
             o(self.p_try_success),
+            self.host_utilization,
             o(self.wasted_fraction)
         );
     }

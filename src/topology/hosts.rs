@@ -423,6 +423,35 @@ impl HostNetwork {
         node >= self.switches
     }
 
+    /// The index of port `p` of `node` among every port of the network (node by node,
+    /// port by port): a directed link's number, the same in every partition.
+    #[inline]
+    pub fn port_index(&self, node: u32, p: u8) -> usize {
+        self.start[node as usize] as usize + p as usize
+    }
+
+    /// Ports of the whole network (directed links).
+    pub fn port_count(&self) -> usize {
+        self.ports.len()
+    }
+
+    /// The (node, port) of a port index (see [`HostNetwork::port_index`]).
+    pub fn port_of_index(&self, g: usize) -> (u32, u8) {
+        let node = self.start.partition_point(|&s| s as usize <= g) - 1;
+        (node as u32, (g - self.start[node] as usize) as u8)
+    }
+
+    /// The first switch-to-switch output of the lowest switch that has one (the watched
+    /// link of paper 002 Figs. 2–3 unless the configuration names another).
+    pub fn first_switch_output(&self) -> Option<(u32, u8)> {
+        (0..self.switches).find_map(|s| {
+            self.ports(s)
+                .iter()
+                .position(|p| !self.is_host(p.peer))
+                .map(|p| (s, p as u8))
+        })
+    }
+
     /// Ports of `node`.
     #[inline]
     pub fn ports(&self, node: u32) -> &[HostPort] {

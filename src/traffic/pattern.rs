@@ -110,13 +110,14 @@ impl DestPattern {
                 Kind::Hotspot { node, fraction }
             }
         };
+        // Hosts have no coordinates to complement or transpose, and lie at least two
+        // links apart, so a sphere of locality could hold none of them; paper 002 and
+        // its model use uniform destinations.
         if matches!(topology, Topology::Hosts(_))
-            && matches!(kind, Kind::BitComplement | Kind::Transpose)
+            && !matches!(kind, Kind::Uniform | Kind::Hotspot { .. })
         {
             return Err(Error::config(
-                "bit-complement and transpose map node coordinates; a host/switch network's \
-                 hosts have none (use Uniform, Hotspot, SphereOfLocality or \
-                 DecreasingProbability)",
+                "a host/switch network takes workload.pattern Uniform (paper 002's) or Hotspot",
             ));
         }
         if topology.endpoints().len() < 2 {

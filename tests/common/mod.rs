@@ -21,6 +21,11 @@ pub fn circuit_presets() -> Vec<(String, HwConfig)> {
     presets_starting("circuit", 4)
 }
 
+/// Every timeout wormhole (paper 002) preset in hw/.
+pub fn timeout_presets() -> Vec<(String, HwConfig)> {
+    presets_starting("timeout", 2)
+}
+
 /// Every deflection (paper 003) preset in hw/.
 pub fn deflection_presets() -> Vec<(String, HwConfig)> {
     presets_starting("deflection", 2)

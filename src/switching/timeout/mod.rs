@@ -59,8 +59,20 @@ use crate::stats::{overlap, MsgStats};
 use crate::topology::hosts::{HostNetwork, LinkClass};
 use crate::topology::Topology;
 use crate::types::{Cycle, MsgId, NodeId};
-use measure::TimeoutStats;
+use measure::{Distributions, LinkCounters, TimeoutStats};
 use std::collections::VecDeque;
+
+/// The set bits of a port mask, lowest first.
+#[inline]
+fn bits(mut m: u64) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (m != 0).then(|| {
+            let p = m.trailing_zeros() as usize;
+            m &= m - 1;
+            p
+        })
+    })
+}
 
 /// Closed-form latency (creation to delivery) of a lone worm of `len` flits over `links`
 /// links of propagation `latency` each: links·ℓ + L.
@@ -85,8 +97,6 @@ pub struct Worm {
     pub try_no: u32,
     /// Cycles waited in the host queue so far (all visits).
     pub waited: u32,
-    /// Cycles its tries held the host link so far (the tail flit carries the final sum).
-    pub served: u32,
     /// Whether it is measured.
     pub measured: bool,
 }
@@ -223,13 +233,19 @@ pub struct TimeoutNet {
     out: Vec<OutPort>,
     fifo: Vec<Slot>,
     hosts: Vec<Host>,
-    /// Busy cycles of each output inside the window (ended holdings).
-    busy: Vec<u64>,
-    /// Stats.
+    /// Per local node: the inputs holding flits (bit p: port p).
+    active: Vec<u64>,
+    /// Per local port: its local node and port number.
+    port_of: Vec<(u32, u8)>,
+    /// Per local port: what its output link saw in the window, and the last cycle a
+    /// header asked for it (for inter-arrival times).
+    link: Vec<LinkCounters>,
+    last_request: Vec<Cycle>,
+    /// Counters not tied to one link.
     pub stats: TimeoutStats,
-    /// Local index of the watched ss link (paper 002 Figs. 2–3), its last head arrival.
+    /// Local port of the watched link (paper 002 Figs. 2–3), when this partition has it.
     watch: Option<usize>,
-    watch_last: Cycle,
+    watch_dist: Distributions,
     flits_accepted: u64,
     delivered: u64,
     measured_delivered: u64,
@@ -240,6 +256,8 @@ pub struct TimeoutNet {
     flits_live: i64,
     last_move: Cycle,
     moves: u64,
+    /// Resets that reached their source host, whole run (each timeout starts one).
+    resets_home: u64,
 }
 
 impl TimeoutNet {
@@ -251,6 +269,7 @@ impl TimeoutNet {
             arbiter,
             release,
             on_reset,
+            watch,
         } = cfg.switching
         else {
             return Err(Error::config(
@@ -278,14 +297,14 @@ impl TimeoutNet {
         let ports = latency.len();
         let first_host = net.switches as usize;
         let hosts = hi.max(first_host) - lo.max(first_host);
-        // Paper 002's Figs. 2–3 watch one switch-to-switch output: switch 0's first port.
-        let watch =
-            (lo == 0 && net.switches > 0 && class.first() == Some(&LinkClass::SwitchSwitch))
-                .then_some(0);
-        let mut stats = TimeoutStats::default();
-        for c in &class {
-            stats.class[*c as usize].links += 1;
-        }
+        // Paper 002's Figs. 2–3 watch one switch output (validation checked it exists).
+        let watch = watch
+            .or_else(|| net.first_switch_output())
+            .filter(|&(u, _)| (lo..hi).contains(&(u as usize)))
+            .map(|(u, p)| base[u as usize - lo] as usize + p as usize);
+        let port_of = (0..hi - lo)
+            .flat_map(|n| (0..base[n + 1] - base[n]).map(move |p| (n as u32, p as u8)))
+            .collect();
         Ok(TimeoutNet {
             timeout,
             retry_delay,
@@ -313,10 +332,13 @@ impl TimeoutNet {
             ],
             fifo: vec![Slot::default(); ports * depth as usize],
             hosts: vec![Host::default(); hosts],
-            busy: vec![0; ports],
-            stats,
+            active: vec![0; hi - lo],
+            port_of,
+            link: vec![LinkCounters::default(); ports],
+            last_request: vec![Cycle::MAX; ports],
+            stats: TimeoutStats::default(),
             watch,
-            watch_last: Cycle::MAX,
+            watch_dist: Distributions::default(),
             flits_accepted: 0,
             delivered: 0,
             measured_delivered: 0,
@@ -326,6 +348,7 @@ impl TimeoutNet {
             flits_live: 0,
             last_move: 0,
             moves: 0,
+            resets_home: 0,
             net: net.clone(),
         })
     }
@@ -405,14 +428,43 @@ impl TimeoutNet {
         }
     }
 
-    /// Ends the holding of output `o` in cycle `t` (free from `free_from`).
+    /// A header asks for output `o` in cycle `t`.
+    fn request(&mut self, o: usize, t: Cycle, measured: bool) {
+        let last = std::mem::replace(&mut self.last_request[o], t);
+        if !measured {
+            return;
+        }
+        self.link[o].requests += 1;
+        if last != Cycle::MAX {
+            let c = self.class[o] as usize;
+            let _ = self.stats.class_dist[c].interarrival.record(t - last);
+            if Some(o) == self.watch {
+                let _ = self.watch_dist.interarrival.record(t - last);
+            }
+        }
+    }
+
+    /// A header that asked for output `o` got it after `wait` cycles (measured).
+    fn granted(&mut self, o: usize, wait: Cycle) {
+        let l = &mut self.link[o];
+        l.found_free += (wait == 0) as u64;
+        l.wait.add(wait);
+        let c = self.class[o] as usize;
+        let _ = self.stats.class_dist[c].wait.record(wait);
+        if Some(o) == self.watch {
+            let _ = self.watch_dist.wait.record(wait);
+        }
+    }
+
+    /// Ends the holding of output `o` in cycle `t`: it is free from `free_from` (t + 1
+    /// when the tail or a reset leaves it busy for the rest of the cycle, t when the
+    /// cycle's event frees it before anyone asks), so it was held `free_from − since`.
     fn free_output(&mut self, o: usize, t: Cycle, free_from: Cycle, win: &MeasureWindow) {
         let since = self.out[o].since;
         if win.contains(t) {
-            let c = &mut self.stats.class[self.class[o] as usize];
-            c.holding.add(t + 1 - since);
+            self.link[o].holding.add(free_from - since);
         }
-        self.busy[o] += overlap(since, t + 1, win.start, win.end);
+        self.link[o].busy += overlap(since, free_from, win.start, win.end);
         let x = &mut self.out[o];
         x.holder = None;
         x.from = NONE;
@@ -430,10 +482,18 @@ impl TimeoutNet {
             x.len -= 1;
             n += 1;
         }
+        if x.len == 0 {
+            let (node, p) = self.port_of[i];
+            self.active[node as usize] &= !(1 << p);
+        }
+        let x = &mut self.inp[i];
         if x.arriving == key {
             x.purged = true;
         }
-        if x.len == 0 || n > 0 {
+        // Only the worm's own request or connection ends: when its flits were not at the
+        // front (its tail had left, or the rest is still on the wire), the front may be
+        // the next worm's, already asking or connected.
+        if n > 0 {
             x.ready = Cycle::MAX;
             x.want = NONE;
             x.conn = NONE;
@@ -468,10 +528,16 @@ impl TimeoutNet {
         } else {
             self.in_port_of(node, worm.id.src().0, worm.dst)
         };
+        let i = self.port(node, i_port);
         if held {
             self.free_output(o, t, t + 1, win);
+            // The worm may hold the connection with none of its flits here (the rest
+            // still on the wire); with `TailCredit` the tail has gone and the input may
+            // already serve the next worm.
+            if self.inp[i].conn == p {
+                self.inp[i].conn = NONE;
+            }
         }
-        let i = self.port(node, i_port);
         let n = self.purge(i, key);
         if n > 0 {
             self.discard(n);
@@ -497,20 +563,32 @@ impl TimeoutNet {
         let o = self.port(node, 0);
         let key = worm.key();
         let mut w = worm;
-        let sending = self.out[o].holder == Some(key);
+        self.resets_home += 1;
+        let sending = self
+            .host(node)
+            .sending
+            .is_some_and(|(s, _, _)| s.key() == key);
         if sending {
             // Still sending: stop; the link is free in this cycle.
             let (_, sent, start) = self.host(node).sending.take().expect("sending");
-            let measured = win.contains(t);
-            if measured {
+            if win.contains(t) {
                 self.stats.wasted_flits += sent as u64;
                 self.stats.try_service.add(t - start);
             }
-            w.served = worm.served + (t - start) as u32;
             self.free_output(o, t, t, win);
+        } else {
+            if self.out[o].holder == Some(key) {
+                // `TailCredit`: the tail has gone, its credit is not back; the worm is
+                // dropped, so the link needs it no longer (the credit still counts).
+                self.free_output(o, t, t, win);
+            }
+            if win.contains(t) {
+                // Its tail had left: every flit of the try was sent for nothing.
+                self.stats.wasted_flits += w.len as u64;
+            }
         }
         if win.contains(t) {
-            self.stats.tries_failed += 1;
+            self.stats.tries_failed[(w.try_no > 0) as usize] += 1;
         }
         w.try_no += 1;
         // The backlog counts worms with flits still to send: a try whose tail had left
@@ -593,6 +671,7 @@ impl TimeoutNet {
         let d = self.depth as usize;
         let at = (x.head + x.len) % self.depth;
         x.len += 1;
+        self.active[node as usize - self.lo] |= 1 << ev.port;
         self.fifo[i * d + at as usize] = Slot {
             worm,
             flags: ev.flags,
@@ -615,22 +694,28 @@ impl TimeoutNet {
         if w.measured {
             self.measured_delivered += 1;
             self.stats.worm_tries.add(w.try_no as u64 + 1);
+            let _ = self.stats.worm_tries_hist.record(w.try_no as u64 + 1);
             self.stats.worm_host_wait.add(w.waited as u64);
-            self.stats.worm_service.add(w.served as u64);
+            self.stats
+                .worm_network
+                .add((done - w.created).saturating_sub(w.waited as u64));
         }
     }
 
     /// One cycle of switch `node`.
     fn step_switch(&mut self, node: u32, t: Cycle, win: &MeasureWindow, out: &mut Out) {
-        let deg = self.degree(node);
+        let n = node as usize - self.lo;
         let first = self.port(node, 0);
         let d = self.depth as usize;
         let measured = win.contains(t);
-        // Front headers ask for their links; overdue ones time out.
-        for p in 0..deg {
+        // Front headers ask for their links; overdue ones time out. Only inputs holding
+        // flits are visited (a switch may have up to 63 ports, few of them busy).
+        let mut waiting = [(0 as Cycle, 0u8); 64];
+        let mut waiters = 0;
+        for p in bits(self.active[n]) {
             let i = first + p;
             let x = self.inp[i];
-            if x.len == 0 || x.conn != NONE {
+            if x.conn != NONE {
                 continue;
             }
             let front = self.fifo[i * d + x.head as usize];
@@ -643,90 +728,47 @@ impl TimeoutNet {
                 let want = self.net.route_port(w.id.src().0, w.dst, node);
                 self.inp[i].ready = t;
                 self.inp[i].want = want;
-                let o = first + want as usize;
-                if measured {
-                    self.stats.class[self.class[o] as usize].requests += 1;
-                    if Some(o) == self.watch {
-                        self.stats.watch_requests += 1;
-                        if self.watch_last != Cycle::MAX {
-                            let _ = self.stats.watch_interarrival.record(t - self.watch_last);
-                        }
-                    }
-                }
-                if Some(o) == self.watch {
-                    self.watch_last = t;
-                }
+                self.request(first + want as usize, t, measured);
             } else if self.timeout.is_some_and(|tau| t >= x.ready + tau) {
-                let w = front.worm;
-                let o = first + x.want as usize;
-                if measured {
-                    self.stats.class[self.class[o] as usize].timeouts += 1;
-                    if Some(o) == self.watch {
-                        self.stats.watch_timeouts += 1;
-                    }
-                }
-                self.stats.resets += 1;
-                let n = self.purge(i, w.key());
-                self.discard(n);
-                self.credit(out, i, n, false, t);
-                self.last_move = t;
-                let (up, up_port) = self.peer[i];
-                self.send(
-                    out,
-                    t + self.latency[i],
-                    TimeoutEvent {
-                        node: up,
-                        kind: Kind::Reset,
-                        port: up_port,
-                        flags: 0,
-                        n: 0,
-                        worm: w,
-                    },
-                );
-            }
-        }
-        // Free links go to a waiting header.
-        for q in 0..deg {
-            let o = first + q;
-            if self.out[o].holder.is_some() || self.out[o].free_from > t {
+                self.time_out(node, i, front.worm, t, measured, out);
                 continue;
             }
-            let mut best: Option<usize> = None;
-            for k in 0..deg {
-                // Round-robin starts after the last winner; FIFO compares every waiter.
-                let p = match self.arbiter {
-                    LinkArbiter::RoundRobin => (self.out[o].rr as usize + 1 + k) % deg,
-                    LinkArbiter::Fifo => k,
-                };
-                let x = &self.inp[first + p];
-                if x.len == 0 || x.conn != NONE || x.want != q as u8 || x.ready > t {
-                    continue;
-                }
-                match (self.arbiter, best) {
-                    (_, None) => best = Some(p),
-                    (LinkArbiter::Fifo, Some(b)) if x.ready < self.inp[first + b].ready => {
-                        best = Some(p)
-                    }
-                    _ => {}
-                }
-                if self.arbiter == LinkArbiter::RoundRobin && best.is_some() {
-                    break;
-                }
+            waiting[waiters] = (self.inp[i].ready, p as u8);
+            waiters += 1;
+        }
+        // Free links go to waiting headers: first come first served (ties to the lower
+        // input port), or round-robin after the link's last winner.
+        let waiting = &mut waiting[..waiters];
+        if self.arbiter == LinkArbiter::Fifo {
+            waiting.sort_unstable();
+        }
+        let mut taken = 0u64;
+        for j in 0..waiting.len() {
+            let p = waiting[j].1 as usize;
+            let q = self.inp[first + p].want as usize;
+            let o = first + q;
+            if taken & (1 << q) != 0 || self.out[o].holder.is_some() || self.out[o].free_from > t {
+                continue;
             }
-            let Some(p) = best else { continue };
+            let p = match self.arbiter {
+                LinkArbiter::Fifo => p,
+                LinkArbiter::RoundRobin => {
+                    let deg = self.degree(node);
+                    let after = |p: usize| (p + deg - self.out[o].rr as usize - 1) % deg;
+                    waiting
+                        .iter()
+                        .map(|w| w.1 as usize)
+                        .filter(|&p| self.inp[first + p].want as usize == q)
+                        .min_by_key(|&p| after(p))
+                        .unwrap_or(p)
+                }
+            };
+            taken |= 1 << q;
             let i = first + p;
             let x = self.inp[i];
             let w = self.fifo[i * d + x.head as usize].worm;
-            let wait = t - x.ready;
             if measured {
-                let c = &mut self.stats.class[self.class[o] as usize];
-                if wait == 0 {
-                    c.found_free += 1;
-                }
-                c.wait.add(wait);
-                if Some(o) == self.watch {
-                    let _ = self.stats.watch_wait.record(wait);
-                }
+                self.granted(o, t - x.ready);
             }
             self.inp[i].conn = q as u8;
             self.inp[i].ready = Cycle::MAX;
@@ -737,10 +779,10 @@ impl TimeoutNet {
             y.rr = p as u8;
         }
         // Connected worms move a flit each while the next buffer has room.
-        for p in 0..deg {
+        for p in bits(self.active[n]) {
             let i = first + p;
             let x = self.inp[i];
-            if x.conn == NONE || x.len == 0 {
+            if x.conn == NONE {
                 continue;
             }
             let o = first + x.conn as usize;
@@ -751,6 +793,9 @@ impl TimeoutNet {
             debug_assert_eq!(self.out[o].holder, Some(slot.worm.key()));
             self.inp[i].head = (x.head + 1) % self.depth;
             self.inp[i].len -= 1;
+            if self.inp[i].len == 0 {
+                self.active[n] &= !(1 << p);
+            }
             self.flit(out, o, slot.worm, slot.flags, t);
             self.credit(out, i, 1, slot.flags & TAIL != 0, t);
             if slot.flags & TAIL != 0 {
@@ -763,6 +808,34 @@ impl TimeoutNet {
         }
     }
 
+    /// The header at the front of input `i` of switch `node` waited `switching.timeout`
+    /// cycles: its flits here are dropped (their credits go back) and a reset starts
+    /// upstream over the link the worm came in on.
+    fn time_out(&mut self, node: u32, i: usize, w: Worm, t: Cycle, measured: bool, out: &mut Out) {
+        let o = self.port(node, self.inp[i].want);
+        if measured {
+            self.link[o].timeouts += 1;
+        }
+        self.stats.resets += 1;
+        let n = self.purge(i, w.key());
+        self.discard(n);
+        self.credit(out, i, n, false, t);
+        self.last_move = t;
+        let (up, up_port) = self.peer[i];
+        self.send(
+            out,
+            t + self.latency[i],
+            TimeoutEvent {
+                node: up,
+                kind: Kind::Reset,
+                port: up_port,
+                flags: 0,
+                n: 0,
+                worm: w,
+            },
+        );
+    }
+
     /// One cycle of host `node`: start the next try, send a flit.
     fn step_host(&mut self, node: u32, t: Cycle, win: &MeasureWindow, out: &mut Out) {
         let o = self.port(node, 0);
@@ -772,7 +845,9 @@ impl TimeoutNet {
             && self.out[o].free_from <= t
         {
             if let Some((mut w, since)) = self.host(node).queue.pop_front() {
-                w.waited += (t - since) as u32;
+                w.waited = w
+                    .waited
+                    .saturating_add((t - since).min(u32::MAX as u64) as u32);
                 if w.try_no == 0 {
                     w.first = t;
                 }
@@ -781,8 +856,11 @@ impl TimeoutNet {
                 y.holder = Some(w.key());
                 y.from = 0;
                 y.since = t;
+                // The host link is the try's server: asked for and granted at once.
+                self.request(o, t, measured);
                 if measured {
-                    self.stats.tries += 1;
+                    self.stats.tries[(w.try_no > 0) as usize] += 1;
+                    self.granted(o, 0);
                 }
             }
         }
@@ -796,10 +874,8 @@ impl TimeoutNet {
         if sent == 0 {
             flags |= HEAD;
         }
-        let mut w = w;
         if sent + 1 == w.len {
             flags |= TAIL;
-            w.served += (t + 1 - start) as u32;
         }
         self.flits_live += 1;
         if measured {
@@ -850,6 +926,75 @@ impl TimeoutNet {
         }
     }
 
+    /// Checks the flow-control invariants of a network held in one partition, given the
+    /// events still in flight: on every link, the sender's credits, the flits on the
+    /// wire, the flits in the receiver's buffer and the credits on their way back add up
+    /// to the buffer's depth (so no flit or credit is lost or made up, whatever resets
+    /// did); no buffer holds more than its depth; and, once nothing is in flight, every
+    /// link is free and every reset started has reached its source host.
+    pub fn audit(&self, in_flight: &[TimeoutEvent]) -> std::result::Result<(), String> {
+        if self.lo != 0 || self.nodes() != self.net.nodes() {
+            return Err("audit needs the whole network in one partition".into());
+        }
+        let mut wire = vec![0u64; self.out.len()];
+        let mut back = vec![0u64; self.out.len()];
+        let mut resets = 0;
+        for e in in_flight {
+            match e.kind {
+                Kind::Flit => wire[self.port(e.node, e.port)] += 1,
+                Kind::Credit => back[self.port(e.node, e.port)] += e.n as u64,
+                Kind::Reset => resets += 1,
+                Kind::Retry => {}
+            }
+        }
+        for u in 0..self.net.nodes() as u32 {
+            for p in 0..self.degree(u) {
+                let o = self.port(u, p as u8);
+                let (v, q) = self.peer[o];
+                let i = self.port(v, q);
+                let held = self.inp[i].len as u64;
+                let sum = self.out[o].credits as u64 + wire[i] + held + back[o];
+                if sum != self.depth as u64 || held > self.depth as u64 {
+                    return Err(format!(
+                        "link {} of node {u} → node {v}: {} credits + {} flits on the wire + \
+                         {held} buffered + {} credits coming back ≠ depth {}",
+                        self.net.port_name(u, p as u8),
+                        self.out[o].credits,
+                        wire[i],
+                        back[o],
+                        self.depth
+                    ));
+                }
+            }
+        }
+        if in_flight.is_empty() && !self.in_network() {
+            if let Some(o) = (0..self.out.len()).find(|&o| self.out[o].holder.is_some()) {
+                return Err(format!(
+                    "output {o} is still held with nothing in the network"
+                ));
+            }
+            if self.stats.resets != self.resets_home {
+                return Err(format!(
+                    "{} resets started, {} reached their source",
+                    self.stats.resets, self.resets_home
+                ));
+            }
+        } else if self.resets_home + resets > self.stats.resets {
+            return Err("more resets arrived than were started".into());
+        }
+        Ok(())
+    }
+
+    /// Cycles output `o` was held inside `[start, end)`, a holding still going on
+    /// included.
+    fn busy_cycles(&self, o: usize, start: Cycle, end: Cycle) -> u64 {
+        let mut b = self.link[o].busy;
+        if self.out[o].holder.is_some() {
+            b += overlap(self.out[o].since, end, start, Some(end));
+        }
+        b
+    }
+
     fn node_busy(&self, n: usize) -> bool {
         let node = (self.lo + n) as u32;
         if self.net.is_host(node) {
@@ -857,9 +1002,7 @@ impl TimeoutNet {
             let h = &self.hosts[node as usize - first];
             return h.sending.is_some() || !h.queue.is_empty();
         }
-        let first = self.base[n] as usize;
-        let last = self.base[n + 1] as usize;
-        (first..last).any(|i| self.inp[i].len > 0)
+        self.active[n] != 0
     }
 }
 
@@ -908,8 +1051,11 @@ impl Network for TimeoutNet {
             .clamp(16, 4096)
     }
     fn event_key(&self, e: &TimeoutEvent) -> u64 {
+        // A port carries one flit a cycle, and credits add up in any order; resets of
+        // two worms may cross one link in the same cycle, so they are told apart by worm.
         let low = match e.kind {
-            Kind::Credit | Kind::Reset | Kind::Flit => e.port as u64,
+            Kind::Credit | Kind::Flit => e.port as u64,
+            Kind::Reset => ((e.port as u64) << 52) | (e.worm.id.0 & ((1 << 52) - 1)),
             Kind::Retry => (e.worm.id.seq() << 16) | (e.worm.try_no as u64 & 0xFFFF),
         };
         ((e.kind as u64) << 60) | (low & ((1 << 60) - 1))
@@ -923,7 +1069,6 @@ impl Network for TimeoutNet {
             first: m.created,
             try_no: 0,
             waited: 0,
-            served: 0,
             measured: m.measured,
         };
         if m.measured {
@@ -963,6 +1108,16 @@ impl Network for TimeoutNet {
     }
     fn backlog(&self) -> usize {
         self.backlog
+    }
+    fn queued(&self, n: usize) -> Option<usize> {
+        let node = self.lo + n;
+        let first = (self.net.switches as usize).max(self.lo);
+        // Switches never create worms: they count as full.
+        Some(if node < first {
+            1
+        } else {
+            self.hosts[node - first].queue.len()
+        })
     }
     fn in_network(&self) -> bool {
         self.flits_live != 0 || self.backlog > 0
@@ -1021,10 +1176,7 @@ impl Network for TimeoutNet {
     fn measures(&self, start: Cycle, end: Cycle) -> NetMeasures {
         let (mut sum, mut max) = (0u64, 0u64);
         for o in 0..self.out.len() {
-            let mut b = self.busy[o];
-            if self.out[o].holder.is_some() {
-                b += overlap(self.out[o].since, end, start, Some(end));
-            }
+            let b = self.busy_cycles(o, start, end);
             sum += b;
             max = max.max(b);
         }
@@ -1038,13 +1190,23 @@ impl Network for TimeoutNet {
     }
     fn mode_measures(&self, start: Cycle, end: Cycle) -> TimeoutMeasures {
         let mut stats = self.stats.clone();
-        for o in 0..self.out.len() {
-            let mut b = self.busy[o];
-            if self.out[o].holder.is_some() {
-                b += overlap(self.out[o].since, end, start, Some(end));
+        for n in 0..self.nodes() {
+            let node = (self.lo + n) as u32;
+            for p in 0..self.degree(node) {
+                let o = self.base[n] as usize + p;
+                let mut l = self.link[o];
+                l.busy = self.busy_cycles(o, start, end);
+                stats
+                    .links
+                    .push((self.net.port_index(node, p as u8) as u32, self.class[o], l));
             }
-            stats.class[self.class[o] as usize].busy += b;
         }
+        stats.watch = self.watch.map(|o| {
+            let node = self.base.partition_point(|&b| b as usize <= o) - 1;
+            let p = o - self.base[node] as usize;
+            let g = self.net.port_index((self.lo + node) as u32, p as u8) as u32;
+            (g, self.watch_dist.clone())
+        });
         TimeoutMeasures {
             stats,
             hosts: self.hosts.len(),
