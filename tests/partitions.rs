@@ -32,8 +32,8 @@ fn short(name: &str, mut cfg: HwConfig) -> HwConfig {
         cfg.workload.rate *= 2.0;
     } else if name.starts_with("timeout") {
         // Worms of 100 flits at the preset's load, with resets in every replication.
-        cfg.experiment.warmup = 5_000;
-        cfg.experiment.measure = Measure::Cycles(20_000);
+        cfg.experiment.warmup = 2_000;
+        cfg.experiment.measure = Measure::Cycles(8_000);
     } else {
         cfg.experiment.warmup = 2_000;
         cfg.experiment.measure = Measure::Cycles(5_000);

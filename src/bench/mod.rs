@@ -61,6 +61,38 @@ const TORUS_DOR: &str = include_str!("../../hw/wormhole-torus-dor.ron");
 const CIRCUIT_ADAPTIVE: &str = include_str!("../../hw/circuit-adaptive.ron");
 const HYPERCUBE: &str = include_str!("../../hw/wormhole-hypercube.ron");
 const DEFLECTION: &str = include_str!("../../hw/deflection-ms.ron");
+const TIMEOUT_LAN: &str = include_str!("../../hw/timeout-lan-3x3.ron");
+
+/// The timeout preset (paper 002) on a k×k torus of switches at `rate` worms per host
+/// per cycle.
+fn timeout_lan(k: u32, rate: f64) -> Result<HwConfig> {
+    let mut cfg = parse_hw(TIMEOUT_LAN, "hw/timeout-lan-3x3.ron")?;
+    if let crate::config::TopologyConfig::SwitchedTorus { k: kk, .. } = &mut cfg.topology {
+        *kk = k;
+    }
+    cfg.workload.rate = rate;
+    Ok(cfg)
+}
+
+/// The timeout scenarios (paper 002): the 3×3 preset at its medium load (0.3 flits per
+/// host per cycle, worms of 100 flits, timeout 20: a worm in two is reset at least
+/// once), and a 32×32 torus of switches at 0.02 flits per host per cycle (routes of 18
+/// links; its saturated sources carry only 0.0005: the timeout livelocks).
+pub fn timeout_scenarios(scale: f64) -> Result<Vec<Scenario>> {
+    let mut out = Vec::new();
+    for (k, rate, cycles) in [(3, 0.003, 4_000_000.0), (32, 0.0002, 60_000.0)] {
+        let cfg = timeout_lan(k, rate)?;
+        let cycles = (cycles * scale).max(2000.0) as u64;
+        out.push(Scenario {
+            name: format!("LAN {k}x{k} switches timeout 20, worms 100 @ {rate} per host"),
+            load: rate * 100.0,
+            cfg,
+            cycles,
+            baseline_cycles: (cycles / 4).max(1000),
+        });
+    }
+    Ok(out)
+}
 
 /// The deflection preset on a k×k Manhattan Street network with `per_lane` worms per
 /// node per time unit per lane, as a fraction of the bound 2μ/D(0) when `of_bound`.
@@ -299,6 +331,11 @@ pub fn partition_scenarios(scale: f64) -> Result<Vec<PartScenario>> {
         name: "hypercube d=14 circuit adaptive".into(),
         cfg: big,
         cycles: sc(50_000.0),
+    });
+    out.push(PartScenario {
+        name: "LAN 32x32 switches timeout 20 @ 0.0002 per host".into(),
+        cfg: timeout_lan(32, 0.0002)?,
+        cycles: sc(40_000.0),
     });
     for k in [32, 64] {
         out.push(PartScenario {

@@ -2,7 +2,7 @@
 
 use crate::bench::{
     circuit_scenarios, deflection_scenarios, partition_scenarios, run, run_parts,
-    standard_scenarios,
+    standard_scenarios, timeout_scenarios,
 };
 use clap::Args;
 
@@ -54,7 +54,8 @@ pub fn bench(a: &BenchArgs) -> crate::error::Result<i32> {
     let scenarios = standard_scenarios(a.scale)?
         .into_iter()
         .chain(circuit_scenarios(a.scale)?)
-        .chain(deflection_scenarios(a.scale)?);
+        .chain(deflection_scenarios(a.scale)?)
+        .chain(timeout_scenarios(a.scale)?);
     for s in scenarios.filter(|s| a.wants(&s.name)) {
         let r = run(&s, a.repeats)?;
         if r.unit == "message" {

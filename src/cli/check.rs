@@ -3,7 +3,10 @@
 use crate::config::load::load_hw;
 use crate::config::overrides::apply_overrides;
 use crate::config::validate::{validate, Machine};
-use crate::config::{ConflictStrategy, HwConfig, Measure, Routing, SwitchingConfig};
+use crate::config::{
+    ConflictStrategy, HwConfig, LinkArbiter, LinkRelease, Measure, OnReset, Routing,
+    SwitchingConfig,
+};
 use crate::error::Result;
 use crate::switching::circuit::zero_load_latency as circuit_zero_load;
 use crate::switching::wormhole::zero_load_latency;
@@ -56,12 +59,10 @@ pub fn explain(cfg: &HwConfig, origin: &str) -> Result<String> {
             t.capacity() * l.width as f64
         ),
         SwitchingConfig::Circuit { .. } => String::new(),
+        // Only hosts create worms, each at `rate`: the load is per host, the fraction of
+        // its link's capacity.
         SwitchingConfig::Timeout { .. } => {
-            let hosts = t.endpoints().len() as f64;
-            format!(
-                " = {:.4} flits per host per cycle",
-                flits * t.nodes() as f64 / hosts
-            )
+            format!(" ({:.1}% of a host link)", 100.0 * flits)
         }
         SwitchingConfig::Deflection { .. } => {
             let m = cfg.router.vcs as f64;
@@ -72,9 +73,13 @@ pub fn explain(cfg: &HwConfig, origin: &str) -> Result<String> {
             )
         }
     };
+    let unit = match cfg.switching {
+        SwitchingConfig::Timeout { .. } => "host",
+        _ => "node",
+    };
     let _ = writeln!(
         s,
-        "  workload: {} messages/node/cycle = {:.4} flits/node/cycle{bound}; {:?}; {:?}; {:?}",
+        "  workload: {} messages/{unit}/cycle = {:.4} flits/{unit}/cycle{bound}; {:?}; {:?}; {:?}",
         w.rate, flits, w.length, w.pattern, w.process
     );
     let e = &cfg.experiment;
@@ -218,18 +223,43 @@ fn explain_timeout(cfg: &HwConfig, m: &Machine, s: &mut String) {
     };
     let t = &m.topology;
     let l = cfg.links.latency;
+    let b = cfg.router.buffer_flits as u64;
     let _ = writeln!(
         s,
-        "  switches: {} flits of buffer per input port, one cycle per hop, {arbiter:?} \
-         arbitration, a link is free again on {release:?}; links {l} cycle(s) unless the \
-         graph says otherwise",
-        cfg.router.buffer_flits
+        "  switches: {b} flits of buffer per input port ({}), one cycle per hop, {} \
+         arbitration among headers waiting for a link, a link free again {}; links {l} \
+         cycle(s) unless the graph says otherwise",
+        if b >= 2 * l {
+            "covers a link's round trip: a lone worm streams at full rate".to_string()
+        } else {
+            format!(
+                "less than a link's round trip 2ℓ = {}: worms are throttled",
+                2 * l
+            )
+        },
+        match arbiter {
+            LinkArbiter::Fifo => "first-come-first-served",
+            LinkArbiter::RoundRobin => "round-robin",
+        },
+        match release {
+            LinkRelease::TailSent => "the cycle after the tail crossed it (paper 002)",
+            LinkRelease::TailCredit => "when the tail's credit is back",
+        }
     );
     let _ = writeln!(
         s,
-        "  switching: wormhole with timeout {}, reset worms {on_reset:?} after {retry_delay} \
-         cycles",
-        timeout.map_or("none".into(), |t| format!("{t} cycles"))
+        "  switching: wormhole with timeout {}; a reset worm {}",
+        timeout.map_or(
+            "none (plain wormhole, which can deadlock)".into(),
+            |t| format!("{t} cycles")
+        ),
+        match on_reset {
+            OnReset::Requeue if retry_delay == 0 =>
+                "rejoins the tail of its host queue at once".to_string(),
+            OnReset::Requeue =>
+                format!("rejoins the tail of its host queue {retry_delay} cycles later"),
+            OnReset::Discard => "is dropped and counted as lost (no retry)".to_string(),
+        }
     );
     let len = m.workload.length.mean();
     let d = t.mean_distance();

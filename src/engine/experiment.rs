@@ -96,6 +96,7 @@ pub fn pk_wait(lambda: f64, rho: f64, m2: f64) -> Option<f64> {
 fn reduce<N: Network>(parts: &[Simulation<N>], stop: Stop) -> RepResult<N::Measures> {
     let first = &parts[0];
     let n: f64 = parts.iter().map(|p| p.net.nodes() as f64).sum();
+    let ends = first.endpoints as f64;
     let start = first.window.start;
     let t = first.t;
     let end = first.window.end.unwrap_or(t).min(t).max(start);
@@ -153,9 +154,10 @@ fn reduce<N: Network>(parts: &[Simulation<N>], stop: Stop) -> RepResult<N::Measu
         delivered: sum(&|p| p.net.delivered()),
         lost: sum(&|p| p.net.lost()),
         measured: sum(&|p| p.measured_created),
-        offered: sum(&|p| p.window_flits) as f64 / (n * w),
-        accepted: m.flits_accepted as f64 / (n * w),
-        offered_messages: sum(&|p| p.window_messages) as f64 / (n * w),
+        // Per node that creates and receives messages (switches do neither).
+        offered: sum(&|p| p.window_flits) as f64 / (ends * w),
+        accepted: m.flits_accepted as f64 / (ends * w),
+        offered_messages: sum(&|p| p.window_messages) as f64 / (ends * w),
         ctrl,
         links: m.utilization(),
         mode,
@@ -344,7 +346,10 @@ pub fn aggregate<M: ModeMeasures>(
             offered_messages: reps.iter().map(|r| r.offered_messages).sum::<f64>() / k,
             accepted_messages: reps
                 .iter()
-                .map(|r| r.msgs.count as f64 / (topology.nodes() as f64 * r.window.max(1) as f64))
+                .map(|r| {
+                    r.msgs.count as f64
+                        / (topology.endpoints().len() as f64 * r.window.max(1) as f64)
+                })
                 .sum::<f64>()
                 / k,
             capacity: topology.capacity(),

@@ -267,6 +267,9 @@ pub struct Simulation<N: Network> {
     pub window_messages: u64,
     /// Flits created inside the window.
     pub window_flits: u64,
+    /// Nodes of the whole network that create and receive messages (throughputs are per
+    /// such node: every node, or a host/switch network's hosts).
+    pub endpoints: usize,
     exp: ExperimentConfig,
     coord: Coordinator,
 }
@@ -344,6 +347,7 @@ impl<N: Network> Simulation<N> {
             measured_created: 0,
             window_messages: 0,
             window_flits: 0,
+            endpoints: machine.topology.endpoints().len(),
             coord: Coordinator::new(&exp, window, machine.topology.nodes()),
             exp,
         })

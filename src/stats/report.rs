@@ -62,7 +62,9 @@ pub struct Messages {
     pub measured: u64,
 }
 
-/// Throughputs in the measurement window.
+/// Throughputs in the measurement window, per node that creates and receives messages:
+/// every node, or the hosts of a host/switch network (paper 002), where a throughput is
+/// then the fraction of a host link's capacity.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Throughput {
     /// Flits created per node per cycle.
@@ -721,8 +723,15 @@ impl Report {
         let t = &self.throughput;
         let _ = writeln!(
             s,
-            "  throughput (flits/node/cycle): offered {:.4}  accepted {:.4}  (capacity {:.3})",
-            t.offered, t.accepted, t.capacity
+            "  throughput (flits/{}/cycle): offered {:.4}  accepted {:.4}  (capacity {:.3})",
+            if self.timeout().is_some() {
+                "host"
+            } else {
+                "node"
+            },
+            t.offered,
+            t.accepted,
+            t.capacity
         );
         if let Some(w) = self.wormhole() {
             let _ = writeln!(

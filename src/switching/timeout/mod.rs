@@ -38,10 +38,14 @@
 //!
 //! # Determinism and partitions
 //!
-//! Events of a node in one cycle are applied in a fixed order (credits, resets, flits by
-//! port; retries by worm); a cycle's decisions read only the node's own state. Everything
-//! that crosses nodes is an event (flits carry their worm's description, resets too), so
-//! a partition needs nothing from another but its events.
+//! A cycle's decisions read only the node's own state, and everything that crosses
+//! nodes is an event (flits carry their worm's description, resets too), so a partition
+//! needs nothing from another but its events. What one node receives in a cycle
+//! commutes, so deliveries are not sorted: flits arrive on distinct inputs, credits add
+//! up, a reset and a flit of the same worm leave the same state in either order. The one
+//! exception, two resets of one host's worms in the same cycle, whose order would decide
+//! their places in the host queue, is buffered and applied in worm order at the host's
+//! step; delayed retries wait in a per-host FIFO (the delay is constant).
 
 pub mod measure;
 mod report;
@@ -207,9 +211,17 @@ struct OutPort {
 /// A host's queue and sending engine.
 #[derive(Clone, Debug, Default)]
 struct Host {
+    /// Worms waiting to be sent, with the cycle each (re)joined the queue.
     queue: VecDeque<(Worm, Cycle)>,
-    /// The try being sent and the flits sent so far.
+    /// The try being sent, the flits sent so far and the cycle it started.
     sending: Option<(Worm, u32, Cycle)>,
+    /// Resets that arrived this cycle, applied at the host's step in worm order (two of
+    /// the host's worms can be reset in one cycle, and the order in which their resets
+    /// were delivered may depend on the partitioning).
+    resets: Vec<Worm>,
+    /// Reset worms waiting out `retry_delay`, with the cycle they rejoin the queue (in
+    /// that order: the delay is constant).
+    delayed: VecDeque<(Cycle, Worm)>,
 }
 
 /// The routers and hosts of a partition: nodes `lo..lo + n`.
@@ -517,10 +529,6 @@ impl TimeoutNet {
         out: &mut Out,
     ) {
         let key = worm.key();
-        if self.net.is_host(node) {
-            self.host_reset(node, worm, t, win, out);
-            return;
-        }
         let o = self.port(node, p);
         let held = self.out[o].holder == Some(key);
         let i_port = if held {
@@ -618,18 +626,23 @@ impl TimeoutNet {
             OnReset::Requeue if self.retry_delay == 0 => {
                 self.host(node).queue.push_back((w, t));
             }
-            OnReset::Requeue => self.send(
-                out,
-                t + self.retry_delay,
-                TimeoutEvent {
-                    node,
-                    kind: Kind::Retry,
-                    port: 0,
-                    flags: 0,
-                    n: 0,
-                    worm: w,
-                },
-            ),
+            OnReset::Requeue => {
+                let due = t + self.retry_delay;
+                self.host(node).delayed.push_back((due, w));
+                // Only to wake the host when the delay is over.
+                self.send(
+                    out,
+                    due,
+                    TimeoutEvent {
+                        node,
+                        kind: Kind::Retry,
+                        port: 0,
+                        flags: 0,
+                        n: 0,
+                        worm: Worm::default(),
+                    },
+                );
+            }
         }
     }
 
@@ -840,6 +853,22 @@ impl TimeoutNet {
     fn step_host(&mut self, node: u32, t: Cycle, win: &MeasureWindow, out: &mut Out) {
         let o = self.port(node, 0);
         let measured = win.contains(t);
+        // Worms whose retry delay is over rejoin the queue, then this cycle's resets are
+        // applied in worm order.
+        let h = self.host(node);
+        while h.delayed.front().is_some_and(|&(due, _)| due <= t) {
+            let (_, w) = h.delayed.pop_front().expect("checked");
+            h.queue.push_back((w, t));
+        }
+        if !h.resets.is_empty() {
+            let mut resets = std::mem::take(&mut h.resets);
+            resets.sort_unstable_by_key(|w| w.key());
+            for w in resets.drain(..) {
+                self.host_reset(node, w, t, win, out);
+            }
+            // Keep the buffer's allocation.
+            self.host(node).resets = resets;
+        }
         if self.host(node).sending.is_none()
             && self.out[o].holder.is_none()
             && self.out[o].free_from <= t
@@ -918,11 +947,11 @@ impl TimeoutNet {
                     self.free_output(o, t, t, win);
                 }
             }
+            Kind::Reset if self.net.is_host(ev.node) => self.host(ev.node).resets.push(ev.worm),
             Kind::Reset => self.reset(ev.node, ev.port, ev.worm, t, win, out),
             Kind::Flit => self.arrive(&ev, t, win, out, stats),
-            Kind::Retry => {
-                self.host(ev.node).queue.push_back((ev.worm, t));
-            }
+            // The host's step moves the worms whose delay is over.
+            Kind::Retry => {}
         }
     }
 
@@ -1025,9 +1054,11 @@ impl Network for TimeoutNet {
     fn work(&self) -> u64 {
         self.moves
     }
-    // Headers compete for links in the order they became ready; credits and resets
-    // change what a cycle's decisions see.
-    const SORT_EVENTS: bool = true;
+    // What a node receives in one cycle commutes: flits arrive on distinct inputs, credits
+    // add up, a reset and a flit of the same worm leave the same state in either order,
+    // and resets at a host (where the order would change the queue) are buffered and
+    // applied in worm order at its step. So deliveries need no sorting.
+    const SORT_EVENTS: bool = false;
     const PARTITIONABLE: bool = true;
     const MIN_PARTITION_NODES: usize = 128;
 
@@ -1051,14 +1082,8 @@ impl Network for TimeoutNet {
             .clamp(16, 4096)
     }
     fn event_key(&self, e: &TimeoutEvent) -> u64 {
-        // A port carries one flit a cycle, and credits add up in any order; resets of
-        // two worms may cross one link in the same cycle, so they are told apart by worm.
-        let low = match e.kind {
-            Kind::Credit | Kind::Flit => e.port as u64,
-            Kind::Reset => ((e.port as u64) << 52) | (e.worm.id.0 & ((1 << 52) - 1)),
-            Kind::Retry => (e.worm.id.seq() << 16) | (e.worm.try_no as u64 & 0xFFFF),
-        };
-        ((e.kind as u64) << 60) | (low & ((1 << 60) - 1))
+        // Unused (see SORT_EVENTS); a canonical order all the same, for debugging.
+        ((e.kind as u64) << 60) | ((e.port as u64) << 52) | (e.worm.id.0 & ((1 << 52) - 1))
     }
     fn enqueue(&mut self, node: usize, m: PendingMsg) {
         let w = Worm {

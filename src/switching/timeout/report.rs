@@ -85,7 +85,6 @@ fn timeout_report(ctx: ModeContext<'_>, reps: &[RepResult<TimeoutMeasures>]) -> 
         return Timeout::default();
     };
     let hosts = net.hosts.max(1) as f64;
-    let nodes = ctx.topology.nodes() as f64;
     let k = reps.len().max(1) as f64;
     let mut all = TimeoutStats::default();
     // Links are the same in every replication: add their counts link by link.
@@ -106,8 +105,8 @@ fn timeout_report(ctx: ModeContext<'_>, reps: &[RepResult<TimeoutMeasures>]) -> 
     all.links = links;
     // Cycles of measurement over every replication.
     let window: f64 = reps.iter().map(|r| r.window.max(1) as f64).sum();
-    // The engine's throughputs are per node; hosts are the nodes that send and receive.
-    let per_host = |x: f64| x * nodes / hosts;
+    // The engine's throughputs are per host already (the nodes that send and receive).
+    let per_host = |x: f64| x;
     let classes = all.by_class();
     let split = |f: &dyn Fn(&LinkCounters) -> Option<f64>| ClassSplit {
         hs: f(&classes[0].1),
