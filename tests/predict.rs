@@ -87,7 +87,10 @@ fn predict_gives_paper_002s_timeout_model() {
     let out = common::routemu(&["predict", "hw/timeout-lan-3x3.ron", "--json", "-"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{err}");
-    assert!(err.contains("latency") && err.contains("paper 002"), "{err}");
+    assert!(
+        err.contains("latency") && err.contains("paper 002"),
+        "{err}"
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["saturated"], false);
     let p = &v["prediction"];

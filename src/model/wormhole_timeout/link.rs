@@ -401,6 +401,28 @@ mod tests {
     }
 
     #[test]
+    fn both_variants_are_smooth_through_rho_one_for_any_holding_time() {
+        // A holding time more variable than exponential (b2 = 2.5 b1², b3 = 9 b1³).
+        let b = [120.0, 2.5 * 120.0 * 120.0, 9.0 * 120.0f64.powi(3)];
+        for m in [Matching::A, Matching::B] {
+            let at = |l: f64| reneging_link(l, b, 30.0, m, Denominator::Corrected).unwrap();
+            let one = at(1.0 / 120.0);
+            assert!(one.beta.abs() < 1e-15, "{m:?}: β = {} at ρ = 1", one.beta);
+            for d in [1e-12, 1e-9, 1e-6, 1e-4] {
+                for s in [-1.0, 1.0] {
+                    let x = at((1.0 + s * d) / 120.0);
+                    assert!((x.p_timeout - one.p_timeout).abs() < d, "{m:?} {d}: {x:?}");
+                    assert!((x.p_free - one.p_free).abs() < d, "{m:?} {d}: {x:?}");
+                    for n in 0..3 {
+                        let r = (x.wait[n] - one.wait[n]).abs() / one.wait[n];
+                        assert!(r < 10.0 * d, "{m:?} {d} E[ω^{}]: {r}", n + 1);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
     fn the_wait_moments_are_the_closed_forms_and_the_small_beta_series() {
         // Corrected, variant A, a non-exponential holding time.
         let b = [120.0, 2.5 * 120.0 * 120.0, 9.0 * 120.0f64.powi(3)];

@@ -252,8 +252,8 @@ pub struct TimeoutPrediction {
     pub iterations: usize,
     /// Links whose variant-B P_T fell below 0 and was taken as 0.
     pub clamped_links: usize,
-    /// Two-moment matching variant.
-    pub matching: Matching,
+    /// Two-moment matching variant (A or B).
+    pub variant: Matching,
     /// Denominator of P_T.
     pub denominator: Denominator,
 }
@@ -635,7 +635,7 @@ fn prediction(
         p_free: per(free, w_ask, 1.0),
         iterations: sol.iterations,
         clamped_links: sol.clamped,
-        matching: p.matching,
+        variant: p.matching,
         denominator: p.denominator,
     }
 }
