@@ -40,7 +40,8 @@
 //! - Maximum throughput: bisection on the offered load (flits per host per cycle) between
 //!   0 and 1 (a host cannot send more than its link carries) for the largest load whose
 //!   fixed point converges with every ρ_N < 1, to 1e-4 relative; a fixed point that does
-//!   not converge counts as past the maximum.
+//!   not converge (or, with the printed denominator, leaves [0, 1]) counts as past the
+//!   maximum.
 //! - The creation process is taken as Poisson whatever `workload.process` says (Bernoulli
 //!   creation at these rates is nearly Poisson).
 
@@ -482,14 +483,11 @@ fn solve(ps: &PathSet, p: &TimeoutParams) -> Result<Solution, ModelError> {
     })
 }
 
-/// Whether the model has a finite answer at `p`'s load (Ok(false): saturated or not
-/// converging); bad input is an error.
-fn feasible(ps: &PathSet, p: &TimeoutParams) -> Result<bool, ModelError> {
-    match solve(ps, p) {
-        Ok(_) => Ok(true),
-        Err(ModelError::Saturated { .. } | ModelError::NotConverged { .. }) => Ok(false),
-        Err(e) => Err(e),
-    }
+/// Whether the model has a finite answer at `p`'s load. The parameters are checked
+/// before the search, so any error here is the model's: saturated, not converging, or
+/// (printed denominator) a P_T outside [0, 1] — all past the maximum.
+fn feasible(ps: &PathSet, p: &TimeoutParams) -> bool {
+    solve(ps, p).is_ok()
 }
 
 fn max_throughput_on(ps: &PathSet, p: &TimeoutParams) -> Result<f64, ModelError> {
@@ -498,7 +496,7 @@ fn max_throughput_on(ps: &PathSet, p: &TimeoutParams) -> Result<f64, ModelError>
     let (mut lo, mut hi) = (0.0f64, 1.0f64);
     while hi - lo > 1e-4 * lo.max(1e-6) {
         let mid = 0.5 * (lo + hi);
-        if feasible(ps, &p.at_throughput(mid))? {
+        if feasible(ps, &p.at_throughput(mid)) {
             lo = mid;
         } else {
             hi = mid;

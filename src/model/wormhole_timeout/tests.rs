@@ -245,6 +245,14 @@ fn the_printed_denominator_leaves_zero_one_at_twenty_percent_load() {
     // through the feedback.
     let ratio = printed.p_timeout_by_class.sh / corrected.p_timeout_by_class.sh;
     assert!(ratio > 1.08 && ratio < 1.3, "{ratio}");
+    // Its "maximum throughput" is where it stops answering, far below the corrected one.
+    let x = predict(&p).unwrap();
+    assert!(
+        x.max_throughput > 0.1 && x.max_throughput < 0.2,
+        "{}",
+        x.max_throughput
+    );
+    assert_eq!(x.denominator, Denominator::Printed);
 }
 
 #[test]
