@@ -81,3 +81,55 @@ fn machines_without_a_model_are_refused_clearly() {
         assert!(err.contains(word), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn predict_gives_paper_002s_timeout_model() {
+    let out = common::routemu(&["predict", "hw/timeout-lan-3x3.ron", "--json", "-"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("latency") && err.contains("paper 002"),
+        "{err}"
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["saturated"], false);
+    let p = &v["prediction"];
+    // 0.3 flits/host/cycle on the 3×3 torus, L = 100, τ = 20 (spec §3.5: T ≈ 186.9).
+    let latency = p["latency"].as_f64().unwrap();
+    assert!(latency > 180.0 && latency < 195.0, "{latency}");
+    let max = p["max_throughput"].as_f64().unwrap();
+    assert!((max - 0.626).abs() < 0.003, "{max}");
+    let tries = p["tries"].as_f64().unwrap();
+    assert!(tries > 1.4 && tries < 1.7, "{tries}");
+    let pt = &p["p_timeout_by_class"];
+    assert_eq!(pt["hs"].as_f64(), Some(0.0));
+    let (ss, sh) = (pt["ss"].as_f64().unwrap(), pt["sh"].as_f64().unwrap());
+    assert!(0.0 < ss && ss < sh && sh < 1.0, "{pt}");
+
+    // Past the maximum: saturated, with the maximum named.
+    let out = common::routemu(&[
+        "predict",
+        "hw/timeout-lan-3x3.ron",
+        "--rate",
+        "0.008",
+        "--json",
+        "-",
+    ]);
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["saturated"], true);
+    assert!(v["prediction"].is_null());
+    let why = v["saturation"].as_str().unwrap();
+    assert!(why.contains("maximum throughput"), "{why}");
+
+    // Without a timeout there is no model.
+    let out = common::routemu(&[
+        "predict",
+        "hw/timeout-lan-3x3.ron",
+        "--set",
+        "switching.timeout=None",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("needs a timeout"), "{err}");
+}

@@ -1,7 +1,8 @@
 //! `routemu predict`: the analytical model of a machine and workload, without emulating
 //! (paper 000's hold, drop and adaptive circuit-switching models on hypercubes, hold and
 //! drop on tori; paper 004's adaptive wormhole model on k×k tori; paper 003's deflection
-//! model on the Manhattan Street network).
+//! model on the Manhattan Street network; paper 002's wormhole-with-timeout model on
+//! host/switch networks).
 
 use super::output::write_output;
 use super::ExperimentArgs;
@@ -77,6 +78,43 @@ pub fn describe(p: &Prediction) -> String {
                 d.states,
                 d.iterations
             )
+        }
+        Prediction::Timeout(t) => {
+            let c = |x: &crate::stats::report::ClassSplit<f64>| {
+                format!("ss {:.4} sh {:.4}", x.ss, x.sh)
+            };
+            return format!(
+                "  latency {:.2} cycles = host queue {:.2} + service {:.2} (E[b_N]) + propagation {:.2}{}; zero-load {:.2}\n  \
+                 throughput {:.4} flits/host/cycle (maximum {:.4}); tries per worm {:.4}; try on the host link {:.2} cycles, P success {:.4}; ρ_N {:.4}\n  \
+                 P_timeout {}; λ per link {}; λb̄ {}; found free {}; wait {}; {} iterations{}\n",
+                t.latency,
+                t.host_wait,
+                t.host_service,
+                t.propagation,
+                if t.retry_delay > 0.0 {
+                    format!(" + retry delays {:.2}", (t.tries - 1.0) * t.retry_delay)
+                } else {
+                    String::new()
+                },
+                t.zero_load,
+                t.throughput,
+                t.max_throughput,
+                t.tries,
+                t.try_service,
+                t.p_try_success,
+                t.host_utilization,
+                c(&t.p_timeout_by_class),
+                c(&t.arrival_rate),
+                c(&t.utilization),
+                c(&t.p_free),
+                c(&t.wait_mean),
+                t.iterations,
+                if t.clamped_links > 0 {
+                    format!(" ({} links' P_T below 0 taken as 0)", t.clamped_links)
+                } else {
+                    String::new()
+                }
+            );
         }
         Prediction::Wormhole(w) => {
             return format!(

@@ -2,12 +2,16 @@
 //! quantity the emulator measures and (where a model covers it) the model's value and the
 //! relative error (paper 000's circuit models; paper 004's wormhole torus model predicts
 //! the latency and the blocking per hop; paper 003's deflection model η, p, E, B and the
-//! lanes' load; other machines carry the measurements alone).
+//! lanes' load; paper 002's timeout model the tries, the timeout probabilities, the host
+//! queue's wait and the throughput; other machines carry the measurements alone).
 //!
 //! The routing controller's wait appears three ways, as MODELS.md asks: measured, the
 //! Pollaczek–Khinchine wait of the *measured* arrival rate and service moments (the error
 //! of the Poisson-arrival assumption alone), and the model's closed form (the error of
-//! the whole model).
+//! the whole model). Paper 002's host queue likewise: measured, P–K of the measured try
+//! moments (`host_wait_pk`), and the model (`host_wait`); and its per-link timeout
+//! probability from the measured λ and holding moments of a class (`p_timeout_*_mg1d`,
+//! the M/G/1 with deterministic reneging alone, variant B) beside the whole model's.
 
 use super::Prediction;
 use crate::stats::report::Report;
@@ -52,7 +56,7 @@ fn row(
 }
 
 /// The keys of every row, in order (for tables and CSV headers).
-pub const KEYS: [&str; 19] = [
+pub const KEYS: [&str; 27] = [
     "latency",
     "setup",
     "release",
@@ -72,6 +76,14 @@ pub const KEYS: [&str; 19] = [
     "p_block",
     "throughput_per_channel",
     "lane_util",
+    "tries",
+    "p_timeout_ss",
+    "p_timeout_sh",
+    "p_timeout_ss_mg1d",
+    "p_timeout_sh_mg1d",
+    "host_wait",
+    "host_wait_pk",
+    "accepted_per_host",
 ];
 
 /// The rows of a run and, for a circuit-switched machine with a model, its prediction;
@@ -90,6 +102,11 @@ pub fn rows(report: &Report, prediction: Option<&Prediction>, mean_path: f64) ->
         Some(Prediction::Deflection(p)) => Some(p),
         _ => None,
     };
+    let tmo = match prediction {
+        Some(Prediction::Timeout(p)) => Some(p),
+        _ => None,
+    };
+    let t = report.timeout();
     let d = report.deflection();
     let c = report.circuit();
     let ctrl = &report.controller;
@@ -233,7 +250,85 @@ pub fn rows(report: &Report, prediction: Option<&Prediction>, mean_path: f64) ->
             None,
             defl.map(|p| p.lane_utilization),
         ),
+        row(
+            "tries",
+            "transmissions per worm",
+            t.and_then(|t| t.tries_mean),
+            t.and_then(|t| t.tries_ci95),
+            tmo.map(|p| p.tries),
+        ),
+        row(
+            "p_timeout_ss",
+            "P_timeout at ss links",
+            t.and_then(|t| t.p_timeout_by_class.ss),
+            None,
+            tmo.map(|p| p.p_timeout_by_class.ss),
+        ),
+        row(
+            "p_timeout_sh",
+            "P_timeout at sh links",
+            t.and_then(|t| t.p_timeout_by_class.sh),
+            None,
+            tmo.map(|p| p.p_timeout_by_class.sh),
+        ),
+        row(
+            "p_timeout_ss_mg1d",
+            "P_timeout ss: M/G/1+D of measured λ, b",
+            t.and_then(|t| t.p_timeout_by_class.ss),
+            None,
+            t.and_then(|t| measured_mg1d(t, t.request_rate_by_class.ss, t.holding_by_class.ss)),
+        ),
+        row(
+            "p_timeout_sh_mg1d",
+            "P_timeout sh: M/G/1+D of measured λ, b",
+            t.and_then(|t| t.p_timeout_by_class.sh),
+            None,
+            t.and_then(|t| measured_mg1d(t, t.request_rate_by_class.sh, t.holding_by_class.sh)),
+        ),
+        row(
+            "host_wait",
+            "host queue wait: model (cycles)",
+            t.and_then(|t| t.host_wait_mean),
+            t.and_then(|t| t.host_wait_ci95),
+            tmo.map(|p| p.host_wait),
+        ),
+        row(
+            "host_wait_pk",
+            "host queue wait: P-K of measured tries",
+            t.and_then(|t| t.host_wait_mean),
+            t.and_then(|t| t.host_wait_ci95),
+            t.and_then(|t| t.host_wait_mg1),
+        ),
+        row(
+            "accepted_per_host",
+            "accepted flits /host/cycle",
+            t.map(|t| t.accepted_per_host),
+            None,
+            // Below its maximum the model carries what is offered.
+            tmo.map(|p| p.throughput),
+        ),
     ]
+}
+
+/// P_T of the M/G/1 with deterministic reneging (paper 002 §5, variant B) fed with one
+/// link class's measured arrival rate and holding-time moments: the error of the per-link
+/// model alone, without the fixed point around it.
+fn measured_mg1d(
+    t: &crate::stats::report::Timeout,
+    lambda: f64,
+    holding: [Option<f64>; 3],
+) -> Option<f64> {
+    use super::wormhole_timeout::link::{reneging_link, Denominator, Matching};
+    let [b1, b2, b3] = holding;
+    let s = reneging_link(
+        lambda,
+        [b1?, b2?, b3?],
+        t.timeout? as f64,
+        Matching::B,
+        Denominator::Corrected,
+    )
+    .ok()?;
+    Some(s.p_timeout)
 }
 
 /// The emulator's zero-load latency at a mean of `hops` hops and the mean length (it is

@@ -1,7 +1,9 @@
 //! M/G/1 queueing formulas: the Pollaczek–Khinchine mean wait, its deterministic (M/D/1)
 //! and exponential (M/M/1) cases, the multi-class M/G/1 wait of paper 004 eq. 18, and the
 //! moments of a service time that is one of a few deterministic activities (the routing
-//! controller of paper 000 Appendix A). Waits are queueing only, not service; times in
+//! controller of paper 000 Appendix A), and the state probabilities of the M/M/1 queue
+//! with a finite population (paper 002 Fig. 13: at most N heads can ask for one switch
+//! output). Waits are queueing only, not service; times in
 //! any one unit (routemu uses cycles).
 
 use super::ModelError;
@@ -126,6 +128,78 @@ pub fn multiclass_wait(classes: &[Class]) -> Result<f64, ModelError> {
     Ok(sum / (2.0 * (1.0 - rho)))
 }
 
+/// Largest population [`mm1_finite_source`] accepts.
+pub const MAX_SOURCES: u32 = 1 << 20;
+
+/// State probabilities P_0 … P_N of the M/M/1 queue with a finite population of
+/// `n_sources` sources (M/M/1//N, Kleinrock vol. I §3.9), each idle source asking at rate
+/// λ′ and the server serving at rate μ, `per_source_ratio` = λ′/μ:
+/// P_n ∝ N!/(N − n)! · (λ′/μ)ⁿ. Computed in logarithms, so no term overflows.
+pub fn mm1_finite_source(n_sources: u32, per_source_ratio: f64) -> Result<Vec<f64>, ModelError> {
+    let r = check("per-source ratio λ′/μ", per_source_ratio)?;
+    if n_sources == 0 || n_sources > MAX_SOURCES {
+        return Err(ModelError::BadInput(format!(
+            "{n_sources} sources: a finite population has 1 to {MAX_SOURCES}"
+        )));
+    }
+    if r == 0.0 {
+        let mut p = vec![0.0; n_sources as usize + 1];
+        p[0] = 1.0;
+        return Ok(p);
+    }
+    let lr = r.ln();
+    let mut logs = Vec::with_capacity(n_sources as usize + 1);
+    let mut acc = 0.0;
+    logs.push(0.0);
+    for n in 1..=n_sources {
+        acc += ((n_sources - n + 1) as f64).ln() + lr;
+        logs.push(acc);
+    }
+    let top = logs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let w: Vec<f64> = logs.iter().map(|l| (l - top).exp()).collect();
+    let total: f64 = w.iter().sum();
+    Ok(w.into_iter().map(|x| x / total).collect())
+}
+
+/// The per-source ratio λ′/μ at which the M/M/1//N server is busy a fraction
+/// `utilization` = 1 − P_0 (in \[0, 1\)), by bisection to machine precision.
+pub fn mm1_finite_source_ratio(n_sources: u32, utilization: f64) -> Result<f64, ModelError> {
+    let u = check("utilisation", utilization)?;
+    if u >= 1.0 {
+        return Err(ModelError::Saturated {
+            what: "M/M/1 finite-source server".into(),
+            utilization: u,
+        });
+    }
+    let busy =
+        |r: f64| -> Result<f64, ModelError> { Ok(1.0 - mm1_finite_source(n_sources, r)?[0]) };
+    if u == 0.0 {
+        return Ok(0.0);
+    }
+    let (mut lo, mut hi) = (0.0, 1.0);
+    while busy(hi)? < u {
+        lo = hi;
+        hi *= 2.0;
+        if hi > 1e300 {
+            return Err(ModelError::BadInput(format!(
+                "utilisation {u}: no ratio reaches it"
+            )));
+        }
+    }
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if mid <= lo || mid >= hi {
+            break;
+        }
+        if busy(mid)? < u {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    Ok(0.5 * (lo + hi))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -224,5 +298,40 @@ mod tests {
             .map(|&l| md1_wait(l, 1.0).unwrap())
             .collect();
         assert!(w.windows(2).all(|p| p[0] < p[1]));
+    }
+
+    #[test]
+    fn the_finite_population_of_fig_13() {
+        // Spec paper002 §3.3(5): utilisation 0.7, 7 sources.
+        let r = mm1_finite_source_ratio(7, 0.7).unwrap();
+        assert!((r - 0.12728).abs() < 5e-6, "{r}");
+        let p = mm1_finite_source(7, r).unwrap();
+        let table = [
+            0.3000, 0.2673, 0.2041, 0.1299, 0.0661, 0.0253, 0.0064, 0.0008,
+        ];
+        assert_eq!(p.len(), 8);
+        for (n, (&x, &t)) in p.iter().zip(&table).enumerate() {
+            assert!((x - t).abs() < 5e-5, "P_{n} = {x} vs {t}");
+        }
+        let mean: f64 = p.iter().enumerate().map(|(n, x)| n as f64 * x).sum();
+        // The spec prints 1.501; the exact value is 1.50049 (1.500 to three places).
+        assert!((mean - 1.50049).abs() < 1e-5, "{mean}");
+        assert!((mean - 1.501).abs() < 1e-3);
+        // Mean queue wait in units of 1/μ, by Little: (L − ρ)/ρ (throughput μρ).
+        assert!(((mean - 0.7) / 0.7 - 1.144).abs() < 5e-4);
+        // The unlimited population at the same utilisation: P_n = (1 − ρ)ρⁿ, mean 2.333.
+        assert!((0.7 / 0.3 - 2.333f64).abs() < 5e-4);
+        // One source: a two-state chain; many sources with a small ratio: M/M/1.
+        let one = mm1_finite_source(1, 0.5).unwrap();
+        assert!((one[1] - 1.0 / 3.0).abs() < 1e-12);
+        let big = mm1_finite_source(100_000, 0.5 / 100_000.0).unwrap();
+        assert!((big[0] - 0.5).abs() < 1e-4 && (big[2] - 0.125).abs() < 1e-4);
+        // No overflow however large, and bad input refused.
+        let huge = mm1_finite_source(1000, 1e6).unwrap();
+        assert!((huge.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+        assert!(mm1_finite_source(0, 0.1).is_err());
+        assert!(mm1_finite_source(7, f64::NAN).is_err());
+        assert!(mm1_finite_source_ratio(7, 1.0).is_err());
+        assert_eq!(mm1_finite_source_ratio(7, 0.0).unwrap(), 0.0);
     }
 }

@@ -2,7 +2,8 @@
 //! model is built from (Pollaczek–Khinchine, M/D/1, multi-class M/G/1); [`circuit`] the
 //! circuit-switching models of paper 000; [`wormhole_torus`] paper 004's adaptive wormhole
 //! model; [`deflection_ms`] paper 003's deflection (WDVC) model of the Manhattan Street
-//! network; [`compare`] sets measured against predicted. A model never
+//! network; [`wormhole_timeout`] paper 002's model of wormhole switching with the timeout
+//! reset on host/switch networks; [`compare`] sets measured against predicted. A model never
 //! loops for ever and never returns NaN as a time: a queue at or past saturation, or a
 //! fixed point that does not converge, is a [`ModelError`].
 
@@ -10,11 +11,13 @@ pub mod circuit;
 pub mod compare;
 pub mod deflection_ms;
 pub mod mg1;
+pub mod wormhole_timeout;
 pub mod wormhole_torus;
 
 use crate::config::{HwConfig, PatternConfig, SwitchingConfig, TopologyConfig};
 use circuit::{CircuitPrediction, PathForm};
 use deflection_ms::{DeflectionParams, DeflectionPrediction};
+use wormhole_timeout::{TimeoutParams, TimeoutPrediction};
 use wormhole_torus::{WormholeParams, WormholePrediction};
 
 use std::fmt;
@@ -64,6 +67,8 @@ pub enum Prediction {
     Wormhole(WormholePrediction),
     /// Paper 003's deflection (WDVC) model of the Manhattan Street network.
     Deflection(DeflectionPrediction),
+    /// Paper 002's wormhole-with-timeout model of host/switch networks.
+    Timeout(TimeoutPrediction),
 }
 
 impl Prediction {
@@ -73,6 +78,7 @@ impl Prediction {
             Prediction::Circuit(p) => Some(p.latency),
             Prediction::Wormhole(p) => Some(p.latency),
             Prediction::Deflection(_) => None,
+            Prediction::Timeout(p) => Some(p.latency),
         }
     }
 }
@@ -137,9 +143,11 @@ pub fn outcome(cfg: &HwConfig, form: PathForm) -> Result<Outcome, ModelError> {
             circuit::predict(cfg, form).map(Prediction::Circuit),
         ),
         SwitchingConfig::Timeout { .. } => {
-            return Err(ModelError::BadInput(
-                "paper 002's model is being written (switching: Timeout)".into(),
-            ))
+            let p = TimeoutParams::from_config(cfg)?;
+            (
+                wormhole_timeout::model_name(&p),
+                wormhole_timeout::predict(&p).map(Prediction::Timeout),
+            )
         }
         SwitchingConfig::Deflection { .. } => {
             let p = deflection_params(cfg)?;
