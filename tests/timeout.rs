@@ -447,3 +447,78 @@ fn bad_machines_are_refused_with_the_reason() {
         assert!(err.contains(why) && err.contains("bad.graph"), "{graph}: {err}");
     }
 }
+
+#[test]
+fn a_trace_replays_on_the_hosts_numbered_from_zero_and_every_message_arrives_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.txt");
+    // Three worms at host 1 at once (two time out and come back), one more later.
+    std::fs::write(
+        &trace,
+        "cycle src dst flits\n0 0 1 50\n0 2 1 50\n0 5 1 80\n3 1 0 20\n10 8 4 100\n",
+    )
+    .unwrap();
+    let out = common::routemu(&[
+        "replay",
+        "hw/timeout-lan-3x3.ron",
+        "--trace",
+        trace.to_str().unwrap(),
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("5 read, 5 delivered"), "{text}");
+    std::fs::write(&trace, "cycle src dst flits\n0 0 9 50\n").unwrap();
+    let out = common::routemu(&[
+        "replay",
+        "hw/timeout-lan-3x3.ron",
+        "--trace",
+        trace.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("endpoint 9"), "{err}");
+}
+
+#[test]
+fn the_models_maximum_throughput_is_within_ten_percent_below_the_emulated_and_light_load_agrees() {
+    use routemu::model::wormhole_timeout::{max_throughput, predict, TimeoutParams};
+    // Paper 002 §7: the model's maximum throughput within 10% of the simulation's, and
+    // below it; delays almost identical at light load (Fig. 8 set-up, timeout 20).
+    let sat = preset(&[
+        "workload.process=Saturated",
+        "experiment.warmup=20000",
+        "experiment.measure=Cycles(150000)",
+        "experiment.replications=2",
+    ]);
+    let emulated = run_experiment(&sat, &mut |_, _| {})
+        .unwrap()
+        .timeout()
+        .unwrap()
+        .max_throughput
+        .unwrap();
+    let params = TimeoutParams::from_config(&preset(&[])).unwrap();
+    let model = max_throughput(&params).unwrap();
+    assert!(
+        model < emulated && (emulated - model) / emulated < 0.10,
+        "model {model:.4}, emulated {emulated:.4}"
+    );
+    let light = preset(&[
+        "workload.rate=0.0005",
+        "experiment.warmup=10000",
+        "experiment.measure=Cycles(400000)",
+        "experiment.replications=2",
+    ]);
+    let r = run_experiment(&light, &mut |_, _| {}).unwrap();
+    let measured = r.latency.total.mean.unwrap();
+    let predicted = predict(&TimeoutParams::from_config(&light).unwrap())
+        .unwrap()
+        .latency;
+    assert!(
+        (predicted - measured).abs() / measured < 0.05,
+        "0.05 flits/host/cycle: model {predicted:.2}, emulated {measured:.2}"
+    );
+}

@@ -211,7 +211,7 @@ pub fn replay(a: &ReplayArgs) -> Result<i32> {
         time_scale: a.time_scale,
         flit_bytes: a.flit_bytes,
         map: match (&a.map, &a.place) {
-            (Some(f), _) => NodeMap::Table(read_map(f, topo.nodes() as u32)?),
+            (Some(f), _) => NodeMap::Table(read_map(f, topo.endpoints().len() as u32)?),
             (None, Some(p)) => p.parse::<Placement>()?.build(&topo)?,
             (None, None) => NodeMap::Identity,
         },

@@ -56,7 +56,7 @@ fn row(
 }
 
 /// The keys of every row, in order (for tables and CSV headers).
-pub const KEYS: [&str; 27] = [
+pub const KEYS: [&str; 28] = [
     "latency",
     "setup",
     "release",
@@ -84,6 +84,7 @@ pub const KEYS: [&str; 27] = [
     "host_wait",
     "host_wait_pk",
     "accepted_per_host",
+    "max_throughput",
 ];
 
 /// The rows of a run and, for a circuit-switched machine with a model, its prediction;
@@ -107,6 +108,8 @@ pub fn rows(report: &Report, prediction: Option<&Prediction>, mean_path: f64) ->
         _ => None,
     };
     let t = report.timeout();
+    // Timeout and deflection switches have no routing controller.
+    let has_ctrl = t.is_none() && report.deflection().is_none();
     let d = report.deflection();
     let c = report.circuit();
     let ctrl = &report.controller;
@@ -158,14 +161,14 @@ pub fn rows(report: &Report, prediction: Option<&Prediction>, mean_path: f64) ->
         row(
             "ctrl_rate",
             "controller requests /node/cycle",
-            Some(ctrl.arrival_rate),
+            has_ctrl.then_some(ctrl.arrival_rate),
             None,
             pred.map(|p| p.controller_rate),
         ),
         row(
             "ctrl_util",
             "controller utilisation",
-            Some(ctrl.utilization),
+            has_ctrl.then_some(ctrl.utilization),
             None,
             pred.map(|p| p.controller_utilization),
         ),
@@ -186,7 +189,8 @@ pub fn rows(report: &Report, prediction: Option<&Prediction>, mean_path: f64) ->
         row(
             "accepted",
             "accepted flits /node/cycle",
-            Some(report.throughput.accepted),
+            // A host network's is the per-host row below.
+            t.is_none().then_some(report.throughput.accepted),
             report.throughput.accepted_ci95,
             None,
         ),
@@ -276,14 +280,14 @@ pub fn rows(report: &Report, prediction: Option<&Prediction>, mean_path: f64) ->
             "P_timeout ss: M/G/1+D of measured λ, b",
             t.and_then(|t| t.p_timeout_by_class.ss),
             None,
-            t.and_then(|t| measured_mg1d(t, t.request_rate_by_class.ss, t.holding_by_class.ss)),
+            t.and_then(|t| measured_mg1d(t, "ss")),
         ),
         row(
             "p_timeout_sh_mg1d",
             "P_timeout sh: M/G/1+D of measured λ, b",
             t.and_then(|t| t.p_timeout_by_class.sh),
             None,
-            t.and_then(|t| measured_mg1d(t, t.request_rate_by_class.sh, t.holding_by_class.sh)),
+            t.and_then(|t| measured_mg1d(t, "sh")),
         ),
         row(
             "host_wait",
@@ -307,28 +311,43 @@ pub fn rows(report: &Report, prediction: Option<&Prediction>, mean_path: f64) ->
             // Below its maximum the model carries what is offered.
             tmo.map(|p| p.throughput),
         ),
+        row(
+            "max_throughput",
+            "maximum throughput flits /host/cycle",
+            // Measured by a run with saturated sources (workload.process = Saturated).
+            t.and_then(|t| t.max_throughput),
+            t.and_then(|t| t.max_throughput.and(t.accepted_per_host_ci95)),
+            tmo.map(|p| p.max_throughput),
+        ),
     ]
 }
 
-/// P_T of the M/G/1 with deterministic reneging (paper 002 §5, variant B) fed with one
-/// link class's measured arrival rate and holding-time moments: the error of the per-link
-/// model alone, without the fixed point around it.
-fn measured_mg1d(
-    t: &crate::stats::report::Timeout,
-    lambda: f64,
-    holding: [Option<f64>; 3],
-) -> Option<f64> {
+/// P_T of the M/G/1 with deterministic reneging (paper 002 §5, variant B) fed with each
+/// link's measured arrival rate and holding-time moments, averaged over the links of
+/// `class` weighted by their arrivals as the measured P_T is: the error of the per-link
+/// model alone, without the fixed point around it. None when a link of the class has no
+/// answer (saturated) or the links are not listed.
+fn measured_mg1d(t: &crate::stats::report::Timeout, class: &str) -> Option<f64> {
     use super::wormhole_timeout::link::{reneging_link, Denominator, Matching};
-    let [b1, b2, b3] = holding;
-    let s = reneging_link(
-        lambda,
-        [b1?, b2?, b3?],
-        t.timeout? as f64,
-        Matching::B,
-        Denominator::Corrected,
-    )
-    .ok()?;
-    Some(s.p_timeout)
+    let (mut num, mut den) = (0.0, 0.0);
+    for l in t
+        .links
+        .iter()
+        .filter(|l| l.class == class && l.requests > 0)
+    {
+        let [b1, b2, b3] = l.holding;
+        let s = reneging_link(
+            l.request_rate,
+            [b1?, b2?, b3?],
+            t.timeout? as f64,
+            Matching::B,
+            Denominator::Corrected,
+        )
+        .ok()?;
+        num += l.requests as f64 * s.p_timeout;
+        den += l.requests as f64;
+    }
+    (den > 0.0 && t.links_omitted == 0).then(|| num / den)
 }
 
 /// The emulator's zero-load latency at a mean of `hops` hops and the mean length (it is

@@ -51,6 +51,8 @@ struct InFlight {
 pub(super) struct Driver {
     opts: ReplayOptions,
     deps: bool,
+    /// The first endpoint's node.
+    first: u32,
     nodes: u32,
     unit: SizeUnit,
     name: String,
@@ -79,15 +81,23 @@ pub(super) struct Driver {
 }
 
 impl Driver {
-    /// A driver for a network of `nodes` nodes replaying a trace sized in `unit`.
-    pub(super) fn new(opts: &ReplayOptions, nodes: u32, unit: SizeUnit, name: &str) -> Self {
+    /// A driver for a network whose `nodes` endpoints (the nodes that send and receive:
+    /// every node, or a host/switch network's hosts) are nodes `first..first + nodes`,
+    /// replaying a trace sized in `unit`.
+    pub(super) fn new(
+        opts: &ReplayOptions,
+        (first, nodes): (u32, u32),
+        unit: SizeUnit,
+        name: &str,
+    ) -> Self {
         Driver {
             opts: opts.clone(),
             deps: opts.mode == ReplayMode::Deps,
+            first,
             nodes,
             unit,
             name: name.to_string(),
-            seq: vec![0; nodes as usize],
+            seq: vec![0; (first + nodes) as usize],
             parents: HashMap::new(),
             allowed: HashMap::new(),
             blocked: HashMap::new(),
@@ -121,7 +131,8 @@ impl Driver {
                 self.nodes
             )));
         }
-        Ok(n)
+        // Maps and placements number the endpoints' nodes from 0 (a host network's hosts).
+        Ok(self.first + n)
     }
 
     /// Takes the messages read after cycle `t` (recorded no later than `t + 1`); they

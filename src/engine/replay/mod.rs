@@ -175,7 +175,10 @@ pub fn replay<N: Network + Send>(
     let mut cfg = cfg.clone();
     cfg.experiment.warmup = 0;
     cfg.experiment.idle_skip = true;
-    let nodes = validate(&cfg)?.topology.nodes();
+    let topology = validate(&cfg)?.topology;
+    let nodes = topology.nodes();
+    // A trace's endpoints sit on the nodes that send and receive (a host network's hosts).
+    let ends = topology.endpoints();
     let e = &cfg.experiment;
     let parts = partitions_for::<N>(
         nodes,
@@ -188,8 +191,9 @@ pub fn replay<N: Network + Send>(
         sim.record_deliveries();
     }
     let (unit, name) = (src.unit(), src.describe());
-    if let Some(e) = src.endpoints().filter(|&e| e as usize > nodes) {
+    if let Some(e) = src.endpoints().filter(|&e| e as usize > ends.len()) {
         if opts.map.is_identity() {
+            let nodes = ends.len();
             return Err(Error::Trace(format!(
                 "{name}: {e} endpoints do not fit on the network's {nodes} nodes one to one: \
                  give a node map (--map) or a placement that folds them (--place fold, \
@@ -202,7 +206,7 @@ pub fn replay<N: Network + Send>(
     reader.read_upto(0, &mut first)?;
     let drivers = (0..sims.len())
         .map(|_| {
-            let mut d = Driver::new(opts, nodes as u32, unit, &name);
+            let mut d = Driver::new(opts, (ends.start, ends.len() as u32), unit, &name);
             d.ingest(&first, None).map(|()| d)
         })
         .collect::<Result<Vec<_>>>()?;

@@ -113,7 +113,8 @@ impl NodeMap {
 impl Placement {
     /// The map this placement gives on `topo`, or why it cannot be placed there.
     pub fn build(&self, topo: &Topology) -> Result<NodeMap> {
-        let nodes = topo.nodes() as u32;
+        // The nodes that send and receive: every node, or a host network's hosts (0..H).
+        let nodes = topo.endpoints().len() as u32;
         Ok(match self {
             Placement::Identity => NodeMap::Identity,
             Placement::Fold => NodeMap::Fold { nodes },
