@@ -137,7 +137,7 @@ fn timeout_switching_really_splits_and_saturated_hosts_too() {
     assert_eq!(r.threads, 3);
     assert!(r.timeout().unwrap().resets > 0);
     let mut sat = short("timeout", common::preset("timeout-lan-3x3.ron"));
-    sat.workload.process = routemu::config::ArrivalProcess::Saturated;
+    sat.workload.process = routemu::config::ArrivalProcess::Saturated { depth: 8 };
     let one = report(&sat);
     sat.experiment.threads = 4;
     assert_eq!(one, report(&sat), "saturated sources on 4 partitions");

@@ -359,7 +359,7 @@ fn one_switch_output_fed_by_many_hosts_is_the_m_m_1_queue_with_deterministic_pat
 #[test]
 fn saturated_hosts_keep_their_links_busy_and_report_the_maximum_throughput() {
     let cfg = preset(&[
-        "workload.process=Saturated",
+        "workload.process=Saturated(depth: 64)",
         "experiment.warmup=20000",
         "experiment.measure=Cycles(100000)",
         "experiment.replications=2",
@@ -484,12 +484,14 @@ fn a_trace_replays_on_the_hosts_numbered_from_zero_and_every_message_arrives_onc
 }
 
 #[test]
-fn the_models_maximum_throughput_is_within_ten_percent_below_the_emulated_and_light_load_agrees() {
+fn the_models_maximum_throughput_is_below_the_emulated_and_light_load_agrees() {
     use routemu::model::wormhole_timeout::{max_throughput, predict, TimeoutParams};
-    // Paper 002 §7: the model's maximum throughput within 10% of the simulation's, and
-    // below it; delays almost identical at light load (Fig. 8 set-up, timeout 20).
+    // Paper 002 §7: the model underestimates the maximum throughput (here by 15% on the
+    // Fig. 8 set-up, timeout 20; docs/validation.md shows why), and the delays are almost
+    // identical at light load. Links fed by a single input are most of the gap: the
+    // refined model, where they are never waited for, is within 10%.
     let sat = preset(&[
-        "workload.process=Saturated",
+        "workload.process=Saturated(depth: 64)",
         "experiment.warmup=20000",
         "experiment.measure=Cycles(150000)",
         "experiment.replications=2",
@@ -502,9 +504,15 @@ fn the_models_maximum_throughput_is_within_ten_percent_below_the_emulated_and_li
         .unwrap();
     let params = TimeoutParams::from_config(&preset(&[])).unwrap();
     let model = max_throughput(&params).unwrap();
+    let refined = max_throughput(&TimeoutParams {
+        single_input_links: true,
+        ..params
+    })
+    .unwrap();
+    let gap = |m: f64| (emulated - m) / emulated;
     assert!(
-        model < emulated && (emulated - model) / emulated < 0.10,
-        "model {model:.4}, emulated {emulated:.4}"
+        gap(model) > 0.0 && gap(model) < 0.20 && gap(refined) > 0.0 && gap(refined) < 0.10,
+        "model {model:.4}, refined {refined:.4}, emulated {emulated:.4}"
     );
     let light = preset(&[
         "workload.rate=0.0005",
@@ -520,5 +528,71 @@ fn the_models_maximum_throughput_is_within_ten_percent_below_the_emulated_and_li
     assert!(
         (predicted - measured).abs() / measured < 0.05,
         "0.05 flits/host/cycle: model {predicted:.2}, emulated {measured:.2}"
+    );
+}
+
+#[test]
+fn occupancy_states_account_for_every_request_and_a_held_link_is_asked_for_less_often() {
+    let cfg = preset(&[
+        "workload.rate=0.004",
+        "experiment.warmup=20000",
+        "experiment.measure=Cycles(300000)",
+        "experiment.replications=1",
+    ]);
+    let r = run_experiment(&cfg, &mut |_, _| {}).unwrap();
+    let t = r.timeout().unwrap();
+    for (class, occ, rate) in [
+        ("ss", &t.occupancy_by_class.ss, t.request_rate_by_class.ss),
+        ("sh", &t.occupancy_by_class.sh, t.request_rate_by_class.sh),
+    ] {
+        let total: f64 = occ.iter().map(|o| o.time_fraction).sum();
+        assert!((total - 1.0).abs() < 1e-9, "{class}: {total}");
+        let heads: f64 = occ
+            .iter()
+            .map(|o| o.time_fraction * o.arrival_rate.unwrap_or(0.0))
+            .sum();
+        assert!(
+            (heads - rate).abs() < 1e-3 * rate,
+            "{class}: {heads} vs {rate}"
+        );
+    }
+    // A worm holding an ss link came through one of the switch's few inputs, which
+    // sends nothing else meanwhile (paper 002 §7's finite population).
+    let ss = &t.occupancy_by_class.ss;
+    let (free, held) = (ss[0].arrival_rate.unwrap(), ss[1].arrival_rate.unwrap());
+    assert!(held < 0.8 * free, "held {held} vs free {free}");
+}
+
+#[test]
+fn saturated_hosts_with_one_worm_waiting_retry_into_the_same_busy_link_and_carry_less() {
+    let run = |depth: u32| {
+        let cfg = preset(&[
+            &format!("workload.process=Saturated(depth: {depth})"),
+            "experiment.warmup=20000",
+            "experiment.measure=Cycles(150000)",
+            "experiment.replications=2",
+            "experiment.drain_limit=0",
+        ]);
+        run_experiment(&cfg, &mut |_, _| {})
+            .unwrap()
+            .timeout()
+            .unwrap()
+            .clone()
+    };
+    let (one, deep) = (run(1), run(64));
+    assert!(
+        deep.accepted_per_host > 1.05 * one.accepted_per_host,
+        "depth 64 {} vs depth 1 {}",
+        deep.accepted_per_host,
+        one.accepted_per_host
+    );
+    // With one worm waiting, a reset worm is sent again at once.
+    let gap =
+        |t: &routemu::stats::report::Timeout| t.p_fail_retry.unwrap() - t.p_fail_first_try.unwrap();
+    assert!(
+        gap(&one) > 0.15 && gap(&deep) < 0.08,
+        "{} {}",
+        gap(&one),
+        gap(&deep)
     );
 }

@@ -9,9 +9,13 @@
 //!     cargo run --release --example validation -- --only p003
 //!                                                         # paper 003's section alone,
 //!                                                         # spliced into the existing page
+//!     cargo run --release --example validation -- --only p002   # the same for paper 002
 //!
-//! Paper 003's emulated points are kept in target/validation-p003.json, so a rerun only
-//! emulates what changed; `--fresh` emulates everything again.
+//! Papers 002's and 003's emulated points are kept in target/validation-p00N.json, so a
+//! rerun only emulates what changed; `--fresh` emulates everything again.
+//!
+//! Paper 002 (wormhole with the backward timeout reset on host/switch networks) is
+//! [`p002`].
 //!
 //! Paper 003 (deflection wormhole on the Manhattan Street network) is its own module,
 //! [`p003`], with its own figures and findings.
@@ -29,11 +33,44 @@ use routemu::stats::plot::{svg, Figure, Series};
 use std::fmt::Write;
 use std::path::Path;
 
+mod p002;
 mod p003;
 
 /// Markers around paper 003's section, so that `--only p003` can replace it alone.
 const P003_BEGIN: &str = "<!-- paper 003: begin -->";
 const P003_END: &str = "<!-- paper 003: end -->";
+
+/// Runs paper 002's section and writes its figures.
+fn p002_section(
+    root: &Path,
+    out_dir: &Path,
+    quick: bool,
+) -> Result<String, Box<dyn std::error::Error>> {
+    let base3 = load_hw(&root.join("hw").join("timeout-lan-3x3.ron"))?;
+    let base7 = load_hw(&root.join("hw").join("timeout-lan-7x7.ron"))?;
+    let fresh = std::env::args().any(|a| a == "--fresh");
+    let cache = (!fresh).then(|| root.join("target").join("validation-p002.json"));
+    let sec = p002::section(&base3, &base7, quick, cache)?;
+    for (stem, fig) in &sec.figures {
+        std::fs::write(out_dir.join(format!("{stem}.svg")), svg(fig)?)?;
+    }
+    Ok(sec.markdown)
+}
+
+/// Replaces the part of `page` between `begin` and `end` by `section` (or appends it).
+fn splice(page: &str, begin: &str, end: &str, section: &str) -> String {
+    match (page.find(begin), page.find(end)) {
+        (Some(a), Some(b)) if a < b => {
+            let rest = &page[b + end.len()..];
+            format!(
+                "{}{section}{}",
+                &page[..a],
+                rest.strip_prefix('\n').unwrap_or(rest)
+            )
+        }
+        _ => format!("{page}\n{section}"),
+    }
+}
 
 /// Runs paper 003's section and writes its figures.
 fn p003_section(
@@ -380,26 +417,24 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     std::fs::create_dir_all(&out_dir)?;
     match only.as_deref() {
         None => {}
-        Some("p003") => {
+        Some(which @ ("p002" | "p003")) => {
             let page = root.join("docs").join("validation.md");
             let old = std::fs::read_to_string(&page)?;
-            let section = p003_section(root, &out_dir, quick)?;
-            let new = match (old.find(P003_BEGIN), old.find(P003_END)) {
-                (Some(a), Some(b)) if a < b => {
-                    let rest = &old[b + P003_END.len()..];
-                    format!(
-                        "{}{section}{}",
-                        &old[..a],
-                        rest.strip_prefix('\n').unwrap_or(rest)
-                    )
-                }
-                _ => format!("{old}\n{section}"),
+            let new = if which == "p002" {
+                let section = p002_section(root, &out_dir, quick)?;
+                splice(&old, p002::BEGIN, p002::END, &section)
+            } else {
+                let section = p003_section(root, &out_dir, quick)?;
+                splice(&old, P003_BEGIN, P003_END, &section)
             };
             std::fs::write(&page, new)?;
-            eprintln!("replaced paper 003's section of docs/validation.md");
+            eprintln!(
+                "replaced paper {}'s section of docs/validation.md",
+                &which[1..]
+            );
             return Ok(());
         }
-        Some(other) => return Err(format!("--only {other}: only p003 can run alone").into()),
+        Some(other) => return Err(format!("--only {other}: p002 or p003 can run alone").into()),
     }
     let figs = figures();
     let mut done: Vec<Done> = Vec::new();
@@ -543,6 +578,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     md.push_str(DISCUSSION);
     md.push('\n');
     md.push_str(&p003_section(root, &out_dir, quick)?);
+    md.push('\n');
+    md.push_str(&p002_section(root, &out_dir, quick)?);
     std::fs::write(root.join("docs").join("validation.md"), md)?;
     eprintln!(
         "wrote docs/validation.md in {:.0} s",

@@ -574,12 +574,18 @@ pub enum ArrivalProcess {
     Poisson,
     /// Bernoulli: in each cycle a message is created with probability `rate` (≤ 1).
     Bernoulli,
-    /// Saturated sources (infinite source queues): a node creates a message in every
-    /// cycle that starts with its memory queue empty, so it always has one waiting and
-    /// its link never idles for want of work; `rate` is not used. The accepted
-    /// throughput of such a run is the network's maximum throughput (paper 002's, where
-    /// the host queues grow without bound). Supported by timeout switching.
-    Saturated,
+    /// Saturated sources: at the start of every cycle a node tops its memory queue up to
+    /// `depth` messages, so its link never idles for want of work; `rate` is not used.
+    /// The accepted throughput of such a run is the network's maximum throughput. With
+    /// timeout switching the depth matters: a reset worm rejoins the tail of its host's
+    /// queue, so behind `depth` others it retries long after the link that blocked it
+    /// was freed (paper 002's saturation, where the host queues grow without bound: use
+    /// a deep queue, e.g. 64), while with depth 1 it comes back at once into the same
+    /// busy link. Supported by timeout switching.
+    Saturated {
+        /// Messages each source keeps waiting (1 to 65536).
+        depth: u32,
+    },
 }
 
 /// Experiment control.

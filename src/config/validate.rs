@@ -176,13 +176,19 @@ pub fn validate(cfg: &HwConfig) -> Result<Machine> {
         let need = ports * (56 * r.buffer_flits as u64 + 96) + topology.nodes() as u64 * 128;
         check_bytes(&topology, need, 1, machine_memory())?;
     }
-    if cfg.workload.process == ArrivalProcess::Saturated
-        && !matches!(cfg.switching, SwitchingConfig::Timeout { .. })
-    {
-        return Err(Error::config(
-            "workload.process = Saturated (sources that always have a message waiting) is \
-             supported by timeout switching (paper 002); use Poisson or Bernoulli here",
-        ));
+    if let ArrivalProcess::Saturated { depth } = cfg.workload.process {
+        if !matches!(cfg.switching, SwitchingConfig::Timeout { .. }) {
+            return Err(Error::config(
+                "workload.process = Saturated (sources that always have messages waiting) \
+                 is supported by timeout switching (paper 002); use Poisson or Bernoulli here",
+            ));
+        }
+        if !(1..=MAX_SATURATED_DEPTH).contains(&depth) {
+            return Err(Error::config(format!(
+                "workload.process = Saturated(depth: {depth}): a source keeps 1 to \
+                 {MAX_SATURATED_DEPTH} messages waiting"
+            )));
+        }
     }
     let workload = Workload::new(&cfg.workload, &topology)?;
     check_experiment(cfg)?;
@@ -395,6 +401,9 @@ fn check_deflection(cfg: &HwConfig, topology: &Topology) -> Result<()> {
     }
     Ok(())
 }
+
+/// Most messages a saturated source keeps waiting.
+pub const MAX_SATURATED_DEPTH: u32 = 65_536;
 
 /// Checks what only timeout switching (paper 002) needs.
 fn check_timeout(cfg: &HwConfig, topology: &Topology) -> Result<()> {

@@ -248,9 +248,10 @@ pub struct Simulation<N: Network> {
     workload: Workload,
     traffic_rng: Vec<NodeRng>,
     next_arrival: Vec<f64>,
-    /// Saturated sources: the local nodes that send, topped up whenever their queue is
-    /// empty (empty for the other processes).
+    /// Saturated sources: the local nodes that send, topped up to `depth` messages every
+    /// cycle (empty for the other processes).
     saturated: Vec<u32>,
+    depth: usize,
     seq: Vec<u64>,
     creations: BinaryHeap<Reverse<(Cycle, u32)>>,
     /// Current cycle.
@@ -303,11 +304,15 @@ impl<N: Network> Simulation<N> {
         let mut next_arrival = vec![f64::INFINITY; n];
         let mut creations = BinaryHeap::with_capacity(n);
         let mut saturated = Vec::new();
+        let depth = match workload.arrivals.process {
+            ArrivalProcess::Saturated { depth } => depth as usize,
+            _ => 0,
+        };
         for i in 0..n {
             if !workload.pattern.sends(NodeId((lo + i) as u32)) {
                 continue;
             }
-            if workload.arrivals.process == ArrivalProcess::Saturated {
+            if matches!(workload.arrivals.process, ArrivalProcess::Saturated { .. }) {
                 saturated.push(i as u32);
             } else {
                 let a = workload
@@ -338,6 +343,7 @@ impl<N: Network> Simulation<N> {
             traffic_rng,
             next_arrival,
             saturated,
+            depth,
             seq: vec![0; n],
             creations,
             t: 0,
@@ -421,12 +427,16 @@ impl<N: Network> Simulation<N> {
             self.create(n as usize);
             Self::wake(&mut self.now, &mut self.stamp, n - self.lo as u32, t);
         }
-        // Saturated sources: an empty queue at the start of a cycle gets a message, so
-        // the source always has one waiting while it sends another.
+        // Saturated sources: queues are topped up at the start of a cycle, so a source
+        // always has `depth` messages waiting while it sends another.
         for j in 0..self.saturated.len() {
             let i = self.saturated[j];
-            if self.net.queued(i as usize) == Some(0) {
+            let mut woke = false;
+            while self.net.queued(i as usize).is_some_and(|q| q < self.depth) {
                 self.create_one(self.lo + i as usize);
+                woke = true;
+            }
+            if woke {
                 Self::wake(&mut self.now, &mut self.stamp, i, t);
             }
         }

@@ -310,6 +310,20 @@ pub struct WatchedLink {
     pub wait: Distribution,
 }
 
+/// How often a link had n worms holding or waiting for it, and the rate at which new
+/// headers asked for it then (paper 002 Figs. 12–13: the model's Poisson arrivals have
+/// the same rate in every state; a finite population of inputs asks less often the more
+/// of them already wait).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Occupancy {
+    /// Worms holding or waiting for the link (the last entry: this many or more).
+    pub n: u32,
+    /// Fraction of the time the link's class spent in this state.
+    pub time_fraction: f64,
+    /// Headers asking per cycle in this state.
+    pub arrival_rate: Option<f64>,
+}
+
 /// One directed link of a host/switch network, measured over every replication.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct TimeoutLink {
@@ -399,6 +413,9 @@ pub struct Timeout {
     pub interarrival_by_class: ClassSplit<Distribution>,
     /// Waits (no timeout) at a link, pooled over the links of each class.
     pub wait_by_class: ClassSplit<Distribution>,
+    /// Per class, the time its links spent with n worms holding or waiting for them and
+    /// the arrival rate seen in each state.
+    pub occupancy_by_class: ClassSplit<Vec<Occupancy>>,
     /// Service of one try on the host link: mean, second and third moments.
     pub try_service_mean: Option<f64>,
     /// See `try_service_mean`.

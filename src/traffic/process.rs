@@ -3,8 +3,8 @@
 //! Poisson: the node keeps its next arrival instant as a real number; a message is
 //! created in the cycle that instant falls in (⌊t⌋), so several messages can share a cycle
 //! and the long-run rate is exactly `rate`. Bernoulli: each cycle independently creates
-//! one message with probability `rate`. Saturated: no instants at all; the engine
-//! creates a message whenever a source's memory queue is empty (`engine::sim`).
+//! one message with probability `rate`. Saturated: no instants at all; the engine tops
+//! every source's memory queue up to its depth each cycle (`engine::sim`).
 
 use crate::config::ArrivalProcess;
 use crate::error::{Error, Result};
@@ -47,14 +47,14 @@ impl Arrivals {
                 };
                 t + g
             }
-            ArrivalProcess::Saturated => f64::INFINITY,
+            ArrivalProcess::Saturated { .. } => f64::INFINITY,
         }
     }
 
     /// Where the first arrival is measured from.
     pub fn origin(&self) -> f64 {
         match self.process {
-            ArrivalProcess::Poisson | ArrivalProcess::Saturated => 0.0,
+            ArrivalProcess::Poisson | ArrivalProcess::Saturated { .. } => 0.0,
             ArrivalProcess::Bernoulli => -1.0,
         }
     }

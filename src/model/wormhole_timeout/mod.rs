@@ -98,6 +98,13 @@ pub struct TimeoutParams {
     pub matching: Matching,
     /// The denominator of P_T.
     pub denominator: Denominator,
+    /// **routemu** refinement, off in the paper's model: a switch output that every path
+    /// reaches over the same input port is never waited for (P_T = 0, no wait). That
+    /// input's FIFO hands the output one worm at a time, and the link is free again when
+    /// the worm's tail has crossed it, before the next header reaches the FIFO's front.
+    /// The paper's Poisson link gives such a link the waits and timeouts of any other
+    /// (on the 3×3 torus with one host per switch: every X link).
+    pub single_input_links: bool,
 }
 
 impl TimeoutParams {
@@ -149,6 +156,7 @@ impl TimeoutParams {
             retry_delay: retry_delay as f64,
             matching: Matching::B,
             denominator: Denominator::Corrected,
+            single_input_links: false,
         })
     }
 
@@ -198,9 +206,10 @@ pub fn model_name(p: &TimeoutParams) -> String {
         p.timeout,
         p.net.describe(),
         p.matching,
-        match p.denominator {
-            Denominator::Corrected => "",
-            Denominator::Printed => ", PRINTED denominator",
+        match (p.denominator, p.single_input_links) {
+            (Denominator::Corrected, false) => "",
+            (Denominator::Corrected, true) => ", single-input links never waited for",
+            (Denominator::Printed, _) => ", PRINTED denominator",
         }
     )
 }
@@ -306,6 +315,19 @@ fn link_states(
     for (l, x) in links.iter_mut().enumerate() {
         if ps.links[l].class == LinkClass::HostSwitch || x.unit_rate == 0.0 {
             x.state = None;
+            continue;
+        }
+        if p.single_input_links && ps.single_input[l] {
+            x.state = Some(LinkState {
+                rho: p.rate * x.unit_rate * x.holding[0],
+                alpha: 0.0,
+                beta: 0.0,
+                kappa: 0.0,
+                p_free: 1.0,
+                p_no_timeout: 1.0,
+                p_timeout: 0.0,
+                wait: [0.0; 3],
+            });
             continue;
         }
         let name = || link_name(net, ps, l);

@@ -161,6 +161,9 @@ pub struct PathSet {
     pub hosts: Vec<Host>,
     /// Paths, grouped by source host.
     pub paths: Vec<Path>,
+    /// Per link: whether every path that crosses it reaches it over the same link (one
+    /// input port of the switch feeds it; hs links: false).
+    pub single_input: Vec<bool>,
 }
 
 impl PathSet {
@@ -225,10 +228,24 @@ impl PathSet {
                 paths: start..paths.len(),
             });
         }
+        // The link before each link on every path: one and the same for all of them?
+        let mut before: Vec<Option<Option<usize>>> = vec![None; links.len()];
+        for p in &paths {
+            for w in p.links.windows(2) {
+                let b = &mut before[w[1]];
+                *b = match *b {
+                    None => Some(Some(w[0])),
+                    Some(Some(x)) if x == w[0] => Some(Some(x)),
+                    _ => Some(None),
+                };
+            }
+        }
+        let single_input = before.iter().map(|b| matches!(b, Some(Some(_)))).collect();
         Ok(PathSet {
             links,
             hosts,
             paths,
+            single_input,
         })
     }
 
@@ -242,6 +259,20 @@ impl PathSet {
 mod tests {
     use super::*;
     use crate::rng::{exponential, stream, unit};
+
+    #[test]
+    fn on_the_3x3_torus_with_one_host_a_switch_only_its_host_feeds_the_x_links() {
+        // Dimension order takes at most one X hop, from the source's switch.
+        let net = HostNetwork::torus(3, 2, 1).unwrap();
+        let ps = PathSet::new(&net, 1).unwrap();
+        for (l, x) in ps.links.iter().enumerate() {
+            let expect = x.class == LinkClass::SwitchSwitch && x.port < 2;
+            assert_eq!(ps.single_input[l], expect, "{x:?}");
+        }
+        // With two hosts a switch, two inputs feed every X link.
+        let two = PathSet::new(&HostNetwork::torus(3, 2, 2).unwrap(), 1).unwrap();
+        assert!(two.single_input.iter().all(|&s| !s));
+    }
 
     #[test]
     fn the_3x3_torus_has_72_paths_of_mean_length_3_5() {

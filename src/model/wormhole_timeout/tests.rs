@@ -15,6 +15,7 @@ fn torus(hosts: u32, mean: f64, timeout: f64, thr: f64) -> TimeoutParams {
         retry_delay: 0.0,
         matching: Matching::B,
         denominator: Denominator::Corrected,
+        single_input_links: false,
     }
 }
 
@@ -208,6 +209,7 @@ fn at_zero_load_the_latency_is_the_length_plus_the_propagation() {
         retry_delay: 0.0,
         matching: Matching::B,
         denominator: Denominator::Corrected,
+        single_input_links: false,
     };
     let (x, _, _) = at(&p).unwrap();
     let expect = 12.0 + (26.0 + 29.0 + 26.0 + 9.0 + 28.0 + 9.0) / 6.0;
@@ -421,4 +423,34 @@ fn the_preset_is_read_with_the_emulators_length_law_and_bad_machines_are_refused
     bad.rate = 0.001;
     bad.length = [0.0, 1.0, 1.0];
     assert!(matches!(max_throughput(&bad), Err(ModelError::BadInput(_))));
+}
+
+#[test]
+fn links_fed_by_one_input_never_time_out_in_the_refined_model_and_only_they_change() {
+    // 3×3 torus, one host a switch: the X links have one input (the host's switch port).
+    let paper = torus(1, 100.0, 20.0, 0.3);
+    let refined = TimeoutParams {
+        single_input_links: true,
+        ..paper.clone()
+    };
+    let (_, ps, sol) = at(&refined).unwrap();
+    for (l, x) in sol.links.iter().enumerate() {
+        if ps.single_input[l] {
+            assert_eq!(x.state.unwrap().p_timeout, 0.0);
+        }
+    }
+    let (a, b) = (
+        max_throughput(&paper).unwrap(),
+        max_throughput(&refined).unwrap(),
+    );
+    assert!(b > a + 0.02, "refined {b:.4} vs paper {a:.4}");
+    // Two hosts a switch: no link has a single input, nothing changes.
+    let two = torus(2, 100.0, 20.0, 0.2);
+    let (x, _, _) = at(&two).unwrap();
+    let (y, _, _) = at(&TimeoutParams {
+        single_input_links: true,
+        ..two
+    })
+    .unwrap();
+    assert_eq!(x.latency, y.latency);
 }

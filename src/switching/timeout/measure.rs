@@ -62,6 +62,10 @@ impl Moments3 {
     }
 }
 
+/// States of a link's occupancy told apart: 0 to OCCUPANCY − 2 worms holding or waiting
+/// for it, and OCCUPANCY − 1 or more.
+pub const OCCUPANCY: usize = 8;
+
 /// Counts of one directed link (the output of a node's port).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct LinkCounters {
@@ -77,6 +81,11 @@ pub struct LinkCounters {
     pub holding: Moments3,
     /// Cycles the link was held inside the window.
     pub busy: u64,
+    /// Cycles spent with n worms holding or waiting for the link (n = 0, 1, …, the last
+    /// entry for OCCUPANCY − 1 or more).
+    pub time_in: [u64; OCCUPANCY],
+    /// Headers that asked for it when it had n worms.
+    pub arrivals_in: [u64; OCCUPANCY],
 }
 
 impl LinkCounters {
@@ -88,6 +97,10 @@ impl LinkCounters {
         self.wait.merge(&o.wait);
         self.holding.merge(&o.holding);
         self.busy += o.busy;
+        for n in 0..OCCUPANCY {
+            self.time_in[n] += o.time_in[n];
+            self.arrivals_in[n] += o.arrivals_in[n];
+        }
     }
 }
 

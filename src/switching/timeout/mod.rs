@@ -63,7 +63,7 @@ use crate::stats::{overlap, MsgStats};
 use crate::topology::hosts::{HostNetwork, LinkClass};
 use crate::topology::Topology;
 use crate::types::{Cycle, MsgId, NodeId};
-use measure::{Distributions, LinkCounters, TimeoutStats};
+use measure::{Distributions, LinkCounters, TimeoutStats, OCCUPANCY};
 use std::collections::VecDeque;
 
 /// The set bits of a port mask, lowest first.
@@ -253,6 +253,9 @@ pub struct TimeoutNet {
     /// header asked for it (for inter-arrival times).
     link: Vec<LinkCounters>,
     last_request: Vec<Cycle>,
+    /// Per local port: the worms holding or waiting for its output, since when.
+    in_sys: Vec<u16>,
+    sys_since: Vec<Cycle>,
     /// Counters not tied to one link.
     pub stats: TimeoutStats,
     /// Local port of the watched link (paper 002 Figs. 2–3), when this partition has it.
@@ -348,6 +351,8 @@ impl TimeoutNet {
             port_of,
             link: vec![LinkCounters::default(); ports],
             last_request: vec![Cycle::MAX; ports],
+            in_sys: vec![0; ports],
+            sys_since: vec![0; ports],
             stats: TimeoutStats::default(),
             watch,
             watch_dist: Distributions::default(),
@@ -441,12 +446,14 @@ impl TimeoutNet {
     }
 
     /// A header asks for output `o` in cycle `t`.
-    fn request(&mut self, o: usize, t: Cycle, measured: bool) {
+    fn request(&mut self, o: usize, t: Cycle, win: &MeasureWindow) {
         let last = std::mem::replace(&mut self.last_request[o], t);
-        if !measured {
+        let n = self.occupy(o, t, 1, win);
+        if !win.contains(t) {
             return;
         }
         self.link[o].requests += 1;
+        self.link[o].arrivals_in[n.min(OCCUPANCY - 1)] += 1;
         if last != Cycle::MAX {
             let c = self.class[o] as usize;
             let _ = self.stats.class_dist[c].interarrival.record(t - last);
@@ -454,6 +461,23 @@ impl TimeoutNet {
                 let _ = self.watch_dist.interarrival.record(t - last);
             }
         }
+    }
+
+    /// Output `o`'s worms (its holder and the headers waiting for it) change by `delta`
+    /// from cycle `at` on; returns how many there were. The time spent with each number
+    /// gives, with the heads that arrived meanwhile, the arrival rate seen in each state
+    /// (paper 002 Figs. 12–13: constant for the model's Poisson arrivals, falling for a
+    /// finite population of inputs).
+    fn occupy(&mut self, o: usize, at: Cycle, delta: i32, win: &MeasureWindow) -> usize {
+        // A reset frees a link from the next cycle before that cycle's requests, so an
+        // instant may come before the last one: clamp (the difference is one cycle).
+        let at = at.max(self.sys_since[o]);
+        let n = self.in_sys[o] as usize;
+        self.link[o].time_in[n.min(OCCUPANCY - 1)] +=
+            overlap(self.sys_since[o], at, win.start, win.end);
+        self.sys_since[o] = at;
+        self.in_sys[o] = (self.in_sys[o] as i32 + delta).max(0) as u16;
+        n
     }
 
     /// A header that asked for output `o` got it after `wait` cycles (measured).
@@ -476,6 +500,7 @@ impl TimeoutNet {
         if win.contains(t) {
             self.link[o].holding.add(free_from - since);
         }
+        self.occupy(o, free_from, -1, win);
         self.link[o].busy += overlap(since, free_from, win.start, win.end);
         let x = &mut self.out[o];
         x.holder = None;
@@ -741,9 +766,9 @@ impl TimeoutNet {
                 let want = self.net.route_port(w.id.src().0, w.dst, node);
                 self.inp[i].ready = t;
                 self.inp[i].want = want;
-                self.request(first + want as usize, t, measured);
+                self.request(first + want as usize, t, win);
             } else if self.timeout.is_some_and(|tau| t >= x.ready + tau) {
-                self.time_out(node, i, front.worm, t, measured, out);
+                self.time_out(node, i, front.worm, t, win, out);
                 continue;
             }
             waiting[waiters] = (self.inp[i].ready, p as u8);
@@ -824,11 +849,20 @@ impl TimeoutNet {
     /// The header at the front of input `i` of switch `node` waited `switching.timeout`
     /// cycles: its flits here are dropped (their credits go back) and a reset starts
     /// upstream over the link the worm came in on.
-    fn time_out(&mut self, node: u32, i: usize, w: Worm, t: Cycle, measured: bool, out: &mut Out) {
+    fn time_out(
+        &mut self,
+        node: u32,
+        i: usize,
+        w: Worm,
+        t: Cycle,
+        win: &MeasureWindow,
+        out: &mut Out,
+    ) {
         let o = self.port(node, self.inp[i].want);
-        if measured {
+        if win.contains(t) {
             self.link[o].timeouts += 1;
         }
+        self.occupy(o, t, -1, win);
         self.stats.resets += 1;
         let n = self.purge(i, w.key());
         self.discard(n);
@@ -886,7 +920,7 @@ impl TimeoutNet {
                 y.from = 0;
                 y.since = t;
                 // The host link is the try's server: asked for and granted at once.
-                self.request(o, t, measured);
+                self.request(o, t, win);
                 if measured {
                     self.stats.tries[(w.try_no > 0) as usize] += 1;
                     self.granted(o, 0);
@@ -1221,6 +1255,8 @@ impl Network for TimeoutNet {
                 let o = self.base[n] as usize + p;
                 let mut l = self.link[o];
                 l.busy = self.busy_cycles(o, start, end);
+                let n = (self.in_sys[o] as usize).min(OCCUPANCY - 1);
+                l.time_in[n] += overlap(self.sys_since[o], end, start, Some(end));
                 stats
                     .links
                     .push((self.net.port_index(node, p as u8) as u32, self.class[o], l));

@@ -15,7 +15,8 @@ use crate::model::mg1::{pk_wait, Moments};
 use crate::stats::ci::mean_ci;
 use crate::stats::histogram;
 use crate::stats::report::{
-    ClassSplit, Distribution, ModeReport, Timeout, TimeoutLink, WatchedLink, MAX_LINK_ROWS,
+    ClassSplit, Distribution, ModeReport, Occupancy, Timeout, TimeoutLink, WatchedLink,
+    MAX_LINK_ROWS,
 };
 use crate::topology::Topology;
 use hdrhistogram::Histogram;
@@ -69,6 +70,19 @@ pub fn distribution(h: &Histogram<u64>) -> Distribution {
             .map(|v| (v.value_iterated_to(), v.count_at_value()))
             .collect(),
     }
+}
+
+/// The occupancy states of a class's links (summed over them).
+fn occupancy(c: &LinkCounters) -> Vec<Occupancy> {
+    let total: u64 = c.time_in.iter().sum();
+    (0..c.time_in.len())
+        .filter(|&n| c.time_in[n] > 0)
+        .map(|n| Occupancy {
+            n: n as u32,
+            time_fraction: c.time_in[n] as f64 / total.max(1) as f64,
+            arrival_rate: ratio(c.arrivals_in[n], c.time_in[n]),
+        })
+        .collect()
 }
 
 fn timeout_report(ctx: ModeContext<'_>, reps: &[RepResult<TimeoutMeasures>]) -> Timeout {
@@ -150,7 +164,7 @@ fn timeout_report(ctx: ModeContext<'_>, reps: &[RepResult<TimeoutMeasures>]) -> 
         )
     });
     let accepted_per_host = per_host(reps.iter().map(|r| r.accepted).sum::<f64>() / k);
-    let saturated_sources = cfg.workload.process == ArrivalProcess::Saturated;
+    let saturated_sources = matches!(cfg.workload.process, ArrivalProcess::Saturated { .. });
     let dist = |i: usize| &all.class_dist[i];
     let listed = all.links.len().min(MAX_LINK_ROWS);
     let link_rows = all.links[..listed]
@@ -230,6 +244,11 @@ fn timeout_report(ctx: ModeContext<'_>, reps: &[RepResult<TimeoutMeasures>]) -> 
             hs: distribution(&dist(0).wait),
             ss: distribution(&dist(1).wait),
             sh: distribution(&dist(2).wait),
+        },
+        occupancy_by_class: ClassSplit {
+            hs: occupancy(&classes[0].1),
+            ss: occupancy(ss),
+            sh: occupancy(sh),
         },
         try_service_mean: b[0],
         try_service_m2: b[1],
