@@ -656,11 +656,11 @@ pub fn section(
         }
     );
     let mut light = Vec::new();
-    let mut light_ok = true;
+    let mut light_gaps = Vec::new();
     for c in maxima.iter().filter(|c| c.setup.len <= 100) {
         for f in [0.1, 0.25] {
             if let Some(g) = c.gap(f) {
-                light_ok &= g.abs() <= 0.05;
+                light_gaps.push(g.abs());
                 light.push(format!(
                     "{} at {:.0}%: {}",
                     c.label,
@@ -670,11 +670,21 @@ pub fn section(
             }
         }
     }
+    let close = light_gaps.iter().filter(|g| **g <= 0.05).count();
+    let worst = light_gaps.iter().copied().fold(0.0, f64::max);
     let _ = writeln!(
         md,
-        "| Q4 | delays almost identical at light load, for short worms and timeouts not too small (here: within 5% at 10% and 25% of the emulated maximum, L ≤ 100) | {} | {} |",
+        "| Q4 | delays almost identical at light load, for short worms and timeouts not too small (here: within 5% at 10% and 25% of the emulated maximum, L ≤ 100) | {} | {} ({close} of {} points within 5%, all within {:.1}%) |",
         light.join("; "),
-        verdict(light_ok)
+        if close == light_gaps.len() {
+            "**reproduced**"
+        } else if worst <= 0.10 {
+            "**mostly**"
+        } else {
+            "**not reproduced**"
+        },
+        light_gaps.len(),
+        100.0 * worst
     );
     let e8: Vec<f64> = fig8.iter().map(|c| c.emu_max.0).collect();
     let p8: Vec<f64> = fig8.iter().filter_map(|c| c.model_max).collect();
@@ -758,11 +768,20 @@ pub fn section(
                 .collect()
         })
         .collect();
-    let s5 = gaps.iter().all(|g| g.windows(2).all(|w| w[1] >= w[0]))
-        && gaps.windows(2).all(|w| w[1][0] > w[0][0]);
+    // The claim is about the two together: the gap at the longest propagation and largest
+    // buffer against the shortest and smallest, and its growth with ℓ at buffers of 2ℓ.
+    let s5 = gaps.windows(2).all(|w| w[1][0] > w[0][0])
+        && gaps
+            .last()
+            .zip(gaps.first())
+            .is_some_and(|(z, a)| z[z.len() - 1] > a[0] + 0.05);
+    let buffer_part = gaps
+        .iter()
+        .map(|g| g[g.len() - 1] - g[0])
+        .fold(0.0f64, f64::max);
     let _ = writeln!(
         md,
-        "| S5 | with a larger buffer and a longer propagation the simulation does much better than the model (Fig. 11) | (emulated − model) / emulated maximum for buffers 2ℓ, 4ℓ, 8ℓ: {} | {} (the buffer beyond 2ℓ adds little: see \"Propagation and the buffer\") |",
+        "| S5 | with a larger buffer and a longer propagation the simulation does much better than the model (Fig. 11) | (emulated − model) / emulated maximum for buffers 2ℓ, 4ℓ, 8ℓ: {} | {} for the propagation; the buffer beyond 2ℓ adds at most {:.1} points (see \"Propagation and the buffer\") |",
         buffers
             .iter()
             .zip(&gaps)
@@ -772,7 +791,8 @@ pub fn section(
             ))
             .collect::<Vec<_>>()
             .join("; "),
-        verdict(s5)
+        verdict(s5),
+        100.0 * buffer_part
     );
 
     // --- Figs. 2–3 on the 7×7 torus -------------------------------------------------
@@ -822,13 +842,14 @@ pub fn section(
             format!("p002-fig2-{name}"),
             Figure {
                 title: format!(
-                    "Paper 002 Fig. 2: head inter-arrival times at the ss outputs, {name} load ({:.3} flits/host/cycle; 7×7, L = 100, τ = 100, ℓ = 20)",
+                    "Paper 002 Fig. 2, {name} load ({:.3} flits/host/cycle): inter-arrival times, ss outputs",
                     t.accepted_per_host
                 ),
                 x_label: "inter-arrival time (cycles)".into(),
                 y_label: "density (per cycle)".into(),
                 series: vec![Series {
-                    label: "exponential of the same mean".into(),
+                    // The "model" line is the exponential of the same mean.
+                    label: String::new(),
                     measured: density(ia, width, 0, top, ia.count),
                     model: (0..=80)
                         .map(|i| {
@@ -990,8 +1011,8 @@ pub fn section(
          times are measured link by link and pooled over the 196 ss links (under uniform \
          traffic on the square torus both dimensions carry the same flow); the watched \
          link (switch 0's +X output, `timeout.watched`) alone gives the numbers in \
-         parentheses. The inter-arrival figures draw the exponential density of the same \
-         mean; the wait figure draws the model's one-stage density α e^(−βx)/φ(τ) (eq. 12), \
+         parentheses. The inter-arrival figures' line (\"model\") is the exponential density \
+         of the same mean; the wait figure draws the model's one-stage density α e^(−βx)/φ(τ) (eq. 12), \
          α and β fitted from the ss links' *measured* arrival rate and holding-time \
          moments.\n\n\
          ![p002-fig2-light](validation/p002-fig2-light.svg)\n\

@@ -121,7 +121,11 @@ pub fn rows(report: &Report, prediction: Option<&Prediction>, mean_path: f64) ->
             "latency (cycles)",
             lat.mean,
             lat.ci95,
-            prediction.and_then(|p| p.latency()),
+            // Saturated sources' worms wait behind a queue kept full on purpose: their
+            // latency is not the model's (which is unbounded at the maximum).
+            prediction
+                .and_then(|p| p.latency())
+                .filter(|_| !t.is_some_and(|t| t.saturated_sources)),
         ),
         row(
             "setup",
@@ -294,7 +298,8 @@ pub fn rows(report: &Report, prediction: Option<&Prediction>, mean_path: f64) ->
             "host queue wait: model (cycles)",
             t.and_then(|t| t.host_wait_mean),
             t.and_then(|t| t.host_wait_ci95),
-            tmo.map(|p| p.host_wait),
+            tmo.map(|p| p.host_wait)
+                .filter(|_| !t.is_some_and(|t| t.saturated_sources)),
         ),
         row(
             "host_wait_pk",

@@ -14,7 +14,7 @@ pub mod mg1;
 pub mod wormhole_timeout;
 pub mod wormhole_torus;
 
-use crate::config::{HwConfig, PatternConfig, SwitchingConfig, TopologyConfig};
+use crate::config::{ArrivalProcess, HwConfig, PatternConfig, SwitchingConfig, TopologyConfig};
 use circuit::{CircuitPrediction, PathForm};
 use deflection_ms::{DeflectionParams, DeflectionPrediction};
 use wormhole_timeout::{TimeoutParams, TimeoutPrediction};
@@ -143,11 +143,16 @@ pub fn outcome(cfg: &HwConfig, form: PathForm) -> Result<Outcome, ModelError> {
             circuit::predict(cfg, form).map(Prediction::Circuit),
         ),
         SwitchingConfig::Timeout { .. } => {
-            let p = TimeoutParams::from_config(cfg)?;
-            (
-                wormhole_timeout::model_name(&p),
-                wormhole_timeout::predict(&p).map(Prediction::Timeout),
-            )
+            let mut p = TimeoutParams::from_config(cfg)?;
+            let mut name = wormhole_timeout::model_name(&p);
+            // Saturated sources run at the maximum throughput: the model's state to set
+            // against them is at its own maximum (0.999 of it, where it still answers).
+            if matches!(cfg.workload.process, ArrivalProcess::Saturated { .. }) {
+                let max = wormhole_timeout::max_throughput(&p)?;
+                p = p.at_throughput(0.999 * max);
+                name.push_str(", at 0.999 of its maximum throughput (saturated sources)");
+            }
+            (name, wormhole_timeout::predict(&p).map(Prediction::Timeout))
         }
         SwitchingConfig::Deflection { .. } => {
             let p = deflection_params(cfg)?;
