@@ -152,6 +152,10 @@ pub struct Host {
     pub paths: std::ops::Range<usize>,
 }
 
+/// Most ordered host pairs the model enumerates: its fixed point visits every pair's
+/// route at each step, and the maximum-throughput search solves it a dozen times.
+pub const MAX_PAIRS: u64 = 100_000;
+
 /// Every path of a host/switch network under uniform destinations.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PathSet {
@@ -175,6 +179,15 @@ impl PathSet {
             return Err(ModelError::BadInput(
                 "paper 002's model needs at least two hosts".into(),
             ));
+        }
+        let pairs = net.hosts as u64 * (net.hosts as u64 - 1);
+        if pairs > MAX_PAIRS {
+            return Err(ModelError::BadInput(format!(
+                "paper 002's model follows every host pair's route: {} hosts make {pairs} \
+                 pairs, more than {MAX_PAIRS} (a 16×16 torus of switches with one host each \
+                 has 65280 and takes minutes)",
+                net.hosts
+            )));
         }
         let nodes = net.nodes() as u32;
         let mut first = Vec::with_capacity(nodes as usize + 1);
@@ -272,6 +285,15 @@ mod tests {
         // With two hosts a switch, two inputs feed every X link.
         let two = PathSet::new(&HostNetwork::torus(3, 2, 2).unwrap(), 1).unwrap();
         assert!(two.single_input.iter().all(|&s| !s));
+    }
+
+    #[test]
+    fn a_network_with_too_many_host_pairs_is_refused_with_the_count() {
+        let big = HostNetwork::torus(17, 2, 2).unwrap();
+        match PathSet::new(&big, 1) {
+            Err(ModelError::BadInput(why)) => assert!(why.contains("578 hosts"), "{why}"),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

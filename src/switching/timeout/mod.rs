@@ -576,6 +576,12 @@ impl TimeoutNet {
             self.discard(n);
             self.credit(out, i, n, false, t);
         }
+        self.reset_upstream(out, i, worm, t);
+    }
+
+    /// Sends the reset of `worm` back over the link of local input `i` (to the node the
+    /// worm came from), arriving in the link's propagation delay.
+    fn reset_upstream(&self, out: &mut Out, i: usize, worm: Worm, t: Cycle) {
         let (up, up_port) = self.peer[i];
         self.send(
             out,
@@ -868,19 +874,7 @@ impl TimeoutNet {
         self.discard(n);
         self.credit(out, i, n, false, t);
         self.last_move = t;
-        let (up, up_port) = self.peer[i];
-        self.send(
-            out,
-            t + self.latency[i],
-            TimeoutEvent {
-                node: up,
-                kind: Kind::Reset,
-                port: up_port,
-                flags: 0,
-                n: 0,
-                worm: w,
-            },
-        );
+        self.reset_upstream(out, i, w, t);
     }
 
     /// One cycle of host `node`: start the next try, send a flit.
