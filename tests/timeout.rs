@@ -395,6 +395,10 @@ fn bad_machines_are_refused_with_the_reason() {
         ("switching.watch=(0, 9)".into(), "not a switch output"),
         ("switching.watch=(9, 0)".into(), "not a switch output"),
         (
+            "workload.process=Saturated(depth: 0)".into(),
+            "1 to 65536 messages",
+        ),
+        (
             "workload.pattern=DecreasingProbability(decay: 0.5)".into(),
             "Uniform",
         ),
@@ -405,6 +409,18 @@ fn bad_machines_are_refused_with_the_reason() {
         assert!(!out.status.success(), "{set} accepted");
         assert!(err.contains(why), "{set}: {err}");
     }
+    // 48 x 48 switches with 8 hosts each, 65536 deep: 1.2e9 messages held at once.
+    let out = common::routemu(&[
+        "check",
+        "hw/timeout-lan-3x3.ron",
+        "--set",
+        "topology=SwitchedTorus(k: 48, n: 2, hosts: 8)",
+        "--set",
+        "workload.process=Saturated(depth: 65536)",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("1207959552 messages"), "{err}");
     for (text, why) in [
         (
             "(topology: SwitchedTorus(k: 3), switching: Wormhole(routing: DimensionOrder))",

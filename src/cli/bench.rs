@@ -121,8 +121,8 @@ pub fn bench(a: &BenchArgs) -> crate::error::Result<i32> {
     }
     println!(
         "parts: partitions used for {} threads (fewer when a partition would hold fewer than \
-         experiment.partition_min_nodes nodes: by default 128 for wormhole, 4096 for circuit \
-         switching, 1024 for deflection)",
+         experiment.partition_min_nodes nodes: by default 128 for wormhole and timeout \
+         switching, 4096 for circuit switching, 1024 for deflection)",
         a.threads
     );
     println!();

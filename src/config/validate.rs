@@ -189,6 +189,14 @@ pub fn validate(cfg: &HwConfig) -> Result<Machine> {
                  {MAX_SATURATED_DEPTH} messages waiting"
             )));
         }
+        let waiting = depth as u64 * topology.endpoints().len() as u64;
+        if waiting > MAX_SATURATED_WAITING {
+            return Err(Error::config(format!(
+                "workload.process = Saturated(depth: {depth}) on {} sources keeps {waiting} \
+                 messages in memory, more than {MAX_SATURATED_WAITING}: use a smaller depth",
+                topology.endpoints().len()
+            )));
+        }
     }
     let workload = Workload::new(&cfg.workload, &topology)?;
     check_experiment(cfg)?;
@@ -404,6 +412,9 @@ fn check_deflection(cfg: &HwConfig, topology: &Topology) -> Result<()> {
 
 /// Most messages a saturated source keeps waiting.
 pub const MAX_SATURATED_DEPTH: u32 = 65_536;
+
+/// Most messages saturated sources keep waiting in all (tens of bytes each).
+pub const MAX_SATURATED_WAITING: u64 = 1 << 24;
 
 /// Checks what only timeout switching (paper 002) needs.
 fn check_timeout(cfg: &HwConfig, topology: &Topology) -> Result<()> {
