@@ -338,6 +338,7 @@ fn figure(base: &HwConfig, title: &str, curves: &[Curve], model_for: &[bool]) ->
                 label: c.label.clone(),
                 measured,
                 model,
+                ..Series::default()
             }
         })
         .collect();
@@ -869,6 +870,7 @@ pub fn section(
                             (x, (-x / mean).exp() / mean)
                         })
                         .collect(),
+                    ..Series::default()
                 }],
             },
         ));
@@ -883,6 +885,7 @@ pub fn section(
             label: format!("{name} load"),
             measured: density(wd, 5, 1, s7.timeout - 1, wd.count),
             model: Vec::new(),
+            ..Series::default()
         };
         if let Some(f) = fit {
             ws.model = (1..s7.timeout)

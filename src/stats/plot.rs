@@ -14,10 +14,14 @@ pub struct Series {
     pub measured: Vec<(f64, f64, Option<f64>)>,
     /// The model's curve: x, value.
     pub model: Vec<(f64, f64)>,
+    /// The paper's own numbers (read from its text or figures): x, value.
+    pub paper: Vec<(f64, f64)>,
+    /// x values where the emulation saturated: marked on the axis, never plotted as values.
+    pub saturated: Vec<f64>,
 }
 
 /// What a figure shows.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct Figure {
     /// Title.
     pub title: String,
@@ -37,12 +41,15 @@ pub fn svg(fig: &Figure) -> Result<String> {
             .iter()
             .map(|p| p.0)
             .chain(s.model.iter().map(|p| p.0))
+            .chain(s.paper.iter().map(|p| p.0))
+            .chain(s.saturated.iter().copied())
     });
     let ys = fig.series.iter().flat_map(|s| {
         s.measured
             .iter()
             .flat_map(|&(_, m, c)| [m - c.unwrap_or(0.0), m + c.unwrap_or(0.0)])
             .chain(s.model.iter().map(|p| p.1))
+            .chain(s.paper.iter().map(|p| p.1))
     });
     let range = |it: &mut dyn Iterator<Item = f64>| {
         it.filter(|v| v.is_finite())
@@ -117,6 +124,30 @@ pub fn svg(fig: &Figure) -> Result<String> {
                     .label(name("emulated (95% CI)"))
                     .legend(move |(x, y)| Circle::new((x + 10, y), 4, colour.filled()));
             }
+            if !s.paper.is_empty() {
+                chart
+                    .draw_series(
+                        s.paper
+                            .iter()
+                            .map(|&p| Cross::new(p, 5, colour.stroke_width(2))),
+                    )
+                    .map_err(|e| err(e.to_string()))?
+                    .label(name("paper"))
+                    .legend(move |(x, y)| Cross::new((x + 10, y), 5, colour.stroke_width(2)));
+            }
+            if !s.saturated.is_empty() {
+                // Saturated points have no finite value: a triangle on the top edge says
+                // where, without stretching the axis.
+                chart
+                    .draw_series(
+                        s.saturated
+                            .iter()
+                            .map(|&x| TriangleMarker::new((x, y1), 6, colour.filled())),
+                    )
+                    .map_err(|e| err(e.to_string()))?
+                    .label(name("emulated: saturated"))
+                    .legend(move |(x, y)| TriangleMarker::new((x + 10, y), 6, colour.filled()));
+            }
         }
         chart
             .configure_series_labels()
@@ -144,6 +175,8 @@ mod tests {
                 label: String::new(),
                 measured: vec![(1.0, 10.0, Some(1.0)), (2.0, 14.0, None)],
                 model: vec![(1.0, 9.5), (2.0, 15.0)],
+                paper: vec![(1.5, 12.0)],
+                saturated: vec![3.0],
             }],
         };
         let s = svg(&fig).unwrap();
@@ -152,6 +185,8 @@ mod tests {
             "workload.rate",
             "latency (cycles)",
             "model",
+            "paper",
+            "saturated",
         ] {
             assert!(s.contains(text), "{text}");
         }
