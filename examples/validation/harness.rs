@@ -185,6 +185,21 @@ pub fn render(
             }
             fig.series.push(s);
         }
+        // Curves that span more than a decade (a knee towards saturation) are drawn on a
+        // log axis, so the light-load points stay readable.
+        let ys: Vec<f64> = fig
+            .series
+            .iter()
+            .flat_map(|s| {
+                s.measured
+                    .iter()
+                    .map(|p| p.1)
+                    .chain(s.model.iter().map(|p| p.1))
+            })
+            .collect();
+        let lo = ys.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = ys.iter().copied().fold(0.0, f64::max);
+        fig.log_y = lo > 0.0 && hi / lo > 10.0;
         errors.sort_by(f64::total_cmp);
         if !errors.is_empty() {
             let _ = writeln!(

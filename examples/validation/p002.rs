@@ -343,6 +343,7 @@ fn figure(base: &HwConfig, title: &str, curves: &[Curve], model_for: &[bool]) ->
         })
         .collect();
     Figure {
+        log_y: false,
         title: title.to_string(),
         x_label: "throughput (flits per host per cycle)".into(),
         y_label: "mean latency, creation to delivery (cycles)".into(),
@@ -820,6 +821,7 @@ pub fn section(
     let max7 = lab.max(s7)?.0;
     let mut dist_rows = String::new();
     let mut wait_fig = Figure {
+        log_y: false,
         title:
             "Paper 002 Fig. 3: waits (no timeout) at the ss outputs (7×7, L = 100, τ = 100, ℓ = 20)"
                 .into(),
@@ -854,6 +856,7 @@ pub fn section(
         figures.push((
             format!("p002-fig2-{name}"),
             Figure {
+                log_y: false,
                 title: format!(
                     "Paper 002 Fig. 2, {name} load ({:.3} flits/host/cycle): inter-arrival times, ss outputs",
                     t.accepted_per_host

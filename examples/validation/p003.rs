@@ -301,12 +301,14 @@ pub fn section(
     };
     let short = 5u32;
     let mut eta_fig = Figure {
+        log_y: false,
         title: "paper 003 Fig. 1: inefficiency ratio η against λ".into(),
         x_label: "λ (worms per node per time unit)".into(),
         y_label: "η = D(λ)/D(0)".into(),
         series: Vec::new(),
     };
     let mut p_fig = Figure {
+        log_y: false,
         title: "paper 003 Fig. 1: deflection probability p at preference nodes".into(),
         x_label: "λ (worms per node per time unit)".into(),
         y_label: "p".into(),
@@ -428,6 +430,7 @@ pub fn section(
          |---|---|---|---|---|---|---|---|---|---|"
     );
     let mut len_fig = Figure {
+        log_y: false,
         title: "paper 003: η and p against the worm length (δ = 1 cycle per hop)".into(),
         x_label: "log10 of the mean worm length L in cycles (= per-hop delays)".into(),
         y_label: "η − 1 and p".into(),
@@ -553,24 +556,28 @@ pub fn section(
         vec![0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.7, 1.0]
     };
     let mut f2e = Figure {
+        log_y: false,
         title: "paper 003 Fig. 2: η against λ/m".into(),
         x_label: "λ/m (worms per node per time unit per lane)".into(),
         y_label: "η".into(),
         series: Vec::new(),
     };
     let mut f2p = Figure {
+        log_y: false,
         title: "paper 003 Fig. 2: deflection probability p against λ/m".into(),
         x_label: "λ/m (worms per node per time unit per lane)".into(),
         y_label: "p".into(),
         series: Vec::new(),
     };
     let mut f3a = Figure {
+        log_y: false,
         title: "paper 003 Fig. 3a: normalised throughput, no hop limit".into(),
         x_label: "λ/m (offered worms per node per time unit per lane)".into(),
         y_label: "completed worms per node per time unit per lane".into(),
         series: Vec::new(),
     };
     let mut f3b = Figure {
+        log_y: false,
         title: "paper 003 Fig. 3b: normalised throughput with the hop limit h = 2".into(),
         x_label: "λ/m (offered worms per node per time unit per lane)".into(),
         y_label: "completed worms per node per time unit per lane".into(),

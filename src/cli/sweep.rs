@@ -110,8 +110,11 @@ pub fn figure(title: &str, axes: &[Axis], points: &[Point], key: &str) -> Result
             .find(|r| r.key == key)
             .expect("every point has every row");
         y_label = r.label.to_string();
-        if let Some(m) = r.measured {
-            series[i].measured.push((x, m, r.ci95));
+        match r.measured {
+            // A saturated point's mean covers only what got through: marked, not drawn.
+            Some(_) if p.saturated => series[i].saturated.push(x),
+            Some(m) => series[i].measured.push((x, m, r.ci95)),
+            None => {}
         }
         if let Some(v) = r.predicted {
             series[i].model.push((x, v));
@@ -122,6 +125,7 @@ pub fn figure(title: &str, axes: &[Axis], points: &[Point], key: &str) -> Result
         x_label: axes[0].path.clone(),
         y_label,
         series,
+        log_y: false,
     })
 }
 
