@@ -6,7 +6,7 @@
 //! and 100 cycles at three loads on the d = 8 hold preset, and one drop and one adaptive
 //! row. Prints a markdown table (docs/fragments/p000-controller.md) on stdout.
 //!
-//! Run: `cargo run --release --example controller_queue` (about a minute on one core;
+//! Run: `cargo run --release --example controller_queue` (under two minutes on one core;
 //! `--quick` for a shorter window).
 
 use routemu::config::load::load_hw;
