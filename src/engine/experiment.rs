@@ -50,6 +50,8 @@ pub struct RepResult<M> {
     /// Controller: requests per node per cycle, utilisation, mean wait, P-K wait,
     /// service mean and second moment.
     pub ctrl: (f64, f64, Option<f64>, Option<f64>, Option<f64>, Option<f64>),
+    /// Controller: what its arrivals found, for the corrected wait prediction.
+    pub ctrl_arrivals: CtrlArrivals,
     /// Link utilisation mean and max.
     pub links: (f64, f64),
     /// The switching mode's own measurements.
@@ -80,6 +82,21 @@ pub fn run_replication<N: Network + Send>(
     Ok((r, sims))
 }
 
+/// What one replication's controller arrivals found (every node together).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct CtrlArrivals {
+    /// Fraction of the requests that found every server busy on arrival (ρ under
+    /// PASTA).
+    pub p_busy: Option<f64>,
+    /// Fraction of the requests that were chained (see
+    /// [`crate::router::controller::CHAINED`]).
+    pub chained: Option<f64>,
+    /// The arrival-weighted mean over nodes of the coefficient K of
+    /// [`crate::model::mg1::chained_wait`]: each node's corrected wait is its P-K wait
+    /// + δ·K, so the network's is `wait_mg1` + δ·K (None where P-K is).
+    pub coef: Option<f64>,
+}
+
 /// Pollaczek–Khinchine mean wait of a single-server queue from its arrival rate,
 /// utilisation and measured second moment of service (None when saturated).
 pub fn pk_wait(lambda: f64, rho: f64, m2: f64) -> Option<f64> {
@@ -93,6 +110,20 @@ pub fn pk_wait(lambda: f64, rho: f64, m2: f64) -> Option<f64> {
     crate::model::mg1::pk_wait(lambda, s).ok()
 }
 
+/// The coefficient K of [`crate::model::mg1::chained_wait`] for one node's controller
+/// measured over a window of `w` cycles: the node's corrected wait is its P-K wait + δ·K
+/// (0 when nothing arrived or the node saturated, where P-K has no value either).
+pub fn chained_coef(st: &crate::router::controller::CtrlStats, w: f64) -> f64 {
+    if st.arrivals == 0 || st.chained_arrivals == 0 {
+        return 0.0;
+    }
+    let f = st.chained_arrivals as f64 / st.arrivals as f64;
+    let lambda = st.arrivals as f64 / w;
+    let rho = st.service_sum as f64 / w;
+    let s_chained = st.chained_service_sum as f64 / st.chained_arrivals as f64;
+    crate::model::mg1::chained_coefficient(lambda, rho, f, s_chained).unwrap_or(0.0)
+}
+
 fn reduce<N: Network>(parts: &[Simulation<N>], stop: Stop) -> RepResult<N::Measures> {
     let first = &parts[0];
     let n: f64 = parts.iter().map(|p| p.net.nodes() as f64).sum();
@@ -104,11 +135,14 @@ fn reduce<N: Network>(parts: &[Simulation<N>], stop: Stop) -> RepResult<N::Measu
     let nservers = first.net.ctrl_servers() as f64;
     let (mut arr, mut wait, mut ssum, mut ssq, mut pk_weighted) = (0u64, 0u64, 0u64, 0u64, 0.0f64);
     let mut pk_ok = nservers == 1.0;
+    let (mut busy, mut chained, mut coef_weighted) = (0u64, 0u64, 0.0f64);
     for st in parts.iter().flat_map(|p| p.net.ctrl_stats()) {
         arr += st.arrivals;
         wait += st.wait_sum;
         ssum += st.service_sum;
         ssq += st.service_sq_sum;
+        busy += st.busy_arrivals;
+        chained += st.chained_arrivals;
         if st.arrivals > 0 {
             let lambda = st.arrivals as f64 / w;
             let rho = st.service_sum as f64 / w;
@@ -117,6 +151,7 @@ fn reduce<N: Network>(parts: &[Simulation<N>], stop: Stop) -> RepResult<N::Measu
                 Some(x) => pk_weighted += st.arrivals as f64 * x,
                 None => pk_ok = false,
             }
+            coef_weighted += st.arrivals as f64 * chained_coef(st, w);
         }
     }
     let per = |x: u64| (arr > 0).then(|| x as f64 / arr as f64);
@@ -132,6 +167,11 @@ fn reduce<N: Network>(parts: &[Simulation<N>], stop: Stop) -> RepResult<N::Measu
         per(ssum),
         per(ssq),
     );
+    let ctrl_arrivals = CtrlArrivals {
+        p_busy: per(busy),
+        chained: per(chained),
+        coef: per(0).filter(|_| pk_ok).map(|_| coef_weighted / arr as f64),
+    };
     let mut m = NetMeasures::default();
     let mut msgs = first.stats.clone();
     for (i, p) in parts.iter().enumerate() {
@@ -159,6 +199,7 @@ fn reduce<N: Network>(parts: &[Simulation<N>], stop: Stop) -> RepResult<N::Measu
         accepted: m.flits_accepted as f64 / (ends * w),
         offered_messages: sum(&|p| p.window_messages) as f64 / (ends * w),
         ctrl,
+        ctrl_arrivals,
         links: m.utilization(),
         mode,
         partitions: parts.len() as u32,
@@ -291,6 +332,35 @@ fn run_reps<N: Network + Send>(
     Ok(aggregate(cfg, &topology, &done, deadlock, wall))
 }
 
+/// The extra wait δ of a chained controller request behind its leader (see
+/// [`crate::model::mg1::chained_wait`]): under circuit switching the set-up that inherits
+/// a link arrives D_link_conn after the release it follows and waits for its D_release,
+/// so δ = D_release − D_link_conn (at least 0); no other mode chains requests.
+pub fn chain_delta(cfg: &HwConfig) -> f64 {
+    match cfg.switching {
+        crate::config::SwitchingConfig::Circuit { .. } => {
+            let c = &cfg.router.controller;
+            c.release.saturating_sub(c.link_conn) as f64
+        }
+        _ => 0.0,
+    }
+}
+
+/// The corrected controller wait of the replications: each one's P-K wait + δ·K,
+/// averaged (null wherever P-K is).
+fn ctrl_corrected<M>(cfg: &HwConfig, reps: &[RepResult<M>]) -> Option<f64> {
+    if !reps
+        .iter()
+        .all(|r| r.ctrl.3.is_some() || r.ctrl.2.is_none())
+    {
+        return None;
+    }
+    let delta = chain_delta(cfg);
+    avg(reps
+        .iter()
+        .map(|r| Some(r.ctrl.3? + delta * r.ctrl_arrivals.coef?)))
+}
+
 /// Combines replications into a report.
 pub fn aggregate<M: ModeMeasures>(
     cfg: &HwConfig,
@@ -369,6 +439,15 @@ pub fn aggregate<M: ModeMeasures>(
             },
             service_mean: avg(reps.iter().map(|r| r.ctrl.4)),
             service_m2: avg(reps.iter().map(|r| r.ctrl.5)),
+            p_busy_at_arrival: avg(reps.iter().map(|r| r.ctrl_arrivals.p_busy)),
+            chained_fraction: avg(reps.iter().map(|r| r.ctrl_arrivals.chained)),
+            wait_corrected: ctrl_corrected(cfg, reps),
+            p_busy_corrected: avg(reps.iter().map(|r| {
+                let f = r.ctrl_arrivals.chained?;
+                let rho = r.ctrl.1;
+                Some(crate::model::mg1::chained_busy(rho, f, chain_delta(cfg)))
+            }))
+            .filter(|_| cfg.router.controller.servers == 1),
         },
         mode: M::report(ModeContext { cfg, topology }, reps),
         topology: TopologyInfo {

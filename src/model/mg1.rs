@@ -3,8 +3,9 @@
 //! moments of a service time that is one of a few deterministic activities (the routing
 //! controller of paper 000 Appendix A), and the state probabilities of the M/M/1 queue
 //! with a finite population (paper 002 Fig. 13: at most N heads can ask for one switch
-//! output). Waits are queueing only, not service; times in
-//! any one unit (routemu uses cycles).
+//! output), and the wait of a queue in which some arrivals are *chained* to an earlier
+//! one (the routing controller under hold, see [`chained_wait`]). Waits are queueing
+//! only, not service; times in any one unit (routemu uses cycles).
 
 use super::ModelError;
 
@@ -84,6 +85,81 @@ pub fn pk_wait(lambda: f64, s: Moments) -> Result<f64, ModelError> {
         });
     }
     Ok(lambda * second / (2.0 * (1.0 - rho)))
+}
+
+/// Mean wait of a single-server FIFO queue whose arrivals see time averages except a
+/// fraction `f` of *chained* ones, each of which arrives a fixed lag after a *leader*
+/// (another arrival at the same server) that it must wait behind for `delta` more than
+/// the leader waited. The routing controller under hold is such a queue: when a release
+/// hands its link to a waiter, the release signal goes on to the next node and the
+/// waiter's set-up follows D_link_conn later, so it waits for the release's wait plus
+/// δ = D_release − D_link_conn; the P-K formula, which assumes every arrival sees time
+/// averages (PASTA), misses this.
+///
+/// `lambda` is the arrival rate of all requests, `s` the moments of all service times,
+/// `s_chained` the mean service time of the chained requests (`s` includes them).
+///
+/// Derivation. For a FIFO single server the time-average unfinished work is
+/// V = λ·(E\[S·W\] + E\[S²\]/2) whatever the arrival process (Brumelle's H = λG: a
+/// request's S is in the system whole while it waits and S²/2 on average while served).
+/// Assume (a) an arrival that is not chained sees V (PASTA for them, the leaders
+/// included), so W_o = V; (b) a chained one arrives while its leader is in the system,
+/// finds the work the leader found less the work done since plus the leader's service:
+/// W_c = V + δ (arrivals in the lag are neglected; δ ≥ 0); (c) within a class wait and
+/// service are independent. Then E\[S·W\] = (1 − f)·S̄_o·V + f·S̄_c·(V + δ) = S̄·V +
+/// f·S̄_c·δ, so V = λE\[S²\]/2 + ρV + λ·f·S̄_c·δ, i.e.
+/// V = W_PK + λ·f·S̄_c·δ/(1 − ρ), and the mean wait is W = V + f·δ:
+///
+/// W = W_PK + δ·K, K = f·(1 + λ·S̄_c/(1 − ρ))   ([`chained_coefficient`]).
+///
+/// With f = 0 it is the P-K wait; the fraction of arrivals that find the server busy is
+/// then ρ + f·(1 − ρ) instead of ρ ([`chained_busy`]).
+pub fn chained_wait(
+    lambda: f64,
+    s: Moments,
+    f: f64,
+    s_chained: f64,
+    delta: f64,
+) -> Result<f64, ModelError> {
+    let pk = pk_wait(lambda, s)?;
+    let k = chained_coefficient(lambda, lambda * s.mean, f, s_chained)?;
+    Ok(pk + check("delta", delta)? * k)
+}
+
+/// The coefficient K = f·(1 + λ·S̄_c/(1 − ρ)) of [`chained_wait`]: the corrected wait is
+/// W_PK + δ·K. `rho` = λ·E\[S\].
+pub fn chained_coefficient(
+    lambda: f64,
+    rho: f64,
+    f: f64,
+    s_chained: f64,
+) -> Result<f64, ModelError> {
+    let lambda = check("arrival rate", lambda)?;
+    let rho = check("utilisation", rho)?;
+    let f = check("chained fraction", f)?;
+    let s_chained = check("chained mean service time", s_chained)?;
+    if f > 1.0 {
+        return Err(ModelError::BadInput(format!("chained fraction {f} > 1")));
+    }
+    if rho >= 1.0 {
+        return Err(ModelError::Saturated {
+            what: "controller queue with chained arrivals".into(),
+            utilization: rho,
+        });
+    }
+    Ok(f * (1.0 + lambda * s_chained / (1.0 - rho)))
+}
+
+/// The fraction of arrivals that find the server busy in the queue of [`chained_wait`]:
+/// ρ for the others, 1 for chained ones when δ > 0 (the leader is still in the system);
+/// with δ = 0 a chained arrival finds the server busy only if its leader waited,
+/// which happens with the leader's probability, ρ.
+pub fn chained_busy(rho: f64, f: f64, delta: f64) -> f64 {
+    if delta > 0.0 {
+        rho + f * (1.0 - rho)
+    } else {
+        rho
+    }
 }
 
 /// M/D/1 mean wait with deterministic service `d`: ρ·d / (2(1 − ρ)).
@@ -298,6 +374,23 @@ mod tests {
             .map(|&l| md1_wait(l, 1.0).unwrap())
             .collect();
         assert!(w.windows(2).all(|p| p[0] < p[1]));
+    }
+
+    #[test]
+    fn chained_arrivals_add_delta_k_to_the_pk_wait() {
+        let s = Moments::deterministic(10.0);
+        let pk = pk_wait(0.05, s).unwrap();
+        // No chained arrivals: P-K itself.
+        assert!(close(chained_wait(0.05, s, 0.0, 10.0, 9.0).unwrap(), pk));
+        // f = 0.1, S_c = 10, λ = 0.05, ρ = 0.5: K = 0.1·(1 + 0.5/0.5) = 0.2, δ = 9.
+        assert!(close(
+            chained_wait(0.05, s, 0.1, 10.0, 9.0).unwrap(),
+            pk + 9.0 * 0.2
+        ));
+        assert!(close(chained_busy(0.5, 0.1, 9.0), 0.55));
+        assert!(close(chained_busy(0.5, 0.1, 0.0), 0.5));
+        assert!(chained_wait(0.05, s, 1.5, 10.0, 9.0).is_err());
+        assert!(chained_coefficient(0.1, 1.0, 0.1, 10.0).is_err());
     }
 
     #[test]

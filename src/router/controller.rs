@@ -7,7 +7,14 @@
 //!
 //! The controller measures itself: arrivals, waits and the first two moments of service
 //! time per node, for requests that arrived inside the measurement window, so its mean
-//! wait can be held against the Pollaczek–Khinchine prediction.
+//! wait can be held against the Pollaczek–Khinchine prediction. Because P-K rests on
+//! Poisson arrivals seeing time averages (PASTA), it also records, for every arrival,
+//! whether it found every server busy and with which class of request (the switching
+//! mode names the classes, see [`ClassStats`]): the fraction of arrivals that find the
+//! server busy is ρ when PASTA holds, and more when arrivals follow departures.
+//! Per node only what the corrected prediction needs is kept ([`CtrlStats`]); the
+//! class-by-class breakdown is summed over the partition's nodes ([`ClassStats`]), so
+//! memory does not grow with classes × nodes.
 
 use crate::types::Cycle;
 
@@ -26,6 +33,21 @@ pub struct CtrlRequest {
     pub arrived: Cycle,
 }
 
+/// Arrival classes a switching mode may give its requests (class numbers below this).
+pub const CLASSES: usize = 9;
+
+/// Flag or-ed into a class number by [`Controllers::push_class`]: the request is
+/// *chained*, i.e. it follows another request to this controller by a fixed lag (circuit
+/// hold: a set-up that inherited its link arrives one D_link_conn behind the release of
+/// the link's previous holder). The corrected wait prediction treats these apart.
+pub const CHAINED: u8 = 0x80;
+
+/// What an arrival found, kept with the request until it is counted: 0 a free server and
+/// an empty queue; 1 + k every server busy, the lowest-indexed one with class k;
+/// `FOUND_QUEUE` a free server but a request ahead (arrived earlier in the same cycle).
+const FOUND_FREE: u8 = 0;
+const FOUND_QUEUE: u8 = CLASSES as u8 + 1;
+
 /// Measurements of one node's controller (requests that arrived in the window).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CtrlStats {
@@ -37,6 +59,49 @@ pub struct CtrlStats {
     pub service_sum: u64,
     /// Sum of squared service times.
     pub service_sq_sum: u64,
+    /// Requests that found every server busy on arrival (ρ of them under PASTA).
+    pub busy_arrivals: u64,
+    /// Chained requests (see [`CHAINED`]).
+    pub chained_arrivals: u64,
+    /// Sum of the chained requests' service times.
+    pub chained_service_sum: u64,
+}
+
+/// Arrivals by class, summed over a partition's nodes (the switching mode names the
+/// classes; wormhole headers are all class 0). Counts of requests that arrived in the
+/// window, like [`CtrlStats`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ClassStats {
+    /// Requests of each class.
+    pub arrivals: [u64; CLASSES],
+    /// Of those, the ones that found every server busy.
+    pub busy: [u64; CLASSES],
+    /// Of those, the ones that found a free server but a request ahead of them (arrived
+    /// earlier in the same cycle).
+    pub queued: [u64; CLASSES],
+    /// Sum of their waits.
+    pub wait_sum: [u64; CLASSES],
+    /// Sum of their service times.
+    pub service_sum: [u64; CLASSES],
+    /// `busy_with[a][k]`: arrivals of class a that found the server (the lowest-indexed
+    /// one when there are several) serving a request of class k.
+    pub busy_with: [[u64; CLASSES]; CLASSES],
+}
+
+impl ClassStats {
+    /// Adds another partition's (or replication's) counts.
+    pub fn add(&mut self, o: &ClassStats) {
+        for a in 0..CLASSES {
+            self.arrivals[a] += o.arrivals[a];
+            self.busy[a] += o.busy[a];
+            self.queued[a] += o.queued[a];
+            self.wait_sum[a] += o.wait_sum[a];
+            self.service_sum[a] += o.service_sum[a];
+            for k in 0..CLASSES {
+                self.busy_with[a][k] += o.busy_with[a][k];
+            }
+        }
+    }
 }
 
 /// The routing controllers of a partition.
@@ -44,12 +109,20 @@ pub struct CtrlStats {
 pub struct Controllers {
     cap: usize,
     queue: Vec<CtrlRequest>,
+    /// Per queue slot: the request's class byte (class | [`CHAINED`]) and what it found.
+    slot_class: Vec<u8>,
+    slot_found: Vec<u8>,
     head: Vec<u32>,
     len: Vec<u32>,
     servers: usize,
     free_at: Vec<Cycle>,
+    /// Per server: the class byte and the arrival finding of the request it serves.
+    srv_class: Vec<u8>,
+    srv_found: Vec<u8>,
     /// Per-node measurements.
     pub stats: Vec<CtrlStats>,
+    /// Arrivals by class, over the partition's nodes.
+    pub classes: ClassStats,
 }
 
 impl Controllers {
@@ -60,11 +133,16 @@ impl Controllers {
             cap,
             // Zeroed, so that queue space nobody uses is never mapped.
             queue: bytemuck::zeroed_vec(nodes * cap),
+            slot_class: vec![0; nodes * cap],
+            slot_found: vec![0; nodes * cap],
             head: vec![0; nodes],
             len: vec![0; nodes],
             servers,
             free_at: vec![0; nodes * servers],
+            srv_class: vec![0; nodes * servers],
+            srv_found: vec![0; nodes * servers],
             stats: vec![CtrlStats::default(); nodes],
+            classes: ClassStats::default(),
         }
     }
 
@@ -73,17 +151,79 @@ impl Controllers {
         self.servers
     }
 
-    /// Appends a request to `node`'s queue.
+    /// Appends a request (class 0) to `node`'s queue.
     #[inline]
     pub fn push(&mut self, node: usize, req: CtrlRequest) {
+        self.push_class(node, req, 0);
+    }
+
+    /// Appends a request of arrival class `class` (below [`CLASSES`], or-ed with
+    /// [`CHAINED`] when it is chained) to `node`'s queue; `req.arrived` is the cycle.
+    /// Notes what the request found, to be counted when its service is recorded.
+    #[inline]
+    pub fn push_class(&mut self, node: usize, req: CtrlRequest, class: u8) {
+        debug_assert!(((class & !CHAINED) as usize) < CLASSES);
         let len = self.len[node] as usize;
         assert!(
             len < self.cap,
             "controller queue overflow: more requesters than sized for"
         );
-        let slot = (self.head[node] as usize + len) % self.cap;
-        self.queue[node * self.cap + slot] = req;
+        let servers = node * self.servers..(node + 1) * self.servers;
+        // A server whose activity ends in this cycle is free only from the next one.
+        let found = if self.free_at[servers.clone()]
+            .iter()
+            .all(|&f| f > req.arrived)
+        {
+            1 + (self.srv_class[servers.start] & !CHAINED)
+        } else if len > 0 {
+            FOUND_QUEUE
+        } else {
+            FOUND_FREE
+        };
+        let slot = node * self.cap + (self.head[node] as usize + len) % self.cap;
+        self.queue[slot] = req;
+        self.slot_class[slot] = class;
+        self.slot_found[slot] = found;
         self.len[node] += 1;
+    }
+
+    /// Pops the head of `node`'s queue onto server `server` (global server index).
+    #[inline]
+    fn pop_to(&mut self, node: usize, server: usize) -> CtrlRequest {
+        let slot = node * self.cap + self.head[node] as usize;
+        self.head[node] = ((self.head[node] as usize + 1) % self.cap) as u32;
+        self.len[node] -= 1;
+        self.srv_class[server] = self.slot_class[slot];
+        self.srv_found[server] = self.slot_found[slot];
+        self.queue[slot]
+    }
+
+    /// Counts a measured request of `node` served by global server `server`.
+    #[inline]
+    fn record(&mut self, node: usize, server: usize, wait: Cycle, s: Cycle) {
+        let (class, found) = (self.srv_class[server], self.srv_found[server]);
+        let a = (class & !CHAINED) as usize;
+        let st = &mut self.stats[node];
+        st.arrivals += 1;
+        st.wait_sum += wait;
+        st.service_sum += s;
+        st.service_sq_sum += s * s;
+        let busy = found != FOUND_FREE && found != FOUND_QUEUE;
+        st.busy_arrivals += busy as u64;
+        if class & CHAINED != 0 {
+            st.chained_arrivals += 1;
+            st.chained_service_sum += s;
+        }
+        let c = &mut self.classes;
+        c.arrivals[a] += 1;
+        c.wait_sum[a] += wait;
+        c.service_sum[a] += s;
+        if busy {
+            c.busy[a] += 1;
+            c.busy_with[a][found as usize - 1] += 1;
+        } else if found == FOUND_QUEUE {
+            c.queued[a] += 1;
+        }
     }
 
     /// Requests waiting at `node`.
@@ -112,19 +252,13 @@ impl Controllers {
         if self.len[node] == 0 {
             return None;
         }
-        let servers = &mut self.free_at[node * self.servers..(node + 1) * self.servers];
-        let server = servers.iter().position(|&f| f <= t)?;
-        let req = self.queue[node * self.cap + self.head[node] as usize];
-        self.head[node] = ((self.head[node] as usize + 1) % self.cap) as u32;
-        self.len[node] -= 1;
+        let servers = &self.free_at[node * self.servers..(node + 1) * self.servers];
+        let server = node * self.servers + servers.iter().position(|&f| f <= t)?;
+        let req = self.pop_to(node, server);
         let s = service(&req).max(1);
-        servers[server] = t + s;
+        self.free_at[server] = t + s;
         if measured(req.arrived) {
-            let st = &mut self.stats[node];
-            st.arrivals += 1;
-            st.wait_sum += t - req.arrived;
-            st.service_sum += s;
-            st.service_sq_sum += s * s;
+            self.record(node, server, t - req.arrived, s);
         }
         Some((req, t + s - 1))
     }
@@ -143,12 +277,11 @@ impl Controllers {
         if self.len[node] == 0 {
             return None;
         }
-        let servers = &mut self.free_at[node * self.servers..(node + 1) * self.servers];
+        let servers = &self.free_at[node * self.servers..(node + 1) * self.servers];
         let server = servers.iter().position(|&f| f <= t)?;
-        servers[server] = Cycle::MAX;
-        let req = self.queue[node * self.cap + self.head[node] as usize];
-        self.head[node] = ((self.head[node] as usize + 1) % self.cap) as u32;
-        self.len[node] -= 1;
+        let g = node * self.servers + server;
+        self.free_at[g] = Cycle::MAX;
+        let req = self.pop_to(node, g);
         Some((req, server))
     }
 
@@ -166,14 +299,11 @@ impl Controllers {
         started: Cycle,
         measured: bool,
     ) -> (Cycle, Cycle) {
-        self.free_at[node * self.servers + server] = free_from;
+        let g = node * self.servers + server;
+        self.free_at[g] = free_from;
         let (wait, s) = (started - arrived, free_from - started);
         if measured {
-            let st = &mut self.stats[node];
-            st.arrivals += 1;
-            st.wait_sum += wait;
-            st.service_sum += s;
-            st.service_sq_sum += s * s;
+            self.record(node, g, wait, s);
         }
         (wait, s)
     }

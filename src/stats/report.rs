@@ -100,6 +100,20 @@ pub struct Controller {
     /// moments, averaged with the nodes' arrivals as weights (single-server controllers;
     /// null otherwise or when a node's controller is saturated).
     pub wait_mg1: Option<f64>,
+    /// Fraction of requests that found every server busy on arrival; ρ (`utilization`)
+    /// if arrivals saw time averages (PASTA), more when they follow departures.
+    pub p_busy_at_arrival: Option<f64>,
+    /// Fraction of requests that were chained: under hold, set-ups that inherited a
+    /// link and reach the next node right behind the previous holder's release.
+    pub chained_fraction: Option<f64>,
+    /// `wait_mg1` corrected for the chained requests (`model::mg1::chained_wait`):
+    /// each node's P-K wait + δ·K from its measured rate, moments and chained fraction,
+    /// δ = D_release − D_link_conn under circuit switching (0 elsewhere), averaged like
+    /// `wait_mg1` (null where it is).
+    pub wait_corrected: Option<f64>,
+    /// The fraction of arrivals finding the server busy the same correction predicts:
+    /// ρ + f·(1 − ρ) with f = `chained_fraction` (ρ when δ = 0).
+    pub p_busy_corrected: Option<f64>,
 }
 
 /// Wormhole-specific measurements.
@@ -519,6 +533,34 @@ pub struct NodeController {
     /// Pollaczek–Khinchine mean wait from this node's measured rate and moments (one
     /// server; null when saturated or multi-server).
     pub wait_mg1: Option<f64>,
+    /// Fraction of its requests that found every server busy on arrival.
+    pub p_busy_at_arrival: Option<f64>,
+    /// `wait_mg1` corrected for chained requests (see [`Controller::wait_corrected`]).
+    pub wait_corrected: Option<f64>,
+}
+
+/// The routing controller's requests of one arrival class (circuit switching), every
+/// node and replication together: what they found on arrival and how long they waited.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct ControllerClass {
+    /// Class name: setup_new, setup_retry, setup_forwarded, setup_inherited (after a hold
+    /// hand-off whose releaser's path ended), setup_chained (after a hand-off, right
+    /// behind the releaser's release signal), release_source, release_forwarded,
+    /// abort_release, peer_connect.
+    pub class: &'static str,
+    /// Its share of all requests.
+    pub share: f64,
+    /// Fraction that found every server busy on arrival (ρ under PASTA).
+    pub p_busy: f64,
+    /// Fraction that found a free server but a request ahead (same-cycle arrival).
+    pub p_queued: f64,
+    /// Mean wait.
+    pub wait_mean: f64,
+    /// Mean service time.
+    pub service_mean: f64,
+    /// Of the arrivals that found the server busy, the fraction by the class in service
+    /// (classes with none omitted).
+    pub busy_with: std::collections::BTreeMap<&'static str, f64>,
 }
 
 /// Circuit-switching measurements (papers 000 and 001).
@@ -557,6 +599,8 @@ pub struct Circuit {
     pub controller_wait_per_message: Option<f64>,
     /// Distribution of the controller wait per request.
     pub controller_wait: Dist,
+    /// The controller's requests by arrival class (classes with none omitted).
+    pub controller_classes: Vec<ControllerClass>,
     /// Every node's controller (omitted above 4096 nodes).
     pub controllers: Option<Vec<NodeController>>,
 }
@@ -806,11 +850,20 @@ impl Report {
         if self.deflection().is_none() && self.timeout().is_none() {
             let _ = writeln!(
                 s,
-                "  routing controller: λ {:.4}/cycle  ρ {:.3}  wait measured {}  P-K {}",
+                "  routing controller: λ {:.4}/cycle  ρ {:.3}  wait measured {}  P-K {}  corrected {}",
                 k.arrival_rate,
                 k.utilization,
                 num(k.wait_mean),
-                num(k.wait_mg1)
+                num(k.wait_mg1),
+                num(k.wait_corrected)
+            );
+            let _ = writeln!(
+                s,
+                "    arrivals finding it busy {} (ρ {:.4}; corrected {}); chained {}",
+                num(k.p_busy_at_arrival),
+                k.utilization,
+                num(k.p_busy_corrected),
+                num(k.chained_fraction)
             );
         }
         if self.saturated {

@@ -89,7 +89,7 @@ use crate::engine::waits::WaitEdge;
 use crate::error::{Error, Result};
 use crate::rng::{below, delay, stream, NodeRng};
 use crate::router::buffers::MsgHeader;
-use crate::router::controller::{Controllers, CtrlRequest, CtrlStats};
+use crate::router::controller::{ClassStats, Controllers, CtrlRequest, CtrlStats, CHAINED};
 use crate::router::dma::{Dma, PendingMsg};
 use crate::routing::dor::dor_step;
 use crate::routing::selection::BitIter;
@@ -203,6 +203,42 @@ const REQ_SETUP: u8 = 1;
 const REQ_RELEASE: u8 = 2;
 const REQ_PEER_CONNECT: u8 = 3;
 
+/// Why a request arrives at a controller: the arrival classes the controller counts
+/// (what each found on arrival, its wait and service), to tell which arrivals do not see
+/// time averages. Index = class number.
+pub const ARRIVAL_CLASSES: [&str; crate::router::controller::CLASSES] = [
+    "setup_new",
+    "setup_retry",
+    "setup_forwarded",
+    "setup_inherited",
+    "setup_chained",
+    "release_source",
+    "release_forwarded",
+    "abort_release",
+    "peer_connect",
+];
+/// A sending DMA engine starts a message.
+const ARR_NEW: u8 = 0;
+/// A set-up retried after a back-off.
+const ARR_RETRY: u8 = 1;
+/// A set-up forwarded after its verify and connect (or a peer connect).
+const ARR_FWD: u8 = 2;
+/// A set-up forwarded after inheriting its link in a hold hand-off, when the previous
+/// holder's release does not follow to the same node (its path ended there).
+const ARR_INHERITED: u8 = 3;
+/// A set-up forwarded after a hand-off whose previous holder's release goes to the same
+/// next node, D_link_conn cycles ahead of it: it finds that release queued or in
+/// service (chained; the corrected wait prediction's special class).
+const ARR_CHAINED: u8 = 4;
+/// The end-of-transmission signal at the source.
+const ARR_REL_SRC: u8 = 5;
+/// The end-of-transmission signal forwarded along the path.
+const ARR_REL_FWD: u8 = 6;
+/// An abort signal releasing a link on its way back.
+const ARR_ABORT: u8 = 7;
+/// A waiter connecting a link freed by its half-duplex peer end.
+const ARR_PEER: u8 = 8;
+
 /// What a controller server is doing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Act {
@@ -225,6 +261,9 @@ struct Server {
     circuit: u32,
     /// The circuit that inherits the link in a hand-off.
     waiter: u32,
+    /// Hand-off: the releasing circuit's release signal goes on to the node the waiter
+    /// goes to next, so the waiter's set-up arrives right behind it.
+    chained: bool,
     port: u8,
     arrived: Cycle,
     started: Cycle,
@@ -234,6 +273,7 @@ const IDLE_SERVER: Server = Server {
     act: Act::Idle,
     circuit: NONE,
     waiter: NONE,
+    chained: false,
     port: 0,
     arrived: 0,
     started: 0,
@@ -728,6 +768,7 @@ impl CircuitNet {
             act,
             circuit: c,
             waiter: NONE,
+            chained: false,
             port: port as u8,
             arrived: req.arrived,
             started: t,
@@ -795,7 +836,7 @@ impl CircuitNet {
                     self.busy_link(node, s, t, win, out, stats);
                 } else {
                     self.end_activity(node, s, t, win);
-                    self.forward(c, node, port, t, out);
+                    self.forward(c, node, port, t, out, ARR_FWD);
                 }
             }
             Act::Release => {
@@ -812,6 +853,8 @@ impl CircuitNet {
                     self.stop_waiting(w, t);
                     self.set_end(e, t, self.circuits[w as usize].id(), out);
                     self.take_link(w, node, port, t + 1, win);
+                    let k = &self.circuits[c as usize];
+                    self.servers[si].chained = !k.aborting && (k.rel_next as usize) < k.nodes.len();
                     self.servers[si].act = Act::HandOff;
                     self.servers[si].waiter = w;
                     self.stage(si, t + self.d_conn, t, win, out, stats);
@@ -839,7 +882,12 @@ impl CircuitNet {
             Act::HandOff => {
                 let w = sv.waiter;
                 self.end_activity(node, s, t, win);
-                self.forward(w, node, port, t, out);
+                let class = if sv.chained {
+                    ARR_CHAINED
+                } else {
+                    ARR_INHERITED
+                };
+                self.forward(w, node, port, t, out, class);
             }
             Act::PeerConnect => {
                 if self.lost_race(e, node, t) {
@@ -849,7 +897,7 @@ impl CircuitNet {
                     self.start_waiting(c, e, node, t, out);
                 } else {
                     self.end_activity(node, s, t, win);
-                    self.forward(c, node, port, t, out);
+                    self.forward(c, node, port, t, out, ARR_FWD);
                 }
             }
         }
@@ -921,8 +969,10 @@ impl CircuitNet {
 
     /// Circuit `c` connected output `port` of `node` (end of cycle `t`): the set-up
     /// request crosses the link.
-    fn forward(&mut self, c: u32, node: usize, port: usize, t: Cycle, out: &mut Out) {
+    /// `class` is the request's arrival class at the next node's controller.
+    fn forward(&mut self, c: u32, node: usize, port: usize, t: Cycle, out: &mut Out, class: u8) {
         let to = self.down[self.end_of(node, port)];
+        self.circuits[c as usize].arrive_class = class;
         self.pass(out, t + self.latency, to, c, EventKind::SetupArrive);
     }
 
@@ -1081,9 +1131,16 @@ impl CircuitNet {
         self.free_later.push(c);
     }
 
-    fn push_request(&mut self, node: usize, c: u32, kind: u8, t: Cycle) {
+    /// Queues a `kind` request of circuit `c` at `node`'s controller in cycle `t`,
+    /// counted as arrival class `class`.
+    fn push_request(&mut self, node: usize, c: u32, kind: u8, t: Cycle, class: u8) {
         let li = self.li(node);
-        self.ctrl.push(
+        let class = if class == ARR_CHAINED {
+            class | CHAINED
+        } else {
+            class
+        };
+        self.ctrl.push_class(
             li,
             CtrlRequest {
                 port: 0,
@@ -1092,6 +1149,7 @@ impl CircuitNet {
                 tag: c,
                 arrived: t,
             },
+            class,
         );
     }
 
@@ -1125,14 +1183,15 @@ impl CircuitNet {
                         .expect("a waiter");
                     self.stop_waiting(w, t);
                     self.claim(w, node, ev.aux as usize, t, win, out);
-                    self.push_request(node, w, REQ_PEER_CONNECT, t);
+                    self.push_request(node, w, REQ_PEER_CONNECT, t, ARR_PEER);
                 }
             }
             EventKind::SetupArrive => {
                 if self.circuits[c as usize].msg.dst.idx() == node {
                     self.at_destination(c, node, t, win, out, false);
                 } else {
-                    self.push_request(node, c, REQ_SETUP, t);
+                    let class = self.circuits[c as usize].arrive_class;
+                    self.push_request(node, c, REQ_SETUP, t, class);
                 }
             }
             EventKind::AckArrive => {
@@ -1167,7 +1226,7 @@ impl CircuitNet {
                 if empty {
                     self.released(c, node, t, t, out, stats);
                 } else {
-                    self.push_request(node, c, REQ_RELEASE, t);
+                    self.push_request(node, c, REQ_RELEASE, t, ARR_REL_SRC);
                 }
             }
             EventKind::TailArrive => {
@@ -1186,11 +1245,10 @@ impl CircuitNet {
             }
             EventKind::BackoffDone => {
                 self.circuits[c as usize].aborting = false;
-                self.push_request(node, c, REQ_SETUP, t);
+                self.push_request(node, c, REQ_SETUP, t, ARR_RETRY);
             }
-            EventKind::ReleaseArrive | EventKind::AbortArrive => {
-                self.push_request(node, c, REQ_RELEASE, t)
-            }
+            EventKind::ReleaseArrive => self.push_request(node, c, REQ_RELEASE, t, ARR_REL_FWD),
+            EventKind::AbortArrive => self.push_request(node, c, REQ_RELEASE, t, ARR_ABORT),
             EventKind::HoldTimeout => {
                 let k = &self.circuits[c as usize];
                 // Stale unless the circuit still waits in the wait this timer was set for.
@@ -1237,7 +1295,7 @@ impl CircuitNet {
             if m.dst.idx() == node {
                 self.at_destination(c, node, t, win, out, false);
             } else {
-                self.push_request(node, c, REQ_SETUP, t);
+                self.push_request(node, c, REQ_SETUP, t, ARR_NEW);
             }
         }
         while let Some((req, s)) = self.ctrl.take(n, t) {
@@ -1278,6 +1336,8 @@ pub struct CircuitMeasures {
     pub window: Cycle,
     /// Every node's routing controller, in node order (partitions append theirs).
     pub ctrl_nodes: Vec<CtrlStats>,
+    /// The controllers' arrivals by class ([`ARRIVAL_CLASSES`]), summed over nodes.
+    pub ctrl_classes: ClassStats,
 }
 
 impl CircuitMeasures {
@@ -1287,6 +1347,7 @@ impl CircuitMeasures {
         self.stats.merge(&o.stats);
         self.links += o.links;
         self.ctrl_nodes.extend_from_slice(&o.ctrl_nodes);
+        self.ctrl_classes.add(&o.ctrl_classes);
     }
 }
 
@@ -1306,6 +1367,7 @@ impl CircuitNet {
             links: self.n_links,
             window: end - start,
             ctrl_nodes: self.ctrl.stats.clone(),
+            ctrl_classes: self.ctrl.classes,
         }
     }
 }

@@ -96,6 +96,9 @@ pub struct Circuit {
     pub(super) aborts: u32,
     pub(super) link_wait: u64,
     pub(super) ctrl_wait: u64,
+    /// Arrival class of the set-up request in flight to the next node (travels with the
+    /// record, so the receiving controller can count it; see `ArrivalClass`).
+    pub(super) arrive_class: u8,
 }
 
 impl Circuit {
@@ -124,6 +127,7 @@ impl Circuit {
             aborts: 0,
             link_wait: 0,
             ctrl_wait: 0,
+            arrive_class: 0,
         }
     }
 

@@ -5,12 +5,14 @@
 use super::measure::CircuitStats;
 use super::CircuitMeasures;
 use crate::config::SwitchingConfig;
-use crate::engine::experiment::{dist, pk_wait, RepResult};
+use crate::engine::experiment::{chain_delta, chained_coef, dist, pk_wait, RepResult};
 use crate::engine::network::{ModeContext, ModeMeasures};
-use crate::router::controller::CtrlStats;
+use crate::router::controller::{ClassStats, CtrlStats, CLASSES};
 use crate::stats::ci::mean_ci;
 use crate::stats::histogram;
-use crate::stats::report::{Circuit, Dist, ModeReport, NodeController, PhaseSplit};
+use crate::stats::report::{
+    Circuit, ControllerClass, Dist, ModeReport, NodeController, PhaseSplit,
+};
 
 /// Largest network whose controllers are listed one by one.
 const LIST_CONTROLLERS_UP_TO: usize = 4096;
@@ -91,12 +93,18 @@ fn circuit_report(ctx: ModeContext<'_>, reps: &[RepResult<CircuitMeasures>]) -> 
                         st.wait_sum += x.wait_sum;
                         st.service_sum += x.service_sum;
                         st.service_sq_sum += x.service_sq_sum;
+                        st.busy_arrivals += x.busy_arrivals;
+                        st.chained_arrivals += x.chained_arrivals;
+                        st.chained_service_sum += x.chained_service_sum;
                     }
                 }
                 let a = st.arrivals as f64;
                 let per = |x: u64| (st.arrivals > 0).then(|| x as f64 / a);
                 let lambda = a / windows;
                 let rho = st.service_sum as f64 / windows;
+                let wait_mg1 = per(st.service_sq_sum)
+                    .filter(|_| servers == 1.0)
+                    .and_then(|m2| pk_wait(lambda, rho, m2));
                 NodeController {
                     node: node as u32,
                     arrival_rate: lambda,
@@ -104,9 +112,10 @@ fn circuit_report(ctx: ModeContext<'_>, reps: &[RepResult<CircuitMeasures>]) -> 
                     service_m2: per(st.service_sq_sum),
                     utilization: rho / servers,
                     wait_mean: per(st.wait_sum),
-                    wait_mg1: per(st.service_sq_sum)
-                        .filter(|_| servers == 1.0)
-                        .and_then(|m2| pk_wait(lambda, rho, m2)),
+                    wait_mg1,
+                    p_busy_at_arrival: per(st.busy_arrivals),
+                    wait_corrected: wait_mg1
+                        .map(|w| w + chain_delta(cfg) * chained_coef(&st, windows)),
                 }
             })
             .collect()
@@ -148,6 +157,40 @@ fn circuit_report(ctx: ModeContext<'_>, reps: &[RepResult<CircuitMeasures>]) -> 
             ci95: mean_ci(&wait_means).1.filter(|x| x.is_finite()),
             ..dist(&[], &hists[4])
         },
+        controller_classes: classes(&ms),
         controllers,
     }
+}
+
+/// The controllers' arrivals by class, every replication together.
+fn classes(ms: &[&CircuitMeasures]) -> Vec<ControllerClass> {
+    let mut c = ClassStats::default();
+    for m in ms {
+        c.add(&m.ctrl_classes);
+    }
+    let all: u64 = c.arrivals.iter().sum();
+    (0..CLASSES)
+        .filter(|&a| c.arrivals[a] > 0)
+        .map(|a| {
+            let n = c.arrivals[a] as f64;
+            let busy = c.busy[a];
+            ControllerClass {
+                class: super::ARRIVAL_CLASSES[a],
+                share: n / all as f64,
+                p_busy: busy as f64 / n,
+                p_queued: c.queued[a] as f64 / n,
+                wait_mean: c.wait_sum[a] as f64 / n,
+                service_mean: c.service_sum[a] as f64 / n,
+                busy_with: (0..CLASSES)
+                    .filter(|&k| c.busy_with[a][k] > 0)
+                    .map(|k| {
+                        (
+                            super::ARRIVAL_CLASSES[k],
+                            c.busy_with[a][k] as f64 / busy as f64,
+                        )
+                    })
+                    .collect(),
+            }
+        })
+        .collect()
 }
