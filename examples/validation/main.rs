@@ -27,6 +27,7 @@ use routemu::config::load::load_hw;
 use routemu::stats::plot::svg;
 use std::path::Path;
 
+mod claims;
 mod harness;
 mod p000;
 mod p002;
@@ -143,6 +144,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             splice(&old, begin, end, &section)
         }
     };
+    // The summary of every claim, rebuilt from the whole page, right after the intro.
+    let new = if new.contains(claims::BEGIN) {
+        new
+    } else {
+        let at = new.find("<!-- pap").unwrap_or(new.len());
+        format!(
+            "{}{}\n{}\n\n{}",
+            &new[..at],
+            claims::BEGIN,
+            claims::END,
+            &new[at..]
+        )
+    };
+    let summary = claims::summary(&new);
+    let new = splice(&new, claims::BEGIN, claims::END, &summary);
     std::fs::write(&page, new)?;
     eprintln!(
         "wrote docs/validation.md in {:.0} s",

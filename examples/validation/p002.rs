@@ -974,6 +974,8 @@ pub fn section(
         "| S8 | arrivals at a link are not Poisson: their rate falls as more worms wait for it (finite population of inputs, Figs. 12–13) | see \"Finite population\" below | {} |\n",
         verdict(occ_ok)
     );
+    md.push_str(&crate::claims::comments(&table_claims(&md)));
+    md.push('\n');
 
     // --- Figures and their tables ------------------------------------------------------
     for (stem, title, curves) in [
@@ -1448,4 +1450,46 @@ pub fn section(
         markdown: md,
         figures,
     })
+}
+
+/// The claims table's rows as claims for the page's summary: a bare "reproduced" agrees,
+/// "not reproduced" does not, anything qualified (mostly, at equal fractions, see Fig. 3)
+/// is partly.
+fn table_claims(md: &str) -> Vec<crate::claims::Claim> {
+    use crate::claims::{Claim, Verdict};
+    let Some(start) = md.find("| id | claim (paper 002 §7)") else {
+        return Vec::new();
+    };
+    md[start..]
+        .lines()
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .filter_map(|l| {
+            let cells: Vec<&str> = l.trim_matches('|').split(" | ").map(str::trim).collect();
+            let [id, claim, numbers, v] = cells[..] else {
+                return None;
+            };
+            let v_is_pointer = v.starts_with("see ");
+            let verdict = if v == "**reproduced**" {
+                Verdict::Agrees
+            } else if v.starts_with("**not reproduced**") {
+                Verdict::No
+            } else {
+                Verdict::Partly
+            };
+            let reason = if verdict == Verdict::Agrees || v_is_pointer {
+                crate::claims::short(numbers, 160)
+            } else {
+                v.replace("**", "")
+            };
+            Some(Claim::new(
+                "002",
+                id,
+                claim,
+                verdict,
+                &reason,
+                "Paper 002: wormhole with the backward timeout reset (3×3 and 7×7 tori of switches)",
+            ))
+        })
+        .collect()
 }

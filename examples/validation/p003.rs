@@ -1078,6 +1078,8 @@ pub fn section(
         lab.runs,
         lab.hits
     );
+    head.push_str(&crate::claims::comments(&summary_claims(&checks)));
+    head.push('\n');
     // Findings first, then the figures.
     let intro_end = md.find("### Fig. 1").unwrap_or(md.len());
     md.insert_str(intro_end, &head);
@@ -1086,4 +1088,47 @@ pub fn section(
         markdown: md,
         figures,
     })
+}
+
+/// The findings as claims for the page's summary: "**Qn** claim: numbers — verdict." with
+/// the verdict phrase mapped (reproduced, holds: agrees; NOT, VIOLATED: no; anything
+/// qualified: partly; not measured: left out).
+fn summary_claims(checks: &[String]) -> Vec<crate::claims::Claim> {
+    use crate::claims::{Claim, Verdict};
+    checks
+        .iter()
+        .filter_map(|c| {
+            let rest = c.strip_prefix("**")?;
+            let (id, rest) = rest.split_once("** ")?;
+            let (claim, rest) = rest.split_once(": ")?;
+            let (numbers, phrase) = rest.rsplit_once(" — ")?;
+            let phrase = phrase.trim_end_matches('.');
+            let v_is_pointer = false;
+            let verdict = if phrase.starts_with("not measured") {
+                return None;
+            } else if phrase.starts_with("NOT") || phrase.starts_with("VIOLATED") {
+                Verdict::No
+            } else if phrase == "reproduced"
+                || phrase == "holds"
+                || phrase.starts_with("reproduced (")
+            {
+                Verdict::Agrees
+            } else {
+                Verdict::Partly
+            };
+            let reason = if verdict == Verdict::Agrees || v_is_pointer {
+                crate::claims::short(numbers, 160)
+            } else {
+                phrase.to_string()
+            };
+            Some(Claim::new(
+                "003",
+                id,
+                claim,
+                verdict,
+                &reason,
+                "paper 003: deflection wormhole with virtual channels (WDVC), 6×6 Manhattan Street",
+            ))
+        })
+        .collect()
 }
