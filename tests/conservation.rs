@@ -79,6 +79,7 @@ fn with(mut cfg: HwConfig, routing: Routing, selection: Selection, rate: f64) ->
         routing,
         selection,
         unsafe_routing: false,
+        torus_vcs: Default::default(),
     };
     cfg.workload.rate = rate;
     cfg.experiment.warmup = 0;

@@ -126,16 +126,36 @@ fn explain_wormhole(cfg: &HwConfig, m: &Machine, s: &mut String) {
         routing,
         selection,
         unsafe_routing,
+        torus_vcs,
     } = cfg.switching
     else {
         return;
     };
+    let ni = &r.ni;
+    let share = |w: Option<u32>| {
+        w.map_or(format!("each engine {} flit(s)/cycle", l.width), |w| {
+            format!("{w} flit(s)/cycle shared by the engines")
+        })
+    };
+    let _ = writeln!(
+        s,
+        "  network interface: injection {} (+{} cycle(s)), ejection {} ({} cycle(s) to memory); \
+         output VCs reallocated at {:?}",
+        share(ni.injection),
+        ni.injection_latency,
+        share(ni.ejection),
+        ni.ejection_latency,
+        r.vc_release
+    );
     let classes = match (
         routing,
         matches!(t, crate::topology::Topology::Torus(_)),
         unsafe_routing,
     ) {
         (_, _, true) => "no deadlock-avoidance classes (unsafe_routing: may deadlock)".to_string(),
+        (Routing::DimensionOrder, true, _) if torus_vcs == crate::config::TorusVcs::WrapSplit => {
+            "VCs split in halves per ring: one for messages crossing the wrap-around, one for the others (BookSim)".into()
+        }
         (Routing::DimensionOrder, true, _) => {
             "dateline classes: even VCs before the wrap-around, odd VCs after".into()
         }

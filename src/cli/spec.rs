@@ -40,6 +40,7 @@ pub fn parse_pattern(spec: &str) -> Result<PatternConfig> {
     let parts: Vec<&str> = spec.split(':').collect();
     Ok(match parts.as_slice() {
         ["uniform"] => PatternConfig::Uniform,
+        ["uniform", "self"] => PatternConfig::UniformWithSelf,
         ["bitcomp" | "bit-complement"] => PatternConfig::BitComplement,
         ["transpose"] => PatternConfig::Transpose,
         ["hotspot", n, f] => PatternConfig::Hotspot {
@@ -55,7 +56,7 @@ pub fn parse_pattern(spec: &str) -> Result<PatternConfig> {
         },
         _ => {
             return Err(Error::Arg(format!(
-                "--pattern `{spec}`: expected uniform, bitcomp, transpose, hotspot:NODE:FRACTION, \
+                "--pattern `{spec}`: expected uniform, uniform:self, bitcomp, transpose, hotspot:NODE:FRACTION, \
                  sphere:RADIUS:PROBABILITY or decreasing:DECAY"
             )))
         }

@@ -126,6 +126,13 @@ pub struct RouterConfig {
     pub pipeline: PipelineConfig,
     /// Arbiter used by the virtual-channel and switch allocators.
     pub arbiter: Arbiter,
+    /// The network interface between the DMA engines and the router's local port
+    /// (wormhole switching): the bandwidth its injection and ejection channels share among
+    /// the engines, and their latencies.
+    pub ni: NetworkInterface,
+    /// When an output virtual channel may be allocated to the next message (wormhole
+    /// switching).
+    pub vc_release: VcRelease,
 }
 
 impl Default for RouterConfig {
@@ -139,8 +146,66 @@ impl Default for RouterConfig {
             controller: ControllerConfig::default(),
             pipeline: PipelineConfig::default(),
             arbiter: Arbiter::RoundRobin,
+            ni: NetworkInterface::default(),
+            vc_release: VcRelease::default(),
         }
     }
+}
+
+/// The network interface of a wormhole node: the channels between its DMA engines and the
+/// router's local port. By default (routemu's, and the papers' reading) every DMA engine
+/// has its own connection through the crossbar's local port and streams at link rate, so
+/// a node with E engines injects and ejects up to E·`links.width` flits per cycle. A
+/// bandwidth makes the interface one channel each way, shared by the engines, as in
+/// BookSim's terminal (one injection and one ejection channel of one flit per cycle).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct NetworkInterface {
+    /// Flits per cycle the injection channel carries into the router, shared by the
+    /// injection engines (a multiple of `links.width`: that many engines over the width
+    /// may send in one cycle). None: each engine its own connection.
+    pub injection: Option<u32>,
+    /// Flits per cycle the ejection channel carries from the router into memory, shared
+    /// by the ejection engines (a multiple of `links.width`). None: each engine its own
+    /// connection.
+    pub ejection: Option<u32>,
+    /// Cycles the injection channel adds between an engine taking a message and its
+    /// header being ready for the router's allocators (0: the router sees it at once).
+    pub injection_latency: u64,
+    /// Cycles from the crossbar's local output to the flit being in memory (at least 1).
+    pub ejection_latency: u64,
+    /// The injection channel feeds one message at a time, as BookSim's terminal does
+    /// (its source writes a packet flit by flit into the router's injection buffer and
+    /// starts the next one when the tail is in): an idle engine takes the next message
+    /// only when every message being injected has at most `router.buffer_flits` flits
+    /// left to send, and at most one message starts per cycle. False: every idle engine
+    /// takes a message at once.
+    pub sequential_injection: bool,
+}
+
+impl Default for NetworkInterface {
+    fn default() -> Self {
+        NetworkInterface {
+            injection: None,
+            ejection: None,
+            injection_latency: 0,
+            ejection_latency: 1,
+            sequential_injection: false,
+        }
+    }
+}
+
+/// When an output virtual channel of wormhole switching is free for the next message.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum VcRelease {
+    /// When the previous message's tail has left the downstream buffer and its credit is
+    /// back (routemu's rule: a VC buffer never holds flits of two messages).
+    #[default]
+    TailCredit,
+    /// As soon as the previous message's tail is sent (BookSim's default,
+    /// `wait_for_tail_credit = 0`): the next message's flits queue in the downstream
+    /// buffer behind the previous one's.
+    TailSent,
 }
 
 /// The routing controller: `servers` identical servers fed by one FIFO request queue.
@@ -247,6 +312,10 @@ pub enum SwitchingConfig {
         /// adaptive routing). Such networks can deadlock; meant for deadlock studies.
         #[serde(default)]
         unsafe_routing: bool,
+        /// How dimension-order routing splits a torus's virtual channels to stay
+        /// deadlock-free (ignored elsewhere and by adaptive routing).
+        #[serde(default)]
+        torus_vcs: TorusVcs,
     },
     /// Circuit switching (papers 000 and 001): path set-up hop by hop through each node's
     /// routing controller, an ack back to the source, data streamed by the source DMA
@@ -471,6 +540,22 @@ pub enum Routing {
     Adaptive,
 }
 
+/// Virtual-channel classes of dimension-order routing on a torus, per ring travelled.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum TorusVcs {
+    /// routemu's dateline classes: a message whose remaining path crosses the wrap-around
+    /// link uses the even VCs, one that has crossed it the odd VCs, and one whose path in
+    /// the ring never touches it any VC.
+    #[default]
+    Dateline,
+    /// BookSim's `dim_order_torus`: the VCs split into two halves, and a message keeps
+    /// one half for its whole way round the ring — one half for messages whose path
+    /// crosses the wrap-around link, the other for those whose path does not (upwards
+    /// the crossing ones take the upper half, downwards the lower, as BookSim numbers
+    /// them). Every message uses half the VCs.
+    WrapSplit,
+}
+
 /// Selection functions of adaptive routing.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Selection {
@@ -538,6 +623,11 @@ pub enum LengthConfig {
 pub enum PatternConfig {
     /// Uniform over the other nodes.
     Uniform,
+    /// The Uniform pattern with the source itself among the destinations (BookSim's
+    /// `uniform`): uniform over all N nodes, so a fraction 1/N of the messages are
+    /// addressed to their source; such a message goes through the source's router from
+    /// an injection engine to an ejection engine (0 hops). Wormhole switching only.
+    UniformWithSelf,
     /// With probability `probability` a destination uniform among the other nodes within
     /// `radius` hops, otherwise uniform among the nodes farther away.
     SphereOfLocality {

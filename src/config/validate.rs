@@ -4,7 +4,7 @@
 
 use super::{
     AckDelay, ArrivalProcess, BackoffDist, ConflictStrategy, Duplex, HwConfig, Measure,
-    SwitchingConfig,
+    NetworkInterface, PatternConfig, SwitchingConfig, VcRelease,
 };
 use crate::error::{Error, Result};
 use crate::routing::{RoutingFn, MAX_VCS};
@@ -57,8 +57,11 @@ pub fn validate(cfg: &HwConfig) -> Result<Machine> {
         SwitchingConfig::Wormhole {
             routing,
             unsafe_routing,
+            torus_vcs,
             ..
-        } => Some(RoutingFn::new(&topology, routing, unsafe_routing, r.vcs)?),
+        } => Some(
+            RoutingFn::new(&topology, routing, unsafe_routing, r.vcs)?.with_torus_vcs(torus_vcs),
+        ),
         SwitchingConfig::Circuit { .. } => {
             check_circuit(cfg, &topology)?;
             None
@@ -163,8 +166,15 @@ pub fn validate(cfg: &HwConfig) -> Result<Machine> {
              circuit-switching notion; wormhole channels are full duplex",
         ));
     }
+    check_network_interface(cfg, routing.is_some())?;
     if routing.is_some() {
         check_memory(&topology, r.vcs as usize, dma as usize, machine_memory())?;
+        if r.vc_release == VcRelease::TailSent {
+            // A VC then keeps a ring of `buffer_flits` message slots (88 bytes each).
+            let slots = (topology.degree() * r.vcs as usize + dma as usize) as u64;
+            let need = topology.nodes() as u64 * slots * 88 * r.buffer_flits as u64;
+            check_bytes(&topology, need, r.vcs as usize, machine_memory())?;
+        }
     }
     if matches!(cfg.switching, SwitchingConfig::Deflection { .. }) {
         let need = topology.nodes() as u64 * deflection_bytes_per_node(r.vcs as usize);
@@ -206,6 +216,55 @@ pub fn validate(cfg: &HwConfig) -> Result<Machine> {
         dma,
         workload,
     })
+}
+
+/// Checks the network interface, the VC release rule and the destination pattern against
+/// the switching mode: they are wormhole notions.
+fn check_network_interface(cfg: &HwConfig, wormhole: bool) -> Result<()> {
+    let r = &cfg.router;
+    let ni = &r.ni;
+    if !wormhole {
+        if *ni != NetworkInterface::default() || r.vc_release != VcRelease::default() {
+            return Err(Error::config(
+                "router.ni and router.vc_release describe a wormhole router's network \
+                 interface and virtual channels; leave them at their defaults for this \
+                 switching mode",
+            ));
+        }
+        if cfg.workload.pattern == PatternConfig::UniformWithSelf {
+            return Err(Error::config(
+                "workload.pattern = UniformWithSelf (messages to their own source) is \
+                 supported by wormhole switching, which ejects them through the source's \
+                 router; use Uniform here",
+            ));
+        }
+        return Ok(());
+    }
+    let width = cfg.links.width;
+    for (name, w) in [("injection", ni.injection), ("ejection", ni.ejection)] {
+        if let Some(w) = w {
+            if w == 0 || w % width != 0 || w > u16::MAX as u32 {
+                return Err(Error::config(format!(
+                    "router.ni.{name} = {w}: the channel carries a whole number of link \
+                     widths ({width} flit(s)) per cycle, at least one"
+                )));
+            }
+        }
+    }
+    if ni.injection_latency > MAX_DELAY {
+        return Err(Error::config(format!(
+            "router.ni.injection_latency = {}: at most {MAX_DELAY} cycles",
+            ni.injection_latency
+        )));
+    }
+    if ni.ejection_latency == 0 || ni.ejection_latency > MAX_DELAY {
+        return Err(Error::config(format!(
+            "router.ni.ejection_latency = {}: 1 to {MAX_DELAY} cycles (writing a flit into \
+             memory takes a cycle)",
+            ni.ejection_latency
+        )));
+    }
+    Ok(())
 }
 
 /// Bytes of per-node tables a wormhole router needs: per VC slot the buffer state, the

@@ -1,11 +1,19 @@
 //! Input virtual-channel buffers and the output side's view of the downstream buffers
 //! (credits and which output VCs are allocated).
 //!
-//! A VC buffer holds flits of one message at a time: an output VC is handed to a new
-//! message only after the previous message's tail has left the downstream buffer (its
-//! credit comes back marked "free"), so buffers are counts, not flit queues. The local
-//! input port's VCs are the injection DMA engines; their "buffer" is the message in
-//! memory, so it holds all flits of the message at once.
+//! Under `VcRelease::TailCredit` (the default) a VC buffer holds flits of one message at
+//! a time: an output VC is handed to a new message only after the previous message's
+//! tail has left the downstream buffer (its credit comes back marked "free"), so buffers
+//! are counts, not flit queues. Under `TailSent` (BookSim's `wait_for_tail_credit = 0`)
+//! the output VC is free once the tail is sent, so the next message's flits queue in the
+//! downstream buffer behind the previous one's: the buffer is still a count, because the
+//! messages in it are in FIFO order and the one at the front has all its remaining flits
+//! there once the next head has arrived; each VC keeps a ring of message slots (as many
+//! as it has flits of buffer, the most messages that can hold credits of it at once),
+//! the upstream router writing a head's header at its own position in the ring and the
+//! VC reading them in order. The local input port's VCs are the injection DMA engines;
+//! their "buffer" is the message in memory, so it holds all flits of the message at
+//! once.
 
 use super::Layout;
 use crate::routing::Route;
@@ -71,6 +79,10 @@ pub struct InVc {
     pub out_vc: u8,
     /// The head flit has not yet left this VC.
     pub head: bool,
+    /// Ring position of the message at the front (`TailSent`; always 0 otherwise).
+    pub front: u16,
+    /// Messages whose heads arrived behind the front one (`TailSent`; always 0 otherwise).
+    pub queued: u16,
 }
 
 /// The message occupying an input VC: its header and routing decision. All zeros is its
@@ -141,8 +153,11 @@ impl VcMasks {
 pub struct InputBuffers {
     /// `[node][port][slot]`
     pub vc: Vec<InVc>,
-    /// `[node][port][slot]`: the occupying message.
+    /// `[node][port][slot][ring]`: the occupying message (and, under `TailSent`, the
+    /// ones queued behind it); see [`InputBuffers::cur`].
     pub msg: Vec<VcMsg>,
+    /// Message slots per VC: 1, or `buffer_flits` under `TailSent`.
+    pub ring: usize,
     /// VCs waiting for virtual-channel allocation.
     pub wait_vc: VcMasks,
     /// Active VCs holding at least one flit: candidates for the switch.
@@ -154,16 +169,33 @@ pub struct InputBuffers {
 }
 
 impl InputBuffers {
-    /// Empty buffers.
-    pub fn new(nodes: usize, layout: &Layout) -> Self {
+    /// Empty buffers with `ring` message slots per VC.
+    pub fn new(nodes: usize, layout: &Layout, ring: usize) -> Self {
         InputBuffers {
             vc: bytemuck::zeroed_vec(nodes * layout.per_node),
-            msg: bytemuck::zeroed_vec(nodes * layout.per_node),
+            msg: bytemuck::zeroed_vec(nodes * layout.per_node * ring),
+            ring,
             wait_vc: VcMasks::new(nodes, layout),
             ready: VcMasks::new(nodes, layout),
             new_head: vec![0; nodes],
             new_head_vc: vec![0; nodes * layout.all_ports()],
         }
+    }
+
+    /// Index in `msg` of the message at the front of VC `i` (a `Layout::vc_idx`).
+    #[inline]
+    pub fn cur(&self, i: usize) -> usize {
+        if self.ring == 1 {
+            i
+        } else {
+            i * self.ring + self.vc[i].front as usize
+        }
+    }
+
+    /// Index in `msg` of ring position `q` of VC `i`.
+    #[inline]
+    pub fn at(&self, i: usize, q: usize) -> usize {
+        i * self.ring + q
     }
 }
 
@@ -180,6 +212,9 @@ pub struct OutputVcs {
     /// `[node][port][slot]`: the input VC slot (`Layout::slot`) the output VC is allocated to,
     /// so a returning credit can wake the VC that stalled waiting for it.
     pub holder: Vec<u16>,
+    /// `[node][port][slot]`: ring position of the downstream VC the next head sent on it
+    /// writes its header to (`TailSent` only; empty otherwise).
+    pub ring_pos: Vec<u16>,
 }
 
 impl OutputVcs {
@@ -188,6 +223,7 @@ impl OutputVcs {
         nodes: usize,
         layout: &Layout,
         buffer: u32,
+        ring: bool,
         exists: impl Fn(usize, usize) -> bool,
     ) -> Self {
         let np = layout.all_ports();
@@ -196,6 +232,11 @@ impl OutputVcs {
             free: vec![0; nodes * np],
             credit_sum: vec![0; nodes * np],
             holder: vec![0; nodes * layout.per_node],
+            ring_pos: if ring {
+                vec![0; nodes * layout.per_node]
+            } else {
+                Vec::new()
+            },
         };
         for n in 0..nodes {
             for p in 0..np {

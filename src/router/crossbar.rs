@@ -19,6 +19,13 @@
 //! (as iSLIP does), recovering connections a single pass loses when two inputs pick the
 //! same output while another output goes idle.
 //!
+//! A network interface of limited bandwidth (`router.ni.injection` / `.ejection`) makes
+//! the engines share the local port: the injection engines then form one crossbar input
+//! that, like a network input with speedup s, picks up to ⌊bandwidth/width⌋ of them per
+//! cycle in round-robin order (each for a different output); and at most that many
+//! ejection engines are granted per cycle, taken in round-robin order over the engines.
+//! Without a limit every engine is a crossbar input and output of its own.
+//!
 //! Arbiters: round-robin (pointers move just past the winner, and only on a grant) or
 //! fixed priority (lowest index wins).
 
@@ -63,6 +70,21 @@ pub struct Crossbar {
     req_vc: Vec<u8>,
     grants: [Grant; MAX_XPUTS],
     granted: usize,
+    /// Injection engines that may win the crossbar in one cycle (usize::MAX: all).
+    inj_cap: usize,
+    /// Ejection engines that may be granted in one cycle (usize::MAX: all).
+    ej_cap: usize,
+    /// [node]: round-robin pointer over the ejection engines (used with `ej_cap`).
+    ej_ptr: Vec<u8>,
+}
+
+/// Limits of the network interface, in crossbar connections per cycle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NiCaps {
+    /// Injection engines that may send in one cycle (None: every engine).
+    pub injection: Option<usize>,
+    /// Ejection engines that may receive in one cycle (None: every engine).
+    pub ejection: Option<usize>,
 }
 
 /// The first set bit of `mask` at or after `from`, wrapping around (mask ≠ 0).
@@ -84,6 +106,7 @@ impl Crossbar {
         speedup: usize,
         iterations: usize,
         arbiter: Arbiter,
+        caps: NiCaps,
     ) -> Self {
         let xputs = layout.ports + layout.dma;
         assert!(xputs <= MAX_XPUTS, "crossbar of {xputs} ports");
@@ -103,6 +126,13 @@ impl Crossbar {
                 out_vc: 0,
             }; MAX_XPUTS],
             granted: 0,
+            inj_cap: caps.injection.unwrap_or(usize::MAX),
+            ej_cap: caps.ejection.unwrap_or(usize::MAX),
+            ej_ptr: if caps.ejection.is_some() {
+                vec![0; nodes]
+            } else {
+                Vec::new()
+            },
         }
     }
 
@@ -158,17 +188,28 @@ impl Crossbar {
                     };
                     self.out_ptr[n * xputs + x] = if xin + 1 == xputs { 0 } else { xin as u8 + 1 };
                 }
+                if x >= local && self.ej_cap != usize::MAX {
+                    self.ej_ptr[n] = ((x - local + 1) % layout.dma) as u8;
+                }
             }
             return;
         }
         // Crossbar inputs and outputs matched in an earlier iteration; grants per input.
         let (mut in_used, mut out_used): (u64, u64) = (0, 0);
         let mut wins = [0u8; 64];
+        let inj_capped = self.inj_cap != usize::MAX;
+        let mut ej_wins = 0;
         for _ in 0..self.iterations {
             let mut touched: u64 = 0;
             for ip in BitIter(inputs.ready.ports(n)) {
                 let network = ip != local;
                 if network && in_used >> ip & 1 == 1 {
+                    continue;
+                }
+                // A shared injection channel: a crossbar input with `inj_cap` connections.
+                let shared = network || inj_capped;
+                let limit = if network { self.speedup } else { self.inj_cap };
+                if !network && wins[ip] as usize >= limit {
                     continue;
                 }
                 let mask = inputs.ready.vcs(n, ip);
@@ -194,11 +235,12 @@ impl Crossbar {
                     self.out_req[x] |= 1 << xin;
                     self.req_vc[xin * xputs + x] = iv as u8;
                     touched |= 1 << x;
-                    // Each injection engine is a crossbar input of its own.
-                    if network {
+                    // Each injection engine is a crossbar input of its own, unless the
+                    // network interface's bandwidth makes them share one.
+                    if shared {
                         taken |= 1 << x;
                         picked += 1;
-                        if picked == self.speedup {
+                        if picked == limit {
                             break;
                         }
                     }
@@ -208,8 +250,30 @@ impl Crossbar {
                 break;
             }
             // Output stage: per crossbar output, the requesting input nearest after the pointer.
-            for x in BitIter(touched) {
+            // Ejection engines behind a shared channel come last, in round-robin order, and
+            // only `ej_cap` of them are granted per cycle.
+            let ej_bits = if self.ej_cap != usize::MAX {
+                touched & (u64::MAX << local)
+            } else {
+                0
+            };
+            let ej_from = if ej_bits != 0 {
+                ej_bits & (u64::MAX << (local + self.ej_ptr[n] as usize))
+            } else {
+                0
+            };
+            let order = BitIter(touched & !ej_bits)
+                .chain(BitIter(ej_from))
+                .chain(BitIter(ej_bits & !ej_from));
+            for x in order {
                 let m = std::mem::take(&mut self.out_req[x]);
+                if ej_bits >> x & 1 == 1 {
+                    if ej_wins == self.ej_cap {
+                        continue;
+                    }
+                    ej_wins += 1;
+                    self.ej_ptr[n] = ((x - local + 1) % layout.dma) as u8;
+                }
                 let ptr = if rr {
                     self.out_ptr[n * xputs + x] as usize
                 } else {

@@ -73,15 +73,19 @@ impl Dma {
         self.idle[node] != 0 && !self.queues[node].is_empty()
     }
 
-    /// Hands waiting messages to idle engines, lowest engine first, FIFO.
+    /// Hands waiting messages to idle engines, lowest engine first, FIFO (only the first
+    /// when `one`).
     #[inline]
-    pub fn start(&mut self, node: usize, mut f: impl FnMut(usize, PendingMsg)) {
+    pub fn start(&mut self, node: usize, one: bool, mut f: impl FnMut(usize, PendingMsg)) {
         while self.can_inject(node) {
             let e = self.idle[node].trailing_zeros() as usize;
             self.idle[node] &= !(1 << e);
             let m = self.queues[node].pop_front().expect("non-empty");
             self.backlog -= 1;
             f(e, m);
+            if one {
+                break;
+            }
         }
     }
 

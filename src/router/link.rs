@@ -2,7 +2,8 @@
 //! wins the crossbar in cycle t enters the link `traversal` cycles later and is in the
 //! downstream input buffer, usable, in cycle t + traversal + latency. A credit sent in
 //! cycle t is usable upstream in cycle t + credit_latency. The ejection path into the
-//! destination's memory takes one cycle after the crossbar (`EJECT_LATENCY`).
+//! destination's memory takes `router.ni.ejection_latency` cycles after the crossbar
+//! (default one, `EJECT_LATENCY`).
 //!
 //! What is in flight on the links is kept as timed events (see `engine::wheel`): the
 //! exchange between nodes is explicit, which is what lets partitions of the network be
@@ -14,7 +15,7 @@
 use crate::config::LinkConfig;
 use crate::types::Cycle;
 
-/// Cycles for a flit to pass from the crossbar's local output into memory.
+/// Cycles for a flit to pass from the crossbar's local output into memory, by default.
 pub const EJECT_LATENCY: Cycle = 1;
 
 /// Timing of the links and of the crossbar traversal that feeds them.
@@ -28,6 +29,8 @@ pub struct LinkTiming {
     pub width: u32,
     /// Crossbar traversal: cycles from switch grant to entering the link.
     pub traversal: Cycle,
+    /// Cycles from the crossbar's local output into memory.
+    pub eject: Cycle,
 }
 
 impl LinkTiming {
@@ -38,6 +41,7 @@ impl LinkTiming {
             credit_latency: cfg.credit_latency.unwrap_or(cfg.latency),
             width: cfg.width,
             traversal,
+            eject: EJECT_LATENCY,
         }
     }
 
@@ -51,7 +55,7 @@ impl LinkTiming {
     pub fn horizon(&self) -> Cycle {
         self.flit_delay()
             .max(self.credit_latency)
-            .max(self.traversal + EJECT_LATENCY)
+            .max(self.traversal + self.eject)
     }
 }
 

@@ -68,8 +68,13 @@ impl VcAllocator {
                 }
                 let free = |p: usize| outputs.free[n * np + p];
                 let credits = |p: usize| outputs.credit_sum[n * np + p];
-                if let Some(req) = select(self.selection, &inputs.msg[i].route, free, credits, rng)
-                {
+                if let Some(req) = select(
+                    self.selection,
+                    &inputs.msg[inputs.cur(i)].route,
+                    free,
+                    credits,
+                    rng,
+                ) {
                     wanted |= 1 << req.port.idx();
                     self.scratch.push((layout.slot(ip, iv) as u16, req));
                 }
@@ -110,8 +115,12 @@ impl VcAllocator {
                 vc.ready_at = t + self.switch_alloc_delay;
                 inputs.wait_vc.clear(n, ip, iv);
                 outputs.holder[layout.vc_idx(n, op, ov)] = who;
-                // A newly allocated VC is empty downstream, so it has credits.
-                if vc.buffered > 0 {
+                // Under `TailCredit` a newly allocated VC is empty downstream, so it has
+                // credits; under `TailSent` the previous message may still fill it, and a
+                // returning credit wakes this one.
+                if vc.buffered > 0
+                    && (op == layout.local() || outputs.credits[layout.vc_idx(n, op, ov)] > 0)
+                {
                     inputs.ready.set(n, ip, iv);
                 }
                 self.ptr[n * np + op] = (who + 1) % space;

@@ -18,6 +18,14 @@
 //! neither class's dependencies close a ring and the channel dependency graph is acyclic
 //! (Dally & Seitz). Letting the never-crossing messages — most of them — use both
 //! classes spreads the load over all VCs instead of pinning each message to half of them.
+//! `TorusVcs::WrapSplit` replaces the dateline classes with BookSim's `dim_order_torus`
+//! rule: the VCs of a port are split into a lower half `0..V/2` and an upper half
+//! `V/2..V`, and a message keeps one half for its whole way round a ring, chosen by
+//! whether its path in that ring crosses the wrap-around link (upwards: crossing → upper,
+//! otherwise lower; downwards the reverse, as BookSim numbers them). Minimal paths that
+//! cross the wrap-around link never use the link opposite it, and those that do not never
+//! use the wrap-around link, so neither half closes a ring. Every message then uses half
+//! the VCs, where the dateline rule lets the never-crossing messages use all of them.
 //! Adaptive routing follows Duato:
 //! any minimal port on an adaptive VC, or the dimension-order port on its escape VC.
 //! A message on an escape VC may return to adaptive VCs at the next router, which
@@ -28,7 +36,7 @@ pub mod deflection;
 pub mod dor;
 pub mod selection;
 
-use crate::config::Routing;
+use crate::config::{Routing, TorusVcs};
 use crate::error::{Error, Result};
 use crate::topology::Topology;
 use crate::types::{NodeId, PortId};
@@ -62,6 +70,8 @@ pub struct RoutingFn {
     dateline: bool,
     /// Escape channels in use (adaptive, safe routing).
     escape: bool,
+    /// BookSim's halves instead of dateline classes (dimension order on a torus).
+    split: bool,
     vcs: u32,
 }
 
@@ -116,8 +126,28 @@ impl RoutingFn {
             kind,
             dateline: !unsafe_routing && matches!(topology, Topology::Torus(_)),
             escape: !unsafe_routing && kind == Routing::Adaptive,
+            split: false,
             vcs,
         })
+    }
+
+    /// Chooses how dimension-order routing splits a torus's VCs (no effect on other
+    /// topologies, on adaptive routing or with unsafe routing).
+    pub fn with_torus_vcs(mut self, rule: TorusVcs) -> Self {
+        self.split =
+            rule == TorusVcs::WrapSplit && self.dateline && self.kind == Routing::DimensionOrder;
+        self
+    }
+
+    /// The half of the VCs BookSim's `dim_order_torus` gives a message going `up` (or
+    /// down) whose path in the ring crosses the wrap-around link or not.
+    fn split_vcs(&self, crosses: bool, up: bool) -> VcMask {
+        let half = self.vcs / 2;
+        if crosses == up {
+            mask(half..self.vcs)
+        } else {
+            mask(0..half)
+        }
     }
 
     /// The routing function's kind.
@@ -160,6 +190,17 @@ impl RoutingFn {
     #[inline]
     pub fn route(&self, topology: &Topology, cur: NodeId, dst: NodeId, src: NodeId) -> Route {
         let (port, class) = dor::dor_step(topology, cur, dst, src);
+        if self.split {
+            if let Topology::Torus(t) = topology {
+                let up = t.port_dim(port.0 as u32).1;
+                return Route {
+                    adaptive_ports: 0,
+                    adaptive_vcs: 0,
+                    escape_port: port,
+                    escape_vcs: self.split_vcs(class != Dateline::Never, up),
+                };
+            }
+        }
         let adaptive_ports = match self.kind {
             Routing::DimensionOrder => 0,
             Routing::Adaptive => topology.minimal_ports(cur, dst).data[0],
@@ -216,6 +257,45 @@ mod tests {
         // A message from x=0 to x=1 never meets the wrap: any VC.
         let route = r.route(&t, NodeId(0), NodeId(1), NodeId(0));
         assert_eq!(route.escape_vcs, 0b1111);
+    }
+
+    #[test]
+    fn wrap_split_gives_each_message_one_half_for_its_whole_ring() {
+        let t = torus(8);
+        let r = RoutingFn::new(&t, Routing::DimensionOrder, false, 4)
+            .unwrap()
+            .with_torus_vcs(TorusVcs::WrapSplit);
+        // 6 → 1 upwards crosses the wrap: the upper half, before and after crossing.
+        assert_eq!(
+            r.route(&t, NodeId(6), NodeId(1), NodeId(6)).escape_vcs,
+            0b1100
+        );
+        assert_eq!(
+            r.route(&t, NodeId(0), NodeId(1), NodeId(6)).escape_vcs,
+            0b1100
+        );
+        // 0 → 1 upwards never meets it: the lower half (not all four, as with datelines).
+        assert_eq!(
+            r.route(&t, NodeId(0), NodeId(1), NodeId(0)).escape_vcs,
+            0b0011
+        );
+        // Downwards BookSim swaps the halves: 1 → 7 crosses (lower), 3 → 1 does not.
+        assert_eq!(
+            r.route(&t, NodeId(1), NodeId(7), NodeId(1)).escape_vcs,
+            0b0011
+        );
+        assert_eq!(
+            r.route(&t, NodeId(3), NodeId(1), NodeId(3)).escape_vcs,
+            0b1100
+        );
+        // Adaptive routing keeps its escape channels.
+        let a = RoutingFn::new(&t, Routing::Adaptive, false, 4)
+            .unwrap()
+            .with_torus_vcs(TorusVcs::WrapSplit);
+        assert_eq!(
+            a.route(&t, NodeId(6), NodeId(1), NodeId(6)).escape_vcs,
+            0b0001
+        );
     }
 
     #[test]

@@ -1,6 +1,9 @@
 //! Destination patterns. Sources whose permutation maps them onto themselves (the
 //! centre of an odd bit-complement, the diagonal of a transpose) create no messages:
-//! a message to oneself never enters the network.
+//! a message to oneself never enters the network. The one exception is
+//! `UniformWithSelf` (BookSim's uniform traffic), which draws the destination among all
+//! nodes, the source included; wormhole switching sends such a message through the
+//! source's own router, from an injection engine to an ejection engine.
 //!
 //! Sphere of locality and decreasing probability depend on distances. On the hypercube
 //! and the torus, translations are automorphisms, so the destinations at each distance
@@ -35,6 +38,7 @@ pub struct DestPattern {
 #[derive(Clone, Debug, PartialEq)]
 enum Kind {
     Uniform,
+    UniformWithSelf,
     Sphere { radius: u32, p: f64 },
     Decreasing { decay: f64 },
     BitComplement,
@@ -57,6 +61,7 @@ impl DestPattern {
         };
         let kind = match *cfg {
             PatternConfig::Uniform => Kind::Uniform,
+            PatternConfig::UniformWithSelf => Kind::UniformWithSelf,
             PatternConfig::SphereOfLocality {
                 radius,
                 probability,
@@ -198,8 +203,8 @@ impl DestPattern {
         }
     }
 
-    /// Draws the destination of a message created at `src` (never `src` itself; call
-    /// only when [`DestPattern::sends`] is true).
+    /// Draws the destination of a message created at `src` (never `src` itself, except
+    /// under `UniformWithSelf`; call only when [`DestPattern::sends`] is true).
     pub fn sample(&self, src: NodeId, rng: &mut NodeRng) -> NodeId {
         let s = src.0;
         if let Some(d) = self.fixed_destination(s) {
@@ -207,6 +212,10 @@ impl DestPattern {
         }
         NodeId(match self.kind {
             Kind::Uniform => self.uniform_other(s, rng),
+            Kind::UniformWithSelf => {
+                let e = &self.endpoints;
+                e.start + below(rng, e.len() as u64) as u32
+            }
             Kind::Hotspot { node, fraction } => {
                 if node != s && unit(rng) < fraction {
                     node
@@ -294,6 +303,32 @@ mod tests {
 
     fn topo(cfg: TopologyConfig) -> Topology {
         Topology::from_config(&cfg).unwrap()
+    }
+
+    #[test]
+    fn uniform_with_self_sends_a_fraction_one_over_n_to_the_source() {
+        let t = topo(TopologyConfig::Torus {
+            k: 4,
+            n: 2,
+            bidirectional: true,
+        });
+        let (with, without) = (
+            DestPattern::new(&PatternConfig::UniformWithSelf, &t).unwrap(),
+            DestPattern::new(&PatternConfig::Uniform, &t).unwrap(),
+        );
+        let mut rng = stream(7, 0, 3, 0);
+        let draws = 160_000;
+        let mut counts = [0u32; 16];
+        for _ in 0..draws {
+            assert!(with.sends(NodeId(3)));
+            counts[with.sample(NodeId(3), &mut rng).0 as usize] += 1;
+            assert_ne!(without.sample(NodeId(3), &mut rng), NodeId(3));
+        }
+        // Every node, the source included, about 1/16 of the draws (±5 standard deviations).
+        let (p, sd) = (1.0 / 16.0, (draws as f64 / 16.0 * 15.0 / 16.0).sqrt());
+        for (d, &c) in counts.iter().enumerate() {
+            assert!((c as f64 - p * draws as f64).abs() < 5.0 * sd, "{d}: {c}");
+        }
     }
 
     #[test]

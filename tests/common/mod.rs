@@ -11,9 +11,17 @@ pub fn preset(name: &str) -> HwConfig {
     load_hw(&Path::new(env!("CARGO_MANIFEST_DIR")).join("hw").join(name)).expect("preset loads")
 }
 
-/// Every wormhole preset in hw/.
+/// Every wormhole preset in hw/: the papers' (`wormhole-*`) and BookSim's minimum router
+/// (`booksim-min-*`).
 pub fn wormhole_presets() -> Vec<(String, HwConfig)> {
-    presets_starting("wormhole", 4)
+    let mut v = presets_starting("wormhole", 4);
+    v.extend(booksim_presets());
+    v
+}
+
+/// The presets that reproduce BookSim2's minimum router (`hw/booksim-min-*.ron`).
+pub fn booksim_presets() -> Vec<(String, HwConfig)> {
+    presets_starting("booksim-min", 3)
 }
 
 /// Every circuit-switching preset in hw/.

@@ -4,7 +4,8 @@
 //!   equals the buffer depth (flits and credits are conserved);
 //! - at most one input VC of u holds the output VC, and it is held exactly while a
 //!   message occupies w's input VC or its head or its release is in flight (no VC is held
-//!   by two messages, none is leaked);
+//!   by two messages, none is leaked; under `TailSent`, exactly while an input VC of u
+//!   holds it);
 //! - every live flit is somewhere: injection engines + buffers + links.
 
 use super::WormholeNet;
@@ -61,7 +62,8 @@ pub fn check(sim: &Simulation<WormholeNet>, buffer: u32) -> Result<(), String> {
                 if s.state == VcState::Idle && s.buffered != 0 {
                     return Err(format!("idle VC ({u},{p},{v}) holds {} flits", s.buffered));
                 }
-                if s.buffered > s.left {
+                // Under `TailSent` the flits of queued messages sit behind the front one's.
+                if s.queued == 0 && s.buffered > s.left {
                     return Err(format!(
                         "VC ({u},{p},{v}) buffers more flits than its message has left"
                     ));
@@ -111,10 +113,14 @@ pub fn check(sim: &Simulation<WormholeNet>, buffer: u32) -> Result<(), String> {
                     ));
                 }
                 let allocated = net.outputs.free[lay.port_idx(u, p)] >> v & 1 == 0;
+                // Under `TailSent` an output VC is free from the cycle its tail is sent,
+                // whatever the downstream buffer still holds.
+                let tail_sent = net.inputs.ring > 1;
                 let occupied = holders == 1
-                    || down.state != VcState::Idle
-                    || heads_in_flight.contains_key(&key_down)
-                    || frees_in_flight.contains_key(&key_up);
+                    || (!tail_sent
+                        && (down.state != VcState::Idle
+                            || heads_in_flight.contains_key(&key_down)
+                            || frees_in_flight.contains_key(&key_up)));
                 if allocated != occupied {
                     return Err(format!(
                         "output VC ({u},{p},{v}) allocated = {allocated} but downstream occupied = {occupied}"

@@ -11,13 +11,18 @@
 //! 4. virtual-channel allocation for headers whose route (plus `pipeline.vc_alloc`) is ready;
 //! 5. switch allocation and crossbar traversal: each granted connection moves up to
 //!    `links.width` flits; credits go back upstream; the output VC is released when the
-//!    tail's credit comes back.
+//!    tail's credit comes back (`router.vc_release: TailCredit`) or when the tail is sent
+//!    (`TailSent`, BookSim's default); under `TailSent` a message queued in a VC buffer
+//!    behind one whose tail just left joins the routing controller's queue next cycle, as
+//!    if its head had arrived then.
 //!
 //! Zero-load latency of a message of L flits over h hops, with R the route service time,
-//! a/s/x the VC-allocation, switch-allocation and traversal stages, ℓ the link latency and
-//! W the link width, is (h+1)(R−1+a+s+x) + h·ℓ + 1 + ⌈L/W⌉ − 1: every router on the path
-//! (source, h−1 transit, destination) adds R−1+a+s+x, every link ℓ, the ejection one cycle,
-//! and the body follows the head at W flits per cycle. It holds when no credit stalls the
+//! a/s/x the VC-allocation, switch-allocation and traversal stages, ℓ the link latency,
+//! W the link width and i/e the network interface's injection and ejection latencies
+//! (`router.ni`, default 0 and 1), is (h+1)(R−1+a+s+x) + h·ℓ + i + e + ⌈L/W⌉ − 1: every
+//! router on the path (source, h−1 transit, destination) adds R−1+a+s+x, every link ℓ, the
+//! injection channel i, the ejection into memory e, and the body follows the head at W
+//! flits per cycle. It holds when no credit stalls the
 //! body: buffer depth ≥ x + ℓ + credit latency + (R−1+a+s). See [`zero_load_latency`].
 //!
 //! Blocking of a header at a router = cycles from "route ready + a + s" to its switch
@@ -30,7 +35,7 @@ pub mod invariants;
 pub mod watchdog;
 
 use crate::config::validate::Machine;
-use crate::config::{HwConfig, SwitchingConfig};
+use crate::config::{HwConfig, SwitchingConfig, VcRelease};
 use crate::engine::experiment::{avg, per_message, RepResult};
 use crate::engine::network::{ModeContext, ModeMeasures, NetMeasures, Network, Outbox, Window};
 use crate::engine::partition::PartOut;
@@ -40,9 +45,9 @@ use crate::rng::{stream, NodeRng};
 use crate::router::buffers::{InputBuffers, MsgHeader, OutputVcs, VcState};
 use crate::router::controller::CtrlStats;
 use crate::router::controller::{Controllers, CtrlRequest};
-use crate::router::crossbar::Crossbar;
+use crate::router::crossbar::{Crossbar, NiCaps};
 use crate::router::dma::{Dma, PendingMsg};
-use crate::router::link::{LinkEvent, LinkTiming, EJECT_LATENCY};
+use crate::router::link::{LinkEvent, LinkTiming};
 use crate::router::vc_alloc::VcAllocator;
 use crate::router::Layout;
 use crate::routing::{Route, RoutingFn};
@@ -66,7 +71,13 @@ pub fn zero_load_latency(cfg: &HwConfig, hops: u64, len: u64) -> Cycle {
     let p = &cfg.router.pipeline;
     let per_router = r - 1 + p.vc_alloc + p.switch_alloc + p.switch_traversal;
     let w = cfg.links.width.max(1) as u64;
-    (hops + 1) * per_router + hops * cfg.links.latency + EJECT_LATENCY + len.div_ceil(w) - 1
+    let ni = &cfg.router.ni;
+    (hops + 1) * per_router
+        + hops * cfg.links.latency
+        + ni.injection_latency
+        + ni.ejection_latency
+        + len.div_ceil(w)
+        - 1
 }
 
 /// A message header that travels to another partition with its head flit: the sender
@@ -79,6 +90,8 @@ pub struct RemoteHeader {
     pub port: u8,
     /// Its VC.
     pub vc: u8,
+    /// Position in the VC's ring of message slots (0 unless `TailSent`).
+    pub q: u16,
     /// The header.
     pub hdr: MsgHeader,
 }
@@ -106,6 +119,13 @@ pub struct WormholeNet {
     /// Link timing.
     pub timing: LinkTiming,
     route_service: Cycle,
+    /// Injection channel latency (`router.ni.injection_latency`).
+    inj_latency: Cycle,
+    /// Output VCs are free when the tail is sent (`VcRelease::TailSent`).
+    tail_sent: bool,
+    /// Sequential injection: a message starts when those being injected have at most
+    /// this many flits left.
+    feed_limit: Option<u32>,
     vc_alloc_delay: Cycle,
     switch_alloc_delay: Cycle,
     router_rng: Vec<NodeRng>,
@@ -166,12 +186,21 @@ impl WormholeNet {
                 .is_some()
         };
         let p = &r.pipeline;
+        let tail_sent = r.vc_release == VcRelease::TailSent;
+        let ring = if tail_sent {
+            r.buffer_flits as usize
+        } else {
+            1
+        };
+        let connections = |w: Option<u32>| w.map(|w| (w / l.width.max(1)).max(1) as usize);
+        let mut timing = LinkTiming::new(l, p.switch_traversal);
+        timing.eject = r.ni.ejection_latency;
         Ok(WormholeNet {
             topology: topology.clone(),
             layout,
             routing,
-            inputs: InputBuffers::new(nodes, &layout),
-            outputs: OutputVcs::new(nodes, &layout, r.buffer_flits, exists),
+            inputs: InputBuffers::new(nodes, &layout, ring),
+            outputs: OutputVcs::new(nodes, &layout, r.buffer_flits, tail_sent, exists),
             ctrl: Controllers::new(nodes, r.controller.servers as usize, layout.per_node),
             vca: VcAllocator::new(nodes, &layout, r.arbiter, selection, p.switch_alloc),
             xbar: Crossbar::new(
@@ -180,10 +209,17 @@ impl WormholeNet {
                 r.speedup as usize,
                 r.switch_iterations as usize,
                 r.arbiter,
+                NiCaps {
+                    injection: connections(r.ni.injection),
+                    ejection: connections(r.ni.ejection),
+                },
             ),
             dma: Dma::new(nodes, dma as usize),
-            timing: LinkTiming::new(l, p.switch_traversal),
+            timing,
             route_service: r.controller.route,
+            inj_latency: r.ni.injection_latency,
+            tail_sent,
+            feed_limit: r.ni.sequential_injection.then_some(r.buffer_flits),
             vc_alloc_delay: p.vc_alloc,
             switch_alloc_delay: p.switch_alloc,
             router_rng: (lo as u32..hi as u32)
@@ -249,7 +285,8 @@ impl WormholeNet {
         let i = self
             .layout
             .vc_idx(r.node as usize - self.lo, r.port as usize, r.vc as usize);
-        self.inputs.msg[i].hdr = r.hdr;
+        let m = self.inputs.at(i, r.q as usize);
+        self.inputs.msg[m].hdr = r.hdr;
     }
 
     /// Applies a flit or credit arriving this cycle.
@@ -266,14 +303,21 @@ impl WormholeNet {
             } => {
                 let (node, port, vc) = (node as usize - self.lo, port as usize, vc as usize);
                 let i = lay.vc_idx(node, port, vc);
+                let mi = self.inputs.cur(i);
                 let slot = &mut self.inputs.vc[i];
                 if head {
-                    debug_assert_eq!(slot.state, VcState::Idle, "VC reallocated while occupied");
-                    slot.left = self.inputs.msg[i].hdr.len;
-                    slot.head = true;
-                    slot.state = VcState::Routing;
-                    self.inputs.new_head[node] |= 1 << port;
-                    self.inputs.new_head_vc[lay.port_idx(node, port)] = vc as u8;
+                    if slot.state != VcState::Idle {
+                        // `TailSent`: the message ahead still has flits here; this one
+                        // waits behind it in the ring.
+                        debug_assert!(self.tail_sent, "VC reallocated while occupied");
+                        slot.queued += 1;
+                    } else {
+                        slot.left = self.inputs.msg[mi].hdr.len;
+                        slot.head = true;
+                        slot.state = VcState::Routing;
+                        self.inputs.new_head[node] |= 1 << port;
+                        self.inputs.new_head_vc[lay.port_idx(node, port)] = vc as u8;
+                    }
                 }
                 slot.buffered += n as u32;
                 if slot.state == VcState::Active {
@@ -295,7 +339,9 @@ impl WormholeNet {
                 let was = self.outputs.credits[o];
                 self.outputs.credits[o] += n as u32;
                 self.outputs.credit_sum[lay.port_idx(node, port)] += n as u32;
-                if free {
+                // Under `TailSent` the VC was freed when the tail was sent, and may already
+                // hold the next message, which this credit may wake.
+                if free && !self.tail_sent {
                     self.outputs.free[lay.port_idx(node, port)] |= 1 << vc;
                 } else if was == 0 {
                     // Wake the VC that stalled on this output for want of credits.
@@ -329,6 +375,21 @@ impl WormholeNet {
             || self.dma.can_inject(n)
     }
 
+    /// Whether `n`'s injection channel may start a message: always, unless it feeds one
+    /// message at a time (`router.ni.sequential_injection`) and a message being injected
+    /// still has more than a buffer's worth of flits to send.
+    #[inline]
+    fn feed_open(&self, n: usize) -> bool {
+        let Some(limit) = self.feed_limit else {
+            return true;
+        };
+        let lay = self.layout;
+        (0..lay.dma).all(|e| {
+            let s = &self.inputs.vc[lay.vc_idx(n, lay.local(), e)];
+            s.state == VcState::Idle || s.left <= limit
+        })
+    }
+
     /// One cycle of router `n` (steps 1–5 of the module documentation).
     #[inline(never)]
     pub fn step_node(
@@ -357,12 +418,14 @@ impl WormholeNet {
                 },
             );
         }
-        if self.dma.can_inject(n) {
+        if self.dma.can_inject(n) && self.feed_open(n) {
             let (inputs, ctrl, live) = (&mut self.inputs, &mut self.ctrl, &mut self.flits_live);
-            self.dma.start(n, |e, m| {
+            let one = self.feed_limit.is_some();
+            self.dma.start(n, one, |e, m| {
                 let i = lay.vc_idx(n, local, e);
+                let mi = inputs.cur(i);
                 let slot = &mut inputs.vc[i];
-                inputs.msg[i].hdr = MsgHeader {
+                inputs.msg[mi].hdr = MsgHeader {
                     id: m.id,
                     dst: m.dst,
                     len: m.len,
@@ -396,7 +459,8 @@ impl WormholeNet {
             while let Some((req, done)) = self.ctrl.start(n, t, |_| service, |a| win.contains(a)) {
                 let (ip, iv) = (req.port as usize, req.vc as usize);
                 let i = lay.vc_idx(n, ip, iv);
-                let (slot, msg) = (&mut self.inputs.vc[i], &mut self.inputs.msg[i]);
+                let mi = self.inputs.cur(i);
+                let (slot, msg) = (&mut self.inputs.vc[i], &mut self.inputs.msg[mi]);
                 msg.hdr.ctrl_wait = msg.hdr.ctrl_wait.saturating_add((t - req.arrived) as u32);
                 let here = NodeId((n + self.lo) as u32);
                 msg.route = if msg.hdr.dst == here {
@@ -411,6 +475,12 @@ impl WormholeNet {
                         .route(&self.topology, here, msg.hdr.dst, msg.hdr.id.src())
                 };
                 slot.state = VcState::WaitVc;
+                // A new message's head reaches the router over the injection channel.
+                let done = if ip == local {
+                    done + self.inj_latency
+                } else {
+                    done
+                };
                 msg.routed_at = done;
                 slot.ready_at = done + self.vc_alloc_delay;
                 self.inputs.wait_vc.set(n, ip, iv);
@@ -460,8 +530,10 @@ impl WormholeNet {
         );
         let oidx = lay.vc_idx(n, op, ov);
         let i = lay.vc_idx(n, ip, iv);
+        let mi = self.inputs.cur(i);
         let slot = &mut self.inputs.vc[i];
-        let mut k = slot.buffered.min(self.timing.width);
+        // Flits of messages queued behind this one (`TailSent`) stay.
+        let mut k = slot.buffered.min(slot.left).min(self.timing.width);
         if op != local {
             k = k.min(self.outputs.credits[oidx]);
         }
@@ -473,7 +545,7 @@ impl WormholeNet {
         let tail = slot.left == 0;
         self.last_move = t;
         self.flit_moves += k as u64;
-        let msg = &mut self.inputs.msg[i];
+        let msg = &mut self.inputs.msg[mi];
         if head {
             let lost =
                 t.saturating_sub(msg.routed_at + self.vc_alloc_delay + self.switch_alloc_delay);
@@ -488,8 +560,16 @@ impl WormholeNet {
                 msg.hdr.injected = t;
             }
         }
+        let mut promote = false;
         if tail {
             slot.state = VcState::Idle;
+            if self.tail_sent && ip != local {
+                slot.front = ((slot.front as usize + 1) % self.inputs.ring) as u16;
+                if slot.queued > 0 {
+                    slot.queued -= 1;
+                    promote = true;
+                }
+            }
         }
         // Out of flits, or out of credits (a returning credit wakes it again).
         if tail || slot.buffered == 0 || (op != local && self.outputs.credits[oidx] == k) {
@@ -497,7 +577,7 @@ impl WormholeNet {
         }
 
         if op == local {
-            let absorbed = t + self.timing.traversal + EJECT_LATENCY;
+            let absorbed = t + self.timing.traversal + self.timing.eject;
             self.flits_live -= k as i64;
             if win.contains(absorbed) {
                 self.flits_accepted += k as u64;
@@ -520,8 +600,19 @@ impl WormholeNet {
             debug_assert_ne!(to, u32::MAX, "output VCs exist only on existing ports");
             if head {
                 let hdr = msg.hdr;
+                // The downstream VC's ring position for this message (`TailSent`).
+                let q = if self.tail_sent {
+                    let q = self.outputs.ring_pos[oidx];
+                    self.outputs.ring_pos[oidx] = ((q as usize + 1) % self.inputs.ring) as u16;
+                    q
+                } else {
+                    0
+                };
                 if out.is_local(to) {
-                    self.inputs.msg[lay.vc_idx(to as usize - self.lo, op, ov)].hdr = hdr;
+                    let m = self
+                        .inputs
+                        .at(lay.vc_idx(to as usize - self.lo, op, ov), q as usize);
+                    self.inputs.msg[m].hdr = hdr;
                 } else {
                     out.remote(
                         to,
@@ -529,10 +620,14 @@ impl WormholeNet {
                             node: to,
                             port: op as u8,
                             vc: ov as u8,
+                            q,
                             hdr,
                         },
                     );
                 }
+            }
+            if tail && self.tail_sent {
+                self.outputs.free[lay.port_idx(n, op)] |= 1 << ov;
             }
             out.send(
                 t + self.timing.flit_delay(),
@@ -561,6 +656,26 @@ impl WormholeNet {
                     vc: iv as u8,
                     n: k as u16,
                     free: tail,
+                },
+            );
+        }
+
+        if promote {
+            // The next message in this VC reaches the front of the buffer: it joins the
+            // routing controller's queue as a head arriving next cycle would.
+            let slot = &mut self.inputs.vc[i];
+            let mi = i * self.inputs.ring + slot.front as usize;
+            slot.left = self.inputs.msg[mi].hdr.len;
+            slot.head = true;
+            slot.state = VcState::Routing;
+            self.ctrl.push(
+                n,
+                CtrlRequest {
+                    port: ip as u8,
+                    vc: iv as u8,
+                    kind: 0,
+                    tag: 0,
+                    arrived: t + 1,
                 },
             );
         }
