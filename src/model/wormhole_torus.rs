@@ -90,6 +90,20 @@ pub fn data_moments(length: &LengthDist, width: u32) -> (f64, f64) {
 impl WormholeParams {
     /// The parameters of a wormhole k×k torus with minimal adaptive routing.
     pub fn from_config(cfg: &HwConfig) -> Result<Self, ModelError> {
+        match cfg.switching {
+            SwitchingConfig::Wormhole {
+                routing: Routing::Adaptive,
+                ..
+            } => Self::torus(cfg, 4),
+            _ => Err(ModelError::BadInput(
+                "paper 004's model is for minimal fully adaptive wormhole routing".into(),
+            )),
+        }
+    }
+
+    /// The parameters of any wormhole k×k bidirectional torus with uniform traffic, k a
+    /// multiple of `multiple` (the routing is the caller's business).
+    pub(crate) fn torus(cfg: &HwConfig, multiple: u32) -> Result<Self, ModelError> {
         let machine = validate(cfg).map_err(|e| ModelError::BadInput(e.to_string()))?;
         let bad = |s: &str| Err(ModelError::BadInput(s.into()));
         let k = match cfg.topology {
@@ -100,15 +114,14 @@ impl WormholeParams {
             } => k,
             _ => return bad("paper 004's model is for a bidirectional k×k torus (n = 2)"),
         };
-        if k % 4 != 0 {
+        if multiple == 4 && k % 4 != 0 {
             return bad("paper 004's average message travels k/4 hops per dimension: k must be a multiple of 4");
         }
-        match cfg.switching {
-            SwitchingConfig::Wormhole {
-                routing: Routing::Adaptive,
-                ..
-            } => {}
-            _ => return bad("paper 004's model is for minimal fully adaptive wormhole routing"),
+        if k % multiple != 0 {
+            return bad("the torus model needs an even k (offsets 0..k/2 in each dimension)");
+        }
+        if !matches!(cfg.switching, SwitchingConfig::Wormhole { .. }) {
+            return bad("a wormhole torus model needs wormhole switching");
         }
         if cfg.workload.pattern != PatternConfig::Uniform {
             return bad("paper 004's model assumes uniformly random destinations");
