@@ -154,13 +154,12 @@ fn figures() -> Vec<Fig> {
     v
 }
 
+/// (x, emulated, model, error) of one point; None where saturated or absent.
+type Pt = (f64, Option<f64>, Option<f64>, Option<f64>);
+
 /// The points of figure `fi`, curve `ci`: (x, emulated or None when saturated, model or
 /// None when saturated, error).
-fn points(
-    done: &[Done],
-    fi: usize,
-    ci: usize,
-) -> Vec<(f64, Option<f64>, Option<f64>, Option<f64>)> {
+fn points(done: &[Done], fi: usize, ci: usize) -> Vec<Pt> {
     done.iter()
         .filter(|d| d.fig == fi && d.curve == ci)
         .map(|d| {
