@@ -3,7 +3,7 @@
 //! 1994), built from the same channel structure as paper 004's adaptive model
 //! ([`super::wormhole_torus`]) so that the two can be compared as the paper's Figs. 3–4
 //! do. Paper 004 takes its deterministic numbers from Ciciani, Colajanni & Paolucci
-//! (IPPS'97, its ref. [7]), which we do not have; this is the textbook model, not theirs.
+//! (IPPS'97, its ref. \[7\]), which we do not have; this is the textbook model, not theirs.
 //!
 //! - A message to offset (a, b) (a X hops, then b Y hops, each 0..k/2, weighted by how
 //!   many destinations have it) crosses a + b channels and waits at each: the zero-load
