@@ -61,9 +61,9 @@ fn compare_puts_measured_and_predicted_side_by_side_with_the_relative_error() {
 
 #[test]
 fn compare_refuses_a_machine_without_a_model_before_emulating() {
-    let out = common::routemu(&["compare", "hw/wormhole-torus-dor.ron"]);
+    let out = common::routemu(&["compare", "hw/wormhole-mesh-dor.ron"]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("adaptive wormhole"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("torus"));
 }
 
 #[test]

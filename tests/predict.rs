@@ -73,7 +73,7 @@ fn machines_without_a_model_are_refused_clearly() {
             vec!["predict", "hw/circuit-hold.ron", "--pattern", "transpose"],
             "uniform",
         ),
-        (vec!["predict", "hw/wormhole-torus-dor.ron"], "wormhole"),
+        (vec!["predict", "hw/wormhole-mesh-dor.ron"], "torus"),
     ] {
         let out = common::routemu(&args);
         let err = String::from_utf8_lossy(&out.stderr);

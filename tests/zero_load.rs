@@ -108,3 +108,73 @@ fn a_lone_message_on_the_mesh_boundary_and_hypercube_corner_is_exact() {
         );
     }
 }
+
+#[test]
+fn the_latency_definition_shifts_a_lone_message_by_the_source_and_ejection_cycles() {
+    use routemu::config::{LatencyDef, LatencyFrom, LatencyTo};
+    // A pipelined router, so that the source router's R−1+a+s cycles are not zero.
+    let mut cfg = quiet(common::preset("wormhole-torus-dor.ron"));
+    cfg.router.controller.route = 3;
+    cfg.router.pipeline.vc_alloc = 1;
+    cfg.router.pipeline.switch_alloc = 2;
+    cfg.router.buffer_flits = 32;
+    let mut sim = Simulation::<WormholeNet>::build(&cfg, 0).unwrap();
+    sim.record_deliveries();
+    sim.inject(NodeId(0), NodeId(3 + 8 * 2), 12);
+    assert!(sim.run_until_empty(10_000));
+    let d = sim.stats.deliveries.as_ref().unwrap()[0];
+    let base = zero_load_latency(&cfg, 5, 12);
+    assert_eq!(d.absorbed - d.header.created, base);
+    for (from, to, less) in [
+        (
+            LatencyFrom::HeadInjected,
+            LatencyTo::TailDelivered,
+            2 + 1 + 2,
+        ),
+        (LatencyFrom::Creation, LatencyTo::TailArrived, 1),
+        (
+            LatencyFrom::HeadInjected,
+            LatencyTo::TailArrived,
+            2 + 1 + 2 + 1,
+        ),
+    ] {
+        let mut c = cfg.clone();
+        c.experiment.latency = LatencyDef { from, to };
+        assert_eq!(zero_load_latency(&c, 5, 12), base - less, "{from:?} {to:?}");
+        if from == LatencyFrom::HeadInjected {
+            // The emulator's own record of the head leaving the source router.
+            let end = d.absorbed - if to == LatencyTo::TailArrived { 1 } else { 0 };
+            assert_eq!(end - d.header.injected, zero_load_latency(&c, 5, 12));
+        }
+    }
+}
+
+#[test]
+fn tail_arrived_reports_every_statistic_one_cycle_earlier_and_nothing_else_changes() {
+    use routemu::config::{LatencyDef, LatencyFrom, LatencyTo, Measure};
+    use routemu::engine::experiment::run_experiment;
+    let mut cfg = common::preset("wormhole-torus-adaptive.ron");
+    cfg.topology = routemu::config::TopologyConfig::Torus {
+        k: 4,
+        n: 2,
+        bidirectional: true,
+    };
+    cfg.workload.rate = 0.01;
+    cfg.experiment.replications = 2;
+    cfg.experiment.warmup = 500;
+    cfg.experiment.measure = Measure::Cycles(3_000);
+    let a = run_experiment(&cfg, &mut |_, _| {}).unwrap();
+    cfg.experiment.latency = LatencyDef {
+        from: LatencyFrom::Creation,
+        to: LatencyTo::TailArrived,
+    };
+    let b = run_experiment(&cfg, &mut |_, _| {}).unwrap();
+    let (x, y) = (&a.latency.total, &b.latency.total);
+    assert!((x.mean.unwrap() - 1.0 - y.mean.unwrap()).abs() < 1e-9);
+    assert_eq!(x.ci95, y.ci95);
+    assert_eq!(x.p50.unwrap() - 1, y.p50.unwrap());
+    assert_eq!(x.max.unwrap() - 1, y.max.unwrap());
+    assert_eq!(a.messages, b.messages);
+    assert_eq!(a.latency.phases, b.latency.phases);
+    assert_eq!(b.latency.definition.to, LatencyTo::TailArrived);
+}

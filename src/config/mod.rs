@@ -712,6 +712,42 @@ pub struct ExperimentConfig {
     /// Skip idle nodes and jump over cycles where nothing is scheduled (the results are
     /// identical either way; off is for checking that claim).
     pub idle_skip: bool,
+    /// Where a message's latency starts and ends (wormhole switching; other modes accept
+    /// only the default).
+    pub latency: LatencyDef,
+}
+
+/// The definition of a message's latency: from `from` to `to`. The default, creation to
+/// tail delivered into memory, is what every mode measures; paper 004's simulator counts
+/// one cycle less (see the README's paper-004 notes).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LatencyDef {
+    /// Origin.
+    pub from: LatencyFrom,
+    /// End.
+    pub to: LatencyTo,
+}
+
+/// Origin of the latency.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum LatencyFrom {
+    /// The message is created at its source (includes source queueing).
+    #[default]
+    Creation,
+    /// Its head flit leaves the source router (wins the source's crossbar).
+    HeadInjected,
+}
+
+/// End of the latency.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum LatencyTo {
+    /// The tail flit is written into the destination's memory.
+    #[default]
+    TailDelivered,
+    /// The tail flit leaves the destination router's crossbar, the ejection channel's
+    /// latency (`router.ni.ejection_latency`, 1 cycle by default) before it is in memory.
+    TailArrived,
 }
 
 impl Default for ExperimentConfig {
@@ -728,6 +764,7 @@ impl Default for ExperimentConfig {
             jobs: 1,
             partition_min_nodes: None,
             idle_skip: true,
+            latency: LatencyDef::default(),
         }
     }
 }

@@ -567,6 +567,15 @@ pub fn check_experiment(cfg: &HwConfig) -> Result<()> {
             "experiment.measure: the window must hold at least one cycle or message",
         ));
     }
+    if e.latency != crate::config::LatencyDef::default()
+        && !matches!(cfg.switching, SwitchingConfig::Wormhole { .. })
+    {
+        return Err(Error::config(format!(
+            "experiment.latency = {:?}: only wormhole switching measures other latency \
+             definitions; this mode supports (from: Creation, to: TailDelivered)",
+            e.latency
+        )));
+    }
     if e.saturation_backlog.is_nan() || e.saturation_backlog <= 0.0 {
         return Err(Error::config(
             "experiment.saturation_backlog must be a positive number of messages per node",

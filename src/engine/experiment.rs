@@ -221,6 +221,34 @@ pub fn dist(means: &[f64], h: &Histogram<u64>) -> Dist {
     }
 }
 
+/// The latency distribution in the definition `cfg.experiment.latency` asks for: from
+/// creation (the `latency` histogram) or from the head leaving the source router (the
+/// `network` one), to the tail in memory or, `router.ni.ejection_latency` earlier, leaving the
+/// destination's crossbar. The shift is the same constant for every message, so it is
+/// applied to the mean and every percentile exactly.
+fn latency_total<M>(
+    cfg: &HwConfig,
+    reps: &[RepResult<M>],
+    lat: &Histogram<u64>,
+    net: &Histogram<u64>,
+) -> Dist {
+    use crate::config::{LatencyFrom, LatencyTo};
+    let def = cfg.experiment.latency;
+    let count = |m: &MsgStats| m.count;
+    let mut d = match def.from {
+        LatencyFrom::Creation => dist(&per_message(reps, &|m| m.latency_sum, &count), lat),
+        LatencyFrom::HeadInjected => dist(&per_message(reps, &|m| m.network_sum, &count), net),
+    };
+    if def.to == LatencyTo::TailArrived {
+        let e = cfg.router.ni.ejection_latency;
+        d.mean = d.mean.map(|x| x - e as f64);
+        for v in [&mut d.p50, &mut d.p90, &mut d.p99, &mut d.max] {
+            *v = v.map(|x| x.saturating_sub(e));
+        }
+    }
+    d
+}
+
 /// The mean of the values present (None when none is).
 pub fn avg(xs: impl Iterator<Item = Option<f64>>) -> Option<f64> {
     let v: Vec<f64> = xs.flatten().collect();
@@ -403,7 +431,8 @@ pub fn aggregate<M: ModeMeasures>(
             measured: reps.iter().map(|r| r.measured).sum(),
         },
         latency: Latency {
-            total: dist(&mean_of(&|m| m.latency_sum, &count), &lat),
+            total: latency_total(cfg, reps, &lat, &net),
+            definition: cfg.experiment.latency,
             phases: Phases {
                 source_queue: dist(&mean_of(&|m| m.source_sum, &count), &src),
                 network: dist(&mean_of(&|m| m.network_sum, &count), &net),

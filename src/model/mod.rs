@@ -1,7 +1,7 @@
 //! The papers' analytical models, as a library: [`mg1`] holds the queueing formulas every
 //! model is built from (Pollaczek–Khinchine, M/D/1, multi-class M/G/1); [`circuit`] the
 //! circuit-switching models of paper 000; [`wormhole_torus`] paper 004's adaptive wormhole
-//! model; [`deflection_ms`] paper 003's deflection (WDVC) model of the Manhattan Street
+//! model and [`wormhole_torus_dor`] the dimension-order one it is compared with; [`deflection_ms`] paper 003's deflection (WDVC) model of the Manhattan Street
 //! network; [`wormhole_timeout`] paper 002's model of wormhole switching with the timeout
 //! reset on host/switch networks; [`compare`] sets measured against predicted. A model never
 //! loops for ever and never returns NaN as a time: a queue at or past saturation, or a
@@ -13,6 +13,7 @@ pub mod deflection_ms;
 pub mod mg1;
 pub mod wormhole_timeout;
 pub mod wormhole_torus;
+pub mod wormhole_torus_dor;
 
 use crate::config::{ArrivalProcess, HwConfig, PatternConfig, SwitchingConfig, TopologyConfig};
 use circuit::{CircuitPrediction, PathForm};
@@ -123,6 +124,20 @@ pub type Outcome = (String, Result<Prediction, String>);
 /// machine no model covers.
 pub fn outcome(cfg: &HwConfig, form: PathForm) -> Result<Outcome, ModelError> {
     let (name, result) = match cfg.switching {
+        SwitchingConfig::Wormhole {
+            routing: crate::config::Routing::DimensionOrder,
+            ..
+        } => {
+            let p = wormhole_torus_dor::params(cfg)?;
+            (
+                format!(
+                    "dimension-order wormhole on the {k}×{k} torus (M/G/1 channels, \
+                     distance-weighted)",
+                    k = p.k
+                ),
+                wormhole_torus_dor::predict(&p).map(Prediction::Wormhole),
+            )
+        }
         SwitchingConfig::Wormhole { .. } => {
             let p = WormholeParams::from_config(cfg)?;
             let name = format!(

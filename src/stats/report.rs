@@ -31,9 +31,11 @@ pub struct Dist {
 /// Message latency and its phases.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Latency {
-    /// Creation to tail absorbed.
+    /// The message latency as `definition` says (by default creation to tail absorbed).
     #[serde(flatten)]
     pub total: Dist,
+    /// Which definition `total` uses (`experiment.latency`).
+    pub definition: crate::config::LatencyDef,
     /// The phases that add up to it.
     pub phases: Phases,
 }

@@ -64,20 +64,36 @@ pub fn zero_load_line(cfg: &HwConfig, len: u64) -> (f64, f64) {
     (z0, zero_load_latency(cfg, 1, len) as f64 - z0)
 }
 
-/// Closed-form zero-load latency (creation to tail absorbed) of an L-flit message over
-/// `hops` hops on the machine `cfg`; see the module documentation.
+/// Closed-form zero-load latency of an L-flit message over `hops` hops on the machine
+/// `cfg`, in the latency definition `cfg.experiment.latency` (by default creation to tail
+/// absorbed); see the module documentation. From `HeadInjected` the source router's
+/// R−1+a+s cycles before its crossbar grant are not counted; to `TailArrived` the
+/// ejection channel's `router.ni.ejection_latency` is not.
 pub fn zero_load_latency(cfg: &HwConfig, hops: u64, len: u64) -> Cycle {
+    use crate::config::{LatencyFrom, LatencyTo};
     let r = cfg.router.controller.route.max(1);
     let p = &cfg.router.pipeline;
     let per_router = r - 1 + p.vc_alloc + p.switch_alloc + p.switch_traversal;
     let w = cfg.links.width.max(1) as u64;
     let ni = &cfg.router.ni;
+    let def = cfg.experiment.latency;
+    // The head's time in the injection channel comes before its crossbar grant, so a
+    // latency from the grant leaves it out with the source router's stages.
+    let source = match def.from {
+        LatencyFrom::Creation => 0,
+        LatencyFrom::HeadInjected => ni.injection_latency + r - 1 + p.vc_alloc + p.switch_alloc,
+    };
+    let eject = match def.to {
+        LatencyTo::TailDelivered => ni.ejection_latency,
+        LatencyTo::TailArrived => 0,
+    };
     (hops + 1) * per_router
         + hops * cfg.links.latency
         + ni.injection_latency
-        + ni.ejection_latency
+        + eject
         + len.div_ceil(w)
         - 1
+        - source
 }
 
 /// A message header that travels to another partition with its head flit: the sender
