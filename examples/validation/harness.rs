@@ -9,9 +9,12 @@
 use routemu::config::load::load_hw;
 use routemu::config::overrides::apply_overrides;
 use routemu::config::HwConfig;
+use routemu::engine::experiment::run_experiment;
 use routemu::engine::sweep::{run_point, Point};
-use routemu::model::circuit::PathForm;
+use routemu::model::circuit::{CircuitParams, PathForm};
+use routemu::model::compare::rows;
 use routemu::stats::plot::{svg, Figure, Series};
+use routemu::stats::report::Report;
 use std::fmt::Write;
 use std::path::Path;
 
@@ -57,6 +60,8 @@ pub struct Done {
     pub curve: usize,
     pub x: f64,
     pub point: Point,
+    /// The point's configuration and full run report (kept by [`run_reports`] only).
+    pub full: Option<Box<(HwConfig, Report)>>,
 }
 
 /// How long each emulated point runs.
@@ -100,6 +105,65 @@ pub fn run(
                     curve: ci,
                     x,
                     point,
+                    full: None,
+                });
+            }
+        }
+    }
+    Ok(done)
+}
+
+/// Like [`run`], keeping each point's configuration and full report (for tables of
+/// what the compare rows do not show, and for other readings of a model).
+pub fn run_reports(
+    root: &Path,
+    figs: &[Fig],
+    budget: Budget,
+) -> Result<Vec<Done>, Box<dyn std::error::Error>> {
+    let mut done = Vec::new();
+    for (fi, f) in figs.iter().enumerate() {
+        let base = load_hw(&root.join("hw").join(f.preset))?;
+        for (ci, c) in f.curves.iter().enumerate() {
+            for &x in &f.xs {
+                let mut cfg: HwConfig = apply_overrides(&base, &(c.sets)(x))?;
+                let e = &mut cfg.experiment;
+                e.jobs = 2;
+                e.replications = budget.replications;
+                e.warmup = budget.warmup;
+                e.measure = routemu::config::Measure::Cycles(budget.cycles);
+                // What `run_point` does, with the report kept.
+                let model = match routemu::model::outcome(&cfg, PathForm::Weighted) {
+                    Ok(m) => Some(m),
+                    Err(routemu::model::ModelError::BadInput(_)) => None,
+                    Err(e) => return Err(e.into()),
+                };
+                let report = run_experiment(&cfg, &mut |_, _| {})?;
+                let mean_path = CircuitParams::from_config(&cfg).map_or(0.0, |p| p.mean_path);
+                let pred = model.as_ref().and_then(|(_, p)| p.as_ref().ok());
+                let point = Point {
+                    values: Vec::new(),
+                    rows: rows(&report, pred, mean_path),
+                    saturated: report.saturated,
+                    deadlock: report.deadlock.is_some(),
+                    model_saturated: model.as_ref().and_then(|(_, p)| p.as_ref().err().cloned()),
+                    model: model.map(|(n, _)| n),
+                };
+                eprintln!(
+                    "{} {} x={x}: {:?}",
+                    f.id,
+                    c.label,
+                    point
+                        .rows
+                        .iter()
+                        .find(|r| r.key == f.y)
+                        .map(|r| (r.measured, r.predicted))
+                );
+                done.push(Done {
+                    fig: fi,
+                    curve: ci,
+                    x,
+                    point,
+                    full: Some(Box::new((cfg, report))),
                 });
             }
         }
@@ -114,6 +178,17 @@ pub fn render(
     figs: &[Fig],
     done: &[Done],
     out_dir: &Path,
+) -> Result<String, Box<dyn std::error::Error>> {
+    render_extra(figs, done, out_dir, &|_| Vec::new())
+}
+
+/// [`render`] with more series drawn on figure `i`: `extra(i)` (another reading of a
+/// model, say; their values are tabulated by the caller).
+pub fn render_extra(
+    figs: &[Fig],
+    done: &[Done],
+    out_dir: &Path,
+    extra: &dyn Fn(usize) -> Vec<Series>,
 ) -> Result<String, Box<dyn std::error::Error>> {
     let mut md = String::new();
     for (fi, f) in figs.iter().enumerate() {
@@ -185,6 +260,7 @@ pub fn render(
             }
             fig.series.push(s);
         }
+        fig.series.extend(extra(fi));
         // Curves that span more than a decade (a knee towards saturation) are drawn on a
         // log axis, so the light-load points stay readable.
         let ys: Vec<f64> = fig

@@ -517,6 +517,17 @@ pub struct PhaseSplit<T> {
     pub release: T,
 }
 
+/// Circuit link requests split by where they are on their path.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct HopKindSplit {
+    /// The path's first link.
+    pub first: Option<f64>,
+    /// A link of another port than the incoming one (a new dimension).
+    pub turn: Option<f64>,
+    /// The same port as the incoming link (on along a torus ring).
+    pub straight: Option<f64>,
+}
+
 /// One node's routing controller (circuit switching).
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct NodeController {
@@ -585,6 +596,16 @@ pub struct Circuit {
     pub p_conflict: Option<f64>,
     /// `p_conflict` split by the phase of the communication holding the link.
     pub p_conflict_by_phase: PhaseSplit<Option<f64>>,
+    /// Conflict probability of the requests for the i-th link of their path (index 0 =
+    /// the first link), up to the last hop requested; the last of 16 entries takes every
+    /// later hop.
+    pub p_conflict_by_hop: Vec<Option<f64>>,
+    /// Conflict probability by where the request is on its path.
+    pub p_conflict_by_kind: HopKindSplit,
+    /// Conflict probability of the requests of attempts after at least one abort.
+    pub p_conflict_retry: Option<f64>,
+    /// Conflict probability of the requests of first attempts.
+    pub p_conflict_first_attempt: Option<f64>,
     /// Link verifications per message (adaptive counts every candidate checked).
     pub link_requests_per_message: Option<f64>,
     /// Fraction of arrivals at the destination that found every receiving DMA busy.

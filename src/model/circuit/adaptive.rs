@@ -94,6 +94,7 @@ pub fn adaptive(p: &CircuitParams) -> Result<CircuitPrediction, ModelError> {
                 setup,
                 release,
                 p_conflict: pc,
+                occupancy: pc,
                 p_conflict_by_phase: parts,
                 p_further: 0.0,
                 link_wait: 0.0,

@@ -44,24 +44,26 @@ struct Attempts {
     first: f64,
 }
 
-/// The set-up of an h-hop path with first-conflict probability `pc` and `further`
-/// further aborts per first abort.
+/// The set-up of an h-hop path whose first link conflicts with probability `pcs.0` and
+/// later ones with `pcs.1` (first conflicts), with `further` further aborts per first
+/// abort.
 fn attempts(
     h: usize,
-    pc: f64,
+    pcs: (f64, f64),
     further: f64,
     t_verify: f64,
     t_rel: f64,
     p: &CircuitParams,
 ) -> Attempts {
-    let x = 1.0 - pc;
-    let a = x.powi(-(h as i32));
+    let (x1, x2) = (1.0 - pcs.0, 1.0 - pcs.1);
+    let a = 1.0 / (x1 * x2.powi(h as i32 - 1));
     let (hop, step) = (p.d_conn + p.wire, t_rel + p.wire);
     let mut r = Attempts::default();
     let mut reach = a;
     // Link-cycles held by an attempt that gets to verify the i-th link.
     let mut climb = 0.0;
     for i in 1..=h {
+        let (pc, x) = if i == 1 { (pcs.0, x1) } else { (pcs.1, x2) };
         let before = (i - 1) as f64;
         r.verify += reach;
         r.held += reach * before * t_verify;
@@ -130,21 +132,98 @@ fn further_aborts(
     (parts[0] * setup + parts[1] * data + parts[2] * rel) / total
 }
 
-/// Predicts the drop strategy of `p`.
+/// P(R > y) for the residual holding time R of the communication a request conflicted
+/// with, mixed over its phase (shares `parts`; module documentation): paper 000 eq. 13's
+/// "communication still in progress after" y.
+fn still_holding(
+    p: &CircuitParams,
+    parts: [f64; 3],
+    y: f64,
+    in_setup: f64,
+    to_release: f64,
+) -> f64 {
+    let total: f64 = parts.iter().sum();
+    if total <= 0.0 {
+        return 0.0;
+    }
+    let setup = p.data_dist.expect(|t| {
+        if t + in_setup + to_release > y {
+            1.0
+        } else {
+            0.0
+        }
+    });
+    let data = if y <= to_release {
+        1.0
+    } else {
+        p.data_dist.residual_tail(y - to_release, p.data.mean)
+    };
+    let span = 2.0 * to_release;
+    let rel = if span > 0.0 {
+        (1.0 - y / span).max(0.0)
+    } else {
+        0.0
+    };
+    (parts[0] * setup + parts[1] * data + parts[2] * rel) / total
+}
+
+/// How the drop model counts conflicts with the communication that caused an abort
+/// (paper 000 eqs. 10–13).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Further {
+    /// routemu's reading (module documentation): only the link that aborted can meet its
+    /// blocker again, each first abort brings Σ_k P(R > kΔ) further aborts there.
+    #[default]
+    Blocker,
+    /// Paper 000 eq. 10 as printed: P_conflict = P_first + P_further for every link
+    /// request of every attempt (eq. 17 raises it to the M-th power), with
+    /// P_further = P(the blocker still holds the link after D_back-off), evaluated for
+    /// max = 1 back-off period as the paper does. P_further is a probability *given* a
+    /// conflict, so this reading keeps it even where first conflicts vanish: at light
+    /// load it alone sets N_abort = (1 − P_further)^(−M) − 1.
+    Eq10,
+}
+
+/// Predicts the drop strategy of `p` with routemu's reading of further conflicts.
 pub fn drop(p: &CircuitParams) -> Result<CircuitPrediction, ModelError> {
+    drop_with(p, Further::Blocker)
+}
+
+/// Predicts the drop strategy of `p` with the further-conflict reading `reading`.
+pub fn drop_with(p: &CircuitParams, reading: Further) -> Result<CircuitPrediction, ModelError> {
     let ws = p.weights();
     let m = p.mean_path;
     let t_data = p.data.mean;
     let d_ack = p.mean_ack();
     let (mut pc, mut further) = (0.0f64, 0.0f64);
     for it in 1..=MAX_ITERATIONS {
+        // Per-hop first-conflict probabilities (Blocking), plus eq. 10's P_further on
+        // every request in that reading (then `further` is that probability, not a
+        // count of aborts at the blocked link).
+        let pcs = |h: usize| {
+            let (a, b) = p.hop_conflict(h, pc);
+            match reading {
+                Further::Blocker => (a, b),
+                Further::Eq10 => ((a + further).min(1.0), (b + further).min(1.0)),
+            }
+        };
+        let per_abort = match reading {
+            Further::Blocker => further,
+            Further::Eq10 => 0.0,
+        };
+        if ws.iter().any(|&(h, _)| pcs(h).0 >= 1.0 || pcs(h).1 >= 1.0) {
+            return Err(ModelError::Saturated {
+                what: "links (every retry meets its blocker again)".into(),
+                utilization: pc + further,
+            });
+        }
         // The controller's activities per message: verify + connect, a verify that finds
         // the link busy, and releases (aborts' and the path's). Their counts do not
         // depend on the controller's wait.
         let sum = |t_verify: f64, t_rel: f64| {
             let mut s = Attempts::default();
             for &(h, wt) in &ws {
-                let a = attempts(h, pc, further, t_verify, t_rel, p);
+                let a = attempts(h, pcs(h), per_abort, t_verify, t_rel, p);
                 s.aborts += wt * a.aborts;
                 s.verify += wt * a.verify;
                 s.conn += wt * a.conn;
@@ -172,13 +251,20 @@ pub fn drop(p: &CircuitParams) -> Result<CircuitPrediction, ModelError> {
             + s.aborts * p.backoff
             + d_ack;
         let (parts, new_pc) = conflict(p, s.held, t_rel)?;
-        let new_further = if s.first > 0.0 {
-            let delta = s.back / s.first;
-            let to_release = (t_rel + p.wire) * (m + 1.0) / 2.0;
-            let in_setup = (setup - d_ack) / 2.0 + d_ack;
-            further_aborts(p, parts, delta, in_setup, to_release)
-        } else {
-            0.0
+        let to_release = (t_rel + p.wire) * (m + 1.0) / 2.0;
+        let in_setup = (setup - d_ack) / 2.0 + d_ack;
+        let new_further = match reading {
+            Further::Blocker if s.first > 0.0 => {
+                let delta = s.back / s.first;
+                further_aborts(p, parts, delta, in_setup, to_release)
+            }
+            Further::Blocker => 0.0,
+            // Before any conflict the blocker's phase mix is the links held's; at zero
+            // load that is the data phase alone.
+            Further::Eq10 if parts.iter().sum::<f64>() > 0.0 => {
+                still_holding(p, parts, p.backoff, in_setup, to_release)
+            }
+            Further::Eq10 => still_holding(p, [0.0, 1.0, 0.0], p.backoff, in_setup, to_release),
         };
         if !new_further.is_finite() {
             return Err(ModelError::Saturated {
@@ -193,13 +279,18 @@ pub fn drop(p: &CircuitParams) -> Result<CircuitPrediction, ModelError> {
         if done {
             let release = p.mean_release(t_rel);
             let p_conflict = s.aborts / s.verify;
+            let f = p.mean_factor(pc);
             return Ok(CircuitPrediction {
                 latency: setup + t_data + release,
                 setup,
                 release,
                 p_conflict,
-                p_conflict_by_phase: parts,
-                p_further: (p_conflict - s.first / s.verify).max(0.0),
+                occupancy: pc,
+                p_conflict_by_phase: parts.map(|x| x * f),
+                p_further: match reading {
+                    Further::Blocker => (p_conflict - s.first / s.verify).max(0.0),
+                    Further::Eq10 => further,
+                },
                 link_wait: 0.0,
                 controller_rate: lambda_rc,
                 controller_utilization: lambda_rc * service.mean,

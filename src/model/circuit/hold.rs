@@ -1,6 +1,11 @@
 //! The hold strategy (paper 000 §4.1 with Appendices A and B; MODELS.md "Hold"): a
 //! request that meets a held link waits for it, and the wait is the residual holding
 //! time of the phase the holder is in.
+//!
+//! A request meets a held link with the probability of its hop (`Blocking`, module
+//! documentation of [`super`]): U for the first link of a path, less for the later ones
+//! with the path-conditioned reading. The residual time of the holder does not depend on
+//! which hop asks, so the wait of an h-hop path is (Σ over its hops of P_i/U)·Σ_x U^x W_x.
 
 use super::{conflict, rel_change, CircuitParams, CircuitPrediction, MAX_ITERATIONS, TOLERANCE};
 use crate::model::mg1::Moments;
@@ -10,7 +15,6 @@ use crate::model::ModelError;
 pub fn hold(p: &CircuitParams) -> Result<CircuitPrediction, ModelError> {
     let ws = p.weights();
     let m = p.mean_path;
-    let tri = p.triangle();
     let lambda_rc = 2.0 * p.rate * m;
     let hop_setup = p.d_conn + p.wire;
     let (t_data, data2) = (p.data.mean, p.data.second);
@@ -28,11 +32,22 @@ pub fn hold(p: &CircuitParams) -> Result<CircuitPrediction, ModelError> {
         let w = p.controller_wait(lambda_rc, service)?;
         let t_verify = w + p.d_verify;
         let t_rel = w + p.d_rel;
-        let hop = t_verify + hop_setup + t_lw;
-        let setup = m * hop + d_ack;
+        // The mean hop of an h-hop path: its requests' conflict probabilities over U
+        // (h of them in the papers' reading) times the wait per conflict-weighted hop.
+        let hop_of =
+            |h: usize| t_verify + hop_setup + t_lw * p.hop_factor_sum(h, pc) / h.max(1) as f64;
+        let setup = ws
+            .iter()
+            .map(|&(h, w)| w * h as f64 * hop_of(h))
+            .sum::<f64>()
+            + d_ack;
         // Appendix B: links held per phase (Little's law); a path of h hops holds i links
         // in its i-th set-up state and while releasing.
-        let (parts, new_pc) = conflict(p, tri * hop, t_rel)?;
+        let held_setup: f64 = ws
+            .iter()
+            .map(|&(h, w)| w * (h * (h + 1)) as f64 / 2.0 * hop_of(h))
+            .sum();
+        let (parts, new_pc) = conflict(p, held_setup, t_rel)?;
         // §4.1.1: residual holding time by the phase of the holder, each holder weighted
         // by the links it holds (a request meets a link, not a communication).
         let tail = |h: f64| t_data + t_rel * (h + 1.0) / 2.0;
@@ -49,6 +64,7 @@ pub fn hold(p: &CircuitParams) -> Result<CircuitPrediction, ModelError> {
             // Set-up sub-states k = 1..h (k links held) and the ack state (h links),
             // with the time share the holder spends in each.
             let ack = p.d_ack(h);
+            let hop = hop_of(h);
             let s_h = hf * hop + ack;
             let pk = (s_h - ack) / (hf * s_h);
             for k in 1..=h {
@@ -67,20 +83,25 @@ pub fn hold(p: &CircuitParams) -> Result<CircuitPrediction, ModelError> {
         } else {
             0.0
         };
+        // The wait per request at U (a request that sees the time-average occupancy);
+        // `hop_of` scales it by each path's hops.
         let new_lw = parts[0] * w_setup + parts[1] * w_data + parts[2] * w_rel;
         let done = rel_change(new_pc, pc) < TOLERANCE && rel_change(new_lw, t_lw) < TOLERANCE;
         pc = new_pc;
         t_lw = new_lw;
         if done {
             let release = p.mean_release(t_rel);
+            // Per request, as the emulator counts them.
+            let f = p.mean_factor(pc);
             return Ok(CircuitPrediction {
                 latency: setup + t_data + release,
                 setup,
                 release,
-                p_conflict: pc,
-                p_conflict_by_phase: parts,
+                p_conflict: pc * f,
+                occupancy: pc,
+                p_conflict_by_phase: parts.map(|x| x * f),
                 p_further: 0.0,
-                link_wait: t_lw,
+                link_wait: t_lw * f,
                 controller_rate: lambda_rc,
                 controller_utilization: lambda_rc * service.mean,
                 controller_wait: w,

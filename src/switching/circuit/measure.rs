@@ -24,6 +24,25 @@ pub enum Phase {
 /// Names of the phases, in index order.
 pub const PHASES: [&str; 4] = ["setup", "ack", "data", "release"];
 
+/// Hop indices counted one by one; requests for later hops share the last slot. A
+/// fixed array keeps the counts allocation-free and merging exact.
+pub const HOP_SLOTS: usize = 16;
+
+/// Where a link request is on its path (item 6 of issue 14: requests do not meet busy
+/// links with the time-average occupancy): its first link, a link of another port than
+/// the one it came in on (a new dimension: every later hop of a hypercube's e-cube path,
+/// the X→Y turn of a torus path), or the same port again (going on along a torus ring).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum HopKind {
+    /// The path's first link.
+    First = 0,
+    /// Another port than the incoming link's.
+    Turn = 1,
+    /// The same port as the incoming link's (along a ring).
+    Straight = 2,
+}
+
 /// Accumulated measurements of one replication.
 #[derive(Clone, Debug)]
 pub struct CircuitStats {
@@ -61,6 +80,19 @@ pub struct CircuitStats {
     pub held: [u64; 4],
     /// Hold requests that gave up waiting inside the window (`hold_timeout`).
     pub timeouts: u64,
+    /// Link verifications inside the window by the hop index (0 = the path's first
+    /// link; the last slot takes every later hop).
+    pub hop_requests: [u64; HOP_SLOTS],
+    /// Of those, the ones that found the link held.
+    pub hop_conflicts: [u64; HOP_SLOTS],
+    /// Link verifications by [`HopKind`].
+    pub kind_requests: [u64; 3],
+    /// Of those, the ones that found the link held.
+    pub kind_conflicts: [u64; 3],
+    /// Link verifications by attempts after at least one abort (drop, adaptive).
+    pub retry_requests: u64,
+    /// Of those, the ones that found the link held.
+    pub retry_conflicts: u64,
 }
 
 impl Default for CircuitStats {
@@ -83,6 +115,12 @@ impl Default for CircuitStats {
             dma_conflicts: 0,
             held: [0; 4],
             timeouts: 0,
+            hop_requests: [0; HOP_SLOTS],
+            hop_conflicts: [0; HOP_SLOTS],
+            kind_requests: [0; 3],
+            kind_conflicts: [0; 3],
+            retry_requests: 0,
+            retry_conflicts: 0,
         }
     }
 }
@@ -116,6 +154,32 @@ impl CircuitStats {
         self.dma_requests += o.dma_requests;
         self.dma_conflicts += o.dma_conflicts;
         self.timeouts += o.timeouts;
+        for i in 0..HOP_SLOTS {
+            self.hop_requests[i] += o.hop_requests[i];
+            self.hop_conflicts[i] += o.hop_conflicts[i];
+        }
+        for i in 0..3 {
+            self.kind_requests[i] += o.kind_requests[i];
+            self.kind_conflicts[i] += o.kind_conflicts[i];
+        }
+        self.retry_requests += o.retry_requests;
+        self.retry_conflicts += o.retry_conflicts;
+    }
+
+    /// Counts a measured link verification: hop index `hop` (0-based), its kind, whether
+    /// its attempt is a retry, and whether it found the link held.
+    pub fn request(&mut self, hop: usize, kind: HopKind, retry: bool, conflict: bool) {
+        let h = hop.min(HOP_SLOTS - 1);
+        let c = conflict as u64;
+        self.requests += 1;
+        self.hop_requests[h] += 1;
+        self.hop_conflicts[h] += c;
+        self.kind_requests[kind as usize] += 1;
+        self.kind_conflicts[kind as usize] += c;
+        if retry {
+            self.retry_requests += 1;
+            self.retry_conflicts += c;
+        }
     }
 
     /// Records a measured message's phase times (in [`Phase`] order), aborts and waits.

@@ -97,7 +97,7 @@ use crate::stats::MsgStats;
 use crate::topology::Topology;
 use crate::types::{Cycle, NodeId, PortId};
 use links::{Fifos, LinkEnds, FREE, NONE};
-use measure::{overlap, CircuitStats, Phase};
+use measure::{overlap, CircuitStats, HopKind, Phase};
 use record::{Circuit, CircuitRemote, Timeline};
 use std::collections::HashMap;
 
@@ -809,10 +809,18 @@ impl CircuitNet {
             Act::Idle => {}
             Act::Verify => {
                 let measured = win.contains(t);
+                let free = self.ends.free_for_new(e, t);
                 if measured {
-                    self.stats.requests += 1;
+                    let k = &self.circuits[c as usize];
+                    let kind = match k.ports.last() {
+                        None => HopKind::First,
+                        Some(&p) if p as usize == port => HopKind::Straight,
+                        Some(_) => HopKind::Turn,
+                    };
+                    let (hop, retry) = (k.ports.len(), k.aborts > 0);
+                    self.stats.request(hop, kind, retry, !free);
                 }
-                if self.ends.free_for_new(e, t) {
+                if free {
                     self.claim(c, node, port, t, win, out);
                     self.servers[si].act = Act::Connect;
                     self.stage(si, t + self.d_conn, t, win, out, stats);

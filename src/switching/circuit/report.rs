@@ -11,7 +11,7 @@ use crate::router::controller::{ClassStats, CtrlStats, CLASSES};
 use crate::stats::ci::mean_ci;
 use crate::stats::histogram;
 use crate::stats::report::{
-    Circuit, ControllerClass, Dist, ModeReport, NodeController, PhaseSplit,
+    Circuit, ControllerClass, Dist, HopKindSplit, ModeReport, NodeController, PhaseSplit,
 };
 
 /// Largest network whose controllers are listed one by one.
@@ -134,6 +134,26 @@ fn circuit_report(ctx: ModeContext<'_>, reps: &[RepResult<CircuitMeasures>]) -> 
             data: ratio(&|s| s.conflicts[2], &|s| s.requests),
             release: ratio(&|s| s.conflicts[3], &|s| s.requests),
         },
+        p_conflict_by_hop: {
+            let last = ms
+                .iter()
+                .filter_map(|m| m.stats.hop_requests.iter().rposition(|&r| r > 0))
+                .max()
+                .map_or(0, |i| i + 1);
+            (0..last)
+                .map(|i| ratio(&|s| s.hop_conflicts[i], &|s| s.hop_requests[i]))
+                .collect()
+        },
+        p_conflict_by_kind: HopKindSplit {
+            first: ratio(&|s| s.kind_conflicts[0], &|s| s.kind_requests[0]),
+            turn: ratio(&|s| s.kind_conflicts[1], &|s| s.kind_requests[1]),
+            straight: ratio(&|s| s.kind_conflicts[2], &|s| s.kind_requests[2]),
+        },
+        p_conflict_retry: ratio(&|s| s.retry_conflicts, &|s| s.retry_requests),
+        p_conflict_first_attempt: ratio(
+            &|s| s.conflicts.iter().sum::<u64>() - s.retry_conflicts,
+            &|s| s.requests - s.retry_requests,
+        ),
         link_requests_per_message: ratio(&|s| s.requests, &|s| s.count),
         p_dma_conflict: ratio(&|s| s.dma_conflicts, &|s| s.dma_requests),
         links_held_fraction: PhaseSplit {
