@@ -83,6 +83,68 @@ pub fn short(text: &str, n: usize) -> String {
     format!("{} …", cut[..end].trim_end_matches([',', ';', ':']))
 }
 
+/// The verdict a section wrote in words.
+fn verdict_of(word: &str) -> Option<Verdict> {
+    match word.trim_matches('*').trim() {
+        "agrees" => Some(Verdict::Agrees),
+        "partly" => Some(Verdict::Partly),
+        "no" => Some(Verdict::No),
+        _ => None,
+    }
+}
+
+/// Claims from a bulleted list of the form `- **claim** (where): **verdict** … — reason`.
+pub fn from_bullets(paper: &str, section: &str, md: &str) -> Vec<Claim> {
+    md.lines()
+        .filter_map(|l| {
+            let rest = l.strip_prefix("- **")?;
+            let (claim, rest) = rest.split_once("**")?;
+            let (place, rest) = rest.split_once(": **")?;
+            let (word, rest) = rest.split_once("**")?;
+            let reason = rest.split_once(" — ").map_or(rest, |(_, r)| r);
+            Some((
+                format!("{claim}{}", place.trim_end()),
+                verdict_of(word)?,
+                reason,
+            ))
+        })
+        .enumerate()
+        .map(|(i, (claim, verdict, reason))| {
+            Claim::new(
+                paper,
+                &format!("C{}", i + 1),
+                &claim,
+                verdict,
+                &short(reason, 200),
+                section,
+            )
+        })
+        .collect()
+}
+
+/// Claims from a table whose first three columns are claim, verdict and reason.
+pub fn from_table(paper: &str, section: &str, md: &str) -> Vec<Claim> {
+    md.lines()
+        .filter(|l| l.starts_with("| ") && !l.starts_with("| claim |"))
+        .filter_map(|l| {
+            let cells: Vec<&str> = l.trim_matches('|').split(" | ").map(str::trim).collect();
+            let (claim, word, reason) = (cells.first()?, cells.get(1)?, cells.get(2)?);
+            Some((claim.to_string(), verdict_of(word)?, reason.to_string()))
+        })
+        .enumerate()
+        .map(|(i, (claim, verdict, reason))| {
+            Claim::new(
+                paper,
+                &format!("C{}", i + 1),
+                &claim,
+                verdict,
+                &short(&reason, 200),
+                section,
+            )
+        })
+        .collect()
+}
+
 /// A table cell's text with every pipe escaped once (some come escaped already).
 fn escape(text: &str) -> String {
     text.replace("\\|", "|").replace('|', "\\|")
@@ -164,5 +226,26 @@ mod tests {
         let s = summary(&page);
         assert!(s.contains("1 claims: 0 agree, 1 partly, 0 do not"), "{s}");
         assert!(s.contains("a -- b") && s.contains("x \\| y") && s.contains("#paper-002-x"));
+    }
+
+    #[test]
+    fn bullets_and_tables_give_their_claims_and_skip_other_lines() {
+        let md = "- **Adaptive best** (Fig. 10): **partly** — 12 of 13\n\
+                  - plain bullet\n\
+                  - **Rise** (Fig. 9): **no** in the emulator — falls\n";
+        let c = from_bullets("000", "S", md);
+        assert_eq!(c.len(), 2);
+        assert_eq!(
+            (c[0].verdict, c[0].reason.as_str()),
+            (Verdict::Partly, "12 of 13")
+        );
+        assert_eq!(
+            (c[1].claim.as_str(), c[1].verdict),
+            ("Rise (Fig. 9)", Verdict::No)
+        );
+        let t = "| claim | verdict | why |\n|---|---|---|\n| within 6% | no | 13% |\n";
+        let c = from_table("004", "S", t);
+        assert_eq!(c.len(), 1);
+        assert_eq!((c[0].verdict, c[0].reason.as_str()), (Verdict::No, "13%"));
     }
 }

@@ -55,7 +55,13 @@ pub fn section(
         budget.cycles,
         budget.warmup,
     );
-    md.push_str(&claims(&figs, &done));
+    let checked = claims(&figs, &done);
+    md.push_str(&checked);
+    md.push_str(&crate::claims::comments(&crate::claims::from_bullets(
+        "000/001",
+        "Papers 000 and 001: circuit switching on hypercubes and tori",
+        &checked,
+    )));
     md.push('\n');
     md.push_str(&findings(&figs, &done));
     md.push('\n');

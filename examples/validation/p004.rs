@@ -45,9 +45,9 @@ pub fn section(
     // Lean on purpose: two cores are shared. 2 replications give wide intervals at the
     // knee; the model lines do not depend on them.
     let budget = Budget {
-        replications: 2,
-        warmup: 2_000,
-        cycles: if quick { 3_000 } else { 8_000 },
+        replications: if quick { 2 } else { 3 },
+        warmup: 5_000,
+        cycles: if quick { 5_000 } else { 30_000 },
     };
     let done = run(root, &figs, budget)?;
     let mut md = format!("{BEGIN}\n");
@@ -69,7 +69,14 @@ pub fn section(
         budget.cycles,
         budget.warmup,
     );
-    md.push_str(&claims(&figs, &done));
+    let checked = claims(&figs, &done);
+    md.push_str(&checked);
+    md.push_str(&crate::claims::comments(&crate::claims::from_table(
+        "004",
+        "Paper 004: adaptive wormhole on 2-D tori",
+        &checked,
+    )));
+    md.push('\n');
     md.push_str(&mechanism(root)?);
     md.push_str(&render(&figs, &done, out_dir)?);
     md.push_str(DISCUSSION);
@@ -207,21 +214,27 @@ fn claims(figs: &[Fig], done: &[Done]) -> String {
         100.0 * low,
         100.0 * high
     );
-    // 2. Adaptive beats deterministic.
-    let (mut wins, mut total, mut detail) = (0, 0, String::new());
+    // 2. Adaptive beats deterministic. The paper's Figs. 3–4 compare its two *models*
+    //    (its deterministic model is ref. [7]); the emulation checks the claim itself.
+    let (mut wins, mut model_wins, mut total, mut detail) = (0, 0, 0, String::new());
+    let mut largest_gap = 0.0f64;
+    // The highest load of the figures, in flits (12-flit messages).
+    let top_flits = XS.iter().copied().fold(0.0, f64::max) * 12.0;
     for (i, k) in SIZES.iter().enumerate() {
         let a = points(done, i, 0);
         let d = points(done, 4 + i, 0);
         for (pa, pd) in a.iter().zip(&d) {
             total += 1;
-            let better = match (pa.1, pd.1) {
+            let le = |x: Option<f64>, y: Option<f64>| match (x, y) {
                 (Some(x), Some(y)) => x <= y,
                 (Some(_), None) => true,
                 (None, Some(_)) => false,
                 (None, None) => true,
             };
-            if better {
-                wins += 1;
+            wins += le(pa.1, pd.1) as usize;
+            model_wins += le(pa.2, pd.2) as usize;
+            if let (Some(x), Some(y)) = (pa.1, pd.1) {
+                largest_gap = largest_gap.max((x - y).abs() / y);
             }
         }
         if let (Some(x), Some(y)) = (
@@ -235,8 +248,17 @@ fn claims(figs: &[Fig], done: &[Done]) -> String {
     }
     let _ = writeln!(
         md,
-        "| adaptive routing beats deterministic (Figs. 3–4) | {} | emulated adaptive ≤ dimension order at {wins} of {total} points; {detail} |",
-        verdict(wins == total, wins * 2 > total)
+        "| adaptive routing beats deterministic, by the models (Figs. 3–4 are drawn from the models) | {} | routemu's adaptive model ≤ its dimension-order model at {model_wins} of {total} points (the dimension-order model is the textbook M/G/1 one, not the paper's ref. [7]) |",
+        verdict(model_wins == total, model_wins * 2 > total)
+    );
+    let _ = writeln!(
+        md,
+        "| adaptive routing beats deterministic, emulated | {} | emulated adaptive ≤ dimension order at {wins} of {total} points, the two within {:.1}% everywhere: at these loads (up to {:.3} flits per node per cycle, {:.0}% of the 4×4 torus's uniform bound 8/k and {:.0}% of the 16×16's) headers rarely block, so there is little to route around; {detail} |",
+        verdict(wins == total, wins * 2 > total),
+        100.0 * largest_gap,
+        top_flits,
+        100.0 * top_flits / 2.0,
+        100.0 * top_flits / 0.5,
     );
     // 3. The model anticipates saturation.
     let mut ant = (0, 0, String::new());
