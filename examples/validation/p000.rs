@@ -85,6 +85,10 @@ pub fn section(
     md.push_str(&render_extra(&figs, &done, out_dir, &extra)?);
     md.push_str(&torus_table(&figs, &done));
     md.push_str(DISCUSSION);
+    // The controller-queue study is its own example (examples/controller_queue.rs writes
+    // the fragment); the page carries it with the other circuit evidence.
+    md.push('\n');
+    md.push_str(include_str!("../../docs/fragments/p000-controller.md"));
     let _ = writeln!(md, "{END}");
     Ok(md)
 }
