@@ -95,42 +95,41 @@ fn verdict_of(word: &str) -> Option<Verdict> {
 
 /// Claims from a bulleted list of the form `- **claim** (where): **verdict** … — reason`.
 pub fn from_bullets(paper: &str, section: &str, md: &str) -> Vec<Claim> {
-    md.lines()
-        .filter_map(|l| {
-            let rest = l.strip_prefix("- **")?;
-            let (claim, rest) = rest.split_once("**")?;
-            let (place, rest) = rest.split_once(": **")?;
-            let (word, rest) = rest.split_once("**")?;
-            let reason = rest.split_once(" — ").map_or(rest, |(_, r)| r);
-            Some((
-                format!("{claim}{}", place.trim_end()),
-                verdict_of(word)?,
-                reason,
-            ))
-        })
-        .enumerate()
-        .map(|(i, (claim, verdict, reason))| {
-            Claim::new(
-                paper,
-                &format!("C{}", i + 1),
-                &claim,
-                verdict,
-                &short(reason, 200),
-                section,
-            )
-        })
-        .collect()
+    let found = md.lines().filter_map(|l| {
+        let rest = l.strip_prefix("- **")?;
+        let (claim, rest) = rest.split_once("**")?;
+        let (place, rest) = rest.split_once(": **")?;
+        let (word, rest) = rest.split_once("**")?;
+        let reason = rest.split_once(" — ").map_or(rest, |(_, r)| r);
+        Some((
+            format!("{claim}{}", place.trim_end()),
+            verdict_of(word)?,
+            reason.to_string(),
+        ))
+    });
+    numbered(paper, section, found)
 }
 
 /// Claims from a table whose first three columns are claim, verdict and reason.
 pub fn from_table(paper: &str, section: &str, md: &str) -> Vec<Claim> {
-    md.lines()
+    let found = md
+        .lines()
         .filter(|l| l.starts_with("| ") && !l.starts_with("| claim |"))
         .filter_map(|l| {
             let cells: Vec<&str> = l.trim_matches('|').split(" | ").map(str::trim).collect();
             let (claim, word, reason) = (cells.first()?, cells.get(1)?, cells.get(2)?);
             Some((claim.to_string(), verdict_of(word)?, reason.to_string()))
-        })
+        });
+    numbered(paper, section, found)
+}
+
+/// Claims C1, C2, … of one section from (claim, verdict, reason) triples.
+fn numbered(
+    paper: &str,
+    section: &str,
+    found: impl Iterator<Item = (String, Verdict, String)>,
+) -> Vec<Claim> {
+    found
         .enumerate()
         .map(|(i, (claim, verdict, reason))| {
             Claim::new(
