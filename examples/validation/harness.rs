@@ -9,10 +9,8 @@
 use routemu::config::load::load_hw;
 use routemu::config::overrides::apply_overrides;
 use routemu::config::HwConfig;
-use routemu::engine::experiment::run_experiment;
-use routemu::engine::sweep::{run_point, Point};
-use routemu::model::circuit::{CircuitParams, PathForm};
-use routemu::model::compare::rows;
+use routemu::engine::sweep::{run_point_with_report, Point};
+use routemu::model::circuit::PathForm;
 use routemu::stats::plot::{svg, Figure, Series};
 use routemu::stats::report::Report;
 use std::fmt::Write;
@@ -78,39 +76,7 @@ pub fn run(
     figs: &[Fig],
     budget: Budget,
 ) -> Result<Vec<Done>, Box<dyn std::error::Error>> {
-    let mut done = Vec::new();
-    for (fi, f) in figs.iter().enumerate() {
-        let base = load_hw(&root.join("hw").join(f.preset))?;
-        for (ci, c) in f.curves.iter().enumerate() {
-            for &x in &f.xs {
-                let mut cfg: HwConfig = apply_overrides(&base, &(c.sets)(x))?;
-                let e = &mut cfg.experiment;
-                e.jobs = 2;
-                e.replications = budget.replications;
-                e.warmup = budget.warmup;
-                e.measure = routemu::config::Measure::Cycles(budget.cycles);
-                let point = run_point(&cfg, &[], &[], PathForm::Weighted, &mut |_, _| {})?;
-                eprintln!(
-                    "{} {} x={x}: {:?}",
-                    f.id,
-                    c.label,
-                    point
-                        .rows
-                        .iter()
-                        .find(|r| r.key == f.y)
-                        .map(|r| (r.measured, r.predicted))
-                );
-                done.push(Done {
-                    fig: fi,
-                    curve: ci,
-                    x,
-                    point,
-                    full: None,
-                });
-            }
-        }
-    }
-    Ok(done)
+    emulate(root, figs, budget, false)
 }
 
 /// Like [`run`], keeping each point's configuration and full report (for tables of
@@ -119,6 +85,16 @@ pub fn run_reports(
     root: &Path,
     figs: &[Fig],
     budget: Budget,
+) -> Result<Vec<Done>, Box<dyn std::error::Error>> {
+    emulate(root, figs, budget, true)
+}
+
+/// Every point of `figs`, with its configuration and report if `keep`.
+fn emulate(
+    root: &Path,
+    figs: &[Fig],
+    budget: Budget,
+    keep: bool,
 ) -> Result<Vec<Done>, Box<dyn std::error::Error>> {
     let mut done = Vec::new();
     for (fi, f) in figs.iter().enumerate() {
@@ -131,23 +107,8 @@ pub fn run_reports(
                 e.replications = budget.replications;
                 e.warmup = budget.warmup;
                 e.measure = routemu::config::Measure::Cycles(budget.cycles);
-                // What `run_point` does, with the report kept.
-                let model = match routemu::model::outcome(&cfg, PathForm::Weighted) {
-                    Ok(m) => Some(m),
-                    Err(routemu::model::ModelError::BadInput(_)) => None,
-                    Err(e) => return Err(e.into()),
-                };
-                let report = run_experiment(&cfg, &mut |_, _| {})?;
-                let mean_path = CircuitParams::from_config(&cfg).map_or(0.0, |p| p.mean_path);
-                let pred = model.as_ref().and_then(|(_, p)| p.as_ref().ok());
-                let point = Point {
-                    values: Vec::new(),
-                    rows: rows(&report, pred, mean_path),
-                    saturated: report.saturated,
-                    deadlock: report.deadlock.is_some(),
-                    model_saturated: model.as_ref().and_then(|(_, p)| p.as_ref().err().cloned()),
-                    model: model.map(|(n, _)| n),
-                };
+                let (point, report) =
+                    run_point_with_report(&cfg, &[], &[], PathForm::Weighted, &mut |_, _| {})?;
                 eprintln!(
                     "{} {} x={x}: {:?}",
                     f.id,
@@ -163,7 +124,7 @@ pub fn run_reports(
                     curve: ci,
                     x,
                     point,
-                    full: Some(Box::new((cfg, report))),
+                    full: keep.then(|| Box::new((cfg, report))),
                 });
             }
         }

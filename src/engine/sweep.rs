@@ -12,6 +12,7 @@ use crate::engine::experiment::run_experiment;
 use crate::error::{Error, Result};
 use crate::model::circuit::{CircuitParams, PathForm};
 use crate::model::compare::{rows, Row};
+use crate::stats::report::Report;
 use crate::types::Cycle;
 
 /// Most points one axis may have.
@@ -137,6 +138,18 @@ pub fn run_point(
     form: PathForm,
     progress: &mut (dyn FnMut(u32, Cycle) + Send),
 ) -> Result<Point> {
+    run_point_with_report(base, axes, values, form, progress).map(|(point, _)| point)
+}
+
+/// [`run_point`], also returning the point's full run report (for what the compare rows
+/// do not show).
+pub fn run_point_with_report(
+    base: &HwConfig,
+    axes: &[Axis],
+    values: &[String],
+    form: PathForm,
+    progress: &mut (dyn FnMut(u32, Cycle) + Send),
+) -> Result<(Point, Report)> {
     let cfg = point_config(base, axes, values)?;
     // A machine no model covers is emulated all the same.
     let model = match crate::model::outcome(&cfg, form) {
@@ -147,14 +160,15 @@ pub fn run_point(
     let report = run_experiment(&cfg, progress)?;
     let mean_path = CircuitParams::from_config(&cfg).map_or(0.0, |p| p.mean_path);
     let pred = model.as_ref().and_then(|(_, p)| p.as_ref().ok());
-    Ok(Point {
+    let point = Point {
         values: values.to_vec(),
         rows: rows(&report, pred, mean_path),
         saturated: report.saturated,
         deadlock: report.deadlock.is_some(),
         model_saturated: model.as_ref().and_then(|(_, p)| p.as_ref().err().cloned()),
         model: model.map(|(n, _)| n),
-    })
+    };
+    Ok((point, report))
 }
 
 #[cfg(test)]
