@@ -193,7 +193,9 @@ fn summary(base: &HwConfig, axes: &[Axis], quantities: &[Quantity], done: &[Done
         );
     }
     let num = |x: f64| {
-        if x != 0.0 && x.abs() < 0.01 {
+        if x.fract() == 0.0 && x.abs() < 1e15 {
+            format!("{x:.0}")
+        } else if x.abs() < 0.01 {
             format!("{x:.3e}")
         } else {
             format!("{x:.4}")

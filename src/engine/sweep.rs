@@ -615,7 +615,12 @@ pub fn resolve_quantity(name: &str, template: &Value, trace: bool) -> Result<Qua
         } else {
             KEYS.iter().map(|k| k.to_string()).collect()
         };
-        v.extend(numeric_paths(template));
+        // The report's own fields before the configuration's (`config.…`).
+        let (config, own): (Vec<String>, Vec<String>) = numeric_paths(template)
+            .into_iter()
+            .partition(|p| p.starts_with("config."));
+        v.extend(own);
+        v.extend(config);
         v
     };
     let found = match lookup(template, name) {

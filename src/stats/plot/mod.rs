@@ -530,18 +530,47 @@ fn draw_legend<DB: DrawingBackend>(
 ) -> Result<()> {
     let err = |e: String| Error::Arg(format!("cannot draw the plot: {e}"));
     let style = ("sans-serif", 13).into_font().color(&BLACK);
-    for (i, (glyph, text)) in entries.iter().enumerate() {
-        let y = 50 + 20 * i as i32;
+    let mut y = 50;
+    for (glyph, text) in entries {
         if let Glyph::MarkerLine(colour, _, dash) = *glyph {
             area.draw(&Glyph::Line(colour, dash).element((15, y)))
                 .map_err(|e| err(e.to_string()))?;
         }
         area.draw(&glyph.element((15, y)))
             .map_err(|e| err(e.to_string()))?;
-        area.draw(&Text::new(text.clone(), (32, y - 7), style.clone()))
-            .map_err(|e| err(e.to_string()))?;
+        // Long labels (a swept RON value) wrap inside the column instead of running off
+        // the figure.
+        for (k, part) in wrap(text, LEGEND_CHARS).iter().enumerate() {
+            let dy = 16 * k as i32;
+            area.draw(&Text::new(part.clone(), (32, y - 7 + dy), style.clone()))
+                .map_err(|e| err(e.to_string()))?;
+        }
+        y += 20 + 16 * (wrap(text, LEGEND_CHARS).len() as i32 - 1);
     }
     Ok(())
+}
+
+/// Characters of legend text that fit on one line of the legend's column.
+const LEGEND_CHARS: usize = 36;
+
+/// `text` in lines of at most `width` characters, broken after spaces where possible.
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut rest: Vec<char> = text.chars().collect();
+    while rest.len() > width {
+        let cut = rest[..=width]
+            .iter()
+            .rposition(|c| *c == ' ')
+            .filter(|&i| i > 0)
+            .unwrap_or(width);
+        lines.push(rest[..cut].iter().collect::<String>().trim_end().to_string());
+        rest = rest[cut..].to_vec();
+        while rest.first() == Some(&' ') {
+            rest.remove(0);
+        }
+    }
+    lines.push(rest.into_iter().collect());
+    lines
 }
 
 #[cfg(test)]
@@ -611,6 +640,17 @@ mod tests {
             s.contains("<rect") && s.matches("<polyline").count() > 2,
             "{s}"
         );
+    }
+
+    #[test]
+    fn long_legend_labels_wrap_at_spaces() {
+        let text = "emulated, workload.length=Uniform(min: 2, max: 10)";
+        let w = wrap(text, 36);
+        assert_eq!(w[0], "emulated,");
+        assert!(w.iter().all(|l| l.chars().count() <= 36), "{w:?}");
+        assert_eq!(w.join(" "), text);
+        assert_eq!(wrap("short", 36), ["short"]);
+        assert!(wrap(&"x".repeat(80), 36).iter().all(|l| l.chars().count() <= 36));
     }
 
     #[test]

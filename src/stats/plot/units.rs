@@ -265,7 +265,7 @@ mod tests {
 
     #[test]
     fn report_and_configuration_paths_get_their_units() {
-        for (name, unit) in [
+        for (name, expected) in [
             ("throughput.accepted", "flits/node/cycle"),
             ("latency.mean", "cycles"),
             ("latency.phases.network.p99", "cycles"),
@@ -284,7 +284,7 @@ mod tests {
             ("timeout.p_timeout_by_class.ss", "probability"),
             ("timeout.wait_mean_by_class.sh", "cycles"),
         ] {
-            assert_eq!(unit(name), Some(unit), "{name}");
+            assert_eq!(unit(name), Some(expected), "{name}");
         }
         assert_eq!(unit("trace"), None);
         assert_eq!(label("trace"), "trace");
