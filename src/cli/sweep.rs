@@ -338,6 +338,46 @@ pub fn sweep(args: &SweepArgs) -> Result<i32> {
         .collect();
     let dims = dimensions(&axes, &zip)?;
     let points = points(&axes, &zip)?;
+    let names: Vec<String> = if args.ys.is_empty() {
+        vec![if trace { "latency_mean" } else { "latency" }.to_string()]
+    } else {
+        let mut v: Vec<String> = Vec::new();
+        for y in &args.ys {
+            if !v.contains(y) {
+                v.push(y.clone());
+            }
+        }
+        v
+    };
+    // The figure's x and series, and its file names, are checked before emulating.
+    let x = match &args.x {
+        Some(p) => axes.iter().position(|a| a.path == *p).ok_or_else(|| {
+            let valid: Vec<String> = axes.iter().map(|a| a.path.clone()).collect();
+            crate::stats::plot::redraw::unknown("--x axis (a swept path)", p, &valid)
+        })?,
+        None => 0,
+    };
+    if let Some(dest) = &args.plot {
+        if let Some(v) = axes[x].values.iter().find(|v| v.parse::<f64>().is_err()) {
+            return Err(Error::Arg(format!(
+                "--plot: the x axis `{}` must be numbers (`{v}` is not); choose another with --x",
+                axes[x].path
+            )));
+        }
+        if args.log_x {
+            if let Some(v) = axes[x]
+                .values
+                .iter()
+                .find(|v| v.parse::<f64>().is_ok_and(|x| x <= 0.0))
+            {
+                return Err(Error::Arg(format!(
+                    "--log-x: the x axis `{}` has a value that is not positive (`{v}`)",
+                    axes[x].path
+                )));
+            }
+        }
+        figure_paths(dest, &names)?;
+    }
     // Every point's configuration is checked before the first is emulated.
     let mut configs = Vec::with_capacity(points.len());
     for v in &points {
@@ -386,51 +426,10 @@ pub fn sweep(args: &SweepArgs) -> Result<i32> {
         }
         t
     };
-    let names: Vec<String> = if args.ys.is_empty() {
-        vec![if trace { "latency_mean" } else { "latency" }.to_string()]
-    } else {
-        let mut v: Vec<String> = Vec::new();
-        for y in &args.ys {
-            if !v.contains(y) {
-                v.push(y.clone());
-            }
-        }
-        v
-    };
     let quantities = names
         .iter()
         .map(|n| resolve_quantity(n, &template, trace))
         .collect::<Result<Vec<_>>>()?;
-    // The figure's x and series, and its file names, are checked before emulating.
-    let x = match &args.x {
-        Some(p) => axes.iter().position(|a| a.path == *p).ok_or_else(|| {
-            let valid: Vec<String> = axes.iter().map(|a| a.path.clone()).collect();
-            crate::stats::plot::redraw::unknown("--x axis (a swept path)", p, &valid)
-        })?,
-        None => 0,
-    };
-    if let Some(dest) = &args.plot {
-        if let Some(v) = axes[x].values.iter().find(|v| v.parse::<f64>().is_err()) {
-            return Err(Error::Arg(format!(
-                "--plot: the x axis `{}` must be numbers (`{v}` is not); choose another with --x",
-                axes[x].path
-            )));
-        }
-        if args.log_x {
-            if let Some(v) = axes[x]
-                .values
-                .iter()
-                .find(|v| v.parse::<f64>().is_ok_and(|x| x <= 0.0))
-            {
-                return Err(Error::Arg(format!(
-                    "--log-x: the x axis `{}` has a value that is not positive (`{v}`)",
-                    axes[x].path
-                )));
-            }
-        }
-        let names: Vec<String> = quantities.iter().map(|q| q.name().to_string()).collect();
-        figure_paths(dest, &names)?;
-    }
     let (side, per_point) = share_jobs(base.experiment.jobs, points.len());
     let bar = std::io::stderr().is_terminal().then(|| {
         let b = ProgressBar::new(points.len() as u64);

@@ -563,7 +563,13 @@ fn wrap(text: &str, width: usize) -> Vec<String> {
             .rposition(|c| *c == ' ')
             .filter(|&i| i > 0)
             .unwrap_or(width);
-        lines.push(rest[..cut].iter().collect::<String>().trim_end().to_string());
+        lines.push(
+            rest[..cut]
+                .iter()
+                .collect::<String>()
+                .trim_end()
+                .to_string(),
+        );
         rest = rest[cut..].to_vec();
         while rest.first() == Some(&' ') {
             rest.remove(0);
@@ -650,7 +656,9 @@ mod tests {
         assert!(w.iter().all(|l| l.chars().count() <= 36), "{w:?}");
         assert_eq!(w.join(" "), text);
         assert_eq!(wrap("short", 36), ["short"]);
-        assert!(wrap(&"x".repeat(80), 36).iter().all(|l| l.chars().count() <= 36));
+        assert!(wrap(&"x".repeat(80), 36)
+            .iter()
+            .all(|l| l.chars().count() <= 36));
     }
 
     #[test]

@@ -120,24 +120,28 @@ struct Quantity {
 pub fn close_matches<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Vec<String> {
     let lower = name.to_ascii_lowercase();
     let last = lower.rsplit('.').next().unwrap_or(&lower).to_string();
-    let mut scored: Vec<(usize, &str)> = candidates
+    // Ranked: the same last segment first, then near misspellings, then names that
+    // merely contain the one given; by edit distance within each.
+    let mut scored: Vec<(u8, usize, &str)> = candidates
         .into_iter()
         .filter_map(|c| {
             let cl = c.to_ascii_lowercase();
             let d = distance(&lower, &cl);
-            let related = cl.contains(&lower)
-                || cl.rsplit('.').next() == Some(last.as_str())
-                || (last.len() >= 4 && cl.contains(&last));
-            (d <= (lower.len() / 3).max(2) || related).then_some((d, c))
+            let tier = if cl.rsplit('.').next() == Some(last.as_str()) {
+                0
+            } else if d <= (lower.len() / 3).max(2) {
+                1
+            } else if cl.contains(&lower) || (last.len() >= 4 && cl.contains(&last)) {
+                2
+            } else {
+                return None;
+            };
+            Some((tier, d, c))
         })
         .collect();
     scored.sort();
-    scored.dedup_by(|a, b| a.1 == b.1);
-    scored
-        .into_iter()
-        .take(6)
-        .map(|(_, c)| c.to_string())
-        .collect()
+    scored.dedup_by(|a, b| a.2 == b.2);
+    scored.into_iter().take(6).map(|(_, _, c)| c.to_string()).collect()
 }
 
 /// Levenshtein distance.
