@@ -219,7 +219,10 @@ fn a_sweep_over_traces_replays_each_trace_at_each_point() {
             "messages_measured"
         ]
     );
-    assert_eq!(col(&t, "trace"), [a.clone(), b.clone(), a.clone(), b.clone()]);
+    assert_eq!(
+        col(&t, "trace"),
+        [a.clone(), b.clone(), a.clone(), b.clone()]
+    );
     assert_eq!(num(&t, "messages_measured"), [3.0, 4.0, 3.0, 4.0]);
     assert!(num(&t, "latency_mean_measured").iter().all(|l| *l > 3.0));
     // One figure per quantity; the traces are the series.

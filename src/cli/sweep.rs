@@ -318,6 +318,11 @@ pub fn sweep(args: &SweepArgs) -> Result<i32> {
             return Err(Error::Arg(format!("`{}` is swept twice", a.path)));
         }
     }
+    if args.csv.as_deref() == Some("-") && args.plot.as_deref() == Some("-") {
+        return Err(Error::Arg(
+            "--csv - and --plot - cannot both go to standard output".into(),
+        ));
+    }
     let trace = axes.iter().any(|a| a.path == TRACE_AXIS);
     let trace_only = [
         (args.replay_mode.is_some(), "--replay-mode"),

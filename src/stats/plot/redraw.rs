@@ -141,7 +141,11 @@ pub fn close_matches<'a>(name: &str, candidates: impl IntoIterator<Item = &'a st
         .collect();
     scored.sort();
     scored.dedup_by(|a, b| a.2 == b.2);
-    scored.into_iter().take(6).map(|(_, _, c)| c.to_string()).collect()
+    scored
+        .into_iter()
+        .take(6)
+        .map(|(_, _, c)| c.to_string())
+        .collect()
 }
 
 /// Levenshtein distance.
