@@ -40,7 +40,7 @@ pub enum Command {
     /// relative errors.
     Compare(predict::PredictArgs),
     /// Emulate and predict a grid of parameter values (CSV, SVG plot).
-    Sweep(sweep::SweepArgs),
+    Sweep(Box<sweep::SweepArgs>),
     /// Redraw a sweep's CSV or any numeric CSV (a time series) as SVG or PNG figures,
     /// without emulating again.
     Plot(plot::PlotArgs),

@@ -211,8 +211,8 @@ pub fn dimensions(axes: &[Axis], zip: &[Vec<String>]) -> Result<Vec<Vec<usize>>>
         groups.push(members);
     }
     let mut dims = Vec::new();
-    for i in 0..axes.len() {
-        match group_of[i] {
+    for (i, g) in group_of.iter().enumerate() {
+        match *g {
             None => dims.push(vec![i]),
             Some(g) if groups[g][0] == i => dims.push(groups[g].clone()),
             Some(_) => {}
