@@ -1,10 +1,11 @@
-//! The command line: `routemu run`, `predict`, `compare`, `sweep`, `replay`, `check` and `bench`. Argument parsing (clap) and
+//! The command line: `routemu run`, `predict`, `compare`, `sweep`, `plot`, `replay`, `check` and `bench`. Argument parsing (clap) and
 //! turning flags into configuration live here; everything else is library calls.
 
 pub mod bench;
 pub mod check;
 pub mod compare;
 pub mod output;
+pub mod plot;
 pub mod predict;
 pub mod replay;
 pub mod run;
@@ -39,7 +40,10 @@ pub enum Command {
     /// relative errors.
     Compare(predict::PredictArgs),
     /// Emulate and predict a grid of parameter values (CSV, SVG plot).
-    Sweep(sweep::SweepArgs),
+    Sweep(Box<sweep::SweepArgs>),
+    /// Redraw a sweep's CSV or any numeric CSV (a time series) as SVG or PNG figures,
+    /// without emulating again.
+    Plot(plot::PlotArgs),
     /// Replay a recorded message trace (routemu text, Netrace or DUMPI) on a machine.
     Replay(replay::ReplayArgs),
     /// Validate a hardware description and explain the machine it describes.
@@ -176,6 +180,7 @@ pub fn main_with(cli: Cli) -> i32 {
         Command::Predict(a) => predict::predict(&a),
         Command::Compare(a) => compare::compare(&a),
         Command::Sweep(a) => sweep::sweep(&a),
+        Command::Plot(a) => plot::plot(&a),
         Command::Replay(a) => replay::replay(&a),
         Command::Check { file, set } => check::check(&file, &set),
         Command::Bench(a) => bench::bench(&a),

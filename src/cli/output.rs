@@ -78,10 +78,15 @@ pub fn write_json<T: Serialize>(dest: &str, body: &T) -> Result<()> {
 
 /// Writes `text` to `dest` atomically (or to stdout for `-`).
 pub fn write_output(dest: &str, text: &str) -> Result<()> {
+    write_bytes(dest, text.as_bytes())
+}
+
+/// Writes `bytes` to `dest` atomically (or to stdout for `-`).
+pub fn write_bytes(dest: &str, bytes: &[u8]) -> Result<()> {
     if dest == "-" {
         let mut out = std::io::stdout().lock();
         return out
-            .write_all(text.as_bytes())
+            .write_all(bytes)
             .and_then(|_| out.flush())
             .map_err(|source| Error::Io {
                 path: "<stdout>".into(),
@@ -105,7 +110,7 @@ pub fn write_output(dest: &str, text: &str) -> Result<()> {
         name.to_string_lossy(),
         std::process::id()
     ));
-    let result = std::fs::write(&tmp, text).and_then(|_| std::fs::rename(&tmp, path));
+    let result = std::fs::write(&tmp, bytes).and_then(|_| std::fs::rename(&tmp, path));
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
