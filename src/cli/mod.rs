@@ -66,6 +66,10 @@ pub struct ExperimentArgs {
     /// Messages created per node per cycle.
     #[arg(long)]
     pub rate: Option<f64>,
+    /// Offered load in flits per node per cycle: sets the message rate to LOAD divided
+    /// by the mean message length (after `--length`).
+    #[arg(long, conflicts_with = "rate", value_name = "FLITS")]
+    pub load: Option<f64>,
     /// Message length: N, const:N, exp:MEAN or uniform:MIN:MAX (flits).
     #[arg(long)]
     pub length: Option<String>,
@@ -115,6 +119,15 @@ impl ExperimentArgs {
         }
         if let Some(p) = &self.pattern {
             w.pattern = spec::parse_pattern(p)?;
+        }
+        if let Some(load) = self.load {
+            if !(load.is_finite() && load >= 0.0) {
+                return Err(crate::error::Error::Arg(format!(
+                    "--load {load}: the offered load must be a non-negative number of flits per node per cycle"
+                )));
+            }
+            let mean = crate::traffic::length::LengthDist::new(&w.length)?.mean();
+            w.rate = load / mean;
         }
         let e = &mut cfg.experiment;
         if let Some(s) = self.seed {
