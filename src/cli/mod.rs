@@ -1,4 +1,4 @@
-//! The command line: `routemu run`, `predict`, `compare`, `sweep`, `replay`, `check` and `bench`. Argument parsing (clap) and
+//! The command line: `routemu run`, `predict`, `compare`, `sweep`, `saturation`, `replay`, `check` and `bench`. Argument parsing (clap) and
 //! turning flags into configuration live here; everything else is library calls.
 
 pub mod bench;
@@ -8,6 +8,7 @@ pub mod output;
 pub mod predict;
 pub mod replay;
 pub mod run;
+pub mod saturation;
 pub mod spec;
 pub mod sweep;
 
@@ -40,6 +41,9 @@ pub enum Command {
     Compare(predict::PredictArgs),
     /// Emulate and predict a grid of parameter values (CSV, SVG plot).
     Sweep(sweep::SweepArgs),
+    /// Find the saturation throughput (largest sustained load) with a 95% interval over
+    /// replications (docs/saturation.md).
+    Saturation(saturation::SaturationArgs),
     /// Replay a recorded message trace (routemu text, Netrace or DUMPI) on a machine.
     Replay(replay::ReplayArgs),
     /// Validate a hardware description and explain the machine it describes.
@@ -163,6 +167,7 @@ pub fn main_with(cli: Cli) -> i32 {
         Command::Predict(a) => predict::predict(&a),
         Command::Compare(a) => compare::compare(&a),
         Command::Sweep(a) => sweep::sweep(&a),
+        Command::Saturation(a) => saturation::saturation(&a),
         Command::Replay(a) => replay::replay(&a),
         Command::Check { file, set } => check::check(&file, &set),
         Command::Bench(a) => bench::bench(&a),

@@ -9,6 +9,7 @@ pub mod network;
 pub mod parallel;
 pub mod partition;
 pub mod replay;
+pub mod saturation;
 pub mod sim;
 pub mod sweep;
 pub mod waits;

@@ -1,0 +1,875 @@
+//! Saturation search: the saturation throughput of a machine — the accepted throughput at
+//! the largest offered load it sustains — by a documented criterion, with a Student-t 95%
+//! confidence interval over independent replications, and the verdict whether that interval
+//! is narrow enough to rank machines by (docs/saturation.md).
+//!
+//! Owns: the criteria that call one probe (one replication at one offered load) sustained
+//! or not — backlog growth with a one-sided t-test (the default), accepted below offered,
+//! mean latency against zero load —, the per-replication search (bracket, then bisect on
+//! offered load), the interval over replications and the rankability verdict.
+//!
+//! Not here: running a replication (`engine::experiment::run_replication`, whose simulation
+//! samples the source backlog at every check point of the window,
+//! `Simulation::backlog_samples`), the command line and its JSON (`cli::saturation`),
+//! grids of machines (`engine::sweep`, which can call [`search`] per point).
+//!
+//! Replication r of the search probes every load with the random streams of replication
+//! r, so (a) its verdicts at neighbouring loads see the same message sequence (common
+//! random numbers: the bisection is not thrown around by noise between probes) and (b) the
+//! result does not depend on `experiment.jobs` or `experiment.threads`.
+
+use super::experiment::{run_replication, RepResult};
+use super::network::Network;
+use super::sim::{Stop, CHECK_EVERY};
+use crate::config::validate::validate;
+use crate::config::{ArrivalProcess, HwConfig, LatencyFrom, LatencyTo, Measure};
+use crate::error::{Error, Result};
+use crate::stats::ci::mean_ci;
+use crate::switching::{with_mode, WithMode};
+use crate::types::Cycle;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+/// A load or a throughput in flits per node per cycle — the unit of a run report's
+/// `throughput.offered` and `.accepted` — kept apart from `workload.rate`, which counts
+/// messages per node per cycle.
+#[derive(Clone, Copy, Debug, Default, PartialEq, PartialOrd, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct FlitLoad(pub f64);
+
+impl FlitLoad {
+    /// The message rate (messages per node per cycle) that offers this load with messages
+    /// of `mean_flits` flits on average.
+    pub fn to_rate(self, mean_flits: f64) -> f64 {
+        self.0 / mean_flits
+    }
+}
+
+impl fmt::Display for FlitLoad {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:.4}", self.0)
+    }
+}
+
+/// What makes a probe (one replication at one offered load) sustained. In every criterion
+/// a probe the engine itself stopped as saturated (source backlog above
+/// `experiment.saturation_backlog` per node, or a drain past `experiment.drain_limit`), a
+/// deadlocked probe, and one whose sources refused (lost) more than `margin` of the
+/// messages they created are not sustained.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(into = "String", try_from = "String")]
+pub enum Criterion {
+    /// The source backlog does not grow: over the window's check points (every
+    /// [`CHECK_EVERY`] cycles) the backlog's increments are tested with a one-sided
+    /// Student-t test at 95%; the load is not sustained when their mean is significantly
+    /// positive *and* the growth, in flits per node per cycle, exceeds `margin` × offered.
+    Backlog,
+    /// The accepted throughput is not below the offered one by more than `margin` ×
+    /// offered (measured over the same window).
+    Accepted,
+    /// The mean latency is at most this factor times the zero-load latency, measured by a
+    /// probe at `zero_load` in the same replication.
+    Latency(f64),
+}
+
+impl fmt::Display for Criterion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Criterion::Backlog => write!(f, "backlog"),
+            Criterion::Accepted => write!(f, "accepted"),
+            Criterion::Latency(x) => write!(f, "latency:{x}"),
+        }
+    }
+}
+
+impl FromStr for Criterion {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        let bad = || {
+            Error::Arg(format!(
+                "criterion `{s}`: expected backlog, accepted or latency:F (F > 1, the mean \
+                 latency allowed as a multiple of the zero-load latency)"
+            ))
+        };
+        match s.trim() {
+            "backlog" => Ok(Criterion::Backlog),
+            "accepted" => Ok(Criterion::Accepted),
+            l => {
+                let f: f64 = l
+                    .strip_prefix("latency:")
+                    .ok_or_else(bad)?
+                    .parse()
+                    .map_err(|_| bad())?;
+                if f > 1.0 && f.is_finite() {
+                    Ok(Criterion::Latency(f))
+                } else {
+                    Err(bad())
+                }
+            }
+        }
+    }
+}
+
+impl From<Criterion> for String {
+    fn from(c: Criterion) -> String {
+        c.to_string()
+    }
+}
+
+impl TryFrom<String> for Criterion {
+    type Error = Error;
+    fn try_from(s: String) -> Result<Self> {
+        s.parse()
+    }
+}
+
+/// How the search runs. Plain data: it is written into the JSON beside the result.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SaturationOptions {
+    /// What makes a load sustained.
+    pub criterion: Criterion,
+    /// The bisection stops when the bracket [largest sustained, smallest unsustained] is
+    /// narrower than this fraction of its upper end.
+    pub tolerance: f64,
+    /// Upper end of the first bracket, flits per node per cycle. None: the machine's
+    /// uniform-traffic capacity bound (`throughput.capacity` of a run report: the
+    /// bisection bound of tori, meshes and hypercubes) times the link width; at most one
+    /// message per node per cycle under a Bernoulli process. When that load is sustained
+    /// the bracket doubles (at most [`MAX_EXPANSIONS`] times).
+    pub upper: Option<FlitLoad>,
+    /// Independent searches, one per replication (at least 2 for an interval).
+    pub replications: u32,
+    /// The result is rankable when the 95% half-width is at most this fraction of the
+    /// throughput.
+    pub max_rel_ci: f64,
+    /// The smallest share of the offered load that counts as not sustained: backlog growth
+    /// (criterion backlog), offered minus accepted (criterion accepted), refused messages
+    /// (every criterion).
+    pub margin: f64,
+    /// Criterion latency: the load of the probe that measures the zero-load latency. None:
+    /// 1% of the first bracket's upper end.
+    pub zero_load: Option<FlitLoad>,
+}
+
+impl Default for SaturationOptions {
+    fn default() -> Self {
+        SaturationOptions {
+            criterion: Criterion::Backlog,
+            tolerance: 0.01,
+            upper: None,
+            replications: 5,
+            max_rel_ci: 0.05,
+            margin: 0.01,
+            zero_load: None,
+        }
+    }
+}
+
+/// Most times the bracket doubles when its upper end is sustained.
+pub const MAX_EXPANSIONS: u32 = 3;
+
+/// Most probes of one replication's search (a guard; a search from the capacity bound to
+/// a 1% bracket takes about ten).
+pub const MAX_PROBES: usize = 60;
+
+/// Smallest window, in cycles, the backlog test accepts: it needs at least three
+/// increments between check points.
+pub const MIN_WINDOW: Cycle = 4 * CHECK_EVERY;
+
+/// One replication run at one offered load and the criterion's verdict.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Probe {
+    /// The load asked for: `workload.rate` × mean message length.
+    pub load: FlitLoad,
+    /// Flits created in the window per node per cycle.
+    pub offered: FlitLoad,
+    /// Flits absorbed in the window per node per cycle.
+    pub accepted: FlitLoad,
+    /// Mean latency of the measured messages delivered, in cycles, in the definition
+    /// `experiment.latency` asks for (None: none delivered).
+    pub latency: Option<f64>,
+    /// Growth of the source backlog over the window, flits per node per cycle (least
+    /// squares over the check points would be biased by their autocorrelation: this is
+    /// the mean of the increments between check points). None: fewer than two samples.
+    pub backlog_slope: Option<FlitLoad>,
+    /// Student's t of the backlog increments' mean (None: fewer than two increments, or
+    /// no variation).
+    pub backlog_t: Option<f64>,
+    /// How the replication ended: `drained`, `saturated` (the engine's own limits) or
+    /// `deadlock`.
+    pub stop: String,
+    /// The criterion's verdict.
+    pub sustained: bool,
+    /// Why, in words.
+    pub reason: String,
+    /// Cycles simulated.
+    pub cycles: Cycle,
+}
+
+/// One replication's search.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ReplicationSearch {
+    /// The replication (its random streams).
+    pub replication: u32,
+    /// Accepted throughput at the largest sustained load: this replication's saturation
+    /// throughput.
+    pub throughput: FlitLoad,
+    /// The largest sustained load probed.
+    pub sustained: FlitLoad,
+    /// The smallest unsustained load probed (None: every load up to the last expansion
+    /// was sustained; `throughput` is then only a lower bound).
+    pub unsustained: Option<FlitLoad>,
+    /// Criterion latency: the zero-load latency measured, cycles.
+    pub zero_load_latency: Option<f64>,
+    /// Every probe, in the order run (the zero-load probe first).
+    pub probes: Vec<Probe>,
+}
+
+/// The result of a search: what `routemu saturation --json` writes under `saturation`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Saturation {
+    /// Mean over replications of their saturation throughputs, flits per node per cycle.
+    pub throughput: FlitLoad,
+    /// Half-width of its Student-t 95% confidence interval (None: one replication).
+    pub ci95: Option<FlitLoad>,
+    /// The criterion, as on the command line (`backlog`, `accepted`, `latency:F`).
+    pub criterion: Criterion,
+    /// `ci95` / `throughput` (None: no interval).
+    pub relative_ci95: Option<f64>,
+    /// Whether the interval is narrow enough to rank machines by (see `reason`).
+    pub rankable: bool,
+    /// Why not rankable (None when rankable).
+    pub reason: Option<String>,
+    /// Each replication's saturation throughput, in replication order.
+    pub per_replication: Vec<FlitLoad>,
+}
+
+/// Everything a search found.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SaturationResult {
+    /// The saturation throughput and its interval.
+    pub saturation: Saturation,
+    /// The options the search ran with.
+    pub options: SaturationOptions,
+    /// Upper end of the first bracket, flits per node per cycle.
+    pub upper: FlitLoad,
+    /// Where `upper` comes from.
+    pub upper_source: String,
+    /// Mean message length, flits (load = rate × this).
+    pub mean_length: f64,
+    /// Every replication's search.
+    pub replications: Vec<ReplicationSearch>,
+    /// What the reader should know (deadlocks met, an unbracketed search, a zero-load
+    /// probe not small against the result).
+    pub warnings: Vec<String>,
+    /// Probes run, over every replication.
+    pub probes: usize,
+    /// Cycles simulated, over every probe.
+    pub cycles: Cycle,
+    /// Wall-clock time of the search.
+    pub wall_seconds: f64,
+}
+
+/// Where a search is, for progress bars.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Progress {
+    /// The replication whose search reports.
+    pub replication: u32,
+    /// Probes of that replication finished so far.
+    pub probe: usize,
+    /// The load being probed.
+    pub load: FlitLoad,
+    /// The probe's current cycle.
+    pub cycle: Cycle,
+}
+
+/// One-sided 95% quantile of Student's t with `df` degrees of freedom.
+pub fn t95(df: usize) -> f64 {
+    const TABLE: [f64; 30] = [
+        6.314, 2.920, 2.353, 2.132, 2.015, 1.943, 1.895, 1.860, 1.833, 1.812, 1.796, 1.782, 1.771,
+        1.761, 1.753, 1.746, 1.740, 1.734, 1.729, 1.725, 1.721, 1.717, 1.714, 1.711, 1.708, 1.706,
+        1.703, 1.701, 1.699, 1.697,
+    ];
+    match df {
+        0 => f64::NAN,
+        1..=30 => TABLE[df - 1],
+        // Cornish–Fisher expansion around the normal quantile; error < 1e-3 beyond 30.
+        _ => {
+            let z: f64 = 1.644_854;
+            let d = df as f64;
+            z + (z.powi(3) + z) / (4.0 * d)
+                + (5.0 * z.powi(5) + 16.0 * z.powi(3) + 3.0 * z) / (96.0 * d * d)
+        }
+    }
+}
+
+/// The growth of the source backlog over a window.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Growth {
+    /// Mean of the increments per cycle between consecutive samples, messages per cycle
+    /// (every source together).
+    pub per_cycle: f64,
+    /// Student's t of that mean (None: fewer than two increments, or no variation).
+    pub t: Option<f64>,
+    /// Increments the mean is over.
+    pub increments: usize,
+}
+
+impl Growth {
+    /// Whether the growth is significantly positive: one-sided t-test at 95% (without
+    /// variation, whether it is positive at all).
+    pub fn significant(&self) -> bool {
+        match self.t {
+            Some(t) => t > t95(self.increments - 1),
+            None => self.per_cycle > 0.0,
+        }
+    }
+}
+
+/// The backlog's growth over the window from its samples (cycle, messages). Increments,
+/// not a regression on the samples: a stable backlog is an autocorrelated stationary
+/// process, whose least-squares slope has a far larger variance than its residuals
+/// suggest; its increments telescope (their sum is last − first), which makes the t-test
+/// conservative for a stable queue, while an unstable one is a random walk with drift,
+/// whose increments are independent and the test exact. None: fewer than two samples.
+pub fn backlog_growth(samples: &[(Cycle, u64)]) -> Option<Growth> {
+    let inc: Vec<f64> = samples
+        .windows(2)
+        .filter(|w| w[1].0 > w[0].0)
+        .map(|w| (w[1].1 as f64 - w[0].1 as f64) / (w[1].0 - w[0].0) as f64)
+        .collect();
+    if inc.is_empty() {
+        return None;
+    }
+    let n = inc.len() as f64;
+    let mean = inc.iter().sum::<f64>() / n;
+    let t = if inc.len() < 2 {
+        None
+    } else {
+        let var = inc.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
+        (var > 0.0).then(|| mean / (var / n).sqrt())
+    };
+    Some(Growth {
+        per_cycle: mean,
+        t,
+        increments: inc.len(),
+    })
+}
+
+/// The mean latency of a replication's measured messages in the definition
+/// `experiment.latency` asks for (as the run report's `latency.mean`).
+fn mean_latency<M>(cfg: &HwConfig, r: &RepResult<M>) -> Option<f64> {
+    let m = &r.msgs;
+    if m.count == 0 {
+        return None;
+    }
+    let def = cfg.experiment.latency;
+    let sum = match def.from {
+        LatencyFrom::Creation => m.latency_sum,
+        LatencyFrom::HeadInjected => m.network_sum,
+    };
+    let shift = match def.to {
+        LatencyTo::TailDelivered => 0.0,
+        LatencyTo::TailArrived => cfg.router.ni.ejection_latency as f64,
+    };
+    Some(sum as f64 / m.count as f64 - shift)
+}
+
+/// What a search needs to know of the machine, computed once.
+#[derive(Clone, Debug)]
+struct Plan {
+    mean_length: f64,
+    endpoints: f64,
+    upper: FlitLoad,
+    upper_source: String,
+    /// Hard ceiling of the load (Bernoulli: one message per node per cycle).
+    ceiling: f64,
+    zero_load: FlitLoad,
+}
+
+/// Checks the machine and the options and works out the bracket.
+fn plan(cfg: &HwConfig, opts: &SaturationOptions) -> Result<Plan> {
+    let machine = validate(cfg)?;
+    let arg = |m: String| Err(Error::Arg(m));
+    if opts.replications == 0 {
+        return arg("saturation: at least one replication".into());
+    }
+    if !(opts.tolerance > 0.0 && opts.tolerance <= 0.5) {
+        return arg(format!(
+            "saturation tolerance {}: a fraction in (0, 0.5]",
+            opts.tolerance
+        ));
+    }
+    if !(opts.max_rel_ci > 0.0 && opts.max_rel_ci.is_finite()) {
+        return arg(format!(
+            "saturation max relative CI {}: a positive fraction",
+            opts.max_rel_ci
+        ));
+    }
+    if !(0.0..1.0).contains(&opts.margin) {
+        return arg(format!(
+            "saturation margin {}: a fraction in [0, 1)",
+            opts.margin
+        ));
+    }
+    if let Criterion::Latency(f) = opts.criterion {
+        if !(f > 1.0 && f.is_finite()) {
+            return arg(format!(
+                "criterion latency:{f}: the factor must exceed 1"
+            ));
+        }
+    }
+    for (what, v) in [("upper bound", opts.upper), ("zero load", opts.zero_load)] {
+        if let Some(v) = v {
+            if !(v.0 > 0.0 && v.0.is_finite()) {
+                return arg(format!(
+                    "saturation {what} {}: a positive load in flits per node per cycle",
+                    v.0
+                ));
+            }
+        }
+    }
+    match cfg.workload.process {
+        ArrivalProcess::Saturated { .. } => {
+            return Err(Error::config(
+                "workload.process = Saturated: saturated sources ignore the rate, so there is \
+                 no load to search on (their accepted throughput is `routemu run`'s); use \
+                 --set workload.process=Poisson (or Bernoulli)",
+            ))
+        }
+        ArrivalProcess::Poisson | ArrivalProcess::Bernoulli => {}
+    }
+    match cfg.experiment.measure {
+        Measure::Cycles(c) if c < MIN_WINDOW => {
+            return Err(Error::config(format!(
+                "a measurement window of {c} cycles: the saturation search samples the \
+                 backlog every {CHECK_EVERY} cycles and needs at least {MIN_WINDOW} \
+                 (--cycles)"
+            )))
+        }
+        Measure::Cycles(_) => {}
+        Measure::Messages(_) => {
+            return Err(Error::config(
+                "a measurement window of messages: the saturation search compares loads \
+                 over windows of the same length in cycles; use --cycles",
+            ))
+        }
+    }
+    let mean_length = machine.workload.length.mean();
+    let ceiling = match cfg.workload.process {
+        ArrivalProcess::Bernoulli => mean_length,
+        _ => f64::INFINITY,
+    };
+    let (upper, upper_source) = match opts.upper {
+        Some(u) => (u.0, "--upper".to_string()),
+        None => {
+            let w = cfg.links.width as f64;
+            (
+                machine.topology.capacity() * w,
+                format!(
+                    "capacity bound {:.4} (throughput.capacity) × link width {}",
+                    machine.topology.capacity(),
+                    cfg.links.width
+                ),
+            )
+        }
+    };
+    let (upper, upper_source) = if upper > ceiling {
+        (
+            ceiling,
+            format!("{upper_source}, capped at one Bernoulli message per node per cycle"),
+        )
+    } else {
+        (upper, upper_source)
+    };
+    let zero_load = opts.zero_load.unwrap_or(FlitLoad(0.01 * upper));
+    Ok(Plan {
+        mean_length,
+        endpoints: machine.topology.endpoints().len() as f64,
+        upper: FlitLoad(upper),
+        upper_source,
+        ceiling,
+        zero_load,
+    })
+}
+
+/// Finds the saturation throughput of `cfg` (its workload's pattern, lengths and
+/// process, every load set through `workload.rate`; `experiment.warmup` and the window
+/// `experiment.measure` per probe, which must be in cycles) by `opts`. Replication
+/// searches run `experiment.jobs` at a time, each probe on `experiment.threads`
+/// partitions; neither changes the result. `progress` hears from every probe now and then.
+pub fn search(
+    cfg: &HwConfig,
+    opts: &SaturationOptions,
+    progress: &mut (dyn FnMut(Progress) + Send),
+) -> Result<SaturationResult> {
+    let plan = plan(cfg, opts)?;
+    struct Go<'a, 'p> {
+        cfg: &'a HwConfig,
+        opts: &'a SaturationOptions,
+        plan: &'a Plan,
+        progress: &'a mut (dyn FnMut(Progress) + Send + 'p),
+    }
+    impl WithMode for Go<'_, '_> {
+        type Output = Result<SaturationResult>;
+        fn run<N: Network + Send>(self) -> Self::Output {
+            search_mode::<N>(self.cfg, self.opts, self.plan, self.progress)
+        }
+    }
+    with_mode(
+        &cfg.switching,
+        Go {
+            cfg,
+            opts,
+            plan: &plan,
+            progress,
+        },
+    )
+}
+
+/// Where a worker leaves a replication's search.
+type Slot = Mutex<Option<Result<ReplicationSearch>>>;
+
+fn search_mode<N: Network + Send>(
+    cfg: &HwConfig,
+    opts: &SaturationOptions,
+    plan: &Plan,
+    progress: &mut (dyn FnMut(Progress) + Send),
+) -> Result<SaturationResult> {
+    let started = Instant::now();
+    let reps = opts.replications;
+    let jobs = cfg.experiment.jobs.clamp(1, reps) as usize;
+    // Workers take replications in order; results go back in replication order.
+    let next = AtomicU32::new(0);
+    let slots: Vec<Slot> = (0..reps).map(|_| Mutex::new(None)).collect();
+    let progress = Mutex::new(progress);
+    let worker = || loop {
+        let rep = next.fetch_add(1, Ordering::Relaxed);
+        if rep >= reps {
+            break;
+        }
+        let r = search_replication::<N>(cfg, opts, plan, rep, &mut |p| {
+            if let Ok(mut f) = progress.try_lock() {
+                (*f)(p);
+            }
+        });
+        *slots[rep as usize]
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = Some(r);
+    };
+    if jobs <= 1 {
+        worker();
+    } else {
+        std::thread::scope(|s| {
+            for _ in 0..jobs {
+                s.spawn(worker);
+            }
+        });
+    }
+    let mut done = Vec::with_capacity(reps as usize);
+    for slot in slots {
+        let r = slot
+            .into_inner()
+            .unwrap_or_else(|e| e.into_inner())
+            .expect("every replication's search ran");
+        done.push(r?);
+    }
+    Ok(summarise(
+        opts,
+        plan,
+        done,
+        started.elapsed().as_secs_f64(),
+    ))
+}
+
+
+/// The criterion's verdict on a probe, given its backlog growth (flits per node per cycle
+/// with its test), the share of its messages its sources refused and the zero-load
+/// latency.
+fn judge(
+    opts: &SaturationOptions,
+    p: &Probe,
+    growth: Option<Growth>,
+    lost_share: f64,
+    zero: Option<f64>,
+) -> (bool, String) {
+    match p.stop.as_str() {
+        "deadlock" => return (false, "deadlock".into()),
+        "saturated" => {
+            return (
+                false,
+                "stopped by the engine as saturated (source backlog over \
+                 experiment.saturation_backlog per node, or drain over experiment.drain_limit)"
+                    .into(),
+            )
+        }
+        _ => {}
+    }
+    if lost_share > opts.margin {
+        return (
+            false,
+            format!(
+                "sources refused {:.2}% of their messages (full memory)",
+                100.0 * lost_share
+            ),
+        );
+    }
+    let offered = p.offered.0;
+    let pct = |x: f64| 100.0 * x / offered.max(f64::MIN_POSITIVE);
+    match opts.criterion {
+        Criterion::Backlog => {
+            let (Some(g), Some(slope)) = (growth, p.backlog_slope) else {
+                return (false, "fewer than two backlog samples in the window".into());
+            };
+            let text = format!(
+                "backlog growth {:.5} flits/node/cycle ({:+.2}% of offered, t = {})",
+                slope.0,
+                pct(slope.0),
+                g.t.map_or("n/a".into(), |t| format!("{t:.2}"))
+            );
+            match (g.significant(), slope.0 > opts.margin * offered) {
+                (true, true) => (false, format!("{text}: growing")),
+                (true, false) => (true, format!("{text}: significant, within the margin")),
+                (false, _) => (true, format!("{text}: not significant")),
+            }
+        }
+        Criterion::Accepted => {
+            let gap = offered - p.accepted.0;
+            let text = format!(
+                "accepted {:.4} vs offered {offered:.4} ({:+.2}%)",
+                p.accepted.0,
+                -pct(gap)
+            );
+            if gap > opts.margin * offered {
+                (false, format!("{text}: below by more than the margin"))
+            } else {
+                (true, text)
+            }
+        }
+        Criterion::Latency(f) => {
+            let (Some(l), Some(z)) = (p.latency, zero) else {
+                return (false, "no measured message delivered".into());
+            };
+            let text = format!("mean latency {l:.2} = {:.2} × zero load {z:.2}", l / z);
+            if l > f * z {
+                (false, format!("{text}: over {f}×"))
+            } else {
+                (true, text)
+            }
+        }
+    }
+}
+
+/// Runs replication `rep` of `cfg` at `load` and judges it.
+fn run_probe<N: Network + Send>(
+    cfg: &HwConfig,
+    opts: &SaturationOptions,
+    plan: &Plan,
+    rep: u32,
+    load: FlitLoad,
+    zero: Option<f64>,
+    progress: &mut dyn FnMut(Cycle),
+) -> Result<Probe> {
+    let mut c = cfg.clone();
+    c.workload.rate = load.to_rate(plan.mean_length);
+    let (r, sims) = run_replication::<N>(&c, rep, progress)?;
+    let growth = backlog_growth(sims[0].backlog_samples());
+    // Messages per cycle over the whole network → flits per node per cycle.
+    let to_flits = |per_cycle: f64| FlitLoad(per_cycle * plan.mean_length / plan.endpoints);
+    let lost_share = if r.generated > 0 {
+        r.lost as f64 / r.generated as f64
+    } else {
+        0.0
+    };
+    let mut p = Probe {
+        load,
+        offered: FlitLoad(r.offered),
+        accepted: FlitLoad(r.accepted),
+        latency: mean_latency(&c, &r),
+        backlog_slope: growth.map(|g| to_flits(g.per_cycle)),
+        backlog_t: growth.and_then(|g| g.t),
+        stop: match r.stop {
+            Stop::Drained => "drained".into(),
+            Stop::Saturated => "saturated".into(),
+            Stop::Deadlock(_) => "deadlock".into(),
+            Stop::CycleLimit => "cycle limit".into(),
+        },
+        sustained: false,
+        reason: String::new(),
+        cycles: r.cycles,
+    };
+    let (ok, reason) = judge(opts, &p, growth, lost_share, zero);
+    p.sustained = ok;
+    p.reason = reason;
+    Ok(p)
+}
+
+/// One replication's search: the zero-load probe when the criterion needs it, then the
+/// bracket — the upper end probed, doubled while sustained — then bisection until the
+/// bracket is narrower than `tolerance` × its upper end.
+fn search_replication<N: Network + Send>(
+    cfg: &HwConfig,
+    opts: &SaturationOptions,
+    plan: &Plan,
+    rep: u32,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<ReplicationSearch> {
+    let mut probes: Vec<Probe> = Vec::new();
+    let mut probe = |probes: &mut Vec<Probe>, load: FlitLoad, zero: Option<f64>| {
+        let done = probes.len();
+        let p = run_probe::<N>(cfg, opts, plan, rep, load, zero, &mut |cycle| {
+            progress(Progress {
+                replication: rep,
+                probe: done,
+                load,
+                cycle,
+            })
+        })?;
+        probes.push(p.clone());
+        Ok::<Probe, Error>(p)
+    };
+    let zero = match opts.criterion {
+        Criterion::Latency(_) => {
+            let p = probe(&mut probes, plan.zero_load, None)?;
+            if p.stop != "drained" || p.latency.is_none() {
+                return Err(Error::Arg(format!(
+                    "replication {rep}: the zero-load probe at {} flits/node/cycle did not                      drain ({}); give a smaller --zero-load",
+                    plan.zero_load, p.stop
+                )));
+            }
+            p.latency
+        }
+        _ => None,
+    };
+    // The largest sustained probe (its index) and the smallest unsustained load.
+    let mut lo: Option<usize> = None;
+    let mut hi = plan.upper;
+    let mut unbracketed = false;
+    let mut expansions = 0;
+    loop {
+        let p = probe(&mut probes, hi, zero)?;
+        if !p.sustained {
+            break;
+        }
+        lo = Some(probes.len() - 1);
+        if expansions == MAX_EXPANSIONS || hi.0 >= plan.ceiling {
+            unbracketed = true;
+            break;
+        }
+        expansions += 1;
+        hi = FlitLoad((2.0 * hi.0).min(plan.ceiling));
+    }
+    let lo_load = |lo: Option<usize>, probes: &[Probe]| lo.map_or(0.0, |i| probes[i].load.0);
+    while !unbracketed && hi.0 - lo_load(lo, &probes) > opts.tolerance * hi.0 {
+        if probes.len() >= MAX_PROBES {
+            break;
+        }
+        // Nothing sustained this far down: the machine carries (next to) nothing.
+        if lo.is_none() && hi.0 < plan.upper.0 * 1e-3 {
+            break;
+        }
+        let mid = FlitLoad(0.5 * (lo_load(lo, &probes) + hi.0));
+        let p = probe(&mut probes, mid, zero)?;
+        if p.sustained {
+            lo = Some(probes.len() - 1);
+        } else {
+            hi = mid;
+        }
+    }
+    let Some(lo) = lo else {
+        return Err(Error::Arg(format!(
+            "replication {rep}: no load sustained down to {hi} flits/node/cycle by the {} \
+             criterion (first probe: {})",
+            opts.criterion,
+            probes
+                .iter()
+                .find(|p| p.load == plan.upper)
+                .map_or(String::new(), |p| p.reason.clone())
+        )));
+    };
+    Ok(ReplicationSearch {
+        replication: rep,
+        throughput: probes[lo].accepted,
+        sustained: probes[lo].load,
+        unsustained: (!unbracketed).then_some(hi),
+        zero_load_latency: zero,
+        probes,
+    })
+}
+
+/// The interval over replications and the rankability verdict.
+fn summarise(
+    opts: &SaturationOptions,
+    plan: &Plan,
+    reps: Vec<ReplicationSearch>,
+    wall: f64,
+) -> SaturationResult {
+    let per: Vec<f64> = reps.iter().map(|r| r.throughput.0).collect();
+    let (mean, ci) = mean_ci(&per);
+    let rel = ci.map(|c| c / mean);
+    let mut warnings = Vec::new();
+    for r in &reps {
+        if r.unsustained.is_none() {
+            warnings.push(format!(
+                "replication {}: every load up to {} was sustained: the saturation is above \
+                 the search's reach (give a larger --upper); its throughput is a lower bound",
+                r.replication, r.sustained
+            ));
+        }
+        if let Some(p) = r.probes.iter().find(|p| p.stop == "deadlock") {
+            warnings.push(format!(
+                "replication {}: deadlock at {} flits/node/cycle (counted as not sustained)",
+                r.replication, p.load
+            ));
+        }
+    }
+    if matches!(opts.criterion, Criterion::Latency(_)) && plan.zero_load.0 > 0.1 * mean {
+        warnings.push(format!(
+            "the zero-load probe ({} flits/node/cycle) is more than a tenth of the result: \
+             its latency is not the zero-load one; give a smaller --zero-load",
+            plan.zero_load
+        ));
+    }
+    let reason = if reps.iter().any(|r| r.unsustained.is_none()) {
+        Some("a replication never found an unsustained load".to_string())
+    } else {
+        match rel {
+            None => Some(format!(
+                "{} replication(s): no confidence interval (use at least 2)",
+                reps.len()
+            )),
+            Some(x) if !(x <= opts.max_rel_ci) => Some(format!(
+                "the 95% interval is ±{:.1}% of the throughput, over the {:.1}% allowed \
+                 (more replications or a longer window narrow it)",
+                100.0 * x,
+                100.0 * opts.max_rel_ci
+            )),
+            Some(_) => None,
+        }
+    };
+    SaturationResult {
+        saturation: Saturation {
+            throughput: FlitLoad(mean),
+            ci95: ci.map(FlitLoad),
+            criterion: opts.criterion,
+            relative_ci95: rel,
+            rankable: reason.is_none(),
+            reason,
+            per_replication: per.into_iter().map(FlitLoad).collect(),
+        },
+        options: opts.clone(),
+        upper: plan.upper,
+        upper_source: plan.upper_source.clone(),
+        mean_length: plan.mean_length,
+        probes: reps.iter().map(|r| r.probes.len()).sum(),
+        cycles: reps.iter().flat_map(|r| &r.probes).map(|p| p.cycles).sum(),
+        replications: reps,
+        warnings,
+        wall_seconds: wall,
+    }
+}
