@@ -6,7 +6,7 @@ use super::output::write_output;
 use super::ExperimentArgs;
 use crate::config::HwConfig;
 use crate::engine::saturation::{
-    search, Criterion, FlitLoad, Progress, SaturationOptions, SaturationResult,
+    search, Criterion, FlitLoad, DEFAULT_BACKLOG_LIMIT, Progress, SaturationOptions, SaturationResult,
 };
 use crate::error::{Error, Result};
 use clap::Args;
@@ -70,17 +70,21 @@ impl SaturationArgs {
     /// The search options the flags describe; `cfg` is the effective configuration (for
     /// `--set experiment.replications`).
     pub fn options(&self, cfg: &HwConfig) -> Result<SaturationOptions> {
-        let replications = match self.exp.replications {
-            Some(r) => r,
-            None if self
-                .exp
+        let set = |path: &str| {
+            self.exp
                 .set
                 .iter()
-                .any(|s| s.split('=').next().map(str::trim) == Some("experiment.replications")) =>
-            {
-                cfg.experiment.replications
-            }
+                .any(|s| s.split('=').next().map(str::trim) == Some(path))
+        };
+        let replications = match self.exp.replications {
+            Some(r) => r,
+            None if set("experiment.replications") => cfg.experiment.replications,
             None => DEFAULT_REPLICATIONS,
+        };
+        let backlog_limit = if set("experiment.saturation_backlog") {
+            cfg.experiment.saturation_backlog
+        } else {
+            DEFAULT_BACKLOG_LIMIT
         };
         Ok(SaturationOptions {
             criterion: self.criterion.parse::<Criterion>()?,
@@ -90,6 +94,7 @@ impl SaturationArgs {
             max_rel_ci: self.max_ci,
             margin: self.margin,
             zero_load: self.zero_load.map(FlitLoad),
+            backlog_limit,
         })
     }
 }

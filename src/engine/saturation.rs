@@ -154,6 +154,11 @@ pub struct SaturationOptions {
     /// Criterion latency: the load of the probe that measures the zero-load latency. None:
     /// 1% of the first bracket's upper end.
     pub zero_load: Option<FlitLoad>,
+    /// `experiment.saturation_backlog` of every probe: messages per node waiting at the
+    /// sources at which the engine stops a probe as saturated. Far above the engine's
+    /// default (50) so that near saturation the criterion decides, not the engine's guard,
+    /// while a probe far past saturation still stops early.
+    pub backlog_limit: f64,
 }
 
 impl Default for SaturationOptions {
@@ -166,9 +171,13 @@ impl Default for SaturationOptions {
             max_rel_ci: 0.05,
             margin: 0.01,
             zero_load: None,
+            backlog_limit: DEFAULT_BACKLOG_LIMIT,
         }
     }
 }
+
+/// Default [`SaturationOptions::backlog_limit`], messages per node.
+pub const DEFAULT_BACKLOG_LIMIT: f64 = 1000.0;
 
 /// Most times the bracket doubles when its upper end is sustained.
 pub const MAX_EXPANSIONS: u32 = 3;
@@ -415,6 +424,12 @@ fn plan(cfg: &HwConfig, opts: &SaturationOptions) -> Result<Plan> {
         return arg(format!(
             "saturation margin {}: a fraction in [0, 1)",
             opts.margin
+        ));
+    }
+    if !(opts.backlog_limit >= 1.0 && opts.backlog_limit.is_finite()) {
+        return arg(format!(
+            "saturation backlog limit {}: at least one message per node",
+            opts.backlog_limit
         ));
     }
     if let Criterion::Latency(f) = opts.criterion {
@@ -677,6 +692,7 @@ fn run_probe<N: Network + Send>(
 ) -> Result<Probe> {
     let mut c = cfg.clone();
     c.workload.rate = load.to_rate(plan.mean_length);
+    c.experiment.saturation_backlog = opts.backlog_limit;
     let (r, sims) = run_replication::<N>(&c, rep, progress)?;
     let growth = backlog_growth(sims[0].backlog_samples());
     // Messages per cycle over the whole network → flits per node per cycle.
@@ -871,5 +887,235 @@ fn summarise(
         replications: reps,
         warnings,
         wall_seconds: wall,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn probe(offered: f64, accepted: f64, slope: Option<f64>, stop: &str) -> Probe {
+        Probe {
+            load: FlitLoad(offered),
+            offered: FlitLoad(offered),
+            accepted: FlitLoad(accepted),
+            latency: Some(50.0),
+            backlog_slope: slope.map(FlitLoad),
+            backlog_t: None,
+            stop: stop.into(),
+            sustained: false,
+            reason: String::new(),
+            cycles: 0,
+        }
+    }
+
+    #[test]
+    fn criteria_read_as_they_are_written() {
+        for s in ["backlog", "accepted", "latency:3", "latency:1.5"] {
+            let c: Criterion = s.parse().unwrap();
+            assert_eq!(c.to_string(), s);
+        }
+        for bad in ["", "latency", "latency:1", "latency:0.5", "latency:x", "growth"] {
+            assert!(bad.parse::<Criterion>().is_err(), "{bad}");
+        }
+        let json = serde_json::to_string(&Criterion::Latency(3.0)).unwrap();
+        assert_eq!(json, "\"latency:3\"");
+        assert!(serde_json::from_str::<Criterion>("\"latency:1\"").is_err());
+    }
+
+    #[test]
+    fn one_sided_t_quantiles() {
+        assert_eq!(t95(1), 6.314);
+        assert_eq!(t95(10), 1.812);
+        // The expansion joins the table smoothly and tends to the normal quantile.
+        assert!((t95(31) - 1.696).abs() < 2e-3);
+        assert!((t95(120) - 1.658).abs() < 1e-3);
+        assert!(t95(0).is_nan());
+    }
+
+    #[test]
+    fn a_flat_or_fluctuating_backlog_does_not_grow() {
+        let flat: Vec<(Cycle, u64)> = (0..10).map(|i| (1024 * i, 7)).collect();
+        let g = backlog_growth(&flat).unwrap();
+        assert_eq!((g.per_cycle, g.t, g.increments), (0.0, None, 9));
+        assert!(!g.significant());
+        // A stationary backlog that swings up and down: the increments telescope.
+        let swing: Vec<(Cycle, u64)> = (0..21)
+            .map(|i| (1024 * i, [10, 40, 5, 30, 12][i as usize % 5]))
+            .collect();
+        let g = backlog_growth(&swing).unwrap();
+        assert!((g.per_cycle - (10.0 - 10.0) / (20.0 * 1024.0)).abs() < 1e-12);
+        assert!(!g.significant());
+        assert!(backlog_growth(&flat[..1]).is_none());
+    }
+
+    #[test]
+    fn a_noisy_ramp_grows_significantly() {
+        // 5 messages per check point on average, ±3 of noise.
+        let ramp: Vec<(Cycle, u64)> = (0..20)
+            .map(|i| (1024 * i, 100 + 5 * i + [0, 3, 1, 2][i as usize % 4]))
+            .collect();
+        let g = backlog_growth(&ramp).unwrap();
+        assert!((g.per_cycle * 1024.0 - (195.0 + 2.0 - 100.0) / 19.0).abs() < 1e-9);
+        assert!(g.t.unwrap() > t95(18));
+        assert!(g.significant());
+    }
+
+    #[test]
+    fn verdicts_follow_the_criterion() {
+        let opts = |criterion| SaturationOptions {
+            criterion,
+            ..SaturationOptions::default()
+        };
+        let growing = Some(Growth {
+            per_cycle: 1.0,
+            t: Some(10.0),
+            increments: 20,
+        });
+        let noise = Some(Growth {
+            per_cycle: 1.0,
+            t: Some(0.5),
+            increments: 20,
+        });
+        let backlog = opts(Criterion::Backlog);
+        // Significant and above 1% of the offered load: growing.
+        let p = probe(0.5, 0.49, Some(0.02), "drained");
+        assert!(!judge(&backlog, &p, growing, 0.0, None).0);
+        // The same slope, not significant: sustained.
+        assert!(judge(&backlog, &p, noise, 0.0, None).0);
+        // Significant but within the margin (0.2% of offered): sustained.
+        let small = probe(0.5, 0.5, Some(0.001), "drained");
+        assert!(judge(&backlog, &small, growing, 0.0, None).0);
+        // Whatever the criterion: engine stops, deadlocks and refused messages.
+        for c in [Criterion::Backlog, Criterion::Accepted, Criterion::Latency(3.0)] {
+            let o = opts(c);
+            let quiet = probe(0.5, 0.5, Some(0.0), "drained");
+            assert!(judge(&o, &quiet, noise, 0.0, Some(40.0)).0, "{c}");
+            for stop in ["saturated", "deadlock"] {
+                let p = probe(0.5, 0.5, Some(0.0), stop);
+                assert!(!judge(&o, &p, noise, 0.0, Some(40.0)).0, "{c} {stop}");
+            }
+            assert!(!judge(&o, &quiet, noise, 0.05, Some(40.0)).0, "{c} lost");
+        }
+        let accepted = opts(Criterion::Accepted);
+        assert!(judge(&accepted, &probe(0.5, 0.496, None, "drained"), None, 0.0, None).0);
+        assert!(!judge(&accepted, &probe(0.5, 0.49, None, "drained"), None, 0.0, None).0);
+        let latency = opts(Criterion::Latency(2.0));
+        let p = probe(0.5, 0.5, None, "drained"); // mean latency 50
+        assert!(judge(&latency, &p, None, 0.0, Some(25.0)).0);
+        assert!(!judge(&latency, &p, None, 0.0, Some(24.9)).0);
+    }
+
+    fn torus() -> HwConfig {
+        crate::config::load::parse_hw(
+            "(topology: Torus(k: 4, n: 2), switching: Wormhole(routing: DimensionOrder), \
+             experiment: (warmup: 1000, measure: Cycles(8192)))",
+            "test",
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn the_first_bracket_is_the_capacity_bound_times_the_link_width() {
+        let opts = SaturationOptions::default();
+        let mut cfg = torus();
+        let p = plan(&cfg, &opts).unwrap();
+        assert_eq!(p.upper, FlitLoad(2.0)); // 8/k for k = 4
+        assert_eq!(p.zero_load, FlitLoad(0.02));
+        cfg.links.width = 2;
+        assert_eq!(plan(&cfg, &opts).unwrap().upper, FlitLoad(4.0));
+        // Bernoulli: one 12-flit message per node per cycle at most.
+        cfg.links.width = 32;
+        cfg.workload.process = ArrivalProcess::Bernoulli;
+        assert_eq!(plan(&cfg, &opts).unwrap().upper, FlitLoad(12.0));
+        let given = SaturationOptions {
+            upper: Some(FlitLoad(0.7)),
+            ..opts
+        };
+        assert_eq!(plan(&cfg, &given).unwrap().upper, FlitLoad(0.7));
+    }
+
+    #[test]
+    fn searches_that_make_no_sense_are_refused() {
+        let opts = SaturationOptions::default();
+        let mut cfg = torus();
+        cfg.workload.process = ArrivalProcess::Saturated { depth: 4 };
+        let e = plan(&cfg, &opts).unwrap_err().to_string();
+        assert!(e.contains("Saturated"), "{e}");
+        let mut cfg = torus();
+        cfg.experiment.measure = Measure::Messages(1000);
+        assert!(plan(&cfg, &opts).unwrap_err().to_string().contains("--cycles"));
+        cfg.experiment.measure = Measure::Cycles(MIN_WINDOW - 1);
+        assert!(plan(&cfg, &opts).unwrap_err().to_string().contains("--cycles"));
+        let cfg = torus();
+        for bad in [
+            SaturationOptions {
+                replications: 0,
+                ..opts.clone()
+            },
+            SaturationOptions {
+                tolerance: 0.0,
+                ..opts.clone()
+            },
+            SaturationOptions {
+                margin: 1.0,
+                ..opts.clone()
+            },
+            SaturationOptions {
+                max_rel_ci: f64::NAN,
+                ..opts.clone()
+            },
+            SaturationOptions {
+                upper: Some(FlitLoad(-1.0)),
+                ..opts.clone()
+            },
+            SaturationOptions {
+                backlog_limit: 0.0,
+                ..opts.clone()
+            },
+        ] {
+            assert!(plan(&cfg, &bad).is_err(), "{bad:?}");
+        }
+    }
+
+    fn rep(r: u32, throughput: f64, bracketed: bool) -> ReplicationSearch {
+        ReplicationSearch {
+            replication: r,
+            throughput: FlitLoad(throughput),
+            sustained: FlitLoad(throughput),
+            unsustained: bracketed.then_some(FlitLoad(throughput + 0.01)),
+            zero_load_latency: None,
+            probes: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn only_a_narrow_interval_ranks() {
+        let opts = SaturationOptions::default();
+        let plan = plan(&torus(), &opts).unwrap();
+        let narrow = summarise(&opts, &plan, vec![rep(0, 0.50, true), rep(1, 0.51, true)], 0.0);
+        // Mean 0.505, half-width 12.706 × 0.005 = 0.0635 (12.6%): too wide for 5%.
+        assert!(!narrow.saturation.rankable);
+        assert!(narrow.saturation.reason.unwrap().contains("12.6%"));
+        let three = summarise(
+            &opts,
+            &plan,
+            vec![rep(0, 0.50, true), rep(1, 0.505, true), rep(2, 0.51, true)],
+            0.0,
+        );
+        let s = &three.saturation;
+        assert!((s.throughput.0 - 0.505).abs() < 1e-12);
+        assert!((s.ci95.unwrap().0 - 4.303 * 0.005 / 3f64.sqrt()).abs() < 1e-9);
+        assert!(s.rankable && s.reason.is_none());
+        let one = summarise(&opts, &plan, vec![rep(0, 0.5, true)], 0.0);
+        assert!(!one.saturation.rankable && one.saturation.ci95.is_none());
+        let open = summarise(
+            &opts,
+            &plan,
+            vec![rep(0, 0.50, true), rep(1, 0.5, false), rep(2, 0.5, true)],
+            0.0,
+        );
+        assert!(!open.saturation.rankable);
+        assert!(open.warnings[0].contains("lower bound"));
     }
 }
