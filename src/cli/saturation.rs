@@ -6,7 +6,7 @@ use super::output::write_output;
 use super::ExperimentArgs;
 use crate::config::HwConfig;
 use crate::engine::saturation::{
-    search, Criterion, FlitLoad, DEFAULT_BACKLOG_LIMIT, Progress, SaturationOptions, SaturationResult,
+    search, Criterion, FlitLoad, Progress, SaturationOptions, SaturationResult,
 };
 use crate::error::{Error, Result};
 use clap::Args;
@@ -39,7 +39,11 @@ pub struct SaturationArgs {
     /// t-test at 95% on its increments, and growth above --margin of the offered load),
     /// `accepted` (accepted not below offered by more than --margin of it), `latency:F`
     /// (mean latency at most F × the zero-load latency).
-    #[arg(long, default_value = "backlog", value_name = "backlog|accepted|latency:F")]
+    #[arg(
+        long,
+        default_value = "backlog",
+        value_name = "backlog|accepted|latency:F"
+    )]
     pub criterion: String,
     /// Bisection stops when the bracket is narrower than this fraction of its upper end.
     #[arg(long, default_value_t = 0.01, value_name = "FRACTION")]
@@ -81,11 +85,7 @@ impl SaturationArgs {
             None if set("experiment.replications") => cfg.experiment.replications,
             None => DEFAULT_REPLICATIONS,
         };
-        let backlog_limit = if set("experiment.saturation_backlog") {
-            cfg.experiment.saturation_backlog
-        } else {
-            DEFAULT_BACKLOG_LIMIT
-        };
+
         Ok(SaturationOptions {
             criterion: self.criterion.parse::<Criterion>()?,
             tolerance: self.tolerance,
@@ -94,7 +94,6 @@ impl SaturationArgs {
             max_rel_ci: self.max_ci,
             margin: self.margin,
             zero_load: self.zero_load.map(FlitLoad),
-            backlog_limit,
         })
     }
 }

@@ -154,11 +154,6 @@ pub struct SaturationOptions {
     /// Criterion latency: the load of the probe that measures the zero-load latency. None:
     /// 1% of the first bracket's upper end.
     pub zero_load: Option<FlitLoad>,
-    /// `experiment.saturation_backlog` of every probe: messages per node waiting at the
-    /// sources at which the engine stops a probe as saturated. Far above the engine's
-    /// default (50) so that near saturation the criterion decides, not the engine's guard,
-    /// while a probe far past saturation still stops early.
-    pub backlog_limit: f64,
 }
 
 impl Default for SaturationOptions {
@@ -171,13 +166,9 @@ impl Default for SaturationOptions {
             max_rel_ci: 0.05,
             margin: 0.01,
             zero_load: None,
-            backlog_limit: DEFAULT_BACKLOG_LIMIT,
         }
     }
 }
-
-/// Default [`SaturationOptions::backlog_limit`], messages per node.
-pub const DEFAULT_BACKLOG_LIMIT: f64 = 1000.0;
 
 /// Most times the bracket doubles when its upper end is sustained.
 pub const MAX_EXPANSIONS: u32 = 3;
@@ -426,17 +417,9 @@ fn plan(cfg: &HwConfig, opts: &SaturationOptions) -> Result<Plan> {
             opts.margin
         ));
     }
-    if !(opts.backlog_limit >= 1.0 && opts.backlog_limit.is_finite()) {
-        return arg(format!(
-            "saturation backlog limit {}: at least one message per node",
-            opts.backlog_limit
-        ));
-    }
     if let Criterion::Latency(f) = opts.criterion {
         if !(f > 1.0 && f.is_finite()) {
-            return arg(format!(
-                "criterion latency:{f}: the factor must exceed 1"
-            ));
+            return arg(format!("criterion latency:{f}: the factor must exceed 1"));
         }
     }
     for (what, v) in [("upper bound", opts.upper), ("zero load", opts.zero_load)] {
@@ -594,14 +577,8 @@ fn search_mode<N: Network + Send>(
             .expect("every replication's search ran");
         done.push(r?);
     }
-    Ok(summarise(
-        opts,
-        plan,
-        done,
-        started.elapsed().as_secs_f64(),
-    ))
+    Ok(summarise(opts, plan, done, started.elapsed().as_secs_f64()))
 }
-
 
 /// The criterion's verdict on a probe, given its backlog growth (flits per node per cycle
 /// with its test), the share of its messages its sources refused and the zero-load
@@ -680,6 +657,23 @@ fn judge(
     }
 }
 
+/// The engine's saturation guard for a probe at `load` (its
+/// `experiment.saturation_backlog`, messages per node): the configuration's own guard
+/// plus twice the backlog that growth at the margin (`margin` × load) accumulates over the
+/// probe's warm-up and window. Below it the criterion decides; a probe whose backlog
+/// passes it is unsustained by the backlog and accepted criteria alike (it grew by more
+/// than twice the margin allows) and, waiting behind that many messages, by any sensible
+/// latency bound — so the engine stops it there rather than simulate and drain a
+/// network far past saturation, which is what makes the first, overloaded probes cheap.
+fn probe_backlog_limit(cfg: &HwConfig, margin: f64, mean_length: f64, load: FlitLoad) -> f64 {
+    let window = match cfg.experiment.measure {
+        Measure::Cycles(c) => c,
+        Measure::Messages(_) => 0,
+    };
+    let span = (cfg.experiment.warmup + window) as f64;
+    cfg.experiment.saturation_backlog + 2.0 * margin * load.0 * span / mean_length
+}
+
 /// Runs replication `rep` of `cfg` at `load` and judges it.
 fn run_probe<N: Network + Send>(
     cfg: &HwConfig,
@@ -692,7 +686,7 @@ fn run_probe<N: Network + Send>(
 ) -> Result<Probe> {
     let mut c = cfg.clone();
     c.workload.rate = load.to_rate(plan.mean_length);
-    c.experiment.saturation_backlog = opts.backlog_limit;
+    c.experiment.saturation_backlog = probe_backlog_limit(cfg, opts.margin, plan.mean_length, load);
     let (r, sims) = run_replication::<N>(&c, rep, progress)?;
     let growth = backlog_growth(sims[0].backlog_samples());
     // Messages per cycle over the whole network → flits per node per cycle.
@@ -915,7 +909,14 @@ mod tests {
             let c: Criterion = s.parse().unwrap();
             assert_eq!(c.to_string(), s);
         }
-        for bad in ["", "latency", "latency:1", "latency:0.5", "latency:x", "growth"] {
+        for bad in [
+            "",
+            "latency",
+            "latency:1",
+            "latency:0.5",
+            "latency:x",
+            "growth",
+        ] {
             assert!(bad.parse::<Criterion>().is_err(), "{bad}");
         }
         let json = serde_json::to_string(&Criterion::Latency(3.0)).unwrap();
@@ -987,7 +988,11 @@ mod tests {
         let small = probe(0.5, 0.5, Some(0.001), "drained");
         assert!(judge(&backlog, &small, growing, 0.0, None).0);
         // Whatever the criterion: engine stops, deadlocks and refused messages.
-        for c in [Criterion::Backlog, Criterion::Accepted, Criterion::Latency(3.0)] {
+        for c in [
+            Criterion::Backlog,
+            Criterion::Accepted,
+            Criterion::Latency(3.0),
+        ] {
             let o = opts(c);
             let quiet = probe(0.5, 0.5, Some(0.0), "drained");
             assert!(judge(&o, &quiet, noise, 0.0, Some(40.0)).0, "{c}");
@@ -998,8 +1003,26 @@ mod tests {
             assert!(!judge(&o, &quiet, noise, 0.05, Some(40.0)).0, "{c} lost");
         }
         let accepted = opts(Criterion::Accepted);
-        assert!(judge(&accepted, &probe(0.5, 0.496, None, "drained"), None, 0.0, None).0);
-        assert!(!judge(&accepted, &probe(0.5, 0.49, None, "drained"), None, 0.0, None).0);
+        assert!(
+            judge(
+                &accepted,
+                &probe(0.5, 0.496, None, "drained"),
+                None,
+                0.0,
+                None
+            )
+            .0
+        );
+        assert!(
+            !judge(
+                &accepted,
+                &probe(0.5, 0.49, None, "drained"),
+                None,
+                0.0,
+                None
+            )
+            .0
+        );
         let latency = opts(Criterion::Latency(2.0));
         let p = probe(0.5, 0.5, None, "drained"); // mean latency 50
         assert!(judge(&latency, &p, None, 0.0, Some(25.0)).0);
@@ -1044,9 +1067,15 @@ mod tests {
         assert!(e.contains("Saturated"), "{e}");
         let mut cfg = torus();
         cfg.experiment.measure = Measure::Messages(1000);
-        assert!(plan(&cfg, &opts).unwrap_err().to_string().contains("--cycles"));
+        assert!(plan(&cfg, &opts)
+            .unwrap_err()
+            .to_string()
+            .contains("--cycles"));
         cfg.experiment.measure = Measure::Cycles(MIN_WINDOW - 1);
-        assert!(plan(&cfg, &opts).unwrap_err().to_string().contains("--cycles"));
+        assert!(plan(&cfg, &opts)
+            .unwrap_err()
+            .to_string()
+            .contains("--cycles"));
         let cfg = torus();
         for bad in [
             SaturationOptions {
@@ -1069,10 +1098,6 @@ mod tests {
                 upper: Some(FlitLoad(-1.0)),
                 ..opts.clone()
             },
-            SaturationOptions {
-                backlog_limit: 0.0,
-                ..opts.clone()
-            },
         ] {
             assert!(plan(&cfg, &bad).is_err(), "{bad:?}");
         }
@@ -1093,7 +1118,12 @@ mod tests {
     fn only_a_narrow_interval_ranks() {
         let opts = SaturationOptions::default();
         let plan = plan(&torus(), &opts).unwrap();
-        let narrow = summarise(&opts, &plan, vec![rep(0, 0.50, true), rep(1, 0.51, true)], 0.0);
+        let narrow = summarise(
+            &opts,
+            &plan,
+            vec![rep(0, 0.50, true), rep(1, 0.51, true)],
+            0.0,
+        );
         // Mean 0.505, half-width 12.706 × 0.005 = 0.0635 (12.6%): too wide for 5%.
         assert!(!narrow.saturation.rankable);
         assert!(narrow.saturation.reason.unwrap().contains("12.6%"));
