@@ -16,7 +16,7 @@ use std::fmt::Write;
 use std::io::IsTerminal;
 
 /// Schema of the JSON `routemu saturation` writes.
-pub const SCHEMA: &str = "routemu-saturation/1";
+pub const SCHEMA: &str = "routemu.saturation/1";
 
 /// Exit status when the interval is too wide to rank machines by (the JSON and the
 /// summary are still written, with `saturation.rankable` false and the reason).

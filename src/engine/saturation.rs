@@ -459,33 +459,44 @@ fn plan(cfg: &HwConfig, opts: &SaturationOptions) -> Result<Plan> {
         }
     }
     let mean_length = machine.workload.length.mean();
-    let ceiling = match cfg.workload.process {
-        ArrivalProcess::Bernoulli => mean_length,
-        _ => f64::INFINITY,
+    let w = cfg.links.width as f64;
+    // No router takes more than (ports + DMA engines) × width flits in a cycle, so no
+    // node can sustain more; a Bernoulli process creates at most one message per cycle.
+    // The ceiling also keeps a mistyped --upper from creating messages by the billion.
+    let crossbar = (machine.topology.degree() as f64 + machine.dma as f64) * w;
+    let (ceiling, ceiling_why) = match cfg.workload.process {
+        ArrivalProcess::Bernoulli if mean_length < crossbar => {
+            (mean_length, "one Bernoulli message per node per cycle")
+        }
+        _ => (crossbar, "(ports + DMA engines) × link width"),
     };
     let (upper, upper_source) = match opts.upper {
-        Some(u) => (u.0, "--upper".to_string()),
-        None => {
-            let w = cfg.links.width as f64;
-            (
-                machine.topology.capacity() * w,
-                format!(
-                    "capacity bound {:.4} (throughput.capacity) × link width {}",
-                    machine.topology.capacity(),
-                    cfg.links.width
-                ),
-            )
+        Some(u) if u.0 > ceiling => {
+            return arg(format!(
+                "saturation upper bound {u}: above {ceiling} flits/node/cycle, {ceiling_why}"
+            ))
         }
+        Some(u) => (u.0, "--upper".to_string()),
+        None => (
+            machine.topology.capacity() * w,
+            format!(
+                "capacity bound {:.4} (throughput.capacity) × link width {}",
+                machine.topology.capacity(),
+                cfg.links.width
+            ),
+        ),
     };
     let (upper, upper_source) = if upper > ceiling {
-        (
-            ceiling,
-            format!("{upper_source}, capped at one Bernoulli message per node per cycle"),
-        )
+        (ceiling, format!("{upper_source}, capped at {ceiling_why}"))
     } else {
         (upper, upper_source)
     };
     let zero_load = opts.zero_load.unwrap_or(FlitLoad(0.01 * upper));
+    if zero_load.0 >= upper {
+        return arg(format!(
+            "zero load {zero_load}: must be below the upper bound {upper:.4}"
+        ));
+    }
     Ok(Plan {
         mean_length,
         endpoints: machine.topology.endpoints().len() as f64,
@@ -853,7 +864,7 @@ fn summarise(
                 "{} replication(s): no confidence interval (use at least 2)",
                 reps.len()
             )),
-            Some(x) if !(x <= opts.max_rel_ci) => Some(format!(
+            Some(x) if x.is_nan() || x > opts.max_rel_ci => Some(format!(
                 "the 95% interval is ±{:.1}% of the throughput, over the {:.1}% allowed \
                  (more replications or a longer window narrow it)",
                 100.0 * x,
@@ -1051,11 +1062,17 @@ mod tests {
         cfg.links.width = 32;
         cfg.workload.process = ArrivalProcess::Bernoulli;
         assert_eq!(plan(&cfg, &opts).unwrap().upper, FlitLoad(12.0));
-        let given = SaturationOptions {
-            upper: Some(FlitLoad(0.7)),
-            ..opts
+        let given = |x| SaturationOptions {
+            upper: Some(FlitLoad(x)),
+            ..opts.clone()
         };
-        assert_eq!(plan(&cfg, &given).unwrap().upper, FlitLoad(0.7));
+        assert_eq!(plan(&cfg, &given(0.7)).unwrap().upper, FlitLoad(0.7));
+        // A load no router could take in a cycle is refused: 4 ports and 2 DMA engines.
+        cfg.links.width = 1;
+        cfg.workload.process = ArrivalProcess::Poisson;
+        assert_eq!(plan(&cfg, &given(6.0)).unwrap().upper, FlitLoad(6.0));
+        let e = plan(&cfg, &given(6.5)).unwrap_err().to_string();
+        assert!(e.contains("(ports + DMA engines)"), "{e}");
     }
 
     #[test]
