@@ -288,6 +288,82 @@ pub struct Progress {
     pub cycle: Cycle,
 }
 
+/// Two saturation results side by side: their difference, its interval, and whether one
+/// machine sustains significantly more than the other.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Comparison {
+    /// First throughput minus second, flits per node per cycle.
+    pub difference: f64,
+    /// Half-width of the difference's 95% interval (None: fewer than two replications).
+    pub ci95: Option<f64>,
+    /// Whether replication r of one was set against replication r of the other (same
+    /// number of replications: a paired t-test, which cancels what the machines' common
+    /// random streams have in common); otherwise Welch's two-sample test.
+    pub paired: bool,
+    /// Which machine sustains more, if the interval says so.
+    pub verdict: Ranking,
+}
+
+/// The verdict of a [`Comparison`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Ranking {
+    /// The first sustains significantly more (the difference's interval is above 0).
+    FirstHigher,
+    /// The second sustains significantly more.
+    SecondHigher,
+    /// Not distinguishable at 95% (or no interval).
+    Indistinguishable,
+}
+
+/// Compares two searches' results by the same criterion (an error otherwise: a backlog
+/// saturation and a latency-bound one measure different things).
+pub fn compare(a: &Saturation, b: &Saturation) -> Result<Comparison> {
+    if a.criterion != b.criterion {
+        return Err(Error::Arg(format!(
+            "saturation results by different criteria ({} and {}) do not rank",
+            a.criterion, b.criterion
+        )));
+    }
+    let xa: Vec<f64> = a.per_replication.iter().map(|x| x.0).collect();
+    let xb: Vec<f64> = b.per_replication.iter().map(|x| x.0).collect();
+    let paired = xa.len() == xb.len();
+    let (difference, ci95) = if paired {
+        let d: Vec<f64> = xa.iter().zip(&xb).map(|(p, q)| p - q).collect();
+        mean_ci(&d)
+    } else {
+        let var = |x: &[f64]| {
+            let m = x.iter().sum::<f64>() / x.len() as f64;
+            x.iter().map(|v| (v - m).powi(2)).sum::<f64>() / (x.len() as f64 - 1.0)
+        };
+        let (ma, mb) = (mean_ci(&xa).0, mean_ci(&xb).0);
+        let ci = (xa.len() >= 2 && xb.len() >= 2).then(|| {
+            let (va, vb) = (var(&xa) / xa.len() as f64, var(&xb) / xb.len() as f64);
+            // Welch–Satterthwaite degrees of freedom, rounded down (conservative).
+            let df = (va + vb).powi(2)
+                / (va * va / (xa.len() as f64 - 1.0) + vb * vb / (xb.len() as f64 - 1.0));
+            let df = if df.is_finite() {
+                df.floor().max(1.0)
+            } else {
+                1.0
+            };
+            crate::stats::ci::t975(df as usize) * (va + vb).sqrt()
+        });
+        (ma - mb, ci)
+    };
+    let verdict = match ci95 {
+        Some(h) if difference - h > 0.0 => Ranking::FirstHigher,
+        Some(h) if difference + h < 0.0 => Ranking::SecondHigher,
+        _ => Ranking::Indistinguishable,
+    };
+    Ok(Comparison {
+        difference,
+        ci95,
+        paired,
+        verdict,
+    })
+}
+
 /// One-sided 95% quantile of Student's t with `df` degrees of freedom.
 pub fn t95(df: usize) -> f64 {
     const TABLE: [f64; 30] = [
@@ -1118,6 +1194,60 @@ mod tests {
         ] {
             assert!(plan(&cfg, &bad).is_err(), "{bad:?}");
         }
+    }
+
+    fn result(criterion: Criterion, xs: &[f64]) -> Saturation {
+        let (m, ci) = mean_ci(xs);
+        Saturation {
+            throughput: FlitLoad(m),
+            ci95: ci.map(FlitLoad),
+            criterion,
+            relative_ci95: ci.map(|c| c / m),
+            rankable: true,
+            reason: None,
+            per_replication: xs.iter().copied().map(FlitLoad).collect(),
+        }
+    }
+
+    #[test]
+    fn comparisons_pair_replications_and_say_when_they_cannot_tell() {
+        // wormhole-torus-dor, 8 VCs against 4, backlog criterion (docs/saturation.md):
+        // the means differ by 1%, the pairs consistently.
+        let v4 = [0.5276, 0.5313, 0.5319, 0.5351, 0.5277];
+        let v8 = [0.5350, 0.5394, 0.5371, 0.5331, 0.5352];
+        let c = compare(
+            &result(Criterion::Backlog, &v8),
+            &result(Criterion::Backlog, &v4),
+        )
+        .unwrap();
+        assert!(c.paired && (c.difference - 0.00524).abs() < 1e-9);
+        assert_eq!(c.verdict, Ranking::FirstHigher);
+        // The other way round.
+        let back = compare(
+            &result(Criterion::Backlog, &v4),
+            &result(Criterion::Backlog, &v8),
+        )
+        .unwrap();
+        assert_eq!(back.verdict, Ranking::SecondHigher);
+        // Unequal counts: Welch's test, here on overlapping samples.
+        let welch = compare(
+            &result(Criterion::Backlog, &[0.50, 0.52, 0.51]),
+            &result(Criterion::Backlog, &[0.51, 0.50, 0.52, 0.515]),
+        )
+        .unwrap();
+        assert!(!welch.paired);
+        assert_eq!(welch.verdict, Ranking::Indistinguishable);
+        let one = compare(
+            &result(Criterion::Backlog, &[0.6]),
+            &result(Criterion::Backlog, &[0.5]),
+        )
+        .unwrap();
+        assert_eq!((one.ci95, one.verdict), (None, Ranking::Indistinguishable));
+        assert!(compare(
+            &result(Criterion::Backlog, &v4),
+            &result(Criterion::Latency(3.0), &v8)
+        )
+        .is_err());
     }
 
     fn rep(r: u32, throughput: f64, bracketed: bool) -> ReplicationSearch {
