@@ -23,7 +23,7 @@ fn machine(cfg: &HwConfig, sets: &[&str], warmup: u64, window: u64) -> HwConfig 
 fn small_torus(sets: &[&str]) -> HwConfig {
     let mut all = vec!["topology.k=4"];
     all.extend_from_slice(sets);
-    machine(&preset("wormhole-torus-dor.ron"), &all, 2000, 6144)
+    machine(&preset("wormhole-torus-dor.ron"), &all, 2000, 11264)
 }
 
 fn run(cfg: &HwConfig, opts: &SaturationOptions) -> SaturationResult {
@@ -42,7 +42,7 @@ fn opts(replications: u32, tolerance: f64) -> SaturationOptions {
 fn the_8x8_dor_torus_saturates_where_booksim_does() {
     // BookSim2's minimum router on the 8×8 torus saturates at 0.517 flits/node/cycle
     // (docs/booksim.md); dimension-order tori of this size saturate at 0.49–0.54.
-    let cfg = machine(&preset("booksim-min-torus8.ron"), &[], 4000, 12288);
+    let cfg = machine(&preset("booksim-min-torus8.ron"), &[], 4000, 11264);
     let r = run(&cfg, &opts(3, 0.02));
     let s = &r.saturation;
     assert!(
@@ -83,7 +83,7 @@ fn more_virtual_channels_rank_higher() {
             &preset("booksim-min-torus8.ron"),
             &["topology.k=4", vcs],
             2000,
-            6144,
+            11264,
         )
     };
     let weak = run(&booksim("router.vcs=2"), &opts(3, 0.02));
@@ -114,14 +114,20 @@ fn wider_links_rank_higher() {
 
 #[test]
 fn the_result_does_not_depend_on_jobs_threads_or_later_replications() {
-    let base = small_torus(&[]);
-    let serial = run(&base, &opts(2, 0.02));
+    // Short windows and a coarse tolerance: only the equality matters here.
+    let base = machine(
+        &preset("wormhole-torus-dor.ron"),
+        &["topology.k=4"],
+        1000,
+        4096,
+    );
+    let serial = run(&base, &opts(2, 0.05));
     // Three replications side by side, each on two partitions of the network.
     let mut parallel = base.clone();
     parallel.experiment.jobs = 2;
     parallel.experiment.threads = 2;
     parallel.experiment.partition_min_nodes = Some(1);
-    let three = run(&parallel, &opts(3, 0.02));
+    let three = run(&parallel, &opts(3, 0.05));
     // Replications 0 and 1 probed the same loads and saw the same things.
     assert_eq!(three.replications[..2], serial.replications[..]);
     assert_eq!(
@@ -164,7 +170,7 @@ fn the_json_carries_the_result_the_options_and_what_it_ran_on() {
         "--warmup",
         "2000",
         "--cycles",
-        "6144",
+        "11264",
         "--replications",
         "3",
         "--tolerance",

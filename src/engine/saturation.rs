@@ -177,9 +177,14 @@ pub const MAX_EXPANSIONS: u32 = 3;
 /// a 1% bracket takes about ten).
 pub const MAX_PROBES: usize = 60;
 
-/// Smallest window, in cycles, the backlog test accepts: it needs at least three
-/// increments between check points.
+/// Smallest window, in cycles, the search accepts: the backlog test needs at least
+/// three increments between check points.
 pub const MIN_WINDOW: Cycle = 4 * CHECK_EVERY;
+
+/// Windows shorter than this (ten increments of the backlog) give the backlog test
+/// little power — a probe a few percent past saturation can pass as noise — and the
+/// search warns.
+pub const ADVISED_WINDOW: Cycle = 11 * CHECK_EVERY;
 
 /// One replication run at one offered load and the criterion's verdict.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -466,6 +471,8 @@ struct Plan {
     /// Hard ceiling of the load (Bernoulli: one message per node per cycle).
     ceiling: f64,
     zero_load: FlitLoad,
+    /// The measurement window, cycles.
+    window: Cycle,
 }
 
 /// Checks the machine and the options and works out the bracket.
@@ -518,7 +525,7 @@ fn plan(cfg: &HwConfig, opts: &SaturationOptions) -> Result<Plan> {
         }
         ArrivalProcess::Poisson | ArrivalProcess::Bernoulli => {}
     }
-    match cfg.experiment.measure {
+    let window = match cfg.experiment.measure {
         Measure::Cycles(c) if c < MIN_WINDOW => {
             return Err(Error::config(format!(
                 "a measurement window of {c} cycles: the saturation search samples the \
@@ -526,14 +533,14 @@ fn plan(cfg: &HwConfig, opts: &SaturationOptions) -> Result<Plan> {
                  (--cycles)"
             )))
         }
-        Measure::Cycles(_) => {}
+        Measure::Cycles(c) => c,
         Measure::Messages(_) => {
             return Err(Error::config(
                 "a measurement window of messages: the saturation search compares loads \
                  over windows of the same length in cycles; use --cycles",
             ))
         }
-    }
+    };
     let mean_length = machine.workload.length.mean();
     let w = cfg.links.width as f64;
     // No router takes more than (ports + DMA engines) × width flits in a cycle, so no
@@ -580,6 +587,7 @@ fn plan(cfg: &HwConfig, opts: &SaturationOptions) -> Result<Plan> {
         upper_source,
         ceiling,
         zero_load,
+        window,
     })
 }
 
@@ -924,6 +932,13 @@ fn summarise(
                 r.replication, p.load
             ));
         }
+    }
+    if opts.criterion == Criterion::Backlog && plan.window < ADVISED_WINDOW {
+        warnings.push(format!(
+            "a window of {} cycles holds fewer than ten backlog increments (one per {CHECK_EVERY} \
+             cycles): the growth test has little power near saturation; use --cycles ≥ {ADVISED_WINDOW}",
+            plan.window
+        ));
     }
     if matches!(opts.criterion, Criterion::Latency(_)) && plan.zero_load.0 > 0.1 * mean {
         warnings.push(format!(
