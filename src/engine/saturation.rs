@@ -205,15 +205,27 @@ pub struct Probe {
     /// Student's t of the backlog increments' mean (None: fewer than two increments, or
     /// no variation).
     pub backlog_t: Option<f64>,
-    /// How the replication ended: `drained`, `saturated` (the engine's own limits) or
-    /// `deadlock`.
-    pub stop: String,
+    /// How the replication ended.
+    pub stop: ProbeStop,
     /// The criterion's verdict.
     pub sustained: bool,
     /// Why, in words.
     pub reason: String,
     /// Cycles simulated.
     pub cycles: Cycle,
+}
+
+/// How a probe's replication ended (`engine::sim::Stop` without the deadlock's text).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProbeStop {
+    /// Every measured message was delivered.
+    Drained,
+    /// The engine's guard stopped it: backlog over `experiment.saturation_backlog` per
+    /// node, or the drain over `experiment.drain_limit`.
+    Saturated,
+    /// The deadlock watchdog stopped it.
+    Deadlock,
 }
 
 /// One replication's search.
@@ -685,9 +697,9 @@ fn judge(
     lost_share: f64,
     zero: Option<f64>,
 ) -> (bool, String) {
-    match p.stop.as_str() {
-        "deadlock" => return (false, "deadlock".into()),
-        "saturated" => {
+    match p.stop {
+        ProbeStop::Deadlock => return (false, "deadlock".into()),
+        ProbeStop::Saturated => {
             return (
                 false,
                 "stopped by the engine as saturated (source backlog over \
@@ -695,7 +707,7 @@ fn judge(
                     .into(),
             )
         }
-        _ => {}
+        ProbeStop::Drained => {}
     }
     if lost_share > opts.margin {
         return (
@@ -799,10 +811,10 @@ fn run_probe<N: Network + Send>(
         backlog_slope: growth.map(|g| to_flits(g.per_cycle)),
         backlog_t: growth.and_then(|g| g.t),
         stop: match r.stop {
-            Stop::Drained => "drained".into(),
-            Stop::Saturated => "saturated".into(),
-            Stop::Deadlock(_) => "deadlock".into(),
-            Stop::CycleLimit => "cycle limit".into(),
+            Stop::Drained => ProbeStop::Drained,
+            // A cycle limit is for benchmarks; a replication never ends on one.
+            Stop::Saturated | Stop::CycleLimit => ProbeStop::Saturated,
+            Stop::Deadlock(_) => ProbeStop::Deadlock,
         },
         sustained: false,
         reason: String::new(),
@@ -841,12 +853,20 @@ fn search_replication<N: Network + Send>(
     let zero = match opts.criterion {
         Criterion::Latency(_) => {
             let p = probe(&mut probes, plan.zero_load, None)?;
-            if p.stop != "drained" || p.latency.is_none() {
+            if p.stop != ProbeStop::Drained || p.latency.is_none() {
                 return Err(Error::Arg(format!(
-                    "replication {rep}: the zero-load probe at {} flits/node/cycle did not                      drain ({}); give a smaller --zero-load",
-                    plan.zero_load, p.stop
+                    "replication {rep}: the zero-load probe at {} flits/node/cycle did not \
+                     drain ({:?}: {}); give a smaller --zero-load",
+                    plan.zero_load, p.stop, p.reason
                 )));
             }
+            // It is judged by nothing: it sets the bound the others are judged by.
+            let first = &mut probes[0];
+            first.sustained = true;
+            first.reason = format!(
+                "zero-load probe: mean latency {:.2} cycles",
+                p.latency.unwrap_or_default()
+            );
             p.latency
         }
         _ => None,
@@ -926,7 +946,7 @@ fn summarise(
                 r.replication, r.sustained
             ));
         }
-        if let Some(p) = r.probes.iter().find(|p| p.stop == "deadlock") {
+        if let Some(p) = r.probes.iter().find(|p| p.stop == ProbeStop::Deadlock) {
             warnings.push(format!(
                 "replication {}: deadlock at {} flits/node/cycle (counted as not sustained)",
                 r.replication, p.load
@@ -990,7 +1010,7 @@ fn summarise(
 mod tests {
     use super::*;
 
-    fn probe(offered: f64, accepted: f64, slope: Option<f64>, stop: &str) -> Probe {
+    fn probe(offered: f64, accepted: f64, slope: Option<f64>, stop: ProbeStop) -> Probe {
         Probe {
             load: FlitLoad(offered),
             offered: FlitLoad(offered),
@@ -998,7 +1018,7 @@ mod tests {
             latency: Some(50.0),
             backlog_slope: slope.map(FlitLoad),
             backlog_t: None,
-            stop: stop.into(),
+            stop,
             sustained: false,
             reason: String::new(),
             cycles: 0,
@@ -1082,12 +1102,12 @@ mod tests {
         });
         let backlog = opts(Criterion::Backlog);
         // Significant and above 1% of the offered load: growing.
-        let p = probe(0.5, 0.49, Some(0.02), "drained");
+        let p = probe(0.5, 0.49, Some(0.02), ProbeStop::Drained);
         assert!(!judge(&backlog, &p, growing, 0.0, None).0);
         // The same slope, not significant: sustained.
         assert!(judge(&backlog, &p, noise, 0.0, None).0);
         // Significant but within the margin (0.2% of offered): sustained.
-        let small = probe(0.5, 0.5, Some(0.001), "drained");
+        let small = probe(0.5, 0.5, Some(0.001), ProbeStop::Drained);
         assert!(judge(&backlog, &small, growing, 0.0, None).0);
         // Whatever the criterion: engine stops, deadlocks and refused messages.
         for c in [
@@ -1096,11 +1116,11 @@ mod tests {
             Criterion::Latency(3.0),
         ] {
             let o = opts(c);
-            let quiet = probe(0.5, 0.5, Some(0.0), "drained");
+            let quiet = probe(0.5, 0.5, Some(0.0), ProbeStop::Drained);
             assert!(judge(&o, &quiet, noise, 0.0, Some(40.0)).0, "{c}");
-            for stop in ["saturated", "deadlock"] {
+            for stop in [ProbeStop::Saturated, ProbeStop::Deadlock] {
                 let p = probe(0.5, 0.5, Some(0.0), stop);
-                assert!(!judge(&o, &p, noise, 0.0, Some(40.0)).0, "{c} {stop}");
+                assert!(!judge(&o, &p, noise, 0.0, Some(40.0)).0, "{c} {stop:?}");
             }
             assert!(!judge(&o, &quiet, noise, 0.05, Some(40.0)).0, "{c} lost");
         }
@@ -1108,7 +1128,7 @@ mod tests {
         assert!(
             judge(
                 &accepted,
-                &probe(0.5, 0.496, None, "drained"),
+                &probe(0.5, 0.496, None, ProbeStop::Drained),
                 None,
                 0.0,
                 None
@@ -1118,7 +1138,7 @@ mod tests {
         assert!(
             !judge(
                 &accepted,
-                &probe(0.5, 0.49, None, "drained"),
+                &probe(0.5, 0.49, None, ProbeStop::Drained),
                 None,
                 0.0,
                 None
@@ -1126,7 +1146,7 @@ mod tests {
             .0
         );
         let latency = opts(Criterion::Latency(2.0));
-        let p = probe(0.5, 0.5, None, "drained"); // mean latency 50
+        let p = probe(0.5, 0.5, None, ProbeStop::Drained); // mean latency 50
         assert!(judge(&latency, &p, None, 0.0, Some(25.0)).0);
         assert!(!judge(&latency, &p, None, 0.0, Some(24.9)).0);
     }
