@@ -1,4 +1,4 @@
-//! The command line: `routemu run`, `predict`, `compare`, `sweep`, `plot`, `replay`, `check` and `bench`. Argument parsing (clap) and
+//! The command line: `routemu run`, `predict`, `compare`, `sweep`, `plot`, `saturation`, `replay`, `check` and `bench`. Argument parsing (clap) and
 //! turning flags into configuration live here; everything else is library calls.
 
 pub mod bench;
@@ -9,6 +9,7 @@ pub mod plot;
 pub mod predict;
 pub mod replay;
 pub mod run;
+pub mod saturation;
 pub mod spec;
 pub mod sweep;
 
@@ -44,6 +45,9 @@ pub enum Command {
     /// Redraw a sweep's CSV or any numeric CSV (a time series) as SVG or PNG figures,
     /// without emulating again.
     Plot(plot::PlotArgs),
+    /// Find the saturation throughput (largest sustained load) with a 95% interval over
+    /// replications (docs/saturation.md).
+    Saturation(saturation::SaturationArgs),
     /// Replay a recorded message trace (routemu text, Netrace or DUMPI) on a machine.
     Replay(replay::ReplayArgs),
     /// Validate a hardware description and explain the machine it describes.
@@ -181,6 +185,7 @@ pub fn main_with(cli: Cli) -> i32 {
         Command::Compare(a) => compare::compare(&a),
         Command::Sweep(a) => sweep::sweep(&a),
         Command::Plot(a) => plot::plot(&a),
+        Command::Saturation(a) => saturation::saturation(&a),
         Command::Replay(a) => replay::replay(&a),
         Command::Check { file, set } => check::check(&file, &set),
         Command::Bench(a) => bench::bench(&a),

@@ -1,7 +1,8 @@
 //! The cycle loop and experiment control. [`sim`] steps one replication cycle by cycle:
 //! message creation, link arrivals, the active routers; [`experiment`] runs warm-up,
 //! measurement window, drain and independent replications and turns them into a report;
-//! [`wheel`] holds what is in flight on the links. Nothing here knows a switching mode:
+//! [`saturation`] searches the largest load a machine sustains, one search per
+//! replication; [`wheel`] holds what is in flight on the links. Nothing here knows a switching mode:
 //! each mode implements [`network::Network`] in `switching/`.
 
 pub mod experiment;
@@ -9,6 +10,7 @@ pub mod network;
 pub mod parallel;
 pub mod partition;
 pub mod replay;
+pub mod saturation;
 pub mod sim;
 pub mod sweep;
 pub mod waits;

@@ -118,6 +118,9 @@ pub struct Coordinator {
     next_check: Cycle,
     backlog_limit: u64,
     observe: Cycle,
+    /// (cycle, messages waiting in source memory over all partitions) at every check
+    /// point inside the measurement window: the saturation search tests their trend.
+    backlog_samples: Vec<(Cycle, u64)>,
 }
 
 impl Coordinator {
@@ -135,6 +138,7 @@ impl Coordinator {
                 Measure::Cycles(c) => c.min(SATURATION_OBSERVE),
                 Measure::Messages(_) => SATURATION_OBSERVE,
             },
+            backlog_samples: Vec::new(),
         }
     }
 
@@ -179,6 +183,9 @@ impl Coordinator {
         } else if now >= self.next_check {
             self.next_check = now + CHECK_EVERY;
             check(now);
+            if self.window.contains(now) || self.window.end == Some(now) {
+                self.backlog_samples.push((now, sum(|s| s.backlog)));
+            }
             let judged = now >= self.window.start + self.observe;
             let limit = self.backlog_limit * if judged { 1 } else { 20 };
             if sum(|s| s.backlog) > limit {
@@ -529,6 +536,13 @@ impl<N: Network> Simulation<N> {
     /// Whether the cycle just stepped ends at a check point (saturation, deadlock).
     pub fn check_due(&self) -> bool {
         self.t + 1 >= self.coord.next_check
+    }
+
+    /// Messages waiting in the sources' memory (every partition's) at each check point
+    /// (every [`CHECK_EVERY`] cycles) inside the measurement window, window end included:
+    /// (cycle, messages). For the saturation search's backlog-growth test.
+    pub fn backlog_samples(&self) -> &[(Cycle, u64)] {
+        &self.coord.backlog_samples
     }
 
     /// Takes events (and their side data) that other partitions sent to this one.
