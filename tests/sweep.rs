@@ -309,7 +309,18 @@ fn bad_input_is_refused_before_anything_runs_and_nothing_is_written() {
 
 #[test]
 fn a_saturation_sweep_ranks_wider_links_higher() {
-    let out = ok(sweep(&[
+    // The search samples the backlog every 1024 cycles: a window of four samples.
+    let out = ok(routemu(&[
+        "sweep",
+        "hw/wormhole-mesh-dor.ron",
+        "--set",
+        "topology.k=4",
+        "--replications",
+        "2",
+        "--warmup",
+        "500",
+        "--cycles",
+        "4096",
         "--param",
         "links.width=1,2",
         "--y",
