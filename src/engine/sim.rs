@@ -29,6 +29,7 @@ use crate::config::{ArrivalProcess, ExperimentConfig, HwConfig, Measure};
 use crate::error::Result;
 use crate::rng::{stream, NodeRng};
 use crate::router::dma::PendingMsg;
+use crate::stats::observe::{Intervals, SeriesAcc};
 use crate::stats::MsgStats;
 use crate::traffic::Workload;
 use crate::types::{Cycle, MsgId, NodeId};
@@ -57,6 +58,11 @@ impl Window for MeasureWindow {
     #[inline]
     fn contains(&self, t: Cycle) -> bool {
         t >= self.start && self.end.is_none_or(|e| t < e)
+    }
+
+    #[inline]
+    fn span(&self) -> (Cycle, Option<Cycle>) {
+        (self.start, self.end)
     }
 }
 
@@ -231,6 +237,24 @@ impl Coordinator {
     }
 }
 
+/// The per-message accumulators a partition starts with: with the collectors that
+/// `experiment.observe` asks for (time series; deliveries and header paths for the
+/// per-message log).
+fn observing_stats(exp: &ExperimentConfig) -> MsgStats {
+    let mut stats = MsgStats::default();
+    if let Some(width) = exp.observe.interval {
+        stats.series = Some(Box::new(SeriesAcc::new(Intervals {
+            width: width.max(1),
+            anchor: exp.warmup,
+        })));
+    }
+    if exp.observe.message_log {
+        stats.deliveries = Some(Vec::new());
+        stats.hops = Some(Vec::new());
+    }
+    stats
+}
+
 /// One replication of one machine under one workload, on the routers of a switching
 /// mode (`N`; wormhole unless said otherwise), for one partition of the nodes.
 pub struct Simulation<N: Network> {
@@ -331,6 +355,7 @@ impl<N: Network> Simulation<N> {
             measure: exp.measure,
         };
         Ok(Simulation {
+            stats: observing_stats(&exp),
             out: PartOut::new(net.horizon(), range, chunk, parts),
             lo,
             due: Vec::new(),
@@ -348,7 +373,6 @@ impl<N: Network> Simulation<N> {
             creations,
             t: 0,
             window,
-            stats: MsgStats::default(),
             generated: 0,
             measured_created: 0,
             window_messages: 0,
@@ -357,6 +381,11 @@ impl<N: Network> Simulation<N> {
             coord: Coordinator::new(&exp, window, machine.topology.nodes()),
             exp,
         })
+    }
+
+    /// The experiment settings this partition runs with.
+    pub fn experiment(&self) -> &ExperimentConfig {
+        &self.exp
     }
 
     /// Records every delivery in `stats.deliveries` (for invariant checks).
@@ -380,6 +409,9 @@ impl<N: Network> Simulation<N> {
         let dst = self.workload.pattern.sample(NodeId(n as u32), rng);
         let len = self.workload.length.sample(rng);
         let measured = self.window.contains(t);
+        if let Some(s) = &mut self.stats.series {
+            s.created(t, len);
+        }
         if measured {
             self.measured_created += 1;
             self.window_messages += 1;
@@ -419,6 +451,12 @@ impl<N: Network> Simulation<N> {
     /// does not move (see [`Simulation::advance`]).
     pub fn step_local(&mut self) {
         let t = self.t;
+        if let Some(s) = &mut self.stats.series {
+            // Before anything of cycle t: the backlog as the boundary saw it.
+            if s.sample_due(t) {
+                s.sample(t, self.net.backlog() as u64);
+            }
+        }
         while let Some(&Reverse((c, n))) = self.creations.peek() {
             if c > t {
                 break;
@@ -597,6 +635,9 @@ impl<N: Network> Simulation<N> {
         self.seq[i] += 1;
         self.generated += 1;
         self.measured_created += 1;
+        if let Some(s) = &mut self.stats.series {
+            s.created(self.t, len);
+        }
         self.net.enqueue(
             i,
             PendingMsg {
