@@ -9,12 +9,12 @@ use crate::config::validate::validate;
 use crate::config::HwConfig;
 use crate::error::Result;
 use crate::stats::ci::mean_ci;
-use crate::stats::report::{
-    self, Controller, Deadlock, Dist, Latency, Messages, Phases, Report, Throughput, TopologyInfo,
-};
 use crate::stats::latency_dist::LatencyHistograms;
 use crate::stats::msglog::RepLog;
 use crate::stats::observe::{self, LinkRow, LinkTotals, RepObs, RouterRow, SeriesAcc};
+use crate::stats::report::{
+    self, Controller, Deadlock, Dist, Latency, Messages, Phases, Report, Throughput, TopologyInfo,
+};
 use crate::stats::{histogram, MsgStats};
 use crate::switching::{with_mode, WithMode};
 use crate::topology::Topology;
@@ -207,6 +207,18 @@ fn reduce<N: Network>(parts: &[Simulation<N>], stop: Stop) -> RepResult<N::Measu
             o.ctrl.extend_from_slice(p.net.ctrl_stats());
         }
         o.links.sort_by_key(|l| (l.from, l.port));
+        // A link whose ends live in two partitions (a half-duplex circuit link) comes
+        // as one row per end: they add up.
+        o.links.dedup_by(|b, a| {
+            let same = (a.from, a.port) == (b.from, b.port);
+            if same {
+                a.busy += b.busy;
+                a.flits += b.flits;
+                a.headers += b.headers;
+                a.blocking += b.blocking;
+            }
+            same
+        });
         o.ports.sort_by_key(|q| (q.node, q.port));
         Box::new(o)
     });
@@ -414,7 +426,9 @@ fn run_reps<N: Network + Send>(
         done.push(r);
     }
     let wall = started.elapsed().as_secs_f64();
-    Ok(aggregate_observed(cfg, &topology, &mut done, deadlock, wall))
+    Ok(aggregate_observed(
+        cfg, &topology, &mut done, deadlock, wall,
+    ))
 }
 
 /// The extra wait δ of a chained controller request behind its leader (see

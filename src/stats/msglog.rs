@@ -135,8 +135,8 @@ mod tests {
 
     #[test]
     fn a_line_per_delivery_with_its_path_in_order() {
-        let topo = Topology::from_config(&crate::config::TopologyConfig::Hypercube { dim: 2 })
-            .unwrap();
+        let topo =
+            Topology::from_config(&crate::config::TopologyConfig::Hypercube { dim: 2 }).unwrap();
         let id = MsgId::new(NodeId(0), 5);
         let header = MsgHeader {
             id,

@@ -49,8 +49,9 @@ pub struct PortObs {
     pub node: u32,
     /// Input port (network ports only).
     pub port: u8,
-    /// Σ over window cycles of the flits buffered at the port (all its VCs).
-    pub flit_cycles: u64,
+    /// Σ over window cycles of the flits buffered at the port (all its VCs); None where
+    /// the port has no buffers (deflection's lanes).
+    pub flit_cycles: Option<u64>,
     /// Σ over window cycles of the port's VCs (deflection: input lanes) holding a
     /// message.
     pub vc_cycles: u64,
@@ -495,6 +496,7 @@ pub fn router_rows(reps: &[&RepObs], nodes: usize) -> Vec<RouterRow> {
         })
         .collect();
     let has_ctrl = reps.iter().all(|o| o.ctrl.len() == nodes);
+    let mut buffers = false;
     for o in reps {
         let w = o.window.max(1) as f64;
         if has_ctrl {
@@ -511,8 +513,9 @@ pub fn router_rows(reps: &[&RepObs], nodes: usize) -> Vec<RouterRow> {
                 row.buffered_by_port.resize(j + 1, 0.0);
                 row.vcs_busy_by_port.resize(j + 1, 0.0);
             }
-            row.buffered_by_port[j] += p.flit_cycles as f64 / w / k;
+            row.buffered_by_port[j] += p.flit_cycles.unwrap_or(0) as f64 / w / k;
             row.vcs_busy_by_port[j] += p.vc_cycles as f64 / w / k;
+            buffers |= p.flit_cycles.is_some();
         }
     }
     if has_ctrl {
@@ -529,9 +532,13 @@ pub fn router_rows(reps: &[&RepObs], nodes: usize) -> Vec<RouterRow> {
         }
     }
     for row in &mut rows {
-        if !row.buffered_by_port.is_empty() {
-            row.buffered = Some(row.buffered_by_port.iter().sum());
+        if !row.vcs_busy_by_port.is_empty() {
             row.vcs_busy = Some(row.vcs_busy_by_port.iter().sum());
+        }
+        if buffers {
+            row.buffered = Some(row.buffered_by_port.iter().sum());
+        } else {
+            row.buffered_by_port.clear();
         }
     }
     rows

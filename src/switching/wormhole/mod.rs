@@ -52,8 +52,8 @@ use crate::router::vc_alloc::VcAllocator;
 use crate::router::Layout;
 use crate::routing::{Route, RoutingFn};
 use crate::stats::ci::mean_ci;
-use crate::stats::report::{ModeReport, Wormhole};
 use crate::stats::observe::{Level, LinkObs, PortObs};
+use crate::stats::report::{ModeReport, Wormhole};
 use crate::stats::MsgStats;
 use crate::topology::Topology;
 use crate::types::{Cycle, NodeId, PortId};
@@ -928,7 +928,7 @@ impl Network for WormholeNet {
                     out.push(PortObs {
                         node: (node + self.lo) as u32,
                         port: p as u8,
-                        flit_cycles: self.occ_flits[pi].area_until(start, end),
+                        flit_cycles: Some(self.occ_flits[pi].area_until(start, end)),
                         vc_cycles: self.occ_vcs[pi].area_until(start, end),
                     });
                 }
