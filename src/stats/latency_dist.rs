@@ -13,7 +13,7 @@
 use crate::config::LatencyDef;
 use crate::error::{Error, Result};
 use hdrhistogram::Histogram;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt::Write;
 
 /// The pooled histograms of a run, as the report reads them.
@@ -46,7 +46,7 @@ impl Default for LatencyHistograms {
 }
 
 /// One bucket of a distribution.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Bucket {
     /// The highest value (cycles) the bucket holds.
     pub value: u64,
