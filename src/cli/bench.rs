@@ -1,8 +1,8 @@
 //! `routemu bench`: emulation speed on the standard scenarios.
 
 use crate::bench::{
-    circuit_scenarios, deflection_scenarios, partition_scenarios, run, run_parts,
-    standard_scenarios, timeout_scenarios,
+    circuit_scenarios, deflection_scenarios, observe_scenarios, partition_scenarios, run,
+    run_observe, run_parts, standard_scenarios, timeout_scenarios,
 };
 use clap::Args;
 
@@ -126,6 +126,32 @@ pub fn bench(a: &BenchArgs) -> crate::error::Result<i32> {
         a.threads
     );
     println!();
+    let observe: Vec<_> = observe_scenarios(a.scale)?
+        .into_iter()
+        .filter(|s| a.wants(&s.name) || a.wants("measurements"))
+        .collect();
+    if !observe.is_empty() {
+        println!(
+            "{:<44} {:>6} {:>16} {:>16} {:>8}",
+            "measurements (whole experiment)", "nodes", "off Mn-c/s", "on Mn-c/s", "on/off"
+        );
+        for s in &observe {
+            let r = run_observe(s, a.repeats)?;
+            println!(
+                "{:<44} {:>6} {:>16.2} {:>16.2} {:>8.3}",
+                r.name,
+                r.nodes,
+                r.off / 1e6,
+                r.on / 1e6,
+                r.on / r.off
+            );
+        }
+        println!(
+            "on: per-link and per-router arrays, a 1000-cycle time series and the per-message \
+             log, with the heat map, series, latency distribution and log rendered in memory"
+        );
+        println!();
+    }
     if !a.wants("replay") {
         return Ok(0);
     }

@@ -10,11 +10,10 @@ use crate::engine::experiment::Extras;
 use crate::error::{Error, Result};
 use crate::stats::heatmap::{self, Quantity};
 use crate::stats::msglog::{self, LatencyRule};
-use crate::stats::observe::SeriesRow;
+use crate::stats::observe;
 use crate::stats::report::Report;
 use crate::topology::Topology;
 use clap::Args;
-use std::fmt::Write;
 use std::path::Path;
 
 /// Measurements in space and time, and where to write them (`-`: standard output).
@@ -161,7 +160,7 @@ impl ObserveArgs {
         cfg: &HwConfig,
         topo: &Topology,
         report: &Report,
-        extras: &Extras,
+        extras: &mut Extras,
     ) -> Result<Vec<(String, String)>> {
         let mut out = Vec::new();
         if let Some(dest) = &self.heatmap {
@@ -189,7 +188,7 @@ impl ObserveArgs {
         if let Some(dest) = &self.series {
             out.push((
                 dest.clone(),
-                series_csv(report.series.as_deref().unwrap_or(&[])),
+                observe::series_csv(report.series.as_deref().unwrap_or(&[])),
             ));
         }
         if let Some(dest) = &self.latency_dist {
@@ -200,7 +199,10 @@ impl ObserveArgs {
                 def: cfg.experiment.latency,
                 ejection: cfg.router.ni.ejection_latency,
             };
-            out.push((dest.clone(), msglog::render(&extras.messages, topo, rule)));
+            out.push((
+                dest.clone(),
+                msglog::render(&mut extras.messages, topo, rule),
+            ));
         }
         Ok(out)
     }
@@ -212,29 +214,4 @@ impl ObserveArgs {
         }
         Ok(())
     }
-}
-
-/// The time series as CSV, the JSON's `series` fields as columns.
-pub fn series_csv(rows: &[SeriesRow]) -> String {
-    let mut s = String::from(
-        "start,end,phase,replications,offered,accepted,created,delivered,flits,latency_mean,backlog\n",
-    );
-    for r in rows {
-        let _ = writeln!(
-            s,
-            "{},{},{},{},{},{},{},{},{},{},{}",
-            r.start,
-            r.end,
-            r.phase,
-            r.replications,
-            r.offered,
-            r.accepted,
-            r.created,
-            r.delivered,
-            r.flits,
-            r.latency_mean.map_or(String::new(), |x| x.to_string()),
-            r.backlog
-        );
-    }
-    s
 }

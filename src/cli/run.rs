@@ -55,9 +55,9 @@ pub fn run(args: &RunArgs) -> Result<i32> {
     args.observe.apply(&mut cfg)?;
     let topo = crate::config::validate::validate(&cfg)?.topology;
     args.observe.check(args.json.as_deref(), &topo)?;
-    let (report, extras) = emulate_observed(&cfg)?;
+    let (report, mut extras) = emulate_observed(&cfg)?;
     // Every file is rendered before any is written.
-    let files = args.observe.render(&cfg, &topo, &report, &extras)?;
+    let files = args.observe.render(&cfg, &topo, &report, &mut extras)?;
     let summary = report.summary();
     if args.json.as_deref() == Some("-") || args.observe.uses_stdout() {
         eprint!("{summary}");

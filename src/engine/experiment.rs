@@ -82,8 +82,8 @@ pub fn run_replication<N: Network + Send>(
         e.threads as usize,
         e.partition_min_nodes.map(|m| m as usize),
     );
-    let (sims, stop) = run_partitioned::<N>(cfg, rep, parts, progress)?;
-    let r = reduce(&sims, stop);
+    let (mut sims, stop) = run_partitioned::<N>(cfg, rep, parts, progress)?;
+    let r = reduce(&mut sims, stop);
     Ok((r, sims))
 }
 
@@ -129,7 +129,38 @@ pub fn chained_coef(st: &crate::router::controller::CtrlStats, w: f64) -> f64 {
     crate::model::mg1::chained_coefficient(lambda, rho, f, s_chained).unwrap_or(0.0)
 }
 
-fn reduce<N: Network>(parts: &[Simulation<N>], stop: Stop) -> RepResult<N::Measures> {
+/// One replication's results from its partitions. The per-message log's records
+/// (`experiment.observe.message_log`) move into the result rather than being copied:
+/// they can be most of the memory a run holds.
+fn reduce<N: Network>(parts: &mut [Simulation<N>], stop: Stop) -> RepResult<N::Measures> {
+    if !parts[0].exp_logs() {
+        return reduce_counts(parts, stop);
+    }
+    let (mut deliveries, mut hops) = (Vec::new(), Vec::new());
+    for p in parts.iter_mut() {
+        // One partition's vectors are taken whole, the others' appended.
+        if let Some(d) = p.stats.deliveries.as_mut() {
+            if deliveries.is_empty() {
+                std::mem::swap(&mut deliveries, d);
+            } else {
+                deliveries.append(d);
+            }
+        }
+        if let Some(h) = p.stats.hops.as_mut() {
+            if hops.is_empty() {
+                std::mem::swap(&mut hops, h);
+            } else {
+                hops.append(h);
+            }
+        }
+    }
+    let mut r = reduce_counts(parts, stop);
+    r.msgs.deliveries = Some(deliveries);
+    r.msgs.hops = Some(hops);
+    r
+}
+
+fn reduce_counts<N: Network>(parts: &[Simulation<N>], stop: Stop) -> RepResult<N::Measures> {
     let first = &parts[0];
     let n: f64 = parts.iter().map(|p| p.net.nodes() as f64).sum();
     let ends = first.endpoints as f64;

@@ -240,7 +240,16 @@ impl Coordinator {
 /// The per-message accumulators a partition starts with: with the collectors that
 /// `experiment.observe` asks for (time series; deliveries and header paths for the
 /// per-message log).
-fn observing_stats(exp: &ExperimentConfig) -> MsgStats {
+fn observing_stats(
+    exp: &ExperimentConfig,
+    rate: f64,
+    nodes: usize,
+    hops_per_message: usize,
+) -> MsgStats {
+    let window = match exp.measure {
+        Measure::Cycles(c) => c,
+        Measure::Messages(m) => (m as f64 / (rate * nodes as f64).max(1e-9)) as Cycle,
+    };
     let mut stats = MsgStats::default();
     if let Some(width) = exp.observe.interval {
         stats.series = Some(Box::new(SeriesAcc::new(Intervals {
@@ -249,8 +258,12 @@ fn observing_stats(exp: &ExperimentConfig) -> MsgStats {
         })));
     }
     if exp.observe.message_log {
-        stats.deliveries = Some(Vec::new());
-        stats.hops = Some(Vec::new());
+        // Room for the messages the partition expects to deliver (the workload's rate
+        // over the run), so the log's vectors are not copied as they grow.
+        let expect = (rate * nodes as f64 * exp.warmup.saturating_add(window) as f64 * 1.05)
+            .clamp(0.0, (1u64 << 20) as f64) as usize;
+        stats.deliveries = Some(Vec::with_capacity(expect));
+        stats.hops = Some(Vec::with_capacity(expect.saturating_mul(hops_per_message)));
     }
     stats
 }
@@ -355,7 +368,12 @@ impl<N: Network> Simulation<N> {
             measure: exp.measure,
         };
         Ok(Simulation {
-            stats: observing_stats(&exp),
+            stats: observing_stats(
+                &exp,
+                cfg.workload.rate,
+                n,
+                machine.topology.mean_distance().ceil() as usize + 2,
+            ),
             out: PartOut::new(net.horizon(), range, chunk, parts),
             lo,
             due: Vec::new(),
@@ -381,6 +399,12 @@ impl<N: Network> Simulation<N> {
             coord: Coordinator::new(&exp, window, machine.topology.nodes()),
             exp,
         })
+    }
+
+    /// Whether this partition keeps the per-message log's records
+    /// (`experiment.observe.message_log`).
+    pub fn exp_logs(&self) -> bool {
+        self.exp.observe.message_log
     }
 
     /// The experiment settings this partition runs with.

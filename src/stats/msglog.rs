@@ -11,8 +11,7 @@ use super::observe::HopRec;
 use super::Delivery;
 use crate::config::{LatencyDef, LatencyFrom, LatencyTo};
 use crate::topology::Topology;
-use crate::types::NodeId;
-use std::fmt::Write;
+use crate::types::{Cycle, NodeId};
 
 /// The CSV header line (without its newline).
 pub const HEADER: &str = "replication,id,seq,src,dst,flits,created,injected,delivered,latency,\
@@ -52,79 +51,152 @@ impl LatencyRule {
     }
 }
 
+/// Appends the decimal digits of `v` (the log has millions of numbers: `write!` is
+/// several times slower).
+#[inline]
+fn push_num(out: &mut Vec<u8>, mut v: u64) {
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&buf[i..]);
+}
+
 /// Appends replication `rep`'s lines to `out`, ordered by delivery cycle, then id (so
 /// the text does not depend on the thread count). A path lists the nodes its header
 /// visited, `>` between nodes, `|` between attempts (deflection: segments; every
-/// segment starts at the source).
-pub fn write_rep(out: &mut String, rep: u32, log: &RepLog, topo: &Topology, rule: LatencyRule) {
-    let mut hops = log.hops.clone();
-    hops.sort_unstable_by_key(|h| (h.id.0, h.attempt, h.at, h.node));
-    let mut ds = log.deliveries.clone();
-    ds.sort_unstable_by_key(|d| d.header.id.0);
-    // Merge-join the deliveries with their hops (both by id).
-    let mut paths: Vec<String> = Vec::with_capacity(ds.len());
-    let mut j = 0;
-    for d in &ds {
-        let id = d.header.id.0;
-        while j < hops.len() && hops[j].id.0 < id {
-            j += 1;
-        }
-        let mut p = String::new();
-        let mut attempt = None;
-        while j < hops.len() && hops[j].id.0 == id {
-            let h = hops[j];
-            match attempt {
-                None => {}
-                Some(a) if a == h.attempt => p.push('>'),
-                Some(_) => p.push('|'),
-            }
-            attempt = Some(h.attempt);
-            let _ = write!(p, "{}", h.node);
-            j += 1;
-        }
-        paths.push(p);
-    }
-    let mut order: Vec<usize> = (0..ds.len()).collect();
-    order.sort_unstable_by_key(|&i| (ds[i].absorbed, ds[i].header.id.0));
-    for i in order {
-        let d = &ds[i];
+/// segment starts at the source). Sorts `log` in place.
+pub fn write_rep(
+    out: &mut Vec<u8>,
+    rep: u32,
+    log: &mut RepLog,
+    topo: &Topology,
+    rule: LatencyRule,
+) {
+    let ds = &mut log.deliveries;
+    // Each partition recorded its deliveries in nearly increasing cycles: runs a stable
+    // merge sort takes in linear time.
+    ds.sort_by_key(|d| (d.absorbed, d.header.id.0));
+    let (start, nodes) = group_hops(ds, &log.hops);
+    for (i, d) in ds.iter().enumerate() {
         let h = &d.header;
         let src = h.id.src();
-        let _ = writeln!(
-            out,
-            "{rep},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+        for v in [
+            rep as u64,
             h.id.0,
             h.id.seq(),
-            src.0,
-            h.dst.0,
-            h.len,
+            src.0 as u64,
+            h.dst.0 as u64,
+            h.len as u64,
             h.created,
             h.injected,
             d.absorbed,
             rule.latency(h.created, h.injected, d.absorbed),
             h.injected - h.created,
             d.absorbed - h.injected,
-            h.hops,
-            topo.distance(src, NodeId(h.dst.0)),
-            h.blocking,
-            h.eject_wait,
-            h.ctrl_wait,
-            h.measured as u8,
-            paths[i]
-        );
+            h.hops as u64,
+            topo.distance(src, NodeId(h.dst.0)) as u64,
+            h.blocking as u64,
+            h.eject_wait as u64,
+            h.ctrl_wait as u64,
+            h.measured as u64,
+        ] {
+            push_num(out, v);
+            out.push(b',');
+        }
+        let mut attempt = None;
+        for &(a, _, node) in &nodes[start[i] as usize..start[i + 1] as usize] {
+            match attempt {
+                None => {}
+                Some(b) if a == b => out.push(b'>'),
+                Some(_) => out.push(b'|'),
+            }
+            attempt = Some(a);
+            push_num(out, node as u64);
+        }
+        out.push(b'\n');
     }
 }
 
-/// The whole log: the header and every replication's lines.
-pub fn render(reps: &[RepLog], topo: &Topology, rule: LatencyRule) -> String {
+/// The hops of each delivery, in path order: `nodes[start[i]..start[i + 1]]` holds
+/// delivery i's (attempt, cycle, node). Linear time: a message id is (sequence number,
+/// source), and each source's sequence numbers are dense, so a table indexed by
+/// (source, sequence) finds a hop's delivery without hashing or sorting the hops.
+#[allow(clippy::type_complexity)]
+fn group_hops(ds: &[Delivery], hops: &[HopRec]) -> (Vec<u32>, Vec<(u32, Cycle, u32)>) {
+    const NONE: u32 = u32::MAX;
+    let n = ds.len();
+    let sources = ds
+        .iter()
+        .map(|d| d.header.id.src().0 + 1)
+        .max()
+        .unwrap_or(0) as usize;
+    let mut base = vec![0u64; sources + 1];
+    for d in ds {
+        let (s, q) = (d.header.id.src().idx(), d.header.id.seq());
+        base[s + 1] = base[s + 1].max(q + 1);
+    }
+    for s in 0..sources {
+        base[s + 1] += base[s];
+    }
+    let mut table = vec![NONE; base[sources] as usize];
+    for (i, d) in ds.iter().enumerate() {
+        let (s, q) = (d.header.id.src().idx(), d.header.id.seq());
+        table[(base[s] + q) as usize] = i as u32;
+    }
+    let which = |h: &HopRec| -> u32 {
+        let (s, q) = (h.id.src().idx(), h.id.seq());
+        if s >= sources || base[s] + q >= base[s + 1] {
+            return NONE;
+        }
+        table[(base[s] + q) as usize]
+    };
+    let mut start = vec![0u32; n + 1];
+    for h in hops {
+        let i = which(h);
+        if i != NONE {
+            start[i as usize + 1] += 1;
+        }
+    }
+    for i in 0..n {
+        start[i + 1] += start[i];
+    }
+    let mut fill = start.clone();
+    let mut nodes = vec![(0u32, 0 as Cycle, 0u32); start[n] as usize];
+    for h in hops {
+        let i = which(h);
+        if i != NONE {
+            nodes[fill[i as usize] as usize] = (h.attempt, h.at, h.node);
+            fill[i as usize] += 1;
+        }
+    }
+    // A message's hops come in path order unless partitions recorded them: sort the
+    // few that are not.
+    for i in 0..n {
+        let path = &mut nodes[start[i] as usize..start[i + 1] as usize];
+        if !path.is_sorted() {
+            path.sort_unstable();
+        }
+    }
+    (start, nodes)
+}
+
+/// The whole log: the header and every replication's lines (sorts `reps` in place).
+pub fn render(reps: &mut [RepLog], topo: &Topology, rule: LatencyRule) -> String {
     let n: usize = reps.iter().map(|r| r.deliveries.len()).sum();
-    let mut s = String::with_capacity(64 + n * 96);
-    s.push_str(HEADER);
-    s.push('\n');
-    for (i, r) in reps.iter().enumerate() {
+    let mut s = Vec::with_capacity(64 + n * 80);
+    s.extend_from_slice(HEADER.as_bytes());
+    s.push(b'\n');
+    for (i, r) in reps.iter_mut().enumerate() {
         write_rep(&mut s, i as u32, r, topo, rule);
     }
-    s
+    String::from_utf8(s).expect("digits and punctuation are ASCII")
 }
 
 #[cfg(test)]
@@ -165,7 +237,7 @@ mod tests {
             def: LatencyDef::default(),
             ejection: 1,
         };
-        let text = render(&[log], &topo, rule);
+        let text = render(&mut [log], &topo, rule);
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), 2);
         assert_eq!(

@@ -16,8 +16,7 @@
 use crate::router::controller::CtrlStats;
 use crate::types::{Cycle, MsgId};
 use serde::Serialize;
-
-use super::overlap;
+use std::fmt::Write;
 
 /// One directed network link's counts over a replication's window, as a switching mode
 /// reports it. The links and `busy` units are exactly those of the mode's
@@ -59,15 +58,17 @@ pub struct PortObs {
 
 /// A level that changes at discrete cycles, integrated over the measurement window
 /// (the time average of a buffer's occupancy, of VCs busy). Updated only when the level
-/// changes, never per cycle.
+/// changes, never per cycle, and cheaply: with L(t) = Σ Δᵢ over the changes up to t,
+/// ∫ₛᵉ L dt = Σ Δᵢ·(e − clip(τᵢ)) with clip(τ) = max(τ, s) for the changes before e,
+/// so a change adds Δ to the level and Δ·clip(τ) to a sum, and the integral is
+/// L(e)·e − that sum. The arithmetic wraps: the terms can exceed 64 bits, the integral
+/// does not, and wrapping sums are exact modulo 2⁶⁴.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Level {
-    /// The level now.
-    pub level: u32,
-    /// Cycle of the last change.
-    pub since: Cycle,
-    /// Σ level × cycles inside the window, up to `since`.
-    pub area: u64,
+    /// The level just before the window's end (now, while it is open).
+    level: u64,
+    /// Σ Δ·max(τ, start) over the changes before the window's end (wrapping).
+    sum: u64,
 }
 
 impl Level {
@@ -75,14 +76,16 @@ impl Level {
     /// window is `[start, end)` (`end` None: still open).
     #[inline]
     pub fn change(&mut self, t: Cycle, delta: i64, start: Cycle, end: Option<Cycle>) {
-        self.area += self.level as u64 * overlap(self.since, t, start, end);
-        self.level = (self.level as i64 + delta) as u32;
-        self.since = t;
+        if end.is_none_or(|e| t < e) {
+            let d = delta as u64;
+            self.level = self.level.wrapping_add(d);
+            self.sum = self.sum.wrapping_add(d.wrapping_mul(t.max(start)));
+        }
     }
 
-    /// The integral over `[start, end)`, the current level's stretch included.
-    pub fn area_until(&self, start: Cycle, end: Cycle) -> u64 {
-        self.area + self.level as u64 * overlap(self.since, end, start, Some(end))
+    /// The integral over `[start, end)` (the changes were made with this window).
+    pub fn area_until(&self, _start: Cycle, end: Cycle) -> u64 {
+        self.level.wrapping_mul(end).wrapping_sub(self.sum)
     }
 }
 
@@ -601,6 +604,31 @@ pub fn series_rows(
         .collect()
 }
 
+/// The time series as CSV, the JSON's `series` fields as columns.
+pub fn series_csv(rows: &[SeriesRow]) -> String {
+    let mut s = String::from(
+        "start,end,phase,replications,offered,accepted,created,delivered,flits,latency_mean,backlog\n",
+    );
+    for r in rows {
+        let _ = writeln!(
+            s,
+            "{},{},{},{},{},{},{},{},{},{},{}",
+            r.start,
+            r.end,
+            r.phase,
+            r.replications,
+            r.offered,
+            r.accepted,
+            r.created,
+            r.delivered,
+            r.flits,
+            r.latency_mean.map_or(String::new(), |x| x.to_string()),
+            r.backlog
+        );
+    }
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -651,9 +679,17 @@ mod tests {
     fn a_level_integrates_only_inside_the_window() {
         let mut l = Level::default();
         l.change(5, 2, 10, Some(20)); // 0 until 5, then 2
-        l.change(15, -1, 10, Some(20)); // 2 over 10..15 inside
-        assert_eq!(l.area, 10);
+        l.change(15, -1, 10, Some(20)); // 2 over 10..15, then 1 over 15..20
+        l.change(25, 3, 10, Some(20)); // after the window
         assert_eq!(l.area_until(10, 20), 15);
+        let mut big = Level::default();
+        big.change(u64::MAX / 4, 5, 0, None);
+        big.change(u64::MAX / 4 + 10, -5, 0, None);
+        assert_eq!(
+            big.area_until(0, u64::MAX / 2),
+            50,
+            "exact although the terms overflow"
+        );
     }
 
     #[test]

@@ -181,15 +181,20 @@ pub struct WormholeNet {
     /// Per-link and per-port observation (`experiment.observe.per_link`); the arrays
     /// below are empty when it is off.
     obs: bool,
-    /// `[node][port]`: heads granted each network output inside the window.
-    link_headers: Vec<u64>,
-    /// `[node][port]`: the blocking of those heads (cycles from "route ready + a + s"
-    /// to the grant, the module's definition), summed.
-    link_block: Vec<u64>,
-    /// `[node][port]`: flits buffered at each input port, integrated over the window.
-    occ_flits: Vec<Level>,
-    /// `[node][port]`: VCs of each input port holding a message, integrated likewise.
-    occ_vcs: Vec<Level>,
+    /// `[node][port]`: heads granted each network output inside the window, and their
+    /// blocking (cycles from "route ready + a + s" to the grant, the module's
+    /// definition) summed.
+    link_heads: Vec<[u64; 2]>,
+    /// `[node][port]`: each input port's occupancy, integrated over the window.
+    occ: Vec<PortLevels>,
+}
+
+/// An input port's buffered flits and VCs holding a message, side by side (they change
+/// together).
+#[derive(Clone, Copy, Debug, Default)]
+struct PortLevels {
+    flits: Level,
+    vcs: Level,
 }
 
 impl WormholeNet {
@@ -275,10 +280,8 @@ impl WormholeNet {
             lo,
             local: nodes,
             obs: cfg.experiment.observe.per_link,
-            link_headers: obs_vec(cfg, nodes * layout.all_ports()),
-            link_block: obs_vec(cfg, nodes * layout.all_ports()),
-            occ_flits: obs_vec(cfg, nodes * layout.all_ports()),
-            occ_vcs: obs_vec(cfg, nodes * layout.all_ports()),
+            link_heads: obs_vec(cfg, nodes * layout.all_ports()),
+            occ: obs_vec(cfg, nodes * layout.all_ports()),
         })
     }
 
@@ -405,7 +408,7 @@ impl WormholeNet {
 
     /// Per-port occupancy (`experiment.observe.per_link`): a flit arriving in cycle `t`
     /// is buffered from `t`; a head arriving at an idle VC occupies it.
-    #[cold]
+    #[inline]
     fn observe_arrival(&mut self, e: &LinkEvent, t: Cycle, win: &MeasureWindow) {
         if let LinkEvent::Flit {
             node,
@@ -419,10 +422,12 @@ impl WormholeNet {
             let (node, port) = (node as usize - self.lo, port as usize);
             let pi = lay.port_idx(node, port);
             let (start, end) = win.span();
-            self.occ_flits[pi].change(t, n as i64, start, end);
-            let idle = self.inputs.vc[lay.vc_idx(node, port, vc as usize)].state == VcState::Idle;
-            if head && idle {
-                self.occ_vcs[pi].change(t, 1, start, end);
+            let idle =
+                head && self.inputs.vc[lay.vc_idx(node, port, vc as usize)].state == VcState::Idle;
+            let occ = &mut self.occ[pi];
+            occ.flits.change(t, n as i64, start, end);
+            if idle {
+                occ.vcs.change(t, 1, start, end);
             }
         }
     }
@@ -624,8 +629,9 @@ impl WormholeNet {
                 msg.hdr.hops += 1;
                 if self.obs && win.contains(t) {
                     let pi = lay.port_idx(n, op);
-                    self.link_headers[pi] += 1;
-                    self.link_block[pi] += lost as u64;
+                    let c = &mut self.link_heads[pi];
+                    c[0] += 1;
+                    c[1] += lost as u64;
                 }
             }
             if ip == local {
@@ -651,9 +657,10 @@ impl WormholeNet {
             // next message queued in it (`TailSent`) takes it over at once.
             let (start, end) = win.span();
             let pi = lay.port_idx(n, ip);
-            self.occ_flits[pi].change(t, -(k as i64), start, end);
+            let occ = &mut self.occ[pi];
+            occ.flits.change(t, -(k as i64), start, end);
             if tail && !promote {
-                self.occ_vcs[pi].change(t, -1, start, end);
+                occ.vcs.change(t, -1, start, end);
             }
         }
         // Out of flits, or out of credits (a returning credit wakes it again).
@@ -909,8 +916,8 @@ impl Network for WormholeNet {
                         to,
                         busy: self.link_flits[pi],
                         flits: self.link_flits[pi],
-                        headers: self.link_headers[pi],
-                        blocking: self.link_block[pi],
+                        headers: self.link_heads[pi][0],
+                        blocking: self.link_heads[pi][1],
                     });
                 }
             }
@@ -928,8 +935,8 @@ impl Network for WormholeNet {
                     out.push(PortObs {
                         node: (node + self.lo) as u32,
                         port: p as u8,
-                        flit_cycles: Some(self.occ_flits[pi].area_until(start, end)),
-                        vc_cycles: self.occ_vcs[pi].area_until(start, end),
+                        flit_cycles: Some(self.occ[pi].flits.area_until(start, end)),
+                        vc_cycles: self.occ[pi].vcs.area_until(start, end),
                     });
                 }
             }
