@@ -4,7 +4,7 @@
 //! before the run, so a long run never ends on a bad flag, and renders every file before
 //! writing any, so a failure leaves nothing half-written.
 
-use super::output::write_output;
+use super::output::{json_document, write_output};
 use crate::config::HwConfig;
 use crate::engine::experiment::Extras;
 use crate::error::{Error, Result};
@@ -192,7 +192,13 @@ impl ObserveArgs {
             ));
         }
         if let Some(dest) = &self.latency_dist {
-            out.push((dest.clone(), extras.latency.render(dest)?));
+            // A JSON file is a document like every other routemu JSON (provenance first).
+            let text = if dest.to_ascii_lowercase().ends_with(".json") {
+                json_document(&extras.latency.doc())
+            } else {
+                extras.latency.csv()
+            };
+            out.push((dest.clone(), text));
         }
         if let Some(dest) = &self.message_log {
             let rule = LatencyRule {

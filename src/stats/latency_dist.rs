@@ -11,7 +11,6 @@
 //! `MsgStats`'s, pooled by `engine::experiment`.
 
 use crate::config::LatencyDef;
-use crate::error::{Error, Result};
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write;
@@ -165,19 +164,6 @@ impl LatencyHistograms {
             }
         }
         s
-    }
-
-    /// The file's text for `path`: JSON when it ends in `.json`, CSV otherwise
-    /// (standard output, `-`, gets CSV).
-    pub fn render(&self, path: &str) -> Result<String> {
-        if path.to_ascii_lowercase().ends_with(".json") {
-            let mut t = serde_json::to_string_pretty(&self.doc())
-                .map_err(|e| Error::Arg(format!("latency distribution: {e}")))?;
-            t.push('\n');
-            Ok(t)
-        } else {
-            Ok(self.csv())
-        }
     }
 }
 
