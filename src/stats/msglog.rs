@@ -51,19 +51,30 @@ impl LatencyRule {
     }
 }
 
-/// Appends the decimal digits of `v` (the log has millions of numbers: `write!` is
-/// several times slower).
+/// Appends the decimal digits of `v`, two at a time (the log has millions of numbers:
+/// `write!` is several times slower).
 #[inline]
 fn push_num(out: &mut Vec<u8>, mut v: u64) {
+    const PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
+        2021222324252627282930313233343536373839\
+        4041424344454647484950515253545556575859\
+        6061626364656667686970717273747576777879\
+        8081828384858687888990919293949596979899";
     let mut buf = [0u8; 20];
     let mut i = buf.len();
-    loop {
+    while v >= 100 {
+        let p = (v % 100) as usize * 2;
+        v /= 100;
+        i -= 2;
+        buf[i..i + 2].copy_from_slice(&PAIRS[p..p + 2]);
+    }
+    if v >= 10 {
+        let p = v as usize * 2;
+        i -= 2;
+        buf[i..i + 2].copy_from_slice(&PAIRS[p..p + 2]);
+    } else {
         i -= 1;
-        buf[i] = b'0' + (v % 10) as u8;
-        v /= 10;
-        if v == 0 {
-            break;
-        }
+        buf[i] = b'0' + v as u8;
     }
     out.extend_from_slice(&buf[i..]);
 }
@@ -190,7 +201,8 @@ fn group_hops(ds: &[Delivery], hops: &[HopRec]) -> (Vec<u32>, Vec<(u32, Cycle, u
 /// The whole log: the header and every replication's lines (sorts `reps` in place).
 pub fn render(reps: &mut [RepLog], topo: &Topology, rule: LatencyRule) -> String {
     let n: usize = reps.iter().map(|r| r.deliveries.len()).sum();
-    let mut s = Vec::with_capacity(64 + n * 80);
+    // About 100 bytes a line: reserved once, never copied as it grows.
+    let mut s = Vec::with_capacity(64 + n * 128);
     s.extend_from_slice(HEADER.as_bytes());
     s.push(b'\n');
     for (i, r) in reps.iter_mut().enumerate() {
@@ -204,6 +216,15 @@ mod tests {
     use super::*;
     use crate::router::buffers::MsgHeader;
     use crate::types::MsgId;
+
+    #[test]
+    fn numbers_are_written_in_decimal() {
+        for v in [0u64, 7, 10, 99, 100, 101, 12345, 1_000_000, u64::MAX] {
+            let mut out = Vec::new();
+            push_num(&mut out, v);
+            assert_eq!(String::from_utf8(out).unwrap(), v.to_string());
+        }
+    }
 
     #[test]
     fn a_line_per_delivery_with_its_path_in_order() {
