@@ -417,13 +417,15 @@ pub fn svg(
     }
     s.push_str("</g>\n");
     if cell >= 40.0 && d.pos.len() <= 256 {
-        s.push_str("<g font-size=\"9\" text-anchor=\"middle\" fill=\"#333\">\n");
+        // Node numbers in the corner between a node's links (up and to the right).
+        s.push_str("<g font-size=\"9\" fill=\"#333\">\n");
         for (i, p) in d.pos.iter().enumerate() {
             let (x, y) = px(*p);
             let _ = writeln!(
                 s,
-                "<text x=\"{x:.1}\" y=\"{:.1}\">{i}</text>",
-                y + radius + 10.0
+                "<text x=\"{:.1}\" y=\"{:.1}\">{i}</text>",
+                x + radius * 0.8 + 2.0,
+                y - radius * 0.8 - 2.0
             );
         }
         s.push_str("</g>\n");

@@ -274,8 +274,10 @@ pub struct TimeoutNet {
     moves: u64,
     /// Resets that reached their source host, whole run (each timeout starts one).
     resets_home: u64,
-    /// Per local port: flits sent on its output link inside the window
-    /// (`experiment.observe.per_link`; empty when it is off).
+    /// Per-link observation (`experiment.observe.per_link`).
+    obs: bool,
+    /// Per local port: flits sent on its output link inside the window (empty when
+    /// `obs` is off).
     obs_flits: Vec<u64>,
 }
 
@@ -370,6 +372,7 @@ impl TimeoutNet {
             last_move: 0,
             moves: 0,
             resets_home: 0,
+            obs: cfg.experiment.observe.per_link,
             obs_flits: vec![
                 0;
                 if cfg.experiment.observe.per_link {
@@ -421,18 +424,7 @@ impl TimeoutNet {
     }
 
     /// Sends a flit out of local port `o` of `node`.
-    fn flit(
-        &mut self,
-        out: &mut Out,
-        o: usize,
-        worm: Worm,
-        flags: u8,
-        t: Cycle,
-        win: &MeasureWindow,
-    ) {
-        if !self.obs_flits.is_empty() && win.contains(t) {
-            self.obs_flits[o] += 1;
-        }
+    fn flit(&mut self, out: &mut Out, o: usize, worm: Worm, flags: u8, t: Cycle) {
         let (node, port) = self.peer[o];
         self.out[o].credits -= 1;
         self.moves += 1;
@@ -876,7 +868,10 @@ impl TimeoutNet {
             if self.inp[i].len == 0 {
                 self.active[n] &= !(1 << p);
             }
-            self.flit(out, o, slot.worm, slot.flags, t, win);
+            if self.obs && measured {
+                self.obs_flits[o] += 1;
+            }
+            self.flit(out, o, slot.worm, slot.flags, t);
             self.credit(out, i, 1, slot.flags & TAIL != 0, t);
             if slot.flags & TAIL != 0 {
                 self.inp[i].conn = NONE;
@@ -974,7 +969,10 @@ impl TimeoutNet {
         if measured {
             self.stats.flits_sent += 1;
         }
-        self.flit(out, o, w, flags, t, win);
+        if self.obs && measured {
+            self.obs_flits[o] += 1;
+        }
+        self.flit(out, o, w, flags, t);
         if flags & TAIL != 0 {
             self.host(node).sending = None;
             self.backlog -= 1;
@@ -1267,7 +1265,7 @@ impl Network for TimeoutNet {
         blocking: "cycles",
     };
     fn link_obs(&self, start: Cycle, end: Cycle, out: &mut Vec<LinkObs>) {
-        if self.obs_flits.is_empty() {
+        if !self.obs {
             return;
         }
         for n in 0..self.nodes() {
