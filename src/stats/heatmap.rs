@@ -335,14 +335,14 @@ pub fn svg(
          <rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n\
          <text x=\"{:.1}\" y=\"24\" font-size=\"15\" text-anchor=\"middle\">{}</text>\n\
          <text x=\"10\" y=\"{:.1}\" font-size=\"11\" fill=\"#444\">{}</text>\n\
-         <text x=\"10\" y=\"{:.1}\" font-size=\"11\" fill=\"#444\">{}</text>\n",
+         <text x=\"10\" y=\"{:.1}\" font-size=\"11\" fill=\"#444\">Each direction of a link is \
+         drawn to the right of its travel; stubs are wrap-around (or higher-dimension) \
+         links.</text>\n",
         width / 2.0,
         esc(title),
         height - 24.0,
         esc(&topo.describe()),
         height - 10.0,
-        "Each direction of a link is drawn to the right of its travel; \
-         stubs are wrap-around (or higher-dimension) links.",
     );
     s.push_str("<g stroke-linecap=\"round\" fill=\"none\">\n");
     for (l, v) in links.iter().zip(&values) {
