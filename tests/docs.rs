@@ -68,7 +68,8 @@ fn words(line: &str) -> Vec<String> {
 
 /// The routemu commands of a page's code (indented or fenced blocks): `routemu ...` or
 /// `cargo run --release -- ...`, continuation lines joined, trailing `# comments` cut;
-/// synopsis lines (with `<` or `[`) and shell pipelines are not commands to run.
+/// synopsis lines (with `<` or `[`), shell pipelines and printed output (`routemu
+/// sweep: …`) are not commands to run.
 fn commands(text: &str) -> Vec<(usize, Vec<String>)> {
     let mut out = Vec::new();
     let mut fenced = false;
@@ -98,7 +99,13 @@ fn commands(text: &str) -> Vec<(usize, Vec<String>)> {
             .strip_prefix("cargo run --release -- ")
             .map(|r| format!("routemu {r}"))
             .unwrap_or_else(|| cmd.to_string());
+        // `routemu sweep: …` is a printed summary, not a command.
+        let printed = cmd
+            .split_whitespace()
+            .nth(1)
+            .is_some_and(|w| w.ends_with(':'));
         if !cmd.starts_with("routemu ")
+            || printed
             || cmd.contains('<')
             || cmd.contains('[')
             || cmd.contains('|')
