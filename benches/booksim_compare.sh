@@ -17,8 +17,8 @@ field() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
 for net in $nets; do
   case $net in
     torus8)  loads="0.1 0.2 0.3 0.4 0.45 0.48"; over=0.7 ;;
-    cube8)   loads="0.1 0.3 0.5 0.6 0.7 0.75"; over=1.0 ;;
-    torus16) loads="0.05 0.1 0.15 0.2 0.23 0.25"; over=0.4 ;;
+    cube8)   loads="0.1 0.3 0.5 0.6 0.7"; over=1.0 ;;
+    torus16) loads="0.05 0.1 0.15 0.2 0.24"; over=0.4 ;;
     *) echo "unknown network $net (torus8, torus16, cube8)" >&2; exit 1 ;;
   esac
   hw=hw/booksim-min-$net.ron

@@ -73,6 +73,26 @@ fn netrace_header_and_regions_are_read() {
 }
 
 #[test]
+fn traces_that_declare_their_size_declare_what_they_yield() {
+    // Whole Netrace files: the header's count.
+    for name in ["shrtex", "example"] {
+        let mut src = open(&traces().join(format!("netrace/{name}.tra.bz2"))).unwrap();
+        let declared = src.declared_messages();
+        assert_eq!(declared, Some(all(src.as_mut()).len() as u64), "{name}");
+    }
+    // A region: its own count, not the file's.
+    let path = traces().join("netrace/multiregion.tra.bz2");
+    let r = routemu::trace::open_maybe_compressed(&path).unwrap();
+    let mut n = NetraceReader::new(r, &path, Some(1)).unwrap();
+    assert_eq!(n.declared_messages(), Some(14329 - 9173));
+    assert_eq!(all(&mut n).len() as u64, 14329 - 9173);
+    // A text trace is only known once read.
+    let mut t = open(&traces().join("stencil4d/stencil4d_32ranks_p2p.tsv")).unwrap();
+    assert_eq!(t.declared_messages(), None);
+    assert!(!all(t.as_mut()).is_empty());
+}
+
+#[test]
 fn the_stencil_tables_are_valid_text_traces() {
     let mut src = open(&traces().join("stencil4d/stencil4d_32ranks_p2p.tsv")).unwrap();
     let v = all(src.as_mut());

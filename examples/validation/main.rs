@@ -5,7 +5,9 @@
 //! and the papers' claims checked against the emulation.
 //!
 //!     cargo run --release --example validation            # the full set (an hour)
-//!     cargo run --release --example validation -- --quick # fewer cycles, a smoke run
+//!     cargo run --release --example validation -- --quick # fewer cycles, a smoke run,
+//!                                                         # written to
+//!                                                         # target/validation-quick/
 //!     cargo run --release --example validation -- --only p003
 //!                                                         # paper 003's section alone,
 //!                                                         # spliced into the existing page
@@ -103,9 +105,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .find(|w| w[0] == "--only")
         .map(|w| w[1].clone());
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let out_dir = root.join("docs").join("validation");
+    // A quick run's numbers are a smoke test, not claims: they go to a scratch
+    // directory and never over the tracked page and figures.
+    let docs = if quick {
+        root.join("target").join("validation-quick")
+    } else {
+        root.join("docs")
+    };
+    let out_dir = docs.join("validation");
     std::fs::create_dir_all(&out_dir)?;
-    let page = root.join("docs").join("validation.md");
+    let page = docs.join("validation.md");
+    if quick && only.is_some() && !page.exists() {
+        // `--only` splices into an existing page: start from the tracked one.
+        std::fs::copy(root.join("docs").join("validation.md"), &page)?;
+    }
     let started = std::time::Instant::now();
     let new = match only.as_deref() {
         None => {
@@ -161,7 +174,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let new = splice(&new, claims::BEGIN, claims::END, &summary);
     std::fs::write(&page, new)?;
     eprintln!(
-        "wrote docs/validation.md in {:.0} s",
+        "wrote {} in {:.0} s",
+        page.display(),
         started.elapsed().as_secs_f64()
     );
     Ok(())

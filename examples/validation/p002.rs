@@ -344,6 +344,8 @@ fn figure(base: &HwConfig, title: &str, curves: &[Curve], model_for: &[bool]) ->
         .collect();
     Figure {
         log_y: false,
+        log_x: false,
+        join: false,
         title: title.to_string(),
         x_label: "throughput (flits per host per cycle)".into(),
         y_label: "mean latency, creation to delivery (cycles)".into(),
@@ -822,6 +824,8 @@ pub fn section(
     let mut dist_rows = String::new();
     let mut wait_fig = Figure {
         log_y: false,
+        log_x: false,
+        join: false,
         title:
             "Paper 002 Fig. 3: waits (no timeout) at the ss outputs (7×7, L = 100, τ = 100, ℓ = 20)"
                 .into(),
@@ -857,6 +861,8 @@ pub fn section(
             format!("p002-fig2-{name}"),
             Figure {
                 log_y: false,
+                log_x: false,
+                join: false,
                 title: format!(
                     "Paper 002 Fig. 2, {name} load ({:.3} flits/host/cycle): inter-arrival times, ss outputs",
                     t.accepted_per_host

@@ -302,6 +302,8 @@ pub fn section(
     let short = 5u32;
     let mut eta_fig = Figure {
         log_y: false,
+        log_x: false,
+        join: false,
         title: "paper 003 Fig. 1: inefficiency ratio η against λ".into(),
         x_label: "λ (worms per node per time unit)".into(),
         y_label: "η = D(λ)/D(0)".into(),
@@ -309,6 +311,8 @@ pub fn section(
     };
     let mut p_fig = Figure {
         log_y: false,
+        log_x: false,
+        join: false,
         title: "paper 003 Fig. 1: deflection probability p at preference nodes".into(),
         x_label: "λ (worms per node per time unit)".into(),
         y_label: "p".into(),
@@ -431,6 +435,8 @@ pub fn section(
     );
     let mut len_fig = Figure {
         log_y: false,
+        log_x: false,
+        join: false,
         title: "paper 003: η and p against the worm length (δ = 1 cycle per hop)".into(),
         x_label: "log10 of the mean worm length L in cycles (= per-hop delays)".into(),
         y_label: "η − 1 and p".into(),
@@ -557,6 +563,8 @@ pub fn section(
     };
     let mut f2e = Figure {
         log_y: false,
+        log_x: false,
+        join: false,
         title: "paper 003 Fig. 2: η against λ/m".into(),
         x_label: "λ/m (worms per node per time unit per lane)".into(),
         y_label: "η".into(),
@@ -564,6 +572,8 @@ pub fn section(
     };
     let mut f2p = Figure {
         log_y: false,
+        log_x: false,
+        join: false,
         title: "paper 003 Fig. 2: deflection probability p against λ/m".into(),
         x_label: "λ/m (worms per node per time unit per lane)".into(),
         y_label: "p".into(),
@@ -571,6 +581,8 @@ pub fn section(
     };
     let mut f3a = Figure {
         log_y: false,
+        log_x: false,
+        join: false,
         title: "paper 003 Fig. 3a: normalised throughput, no hop limit".into(),
         x_label: "λ/m (offered worms per node per time unit per lane)".into(),
         y_label: "completed worms per node per time unit per lane".into(),
@@ -578,6 +590,8 @@ pub fn section(
     };
     let mut f3b = Figure {
         log_y: false,
+        log_x: false,
+        join: false,
         title: "paper 003 Fig. 3b: normalised throughput with the hop limit h = 2".into(),
         x_label: "λ/m (offered worms per node per time unit per lane)".into(),
         y_label: "completed worms per node per time unit per lane".into(),

@@ -53,11 +53,13 @@ pub fn explain(cfg: &HwConfig, origin: &str) -> Result<String> {
     // The bisection bound is a wormhole notion; a circuit's load is its links' holding
     // time, said in the circuit section above.
     let bound = match cfg.switching {
-        SwitchingConfig::Wormhole { .. } => format!(
-            " ({:.1}% of the {:.3} uniform-traffic bound)",
-            100.0 * flits / (t.capacity() * l.width as f64),
-            t.capacity() * l.width as f64
-        ),
+        SwitchingConfig::Wormhole { .. } => {
+            let cap = t.capacity_of_links(l.width, l.duplex == crate::config::Duplex::Half);
+            format!(
+                " ({:.1}% of the {cap:.3} uniform-traffic bound)",
+                100.0 * flits / cap
+            )
+        }
         SwitchingConfig::Circuit { .. } => String::new(),
         // Only hosts create worms, each at `rate`: the load is per host, the fraction of
         // its link's capacity.

@@ -1,7 +1,7 @@
 //! `routemu compare`: emulate and predict the same machine, one table of measured
 //! against predicted with the relative errors (and the JSON document with both).
 
-use super::output::write_output;
+use super::output::write_json;
 use super::predict::{model_outcome, PredictArgs};
 use super::run::emulate;
 use super::EXIT_DEADLOCK;
@@ -83,9 +83,7 @@ pub fn compare(args: &PredictArgs) -> Result<i32> {
             prediction: outcome.ok(),
             report,
         };
-        let mut text = serde_json::to_string_pretty(&doc).expect("comparison serialises");
-        text.push('\n');
-        write_output(dest, &text)?;
+        write_json(dest, &doc)?;
     }
     Ok(code)
 }

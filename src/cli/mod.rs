@@ -1,10 +1,11 @@
-//! The command line: `routemu run`, `predict`, `compare`, `sweep`, `saturation`, `replay`, `check` and `bench`. Argument parsing (clap) and
+//! The command line: `routemu run`, `predict`, `compare`, `sweep`, `plot`, `saturation`, `replay`, `check` and `bench`. Argument parsing (clap) and
 //! turning flags into configuration live here; everything else is library calls.
 
 pub mod bench;
 pub mod check;
 pub mod compare;
 pub mod output;
+pub mod plot;
 pub mod predict;
 pub mod replay;
 pub mod run;
@@ -40,7 +41,10 @@ pub enum Command {
     /// relative errors.
     Compare(predict::PredictArgs),
     /// Emulate and predict a grid of parameter values (CSV, SVG plot).
-    Sweep(sweep::SweepArgs),
+    Sweep(Box<sweep::SweepArgs>),
+    /// Redraw a sweep's CSV or any numeric CSV (a time series) as SVG or PNG figures,
+    /// without emulating again.
+    Plot(plot::PlotArgs),
     /// Find the saturation throughput (largest sustained load) with a 95% interval over
     /// replications (docs/saturation.md).
     Saturation(saturation::SaturationArgs),
@@ -66,6 +70,10 @@ pub struct ExperimentArgs {
     /// Messages created per node per cycle.
     #[arg(long)]
     pub rate: Option<f64>,
+    /// Offered load in flits per node per cycle: sets the message rate to LOAD divided
+    /// by the mean message length (after `--length`).
+    #[arg(long, conflicts_with = "rate", value_name = "FLITS")]
+    pub load: Option<f64>,
     /// Message length: N, const:N, exp:MEAN or uniform:MIN:MAX (flits).
     #[arg(long)]
     pub length: Option<String>,
@@ -115,6 +123,15 @@ impl ExperimentArgs {
         }
         if let Some(p) = &self.pattern {
             w.pattern = spec::parse_pattern(p)?;
+        }
+        if let Some(load) = self.load {
+            if !(load.is_finite() && load >= 0.0) {
+                return Err(crate::error::Error::Arg(format!(
+                    "--load {load}: the offered load must be a non-negative number of flits per node per cycle"
+                )));
+            }
+            let mean = crate::traffic::length::LengthDist::new(&w.length)?.mean();
+            w.rate = load / mean;
         }
         let e = &mut cfg.experiment;
         if let Some(s) = self.seed {
@@ -167,6 +184,7 @@ pub fn main_with(cli: Cli) -> i32 {
         Command::Predict(a) => predict::predict(&a),
         Command::Compare(a) => compare::compare(&a),
         Command::Sweep(a) => sweep::sweep(&a),
+        Command::Plot(a) => plot::plot(&a),
         Command::Saturation(a) => saturation::saturation(&a),
         Command::Replay(a) => replay::replay(&a),
         Command::Check { file, set } => check::check(&file, &set),

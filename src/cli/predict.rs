@@ -4,7 +4,7 @@
 //! model on the Manhattan Street network; paper 002's wormhole-with-timeout model on
 //! host/switch networks).
 
-use super::output::write_output;
+use super::output::write_json;
 use super::ExperimentArgs;
 use crate::config::HwConfig;
 use crate::error::Result;
@@ -181,9 +181,7 @@ pub fn predict(args: &PredictArgs) -> Result<i32> {
             saturation: outcome.as_ref().err().cloned(),
             prediction: outcome.ok(),
         };
-        let mut text = serde_json::to_string_pretty(&doc).expect("prediction serialises");
-        text.push('\n');
-        write_output(dest, &text)?;
+        write_json(dest, &doc)?;
     }
     Ok(0)
 }

@@ -1,7 +1,7 @@
 //! `routemu replay`: a recorded trace on a machine — open loop or dependency-driven —
 //! with the summary, `--json`, and per-message CSV on request.
 
-use super::output::write_output;
+use super::output::write_json;
 use crate::config::load::load_hw;
 use crate::config::overrides::apply_overrides;
 use crate::engine::replay::{
@@ -82,6 +82,8 @@ struct ReplayDoc<'a> {
     time_scale: f64,
     flit_bytes: u64,
     placement: String,
+    /// The effective configuration (file + overrides + flags), as `run` reports it.
+    config: &'a crate::config::HwConfig,
     #[serde(flatten)]
     summary: &'a crate::engine::replay::ReplaySummary,
 }
@@ -224,21 +226,36 @@ pub fn replay(a: &ReplayArgs) -> Result<i32> {
         (None, None) => "identity".into(),
     };
     let mut csv = a.messages.as_deref().map(Csv::create).transpose()?;
-    // On a terminal, a spinner with the messages delivered and the clock.
+    // On a terminal: a bar with an ETA over the trace's messages when the format says
+    // how many there are, else a spinner; updated from the first delivery on.
+    let total = src.declared_messages();
     let bar = std::io::stderr().is_terminal().then(|| {
-        let b = ProgressBar::new_spinner();
+        let (b, template) = match total {
+            Some(n) => (
+                ProgressBar::new(n),
+                "{spinner} replaying: [{bar:40}] {pos}/{len} messages, {msg} {elapsed} ETA {eta}",
+            ),
+            None => (
+                ProgressBar::new_spinner(),
+                "{spinner} replaying: {pos} messages delivered, {msg} {elapsed}",
+            ),
+        };
         b.set_style(
-            ProgressStyle::with_template("{spinner} replaying: {msg} {elapsed}")
-                .expect("valid template"),
+            ProgressStyle::with_template(template)
+                .expect("valid template")
+                .progress_chars("=> "),
         );
         b
     });
     let mut done = 0u64;
     let mut each = |r: &ReplayRecord| -> Result<()> {
         done += 1;
-        if let Some(b) = bar.as_ref().filter(|_| done.is_multiple_of(4096)) {
-            b.set_message(format!("{done} messages delivered, cycle {}", r.delivered));
-            b.tick();
+        // indicatif rate-limits drawing itself; the position is cheap to set.
+        if let Some(b) = &bar {
+            b.set_position(done);
+            if done == 1 || done.is_multiple_of(1024) {
+                b.set_message(format!("cycle {}", r.delivered));
+            }
         }
         if let Some(c) = &mut csv {
             c.line(&format!(
@@ -308,11 +325,10 @@ pub fn replay(a: &ReplayArgs) -> Result<i32> {
             time_scale: a.time_scale,
             flit_bytes: a.flit_bytes,
             placement,
+            config: &cfg,
             summary: &sum,
         };
-        let mut text = serde_json::to_string_pretty(&doc).expect("summary serialises");
-        text.push('\n');
-        write_output(dest, &text)?;
+        write_json(dest, &doc)?;
     }
     Ok(0)
 }

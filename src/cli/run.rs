@@ -1,6 +1,6 @@
 //! `routemu run`: emulate, print the summary, write the JSON report.
 
-use super::output::write_output;
+use super::output::write_json;
 use super::{RunArgs, EXIT_DEADLOCK};
 use crate::config::{HwConfig, Measure};
 use crate::engine::experiment::run_experiment;
@@ -21,7 +21,7 @@ pub fn emulate(cfg: &HwConfig) -> Result<Report> {
         let b = ProgressBar::new(planned.saturating_mul(e.replications as u64));
         b.set_style(
             ProgressStyle::with_template(
-                "{spinner} replication {msg} [{bar:40}] {percent}% {elapsed}",
+                "{spinner} replication {msg} [{bar:40}] {percent}% {elapsed} ETA {eta}",
             )
             .expect("valid template")
             .progress_chars("=> "),
@@ -53,9 +53,7 @@ pub fn run(args: &RunArgs) -> Result<i32> {
         _ => print!("{summary}"),
     }
     if let Some(dest) = &args.json {
-        let mut text = serde_json::to_string_pretty(&report).expect("report serialises");
-        text.push('\n');
-        write_output(dest, &text)?;
+        write_json(dest, &report)?;
     }
     Ok(if report.deadlock.is_some() {
         EXIT_DEADLOCK

@@ -2,7 +2,7 @@
 //! (`engine::saturation::search`), a human summary, the JSON document and the exit status
 //! that says whether the result can rank machines. The search itself is not here.
 
-use super::output::write_output;
+use super::output::write_json;
 use super::ExperimentArgs;
 use crate::config::HwConfig;
 use crate::engine::saturation::{
@@ -98,13 +98,12 @@ impl SaturationArgs {
     }
 }
 
-/// The JSON document: the result with what it was run on.
+/// The JSON document: the result with what it was run on (`write_json` puts the
+/// provenance, `routemu {version, commit}` and `command`, in front).
 #[derive(Serialize)]
 struct Document<'a> {
     schema: &'static str,
-    /// The command line, argv joined by spaces.
-    command: String,
-    /// The base machine's effective configuration (the rate is the search's).
+    /// The base machine's effective configuration (every probe sets its own rate).
     config: &'a HwConfig,
     seed: u64,
     #[serde(flatten)]
@@ -175,9 +174,9 @@ pub fn summary(cfg: &HwConfig, r: &SaturationResult) -> String {
 
 /// Runs `routemu saturation`; returns the exit status.
 pub fn saturation(args: &SaturationArgs) -> Result<i32> {
-    if args.exp.rate.is_some() {
+    if args.exp.rate.is_some() || args.exp.load.is_some() {
         return Err(Error::Arg(
-            "--rate: the search chooses the load itself (bound it with --upper)".into(),
+            "--rate/--load: the search chooses the load itself (bound it with --upper)".into(),
         ));
     }
     if args.exp.messages.is_some() {
@@ -219,14 +218,11 @@ pub fn saturation(args: &SaturationArgs) -> Result<i32> {
     if let Some(dest) = &args.json {
         let doc = Document {
             schema: SCHEMA,
-            command: std::env::args().collect::<Vec<_>>().join(" "),
             config: &cfg,
             seed: cfg.experiment.seed,
             result: &result,
         };
-        let mut json = serde_json::to_string_pretty(&doc).expect("result serialises");
-        json.push('\n');
-        write_output(dest, &json)?;
+        write_json(dest, &doc)?;
     }
     Ok(if result.saturation.rankable {
         0

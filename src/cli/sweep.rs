@@ -1,40 +1,97 @@
-//! `routemu sweep`: a grid of parameter values, every point emulated (with the
-//! configuration's replications) and predicted; a table, CSV and an SVG figure of one
-//! quantity against the first parameter (emulated means with 95% bars, the model's
-//! curve), with a progress bar over the points.
+//! `routemu sweep`: the points of a grid of parameter values (axes zipped to vary
+//! together where asked), each emulated with the configuration's replications and
+//! predicted — or, over traces, each replaying a trace — run side by side (`--jobs`);
+//! a table of the chosen quantities, a CSV of every point, and one figure per quantity
+//! (SVG or PNG), drawn from the same table `routemu plot` reads back.
+//!
+//! Not here: axes, points, quantities and running them (`engine::sweep`), drawing
+//! (`stats::plot`).
 
 use super::output::write_output;
+use super::plot::{figure_paths, write_figures};
 use super::ExperimentArgs;
-use crate::engine::sweep::{grid, point_config, run_point, Axis, Point};
+use crate::config::HwConfig;
+use crate::engine::replay::ReplayMode;
+use crate::engine::sweep::{
+    dimensions, point_config, points, replay_point, replay_template, report_template,
+    resolve_quantity, run_point_with_report, run_points, share_jobs, Axis, Point, Quantity,
+    TraceRun, TRACE_AXIS,
+};
 use crate::error::{Error, Result};
 use crate::model::circuit::PathForm;
 use crate::model::compare::KEYS;
-use crate::stats::plot::{svg, Figure, Series};
+use crate::stats::plot::csv::Table;
+use crate::stats::plot::redraw::{figures, Spec, FLAGS};
+use crate::trace::{open_with, OpenOptions};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
+use serde_json::Value;
 use std::fmt::Write;
 use std::io::IsTerminal;
+use std::path::Path;
 
 /// `routemu sweep` arguments.
 #[derive(Debug, Args)]
 pub struct SweepArgs {
-    /// Machine, workload and experiment (the base every point changes).
+    /// Machine, workload and experiment (the base every point changes). `--jobs J` is
+    /// the number of workers: points run side by side, and workers left over run each
+    /// point's replications side by side; results do not depend on it.
     #[command(flatten)]
     pub exp: ExperimentArgs,
-    /// A swept field: PATH=FROM:TO:STEP or PATH=a,b,c (repeatable: the points are the
-    /// grid of every combination; the first is the plot's x axis).
-    #[arg(long = "param", value_name = "PATH=RANGE", required = true)]
+    /// A swept field: PATH=FROM:TO:STEP or PATH=a,b,c, values split at commas outside
+    /// brackets and quotes, so any RON value is one value (repeatable: the points are
+    /// every combination; the first is the plot's x axis unless --x says otherwise).
+    #[arg(long = "param", value_name = "PATH=RANGE")]
     pub params: Vec<String>,
-    /// Write every point's measured, model and error columns as CSV to FILE (`-`:
-    /// standard output).
+    /// Swept paths that vary together, value i with value i, instead of forming a grid:
+    /// PATH,PATH[,...] (repeatable; equal numbers of values).
+    #[arg(long = "zip", value_name = "PATH,PATH")]
+    pub zip: Vec<String>,
+    /// Replay this trace at every point instead of the synthetic workload (repeatable:
+    /// the `trace` axis, after the --param axes); the quantities are then the replay
+    /// summary's fields (`latency_mean`, `behind_max`, `cycles`, …).
+    #[arg(long = "trace", value_name = "FILE")]
+    pub traces: Vec<String>,
+    /// Trace sweeps: open (recorded times) or deps (also wait for parents).
+    #[arg(long, value_enum)]
+    pub replay_mode: Option<ReplayMode>,
+    /// Trace sweeps: cycles between a parent's delivery and its child's creation (deps).
+    #[arg(long)]
+    pub gap: Option<u64>,
+    /// Trace sweeps: cycles per trace time unit.
+    #[arg(long)]
+    pub time_scale: Option<f64>,
+    /// Trace sweeps: bytes per flit.
+    #[arg(long)]
+    pub flit_bytes: Option<u64>,
+    /// Trace sweeps: placement of the trace's endpoints (identity, fold, block:R,
+    /// grid:AxB, random:SEED), built for each point's topology.
+    #[arg(long, value_name = "NAME")]
+    pub place: Option<String>,
+    /// Write every point as CSV to FILE (`-`: standard output): the axes, a column group
+    /// per quantity, the flags.
     #[arg(long, value_name = "FILE|-")]
     pub csv: Option<String>,
-    /// Draw the quantity `--y` against the first parameter as an SVG figure.
-    #[arg(long, value_name = "FILE.svg")]
+    /// Draw each quantity against x: FILE.svg or FILE.png (one quantity), else one file
+    /// per quantity, FILE-QUANTITY.svg (or .png).
+    #[arg(long, value_name = "FILE.svg|FILE.png")]
     pub plot: Option<String>,
-    /// The quantity the table and the plot show (one of the CSV column prefixes).
-    #[arg(long, default_value = "latency", value_parser = clap::builder::PossibleValuesParser::new(KEYS))]
-    pub y: String,
+    /// A quantity to measure, show and draw (repeatable): a compare key (latency,
+    /// aborts, p_conflict, …, with the model's column) or any numeric field of the run
+    /// report by its dotted JSON path (throughput.accepted, latency.p99,
+    /// wormhole.hops_mean, …); trace sweeps: the replay summary's fields. Default:
+    /// latency (trace sweeps: latency_mean).
+    #[arg(long = "y", value_name = "QUANTITY")]
+    pub ys: Vec<String>,
+    /// The swept path drawn along x (default: the first axis).
+    #[arg(long, value_name = "PATH")]
+    pub x: Option<String>,
+    /// Logarithmic x axis.
+    #[arg(long)]
+    pub log_x: bool,
+    /// Logarithmic y axis (values ≤ 0 are left out).
+    #[arg(long)]
+    pub log_y: bool,
     /// Path-length form of the models.
     #[arg(long, value_enum, default_value_t = PathForm::Weighted)]
     pub path_form: PathForm,
@@ -44,196 +101,424 @@ fn cell(x: Option<f64>) -> String {
     x.map_or(String::new(), |v| format!("{v}"))
 }
 
-/// The CSV of a sweep: the parameters, then measured, 95% half-width, model and relative
-/// error of every quantity, then the saturation flags.
-pub fn csv(axes: &[Axis], points: &[Point]) -> String {
-    let mut s = String::new();
+/// What one point gave: its values, its compare rows (synthetic sweeps) and the cells
+/// of every quantity.
+#[derive(Clone, Debug)]
+pub struct Done {
+    /// The axes' values.
+    pub values: Vec<String>,
+    /// The emulated point (None for a trace sweep).
+    pub point: Option<Point>,
+    /// Each quantity's cells, one per column suffix.
+    pub cells: Vec<Vec<Option<f64>>>,
+}
+
+/// The table of a sweep (the CSV and what figures are drawn from): the axes; for a
+/// synthetic sweep every compare key's measured, 95% half-width, model and relative
+/// error, then each report quantity's measured and half-width, then `saturated,
+/// deadlock, model_saturated`; for a trace sweep each quantity's measured column.
+pub fn table(axes: &[Axis], quantities: &[Quantity], done: &[Done]) -> Table {
+    let trace = axes.iter().any(|a| a.path == TRACE_AXIS);
     let mut head: Vec<String> = axes.iter().map(|a| a.path.clone()).collect();
-    for k in KEYS {
-        for suffix in ["measured", "ci95", "model", "error"] {
-            head.push(format!("{k}_{suffix}"));
+    if !trace {
+        for k in KEYS {
+            for suffix in ["measured", "ci95", "model", "error"] {
+                head.push(format!("{k}_{suffix}"));
+            }
         }
     }
-    head.extend(["saturated", "deadlock", "model_saturated"].map(String::from));
-    let _ = writeln!(s, "{}", head.join(","));
-    for p in points {
-        let mut line: Vec<String> = p.values.clone();
-        for r in &p.rows {
-            line.extend([
-                cell(r.measured),
-                cell(r.ci95),
-                cell(r.predicted),
-                cell(r.error),
-            ]);
+    // Compare keys already have their columns.
+    let extra: Vec<usize> = (0..quantities.len())
+        .filter(|&i| !matches!(quantities[i], Quantity::Compare(_)))
+        .collect();
+    for &i in &extra {
+        for s in quantities[i].suffixes() {
+            head.push(format!("{}_{s}", quantities[i].name()));
         }
-        line.push(p.saturated.to_string());
-        line.push(p.deadlock.to_string());
-        line.push(p.model_saturated.is_some().to_string());
-        let _ = writeln!(s, "{}", line.join(","));
+    }
+    if !trace {
+        head.extend(FLAGS.map(String::from));
+    }
+    let rows = done
+        .iter()
+        .map(|d| {
+            let mut line = d.values.clone();
+            if let Some(p) = &d.point {
+                for r in &p.rows {
+                    line.extend([
+                        cell(r.measured),
+                        cell(r.ci95),
+                        cell(r.predicted),
+                        cell(r.error),
+                    ]);
+                }
+            }
+            for &i in &extra {
+                line.extend(d.cells[i].iter().map(|c| cell(*c)));
+            }
+            if let Some(p) = &d.point {
+                line.push(p.saturated.to_string());
+                line.push(p.deadlock.to_string());
+                line.push(p.model_saturated.is_some().to_string());
+            }
+            line
+        })
+        .collect();
+    Table { head, rows }
+}
+
+/// The human table: each point's values and every quantity (compare keys with the
+/// model and the error).
+fn summary(base: &HwConfig, axes: &[Axis], quantities: &[Quantity], done: &[Done]) -> String {
+    let trace = axes.iter().any(|a| a.path == TRACE_AXIS);
+    let model = done
+        .iter()
+        .find_map(|d| d.point.as_ref().and_then(|p| p.model.clone()));
+    let mut s = String::new();
+    if trace {
+        let _ = writeln!(
+            s,
+            "routemu sweep: {} — {} point(s), each a trace replay",
+            base.name,
+            done.len()
+        );
+    } else {
+        let _ = writeln!(
+            s,
+            "routemu sweep: {} — {} point(s), {} replication(s) each; model: {}",
+            base.name,
+            done.len(),
+            base.experiment.replications,
+            model.as_deref().unwrap_or("none for this machine")
+        );
+    }
+    let num = |x: f64| {
+        if x.fract() == 0.0 && x.abs() < 1e15 {
+            format!("{x:.0}")
+        } else if x.abs() < 0.01 {
+            format!("{x:.3e}")
+        } else {
+            format!("{x:.4}")
+        }
+    };
+    let mut head = vec![axes
+        .iter()
+        .map(|a| a.path.as_str())
+        .collect::<Vec<_>>()
+        .join(" ")];
+    for q in quantities {
+        head.push(q.name().to_string());
+        if let Quantity::Compare(_) = q {
+            head.extend(["model".into(), "error".into()]);
+        }
+    }
+    let mut lines = vec![head];
+    for d in done {
+        let mut line = vec![d.values.join(" ")];
+        for (q, c) in quantities.iter().zip(&d.cells) {
+            line.push(match (c[0], c.get(1).copied().flatten()) {
+                (Some(m), Some(h)) => format!("{} ± {}", num(m), num(h)),
+                (Some(m), None) => num(m),
+                _ => "n/a".into(),
+            });
+            if let Quantity::Compare(_) = q {
+                let p = d.point.as_ref();
+                line.push(c[2].map_or_else(
+                    || {
+                        if p.is_some_and(|p| p.model_saturated.is_some()) {
+                            "saturated".into()
+                        } else {
+                            "—".into()
+                        }
+                    },
+                    num,
+                ));
+                line.push(c[3].map_or(String::new(), |e| format!("{:+.1}%", 100.0 * e)));
+            }
+        }
+        if let Some(p) = &d.point {
+            match (p.saturated, p.deadlock) {
+                (_, true) => line.push("(deadlock)".into()),
+                (true, _) => line.push("(saturated)".into()),
+                _ => {}
+            }
+        }
+        lines.push(line);
+    }
+    let cols = lines.iter().map(Vec::len).max().unwrap_or(0);
+    let width: Vec<usize> = (0..cols)
+        .map(|i| {
+            lines
+                .iter()
+                .filter_map(|l| l.get(i))
+                .map(|c| c.chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    for l in &lines {
+        let mut out = String::from(" ");
+        for (i, c) in l.iter().enumerate() {
+            let pad = width[i].saturating_sub(c.chars().count());
+            if i == 0 {
+                out.push(' ');
+                out.push_str(c);
+                out.push_str(&" ".repeat(pad));
+            } else {
+                out.push_str("  ");
+                out.push_str(&" ".repeat(pad));
+                out.push_str(c);
+            }
+        }
+        let _ = writeln!(s, "{}", out.trim_end());
     }
     s
 }
 
-/// The figure of quantity `key` against the first axis, one series per combination of
-/// the other axes.
-pub fn figure(title: &str, axes: &[Axis], points: &[Point], key: &str) -> Result<Figure> {
-    let mut series: Vec<Series> = Vec::new();
-    let mut label_of = Vec::new();
-    let mut y_label = key.to_string();
-    for p in points {
-        let x: f64 = p.values[0].parse().map_err(|_| {
-            Error::Arg(format!(
-                "--plot: the first parameter's values must be numbers (`{}`)",
-                p.values[0]
-            ))
-        })?;
-        let label = axes[1..]
-            .iter()
-            .zip(&p.values[1..])
-            .map(|(a, v)| format!("{}={v}", a.path))
-            .collect::<Vec<_>>()
-            .join(", ");
-        let i = match label_of.iter().position(|l| *l == label) {
-            Some(i) => i,
-            None => {
-                label_of.push(label.clone());
-                series.push(Series {
-                    label,
-                    ..Series::default()
-                });
-                series.len() - 1
+/// Adds the fields of `b` missing from `a` (templates of several switching modes).
+fn merge(a: &mut Value, b: &Value) {
+    if let (Value::Object(x), Value::Object(y)) = (a, b) {
+        for (k, v) in y {
+            match x.get_mut(k) {
+                Some(slot) => merge(slot, v),
+                None => {
+                    x.insert(k.clone(), v.clone());
+                }
             }
-        };
-        let r = p
-            .rows
-            .iter()
-            .find(|r| r.key == key)
-            .expect("every point has every row");
-        y_label = r.label.to_string();
-        match r.measured {
-            // A saturated point's mean covers only what got through: marked, not drawn.
-            Some(_) if p.saturated => series[i].saturated.push(x),
-            Some(m) => series[i].measured.push((x, m, r.ci95)),
-            None => {}
-        }
-        if let Some(v) = r.predicted {
-            series[i].model.push((x, v));
         }
     }
-    Ok(Figure {
-        title: title.to_string(),
-        x_label: axes[0].path.clone(),
-        y_label,
-        series,
-        log_y: false,
-    })
 }
 
 /// Runs `routemu sweep`; returns the exit status.
 pub fn sweep(args: &SweepArgs) -> Result<i32> {
     let base = args.exp.config()?;
-    let axes = args
+    let mut axes = args
         .params
         .iter()
         .map(|p| Axis::parse(p))
         .collect::<Result<Vec<_>>>()?;
-    let points = grid(&axes);
-    if args.plot.is_some() {
-        if let Some(v) = axes[0].values.iter().find(|v| v.parse::<f64>().is_err()) {
-            return Err(Error::Arg(format!(
-                "--plot: the first parameter's values must be numbers (`{v}`)"
-            )));
+    if !args.traces.is_empty() {
+        if axes.iter().any(|a| a.path == TRACE_AXIS) {
+            return Err(Error::Arg(
+                "give the traces either with --trace or with --param trace=…, not both".into(),
+            ));
+        }
+        axes.push(Axis {
+            path: TRACE_AXIS.into(),
+            values: args.traces.clone(),
+        });
+    }
+    if axes.is_empty() {
+        return Err(Error::Arg(
+            "nothing to sweep: give at least one --param PATH=VALUES (or --trace FILE)".into(),
+        ));
+    }
+    for (i, a) in axes.iter().enumerate() {
+        if axes[..i].iter().any(|b| b.path == a.path) {
+            return Err(Error::Arg(format!("`{}` is swept twice", a.path)));
         }
     }
+    if args.csv.as_deref() == Some("-") && args.plot.as_deref() == Some("-") {
+        return Err(Error::Arg(
+            "--csv - and --plot - cannot both go to standard output".into(),
+        ));
+    }
+    let trace = axes.iter().any(|a| a.path == TRACE_AXIS);
+    let trace_only = [
+        (args.replay_mode.is_some(), "--replay-mode"),
+        (args.gap.is_some(), "--gap"),
+        (args.time_scale.is_some(), "--time-scale"),
+        (args.flit_bytes.is_some(), "--flit-bytes"),
+        (args.place.is_some(), "--place"),
+    ];
+    if let (false, Some((_, flag))) = (trace, trace_only.iter().find(|(given, _)| *given)) {
+        return Err(Error::Arg(format!(
+            "{flag} applies to trace sweeps (--trace FILE)"
+        )));
+    }
+    let zip: Vec<Vec<String>> = args
+        .zip
+        .iter()
+        .map(|z| z.split(',').map(|p| p.trim().to_string()).collect())
+        .collect();
+    let dims = dimensions(&axes, &zip)?;
+    let points = points(&axes, &zip)?;
+    let names: Vec<String> = if args.ys.is_empty() {
+        vec![if trace { "latency_mean" } else { "latency" }.to_string()]
+    } else {
+        let mut v: Vec<String> = Vec::new();
+        for y in &args.ys {
+            if !v.contains(y) {
+                v.push(y.clone());
+            }
+        }
+        v
+    };
+    // The figure's x and series, and its file names, are checked before emulating.
+    let x = match &args.x {
+        Some(p) => axes.iter().position(|a| a.path == *p).ok_or_else(|| {
+            let valid: Vec<String> = axes.iter().map(|a| a.path.clone()).collect();
+            crate::stats::plot::redraw::unknown("--x axis (a swept path)", p, &valid)
+        })?,
+        None => 0,
+    };
+    if let Some(dest) = &args.plot {
+        if let Some(v) = axes[x].values.iter().find(|v| v.parse::<f64>().is_err()) {
+            return Err(Error::Arg(format!(
+                "--plot: the x axis `{}` must be numbers (`{v}` is not); choose another with --x",
+                axes[x].path
+            )));
+        }
+        if args.log_x {
+            if let Some(v) = axes[x]
+                .values
+                .iter()
+                .find(|v| v.parse::<f64>().is_ok_and(|x| x <= 0.0))
+            {
+                return Err(Error::Arg(format!(
+                    "--log-x: the x axis `{}` has a value that is not positive (`{v}`)",
+                    axes[x].path
+                )));
+            }
+        }
+        figure_paths(dest, &names)?;
+    }
     // Every point's configuration is checked before the first is emulated.
+    let mut configs = Vec::with_capacity(points.len());
     for v in &points {
         let cfg = point_config(&base, &axes, v)?;
         crate::config::validate::validate(&cfg)?;
+        configs.push(cfg);
     }
+    let run = TraceRun {
+        mode: args.replay_mode.unwrap_or(ReplayMode::Open),
+        gap: args.gap.unwrap_or(8),
+        time_scale: args.time_scale.unwrap_or(1.0),
+        flit_bytes: args.flit_bytes.unwrap_or(8),
+        place: args.place.clone(),
+    };
+    let template = if trace {
+        for cfg in &configs {
+            run.options(cfg)?;
+        }
+        // Each trace opens (and its header reads) before anything runs.
+        let ax = axes
+            .iter()
+            .find(|a| a.path == TRACE_AXIS)
+            .expect("trace axis");
+        for f in &ax.values {
+            open_with(Path::new(f), &OpenOptions::default())?;
+        }
+        replay_template()
+    } else {
+        // The report's shape per switching mode swept (its fields differ by mode).
+        let mut t = Value::Null;
+        let mut seen: Vec<String> = Vec::new();
+        for cfg in &configs {
+            let mode = serde_json::to_value(&cfg.switching)
+                .ok()
+                .and_then(|v| v.as_object().and_then(|o| o.keys().next().cloned()))
+                .unwrap_or_default();
+            if !seen.contains(&mode) {
+                let one = report_template(cfg)?;
+                if t.is_null() {
+                    t = one;
+                } else {
+                    merge(&mut t, &one);
+                }
+                seen.push(mode);
+            }
+        }
+        t
+    };
+    let quantities = names
+        .iter()
+        .map(|n| resolve_quantity(n, &template, trace))
+        .collect::<Result<Vec<_>>>()?;
+    let (side, per_point) = share_jobs(base.experiment.jobs, points.len());
     let bar = std::io::stderr().is_terminal().then(|| {
         let b = ProgressBar::new(points.len() as u64);
         b.set_style(
-            ProgressStyle::with_template("{spinner} point {pos}/{len} {msg} [{bar:40}] {elapsed}")
+            ProgressStyle::with_template("{spinner} point {pos}/{len} [{bar:40}] {elapsed}")
                 .expect("valid template")
                 .progress_chars("=> "),
         );
         b
     });
-    let mut done = Vec::with_capacity(points.len());
-    for v in &points {
-        if let Some(b) = &bar {
-            b.set_message(v.join(" "));
+    let mut point_base = base.clone();
+    point_base.experiment.jobs = per_point;
+    let one = |i: usize| -> Result<Done> {
+        let values = &points[i];
+        if trace {
+            let sum = replay_point(&point_base, &axes, values, &run)?;
+            let json = serde_json::to_value(&sum).map_err(|e| Error::Arg(e.to_string()))?;
+            Ok(Done {
+                values: values.clone(),
+                point: None,
+                cells: quantities.iter().map(|q| q.replay_cells(&json)).collect(),
+            })
+        } else {
+            let (point, report) =
+                run_point_with_report(&point_base, &axes, values, args.path_form, &mut |_, _| {})?;
+            let json = serde_json::to_value(&report).map_err(|e| Error::Arg(e.to_string()))?;
+            Ok(Done {
+                values: values.clone(),
+                cells: quantities
+                    .iter()
+                    .map(|q| q.run_cells(&point, &json))
+                    .collect(),
+                point: Some(point),
+            })
         }
-        done.push(run_point(&base, &axes, v, args.path_form, &mut |_, _| {})?);
+    };
+    let done = run_points(points.len(), side, &one, &|_| {
         if let Some(b) = &bar {
             b.inc(1);
         }
-    }
+    });
     if let Some(b) = bar {
         b.finish_and_clear();
     }
-    let model = done.iter().find_map(|p| p.model.clone());
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "routemu sweep: {} — {} point(s), {} replication(s) each; model: {}",
-        base.name,
-        done.len(),
-        base.experiment.replications,
-        model.as_deref().unwrap_or("none for this machine")
-    );
-    let names: Vec<&str> = axes.iter().map(|a| a.path.as_str()).collect();
-    let _ = writeln!(
-        s,
-        "  {:<30} {:>24} {:>12} {:>9}  ({})",
-        names.join(" "),
-        "measured",
-        "model",
-        "error",
-        args.y
-    );
-    for p in &done {
-        let r = p.rows.iter().find(|r| r.key == args.y).expect("row");
-        let m = match (r.measured, r.ci95) {
-            (Some(m), Some(c)) => format!("{m:.4} ± {c:.4}"),
-            (Some(m), None) => format!("{m:.4}"),
-            _ => "n/a".into(),
-        };
-        let pr = r.predicted.map_or(
-            if p.model_saturated.is_some() {
-                "saturated".into()
-            } else {
-                "—".into()
-            },
-            |v| format!("{v:.4}"),
-        );
-        let e = r
-            .error
-            .map_or(String::new(), |e| format!("{:+.1}%", 100.0 * e));
-        let flag = match (p.saturated, p.deadlock) {
-            (_, true) => " (deadlock)",
-            (true, _) => " (saturated)",
-            _ => "",
-        };
-        let _ = writeln!(
-            s,
-            "  {:<30} {m:>24} {pr:>12} {e:>9}{flag}",
-            p.values.join(" ")
-        );
-    }
-    let to_stdout = args.csv.as_deref() == Some("-");
-    if to_stdout {
+    let done = done?;
+    let s = summary(&base, &axes, &quantities, &done);
+    if args.csv.as_deref() == Some("-") {
         eprint!("{s}");
     } else {
         print!("{s}");
     }
-    if let Some(dest) = &args.plot {
-        let title = format!("{} — {}", base.name, model.as_deref().unwrap_or("emulated"));
-        let fig = figure(&title, &axes, &done, &args.y)?;
-        write_output(dest, &svg(&fig)?)?;
-    }
+    let table = table(&axes, &quantities, &done);
+    let figs = args.plot.as_ref().map(|_| {
+        let model = done
+            .iter()
+            .find_map(|d| d.point.as_ref().and_then(|p| p.model.clone()));
+        let title = if trace {
+            format!("{} — trace replay", base.name)
+        } else {
+            format!("{} — {}", base.name, model.as_deref().unwrap_or("emulated"))
+        };
+        // The other dimensions tell series apart; x's zipped partners vary with it.
+        let series: Vec<String> = dims
+            .iter()
+            .filter(|d| !d.contains(&x))
+            .flat_map(|d| d.iter().map(|&a| axes[a].path.clone()))
+            .collect();
+        let spec = Spec {
+            x: Some(axes[x].path.clone()),
+            ys: quantities.iter().map(|q| q.name().to_string()).collect(),
+            series: Some(series),
+            log_x: args.log_x,
+            log_y: args.log_y,
+            title,
+        };
+        figures(&table, &spec)
+    });
+    // The CSV first: a figure that cannot be drawn (nothing but saturated points, say)
+    // loses no emulation; `routemu plot` redraws it from the CSV.
     if let Some(dest) = &args.csv {
-        write_output(dest, &csv(&axes, &done))?;
+        write_output(dest, &table.to_csv())?;
+    }
+    if let (Some(dest), Some(figs)) = (&args.plot, figs) {
+        write_figures(dest, &figs?)?;
     }
     Ok(0)
 }

@@ -719,7 +719,7 @@ pub struct ExperimentConfig {
 
 /// The definition of a message's latency: from `from` to `to`. The default, creation to
 /// tail delivered into memory, is what every mode measures; paper 004's simulator counts
-/// one cycle less (see the README's paper-004 notes).
+/// one cycle less (see docs/models.md, paper 004).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct LatencyDef {

@@ -5,8 +5,9 @@
 //! Enum variants are transparent in paths: `topology.k` reaches the `k` of
 //! `Torus(k: 8, n: 2)` and `switching.routing` the routing of `Wormhole(...)`. Values are
 //! numbers, booleans, `None` or `Some(value)` (or the bare value) for options, unit
-//! variants (`Random`), variants with data (`Exponential(mean: 24)`, `Messages(5000)`),
-//! tuples (`(0, 3)`), or strings.
+//! variants (`Random`), variants with data (`Exponential(mean: 24)`, `Messages(5000)`,
+//! nested: `Wormhole(routing: Adaptive, selection: Random)`), tuples (`(0, 3)`), lists
+//! (`[1, 2]`), or strings.
 
 use super::HwConfig;
 use crate::error::{Error, Result};
@@ -137,6 +138,16 @@ fn parse_value(raw: &str) -> std::result::Result<Value, String> {
             .collect::<std::result::Result<Vec<_>, _>>()
             .map(Value::Array);
     }
+    if let Some(body) = raw.strip_prefix('[').and_then(|r| r.strip_suffix(']')) {
+        if body.trim().is_empty() {
+            return Ok(Value::Array(Vec::new()));
+        }
+        return top_level_items(body)?
+            .into_iter()
+            .map(parse_value)
+            .collect::<std::result::Result<Vec<_>, _>>()
+            .map(Value::Array);
+    }
     if raw.starts_with(|c: char| c.is_ascii_uppercase()) {
         if let Some(open) = raw.find('(') {
             let name = &raw[..open];
@@ -144,28 +155,73 @@ fn parse_value(raw: &str) -> std::result::Result<Value, String> {
                 .strip_prefix('(')
                 .and_then(|b| b.strip_suffix(')'))
                 .ok_or_else(|| format!("unbalanced parentheses in `{raw}`"))?;
-            let inner = if body.contains(':') {
-                ron::from_str::<Value>(&format!("{{{}}}", quote_keys(body)))
-                    .map_err(|e| e.to_string())?
-            } else {
-                parse_value(body.trim())?
-            };
             let mut m = Map::new();
-            m.insert(name.to_string(), inner);
+            m.insert(name.trim().to_string(), variant_body(body)?);
             return Ok(Value::Object(m));
         }
     }
     Ok(Value::String(raw.to_string()))
 }
 
-/// The comma-separated items of a tuple's body, commas inside parentheses kept.
+/// The data of a variant `Name(body)`: named fields (`a: 1, b: Uniform(min: 2, max:
+/// 3)`, each value read by [`parse_value`], so variants nest), or one value
+/// (`Messages(5000)`), or several (a tuple variant).
+fn variant_body(body: &str) -> std::result::Result<Value, String> {
+    let items = top_level_items(body)?;
+    let fields: Vec<Option<(&str, &str)>> = items.iter().map(|i| top_level_colon(i)).collect();
+    if fields.iter().all(Option::is_some) {
+        let mut m = Map::new();
+        for (k, v) in fields.into_iter().flatten() {
+            m.insert(k.trim().to_string(), parse_value(v.trim())?);
+        }
+        return Ok(Value::Object(m));
+    }
+    match items[..] {
+        [one] => parse_value(one.trim()),
+        _ => items
+            .into_iter()
+            .map(parse_value)
+            .collect::<std::result::Result<Vec<_>, _>>()
+            .map(Value::Array),
+    }
+}
+
+/// Splits `key: value` at its first colon outside brackets and quotes.
+fn top_level_colon(item: &str) -> Option<(&str, &str)> {
+    let (mut depth, mut quoted) = (0i32, false);
+    for (i, c) in item.char_indices() {
+        match c {
+            '"' => quoted = !quoted,
+            _ if quoted => {}
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => depth -= 1,
+            ':' if depth == 0 => {
+                let key = item[..i].trim();
+                // A key is an identifier; anything else (a quoted string) is a value.
+                return key
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_')
+                    .then_some((key, &item[i + 1..]));
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The comma-separated items of a tuple's, list's or variant's body, commas inside
+/// brackets and quotes kept.
 fn top_level_items(body: &str) -> std::result::Result<Vec<&str>, String> {
-    let (mut depth, mut from, mut items) = (0i32, 0, Vec::new());
+    let (mut depth, mut from, mut quoted, mut items) = (0i32, 0, false, Vec::new());
     for (i, c) in body.char_indices() {
         match c {
-            '(' => depth += 1,
-            ')' if depth == 0 => return Err(format!("unbalanced parentheses in `({body})`")),
-            ')' => depth -= 1,
+            '"' => quoted = !quoted,
+            _ if quoted => {}
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' if depth == 0 => {
+                return Err(format!("unbalanced brackets in `({body})`"))
+            }
+            ')' | ']' | '}' => depth -= 1,
             ',' if depth == 0 => {
                 items.push(body[from..i].trim());
                 from = i + 1;
@@ -173,22 +229,15 @@ fn top_level_items(body: &str) -> std::result::Result<Vec<&str>, String> {
             _ => {}
         }
     }
-    if depth != 0 {
-        return Err(format!("unbalanced parentheses in `({body})`"));
+    if depth != 0 || quoted {
+        return Err(format!("unbalanced brackets or quotes in `({body})`"));
     }
-    items.push(body[from..].trim());
+    let last = body[from..].trim();
+    // A trailing comma, as RON allows.
+    if !last.is_empty() || items.is_empty() {
+        items.push(last);
+    }
     Ok(items)
-}
-
-/// Turns `a: 1, b: 2` into `"a": 1, "b": 2` so that RON reads it as a map.
-fn quote_keys(body: &str) -> String {
-    body.split(',')
-        .map(|kv| match kv.split_once(':') {
-            Some((k, v)) => format!("\"{}\": {}", k.trim(), v.trim()),
-            None => kv.to_string(),
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 #[cfg(test)]
@@ -277,6 +326,25 @@ mod tests {
         ));
         assert!(set(&lan, "switching.watch=((1, 0)").is_err());
         assert!(set(&lan, "switching.watch=(1, 0, 3)").is_err());
+    }
+
+    #[test]
+    fn variants_nest_and_their_fields_may_hold_commas() {
+        let c = set(&torus(), "workload.length=Uniform(min: 8, max: 16)").unwrap();
+        assert_eq!(c.workload.length, LengthConfig::Uniform { min: 8, max: 16 });
+        let c = set(
+            &torus(),
+            "switching=Wormhole(routing: Adaptive, selection: Random)",
+        )
+        .unwrap();
+        assert!(matches!(
+            c.switching,
+            SwitchingConfig::Wormhole {
+                selection: Selection::Random,
+                ..
+            }
+        ));
+        assert!(set(&torus(), "workload.length=Uniform(min: 8, max: (16)").is_err());
     }
 
     #[test]

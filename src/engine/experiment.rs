@@ -451,7 +451,10 @@ pub fn aggregate<M: ModeMeasures>(
                 })
                 .sum::<f64>()
                 / k,
-            capacity: topology.capacity(),
+            capacity: topology.capacity_of_links(
+                cfg.links.width,
+                cfg.links.duplex == crate::config::Duplex::Half,
+            ),
         },
         controller: Controller {
             servers: cfg.router.controller.servers,

@@ -108,7 +108,7 @@ impl CycleBarrier for StdBarrier {
 
 /// How many partitions a run of `nodes` nodes uses when `threads` are asked for and a
 /// partition needs at least `min_nodes` nodes (default: the mode's
-/// [`Network::MIN_PARTITION_NODES`], measured with `routemu bench`; see README) to pay
+/// [`Network::MIN_PARTITION_NODES`], measured with `routemu bench`; see docs/speed.md) to pay
 /// for its barrier.
 pub fn partitions_for<N: Network>(nodes: usize, threads: usize, min_nodes: Option<usize>) -> usize {
     if !N::PARTITIONABLE {

@@ -79,7 +79,9 @@ pub struct Throughput {
     pub offered_messages: f64,
     /// Messages absorbed per node per cycle.
     pub accepted_messages: f64,
-    /// Uniform-traffic bound of the topology (flits/node/cycle at one flit per cycle per link).
+    /// Uniform-traffic bound of the machine in flits/node/cycle: the topology's bound
+    /// scaled by the link width and halved on half-duplex links (see
+    /// [`crate::topology::Topology::capacity_of_links`]).
     pub capacity: f64,
 }
 

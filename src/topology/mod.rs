@@ -280,6 +280,15 @@ impl Topology {
         }
     }
 
+    /// [`Topology::capacity`] for links of `width` flits per cycle, halved on half-duplex
+    /// links where one physical link carries both directions (one transfer at a time:
+    /// the bisection's links carry half as much); a unidirectional network's links are
+    /// single channels already.
+    pub fn capacity_of_links(&self, width: u32, half_duplex: bool) -> f64 {
+        let shared = half_duplex && self.peer_port(PortId(0)).is_some();
+        self.capacity() * width as f64 * if shared { 0.5 } else { 1.0 }
+    }
+
     /// The port at the neighbour behind output `port` that uses the same physical link in
     /// the other direction, when links are bidirectional pairs of channels (hypercube:
     /// the same dimension; bidirectional torus and mesh: the opposite direction). None

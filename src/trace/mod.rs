@@ -60,6 +60,12 @@ pub trait TraceSource {
     fn endpoints(&self) -> Option<u32>;
     /// What the trace is, for the summary.
     fn describe(&self) -> String;
+    /// Messages the source yields in all, as known when it was opened (Netrace's header
+    /// or region, an MPI trace matched in memory), for progress bars; None when only
+    /// reading to the end tells.
+    fn declared_messages(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// Opens `path` for reading, decompressing gzip or bzip2 (recognised by their magic

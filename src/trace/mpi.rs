@@ -76,6 +76,8 @@ struct RecvRec {
 /// A DUMPI trace, matched and ordered, ready to replay.
 pub struct MpiTrace {
     msgs: std::vec::IntoIter<TraceMsg>,
+    /// Messages matched in all.
+    total: u64,
     ranks: u32,
     desc: String,
 }
@@ -184,6 +186,7 @@ impl MpiTrace {
             }
         );
         Ok(MpiTrace {
+            total: msgs.len() as u64,
             msgs: msgs.into_iter(),
             ranks,
             desc,
@@ -470,6 +473,9 @@ fn order(sends: &[SendRec], prefix: &str) -> Result<Vec<TraceMsg>> {
 impl TraceSource for MpiTrace {
     fn next_msg(&mut self) -> Result<Option<TraceMsg>> {
         Ok(self.msgs.next())
+    }
+    fn declared_messages(&self) -> Option<u64> {
+        Some(self.total)
     }
     fn unit(&self) -> SizeUnit {
         SizeUnit::Bytes

@@ -59,6 +59,8 @@ pub struct NetraceReader {
     pub header: Header,
     /// Packets left to read when a region was selected.
     left: Option<u64>,
+    /// Packets of the selected region (None: the whole trace).
+    region_packets: Option<u64>,
 }
 
 impl NetraceReader {
@@ -78,6 +80,7 @@ impl NetraceReader {
                 regions: Vec::new(),
             },
             left: None,
+            region_packets: None,
         };
         let mut h = [0u8; 72];
         n.exact(&mut h, "header")?;
@@ -134,6 +137,7 @@ impl NetraceReader {
                 return Err(n.err(n.at, "truncated before the selected region"));
             }
             n.left = Some(reg.packets);
+            n.region_packets = Some(reg.packets);
         }
         Ok(n)
     }
@@ -159,6 +163,11 @@ impl NetraceReader {
 }
 
 impl TraceSource for NetraceReader {
+    fn declared_messages(&self) -> Option<u64> {
+        // A header written without its packet count says 0.
+        self.region_packets
+            .or((self.header.packets > 0).then_some(self.header.packets))
+    }
     fn next_msg(&mut self) -> Result<Option<TraceMsg>> {
         if self.left == Some(0) {
             return Ok(None);

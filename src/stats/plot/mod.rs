@@ -1,10 +1,21 @@
 //! Figures like the papers': emulated means with 95% confidence bars and the model's
-//! curve against a swept parameter, one colour per series, axis labels and a legend,
-//! drawn as SVG (plotters). The SVG is built in memory and written in one go.
+//! curve against a swept parameter, one colour, marker and line style per series, axis
+//! labels and a legend in its own column, drawn as SVG (plotters) and, on request,
+//! rasterised to PNG ([`png`]). The SVG is built in memory and written in one go.
+//!
+//! Submodules: [`csv`] reads and writes the CSV tables figures are drawn from, [`units`]
+//! names the unit of every known quantity, [`redraw`] turns a table (a sweep's or any
+//! numeric CSV) into figures, [`png`] rasterises a figure.
+//!
+//! Not here: running sweeps (`engine::sweep`), the commands (`cli::sweep`, `cli::plot`).
+
+pub mod csv;
+pub mod png;
+pub mod redraw;
+pub mod units;
 
 use crate::error::{Error, Result};
 use plotters::coord::ranged1d::ValueFormatter;
-use plotters::coord::types::RangedCoordf64;
 use plotters::element::{DashedPathElement, DynElement, IntoDynElement};
 use plotters::prelude::*;
 use plotters::series::DashedLineSeries;
@@ -37,6 +48,12 @@ pub struct Figure {
     pub series: Vec<Series>,
     /// A logarithmic y axis (values ≤ 0 are left out), for quantities that span decades.
     pub log_y: bool,
+    /// A logarithmic x axis (values ≤ 0 are left out).
+    pub log_x: bool,
+    /// Join each series' emulated means with its line style when the series has no
+    /// model curve (time series, sweeps of quantities no model predicts); saturated
+    /// points are never on the line.
+    pub join: bool,
 }
 
 /// Colours that stay apart for colour-blind readers (Okabe and Ito's palette, without its
@@ -137,50 +154,133 @@ fn marker_element<DB: DrawingBackend>(
     }
 }
 
-/// Width of a figure in pixels, and of the legend's column on its right.
-const WIDTH: u32 = 1100;
+/// Width and height of a figure in pixels, and the width of the legend's column on its
+/// right.
+pub const WIDTH: u32 = 1100;
+/// See [`WIDTH`].
+pub const HEIGHT: u32 = 600;
 const LEGEND: u32 = 300;
+
+/// The smallest and largest of the finite values kept by `keep`.
+fn span(it: impl Iterator<Item = f64>, keep: impl Fn(f64) -> bool) -> Option<(f64, f64)> {
+    it.filter(|v| v.is_finite() && keep(*v))
+        .fold(None, |acc: Option<(f64, f64)>, v| {
+            Some(acc.map_or((v, v), |(a, b)| (a.min(v), b.max(v))))
+        })
+}
+
+/// How one axis is drawn: its range and, for an axis whose values are all whole
+/// numbers, how many ticks keep them on whole numbers.
+#[derive(Clone, Copy, Debug)]
+struct AxisPlan {
+    lo: f64,
+    hi: f64,
+    log: bool,
+    /// Whole-number values only: ticks only at whole numbers.
+    integral: bool,
+}
+
+impl AxisPlan {
+    /// The axis of `values` (every drawn value; `extents` may stretch the range, as
+    /// confidence bars do, without deciding whether the axis is integral).
+    fn new(values: &[f64], extents: &[f64], log: bool, from_zero: bool) -> Option<AxisPlan> {
+        let keep = |v: f64| !log || v > 0.0;
+        let (a, b) = span(values.iter().chain(extents).copied(), keep)?;
+        let integral = values
+            .iter()
+            .filter(|v| v.is_finite() && keep(**v))
+            .all(|v| v.fract() == 0.0 && v.abs() < 1e15);
+        let (lo, hi) = if log {
+            (a / 1.15, b * 1.15)
+        } else if integral && b - a < 2.0 {
+            // One or two whole numbers: room for a tick either side.
+            (a - 1.0, b + 1.0)
+        } else {
+            let a = if from_zero {
+                a.min(0.0).max(a - (b - a))
+            } else {
+                a
+            };
+            let d = if b > a {
+                (b - a) * 0.05
+            } else {
+                a.abs().max(1.0) * 0.05
+            };
+            (a - d, b + d)
+        };
+        Some(AxisPlan {
+            lo,
+            hi,
+            log,
+            integral,
+        })
+    }
+
+    /// How many ticks to ask plotters for: it picks the finest step of 1, 2 or 5 × 10^k
+    /// that gives no more, so asking for at most one per whole number keeps the step at
+    /// 1 or above, on whole numbers.
+    fn ticks(&self) -> usize {
+        if self.integral && !self.log {
+            let whole = (self.hi.floor() - self.lo.ceil()) as i64 + 1;
+            whole.clamp(1, 10) as usize
+        } else {
+            10
+        }
+    }
+
+    /// A tick's label: on a whole-number axis a tick between whole numbers has none.
+    fn label(&self, v: f64) -> String {
+        if self.integral && v.fract() != 0.0 {
+            String::new()
+        } else {
+            tick(v)
+        }
+    }
+}
 
 /// Draws `fig` as an SVG document.
 pub fn svg(fig: &Figure) -> Result<String> {
     let err = |e: String| Error::Arg(format!("cannot draw the plot: {e}"));
-    let xs = fig.series.iter().flat_map(|s| {
-        s.measured
-            .iter()
-            .map(|p| p.0)
-            .chain(s.model.iter().map(|p| p.0))
-            .chain(s.paper.iter().map(|p| p.0))
-            .chain(s.saturated.iter().copied())
-    });
-    let ys = fig.series.iter().flat_map(|s| {
-        s.measured
-            .iter()
-            .flat_map(|&(_, m, c)| [m - c.unwrap_or(0.0), m + c.unwrap_or(0.0)])
-            .chain(s.model.iter().map(|p| p.1))
-            .chain(s.paper.iter().map(|p| p.1))
-    });
-    // A log axis draws only positive values.
-    let log = fig.log_y;
-    let range = |it: &mut dyn Iterator<Item = f64>| {
-        it.filter(|v| v.is_finite() && (!log || *v > 0.0))
-            .fold(None, |acc: Option<(f64, f64)>, v| {
-                Some(acc.map_or((v, v), |(a, b)| (a.min(v), b.max(v))))
-            })
-    };
-    let (x0, x1) = range(&mut { xs }).ok_or_else(|| err("no point to draw".into()))?;
-    let (y0, y1) = range(&mut { ys }).ok_or_else(|| err("no value to draw".into()))?;
-    let pad = |a: f64, b: f64| {
-        let d = if b > a {
-            (b - a) * 0.05
-        } else {
-            a.abs().max(1.0) * 0.05
-        };
-        (a - d, b + d)
-    };
-    let (x0, x1) = pad(x0, x1);
+    let xs: Vec<f64> = fig
+        .series
+        .iter()
+        .flat_map(|s| {
+            s.measured
+                .iter()
+                .map(|p| p.0)
+                .chain(s.model.iter().map(|p| p.0))
+                .chain(s.paper.iter().map(|p| p.0))
+                .chain(s.saturated.iter().copied())
+        })
+        .collect();
+    let ys: Vec<f64> = fig
+        .series
+        .iter()
+        .flat_map(|s| {
+            s.measured
+                .iter()
+                .filter(|p| !fig.log_x || p.0 > 0.0)
+                .map(|p| p.1)
+                .chain(s.model.iter().map(|p| p.1))
+                .chain(s.paper.iter().map(|p| p.1))
+        })
+        .collect();
+    let bars: Vec<f64> = fig
+        .series
+        .iter()
+        .flat_map(|s| {
+            s.measured
+                .iter()
+                .flat_map(|&(_, m, c)| [m - c.unwrap_or(0.0), m + c.unwrap_or(0.0)])
+        })
+        .collect();
+    let x =
+        AxisPlan::new(&xs, &[], fig.log_x, false).ok_or_else(|| err("no point to draw".into()))?;
+    let y =
+        AxisPlan::new(&ys, &bars, fig.log_y, true).ok_or_else(|| err("no value to draw".into()))?;
     let mut text = String::new();
     {
-        let root = SVGBackend::with_string(&mut text, (WIDTH, 600)).into_drawing_area();
+        let root = SVGBackend::with_string(&mut text, (WIDTH, HEIGHT)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| err(e.to_string()))?;
         // The legend has a column of its own, right of the plot, never over the data.
         let (plot, key) = root.split_horizontally(WIDTH - LEGEND);
@@ -190,18 +290,20 @@ pub fn svg(fig: &Figure) -> Result<String> {
             .margin(15)
             .x_label_area_size(45)
             .y_label_area_size(70);
-        if log {
-            let (y0, y1) = (y0 / 1.15, y1 * 1.15);
-            let mut chart = builder
-                .build_cartesian_2d(x0..x1, (y0..y1).log_scale())
-                .map_err(|e| err(e.to_string()))?;
-            draw_legend(&key, &draw(&mut chart, fig, y1)?)?;
-        } else {
-            let (y0, y1) = pad(y0.min(0.0).max(y0 - (y1 - y0)), y1);
-            let mut chart = builder
-                .build_cartesian_2d(x0..x1, y0..y1)
-                .map_err(|e| err(e.to_string()))?;
-            draw_legend(&key, &draw(&mut chart, fig, y1)?)?;
+        // One arm per pair of axis kinds: plotters types a chart by its coordinates.
+        macro_rules! chart {
+            ($xr:expr, $yr:expr) => {{
+                let mut chart = builder
+                    .build_cartesian_2d($xr, $yr)
+                    .map_err(|e| err(e.to_string()))?;
+                draw_legend(&key, &draw(&mut chart, fig, &x, &y)?)?;
+            }};
+        }
+        match (x.log, y.log) {
+            (false, false) => chart!(x.lo..x.hi, y.lo..y.hi),
+            (true, false) => chart!((x.lo..x.hi).log_scale(), y.lo..y.hi),
+            (false, true) => chart!(x.lo..x.hi, (y.lo..y.hi).log_scale()),
+            (true, true) => chart!((x.lo..x.hi).log_scale(), (y.lo..y.hi).log_scale()),
         }
         root.present().map_err(|e| err(e.to_string()))?;
     }
@@ -226,6 +328,7 @@ fn tick(v: f64) -> String {
 enum Glyph {
     Line(RGBColor, u32),
     Marker(RGBColor, Marker),
+    MarkerLine(RGBColor, Marker, u32),
     Cross(RGBColor),
     Arrow(RGBColor),
 }
@@ -247,6 +350,8 @@ impl Glyph {
             )
             .into_dyn(),
             Glyph::Marker(colour, shape) => marker_element(shape, colour)(c),
+            // Drawn as its line, then its marker (see `draw_legend`).
+            Glyph::MarkerLine(colour, shape, _) => marker_element(shape, colour)(c),
             Glyph::Cross(colour) => Cross::new(c, 5, colour.stroke_width(2)).into_dyn(),
             Glyph::Arrow(colour) => arrow(colour)((c.0, c.1 - 6)).into_dyn(),
         }
@@ -263,24 +368,30 @@ fn arrow(colour: RGBColor) -> impl Fn(Pixel) -> PathElement<Pixel> {
     }
 }
 
-/// Draws the mesh and the series on a chart whose y axis is linear or logarithmic; `top`
-/// is the y of the top edge, where saturated points are marked. Returns the legend's
-/// entries.
-fn draw<'a, Y>(
-    chart: &mut ChartContext<'a, SVGBackend<'a>, Cartesian2d<RangedCoordf64, Y>>,
+/// Draws the mesh and the series on a chart whose axes are linear or logarithmic;
+/// saturated points are marked on the top edge (`y.hi`). Returns the legend's entries.
+fn draw<'a, X, Y>(
+    chart: &mut ChartContext<'a, SVGBackend<'a>, Cartesian2d<X, Y>>,
     fig: &Figure,
-    top: f64,
+    x: &AxisPlan,
+    y: &AxisPlan,
 ) -> Result<Vec<(Glyph, String)>>
 where
+    X: Ranged<ValueType = f64> + ValueFormatter<f64>,
     Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
 {
     let err = |e: String| Error::Arg(format!("cannot draw the plot: {e}"));
+    let top = y.hi;
+    // A log axis draws only positive values.
+    let shown = |px: f64, py: f64| (!x.log || px > 0.0) && (!y.log || py > 0.0);
     chart
         .configure_mesh()
         .x_desc(fig.x_label.as_str())
         .y_desc(fig.y_label.as_str())
-        .x_label_formatter(&|v| tick(*v))
-        .y_label_formatter(&|v| tick(*v))
+        .x_labels(x.ticks())
+        .y_labels(y.ticks())
+        .x_label_formatter(&|v| x.label(*v))
+        .y_label_formatter(&|v| y.label(*v))
         .light_line_style(WHITE.mix(0.0))
         .draw()
         .map_err(|e| err(e.to_string()))?;
@@ -294,62 +405,122 @@ where
                 format!("{what}, {}", s.label)
             }
         };
-        if !s.model.is_empty() {
-            let line = colour.stroke_width(2);
-            if dash == 0 {
-                chart.draw_series(LineSeries::new(s.model.iter().copied(), line))
-            } else {
-                chart.draw_series(DashedLineSeries::new(
-                    s.model.iter().copied(),
-                    dash,
-                    dash,
-                    line,
-                ))
-            }
-            .map_err(|e| err(e.to_string()))?;
+        let model: Vec<(f64, f64)> = s
+            .model
+            .iter()
+            .copied()
+            .filter(|p| shown(p.0, p.1))
+            .collect();
+        if !model.is_empty() {
+            line(chart, model, colour, dash)?;
             legend.push((Glyph::Line(colour, dash), name("model")));
         }
-        if !s.measured.is_empty() {
+        let measured: Vec<(f64, f64, Option<f64>)> = s
+            .measured
+            .iter()
+            .copied()
+            .filter(|p| shown(p.0, p.1))
+            .collect();
+        if !measured.is_empty() {
+            let joined = fig.join && s.model.is_empty() && measured.len() > 1;
+            if joined {
+                // Only the drawn (unsaturated) means, in x order: a saturated point is an
+                // arrow, never a vertex.
+                let mut points: Vec<(f64, f64)> = measured.iter().map(|p| (p.0, p.1)).collect();
+                points.sort_by(|a, b| a.0.total_cmp(&b.0));
+                line(chart, points, colour, dash)?;
+            }
             chart
-                .draw_series(s.measured.iter().filter_map(|&(x, m, c)| {
-                    c.map(|c| ErrorBar::new_vertical(x, m - c, m, m + c, colour.stroke_width(1), 8))
+                .draw_series(measured.iter().filter_map(|&(px, m, c)| {
+                    let lo = if y.log && m - c? <= 0.0 { m } else { m - c? };
+                    Some(ErrorBar::new_vertical(
+                        px,
+                        lo,
+                        m,
+                        m + c?,
+                        colour.stroke_width(1),
+                        8,
+                    ))
                 }))
                 .map_err(|e| err(e.to_string()))?;
             let mark = marker_element(shape, colour);
             chart
                 .draw_series(
-                    s.measured
+                    measured
                         .iter()
-                        .map(|&(x, m, _)| EmptyElement::at((x, m)) + mark((0, 0))),
+                        .map(|&(px, m, _)| EmptyElement::at((px, m)) + mark((0, 0))),
                 )
                 .map_err(|e| err(e.to_string()))?;
-            legend.push((Glyph::Marker(colour, shape), name("emulated (95% CI)")));
+            let what = if measured.iter().any(|p| p.2.is_some()) {
+                "emulated (95% CI)"
+            } else {
+                "emulated"
+            };
+            let glyph = if joined {
+                Glyph::MarkerLine(colour, shape, dash)
+            } else {
+                Glyph::Marker(colour, shape)
+            };
+            legend.push((glyph, name(what)));
         }
-        if !s.paper.is_empty() {
+        let paper: Vec<(f64, f64)> = s
+            .paper
+            .iter()
+            .copied()
+            .filter(|p| shown(p.0, p.1))
+            .collect();
+        if !paper.is_empty() {
             chart
                 .draw_series(
-                    s.paper
+                    paper
                         .iter()
                         .map(|&p| Cross::new(p, 5, colour.stroke_width(2))),
                 )
                 .map_err(|e| err(e.to_string()))?;
             legend.push((Glyph::Cross(colour), name("paper")));
         }
-        if !s.saturated.is_empty() {
+        let saturated: Vec<f64> = s
+            .saturated
+            .iter()
+            .copied()
+            .filter(|&px| !x.log || px > 0.0)
+            .collect();
+        if !saturated.is_empty() {
             // Saturated points have no finite value: an arrow up against the top edge
             // says where, without stretching the axis.
             let up = arrow(colour);
             chart
                 .draw_series(
-                    s.saturated
+                    saturated
                         .iter()
-                        .map(|&x| EmptyElement::at((x, top)) + up((0, 2))),
+                        .map(|&px| EmptyElement::at((px, top)) + up((0, 2))),
                 )
                 .map_err(|e| err(e.to_string()))?;
             legend.push((Glyph::Arrow(colour), name("emulated: saturated")));
         }
     }
     Ok(legend)
+}
+
+/// Draws a line through `points` in the style of a series (solid or dashed).
+fn line<'a, X, Y>(
+    chart: &mut ChartContext<'a, SVGBackend<'a>, Cartesian2d<X, Y>>,
+    points: Vec<(f64, f64)>,
+    colour: RGBColor,
+    dash: u32,
+) -> Result<()>
+where
+    X: Ranged<ValueType = f64> + ValueFormatter<f64>,
+    Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
+{
+    let style = colour.stroke_width(2);
+    if dash == 0 {
+        chart.draw_series(LineSeries::new(points, style))
+    } else {
+        chart.draw_series(DashedLineSeries::new(points, dash, dash, style))
+    }
+    .map(|_| ())
+    .map_err(|e| Error::Arg(format!("cannot draw the plot: {e}")))
 }
 
 /// Draws the legend's entries down the column `area`, right of the plot.
@@ -359,14 +530,53 @@ fn draw_legend<DB: DrawingBackend>(
 ) -> Result<()> {
     let err = |e: String| Error::Arg(format!("cannot draw the plot: {e}"));
     let style = ("sans-serif", 13).into_font().color(&BLACK);
-    for (i, (glyph, text)) in entries.iter().enumerate() {
-        let y = 50 + 20 * i as i32;
+    let mut y = 50;
+    for (glyph, text) in entries {
+        if let Glyph::MarkerLine(colour, _, dash) = *glyph {
+            area.draw(&Glyph::Line(colour, dash).element((15, y)))
+                .map_err(|e| err(e.to_string()))?;
+        }
         area.draw(&glyph.element((15, y)))
             .map_err(|e| err(e.to_string()))?;
-        area.draw(&Text::new(text.clone(), (32, y - 7), style.clone()))
-            .map_err(|e| err(e.to_string()))?;
+        // Long labels (a swept RON value) wrap inside the column instead of running off
+        // the figure.
+        for (k, part) in wrap(text, LEGEND_CHARS).iter().enumerate() {
+            let dy = 16 * k as i32;
+            area.draw(&Text::new(part.clone(), (32, y - 7 + dy), style.clone()))
+                .map_err(|e| err(e.to_string()))?;
+        }
+        y += 20 + 16 * (wrap(text, LEGEND_CHARS).len() as i32 - 1);
     }
     Ok(())
+}
+
+/// Characters of legend text that fit on one line of the legend's column.
+const LEGEND_CHARS: usize = 36;
+
+/// `text` in lines of at most `width` characters, broken after spaces where possible.
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut rest: Vec<char> = text.chars().collect();
+    while rest.len() > width {
+        let cut = rest[..=width]
+            .iter()
+            .rposition(|c| *c == ' ')
+            .filter(|&i| i > 0)
+            .unwrap_or(width);
+        lines.push(
+            rest[..cut]
+                .iter()
+                .collect::<String>()
+                .trim_end()
+                .to_string(),
+        );
+        rest = rest[cut..].to_vec();
+        while rest.first() == Some(&' ') {
+            rest.remove(0);
+        }
+    }
+    lines.push(rest.into_iter().collect());
+    lines
 }
 
 #[cfg(test)]
@@ -386,6 +596,8 @@ mod tests {
                 saturated: vec![3.0],
             }],
             log_y: false,
+            log_x: false,
+            join: false,
         }
     }
 
@@ -434,6 +646,19 @@ mod tests {
             s.contains("<rect") && s.matches("<polyline").count() > 2,
             "{s}"
         );
+    }
+
+    #[test]
+    fn long_legend_labels_wrap_at_spaces() {
+        let text = "emulated, workload.length=Uniform(min: 2, max: 10)";
+        let w = wrap(text, 36);
+        assert_eq!(w[0], "emulated,");
+        assert!(w.iter().all(|l| l.chars().count() <= 36), "{w:?}");
+        assert_eq!(w.join(" "), text);
+        assert_eq!(wrap("short", 36), ["short"]);
+        assert!(wrap(&"x".repeat(80), 36)
+            .iter()
+            .all(|l| l.chars().count() <= 36));
     }
 
     #[test]
