@@ -306,3 +306,52 @@ fn bad_input_is_refused_before_anything_runs_and_nothing_is_written() {
         assert!(!Path::new(csv).exists(), "{bad:?} wrote the CSV");
     }
 }
+
+#[test]
+fn a_saturation_sweep_ranks_wider_links_higher() {
+    // The search samples the backlog every 1024 cycles: a window of four samples.
+    let out = ok(routemu(&[
+        "sweep",
+        "hw/wormhole-mesh-dor.ron",
+        "--set",
+        "topology.k=4",
+        "--replications",
+        "2",
+        "--warmup",
+        "500",
+        "--cycles",
+        "4096",
+        "--param",
+        "links.width=1,2",
+        "--y",
+        "saturation",
+        "--csv",
+        "-",
+    ]));
+    let t = csv_of(&out);
+    let sat = num(&t, "saturation_measured");
+    let ci = num(&t, "saturation_ci95");
+    assert_eq!(sat.len(), 2);
+    // Links twice as wide carry about twice as much; the intervals do not overlap.
+    assert!(
+        sat[1] - ci[1] > sat[0] + ci[0],
+        "width 1: {} ± {}, width 2: {} ± {}",
+        sat[0],
+        ci[0],
+        sat[1],
+        ci[1]
+    );
+    assert!(sat[1] / sat[0] > 1.5, "{sat:?}");
+}
+
+#[test]
+fn saturation_is_refused_for_a_trace_sweep() {
+    let out = sweep(&[
+        "--trace",
+        "traces/netrace/shrtex.tra.bz2",
+        "--y",
+        "saturation",
+    ]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("synthetic workload"));
+}

@@ -250,6 +250,145 @@ pub fn run(s: &Scenario, repeats: usize) -> Result<BenchResult> {
     })
 }
 
+/// The scenarios of the measurements issue (15): one per switching mode, each timed as a
+/// whole experiment (warm-up, window, drain, report) with every measurement off, and
+/// with every one on (`experiment.observe`: per link and router, a time series of
+/// 1000-cycle intervals, the per-message log) plus rendering every file they feed
+/// (series CSV, latency distribution, message log, heat map) in memory.
+pub fn observe_scenarios(scale: f64) -> Result<Vec<Scenario>> {
+    let torus = parse_hw(TORUS_DOR, "hw/wormhole-torus-dor.ron")?;
+    let mut out = Vec::new();
+    for (k, load, cycles) in [(8, 0.1, 200_000.0), (8, 0.4, 50_000.0), (16, 0.1, 50_000.0)] {
+        let mut cfg = torus.clone();
+        if let crate::config::TopologyConfig::Torus { k: kk, .. } = &mut cfg.topology {
+            *kk = k;
+        }
+        cfg.workload.rate = load / 12.0;
+        out.push((format!("torus {k}x{k} DOR @ {load}"), cfg, load, cycles));
+    }
+    let circuit = parse_hw(CIRCUIT_ADAPTIVE, "hw/circuit-adaptive.ron")?;
+    let load = circuit.workload.rate * 1000.0;
+    out.push((
+        "hypercube d=10 circuit adaptive preset".into(),
+        circuit,
+        load,
+        500_000.0,
+    ));
+    let defl = deflection_at(6, 0.1857, 100.0)?;
+    let load = defl.workload.rate * 100.0;
+    out.push((
+        "Manhattan St 6x6 deflection m=2".into(),
+        defl,
+        load,
+        1_000_000.0,
+    ));
+    out.push((
+        "LAN 3x3 switches timeout 20".into(),
+        timeout_lan(3, 0.003)?,
+        0.3,
+        1_000_000.0,
+    ));
+    Ok(out
+        .into_iter()
+        .map(|(name, mut cfg, load, cycles)| {
+            let cycles = (cycles * scale).max(2000.0) as u64;
+            let e = &mut cfg.experiment;
+            e.replications = 1;
+            e.warmup = cycles / 10;
+            e.measure = Measure::Cycles(cycles);
+            // A run past saturation must not stop early in one variant only.
+            e.saturation_backlog = 1e9;
+            Scenario {
+                name,
+                cfg,
+                load,
+                cycles,
+                baseline_cycles: cycles,
+            }
+        })
+        .collect())
+}
+
+/// What an observe scenario measured: node-cycles per second of the whole experiment
+/// with the measurements off, with those in space and time on, and with the
+/// per-message log as well (best of the repeats, taken in turn).
+#[derive(Clone, Debug)]
+pub struct ObserveResult {
+    /// Scenario name.
+    pub name: String,
+    /// Nodes.
+    pub nodes: usize,
+    /// Node-cycles per second, measurements off.
+    pub off: f64,
+    /// Node-cycles per second with the per-link and per-router arrays, the time series,
+    /// the latency distribution and the heat map (files rendered in memory).
+    pub on: f64,
+    /// The same with the per-message log as well.
+    pub with_log: f64,
+}
+
+/// Seconds and cycles of one whole experiment of `cfg`, rendering the files the
+/// measurements feed when they are on.
+fn time_experiment(cfg: &HwConfig) -> Result<(f64, u64)> {
+    use crate::stats::{heatmap, msglog};
+    let start = Instant::now();
+    let (report, mut extras) =
+        crate::engine::experiment::run_experiment_observed(cfg, &mut |_, _| {})?;
+    let o = cfg.experiment.observe;
+    if o.per_link || o.message_log {
+        let topo = crate::topology::Topology::from_config(&cfg.topology)?;
+        let totals = extras.link_totals.clone().unwrap_or_default();
+        let svg = if extras.links.is_empty() {
+            String::new()
+        } else {
+            heatmap::svg(
+                &topo,
+                &extras.links,
+                &totals,
+                heatmap::Quantity::Utilization,
+                "bench",
+                1,
+            )?
+        };
+        let csv = crate::stats::observe::series_csv(report.series.as_deref().unwrap_or(&[]));
+        let dist = extras.latency.csv();
+        let rule = msglog::LatencyRule {
+            def: cfg.experiment.latency,
+            ejection: cfg.router.ni.ejection_latency,
+        };
+        let log = msglog::render(&mut extras.messages, &topo, rule);
+        let json =
+            serde_json::to_string(&report).map_err(|e| crate::error::Error::Arg(e.to_string()))?;
+        std::hint::black_box((svg, csv, dist, log, json));
+    }
+    Ok((start.elapsed().as_secs_f64(), report.cycles))
+}
+
+/// Runs an observe scenario `repeats` times each way, in turn.
+pub fn run_observe(s: &Scenario, repeats: usize) -> Result<ObserveResult> {
+    let nodes = crate::config::validate::validate(&s.cfg)?.topology.nodes();
+    let mut on_cfg = s.cfg.clone();
+    let o = &mut on_cfg.experiment.observe;
+    o.per_link = true;
+    o.interval = Some(1000);
+    let mut log_cfg = on_cfg.clone();
+    log_cfg.experiment.observe.message_log = true;
+    let mut best = [0.0f64; 3];
+    for _ in 0..repeats.max(1) {
+        for (b, cfg) in best.iter_mut().zip([&s.cfg, &on_cfg, &log_cfg]) {
+            let (secs, cycles) = time_experiment(cfg)?;
+            *b = b.max(nodes as f64 * cycles as f64 / secs);
+        }
+    }
+    Ok(ObserveResult {
+        name: s.name.clone(),
+        nodes,
+        off: best[0],
+        on: best[1],
+        with_log: best[2],
+    })
+}
+
 /// A partitioned-stepping scenario.
 #[derive(Clone, Debug)]
 pub struct PartScenario {

@@ -1,8 +1,8 @@
 //! `routemu bench`: emulation speed on the standard scenarios.
 
 use crate::bench::{
-    circuit_scenarios, deflection_scenarios, partition_scenarios, run, run_parts,
-    standard_scenarios, timeout_scenarios,
+    circuit_scenarios, deflection_scenarios, observe_scenarios, partition_scenarios, run,
+    run_observe, run_parts, standard_scenarios, timeout_scenarios,
 };
 use clap::Args;
 
@@ -126,6 +126,41 @@ pub fn bench(a: &BenchArgs) -> crate::error::Result<i32> {
         a.threads
     );
     println!();
+    let observe: Vec<_> = observe_scenarios(a.scale)?
+        .into_iter()
+        .filter(|s| a.wants(&s.name) || a.wants("measurements"))
+        .collect();
+    if !observe.is_empty() {
+        println!(
+            "{:<44} {:>6} {:>12} {:>12} {:>7} {:>12} {:>7}",
+            "measurements (whole experiment)",
+            "nodes",
+            "off Mn-c/s",
+            "on Mn-c/s",
+            "on/off",
+            "+log Mn-c/s",
+            "ratio"
+        );
+        for s in &observe {
+            let r = run_observe(s, a.repeats)?;
+            println!(
+                "{:<44} {:>6} {:>12.2} {:>12.2} {:>7.3} {:>12.2} {:>7.3}",
+                r.name,
+                r.nodes,
+                r.off / 1e6,
+                r.on / 1e6,
+                r.on / r.off,
+                r.with_log / 1e6,
+                r.with_log / r.off
+            );
+        }
+        println!(
+            "on: per-link and per-router arrays and a 1000-cycle time series, with the heat map, \
+             series CSV, latency distribution and JSON rendered in memory; +log: the per-message \
+             log as well"
+        );
+        println!();
+    }
     if !a.wants("replay") {
         return Ok(0);
     }

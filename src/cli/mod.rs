@@ -4,6 +4,7 @@
 pub mod bench;
 pub mod check;
 pub mod compare;
+pub mod observe;
 pub mod output;
 pub mod plot;
 pub mod predict;
@@ -172,6 +173,9 @@ pub struct RunArgs {
     /// then goes to standard error).
     #[arg(long, value_name = "FILE|-")]
     pub json: Option<String>,
+    /// Measurements in space and time and their files (docs/measurements.md).
+    #[command(flatten)]
+    pub observe: observe::ObserveArgs,
 }
 
 /// Exit status of a run stopped by the deadlock watchdog.

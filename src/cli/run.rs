@@ -1,9 +1,10 @@
 //! `routemu run`: emulate, print the summary, write the JSON report.
 
+use super::observe::ObserveArgs;
 use super::output::write_json;
 use super::{RunArgs, EXIT_DEADLOCK};
 use crate::config::{HwConfig, Measure};
-use crate::engine::experiment::run_experiment;
+use crate::engine::experiment::{run_experiment_observed, Extras};
 use crate::error::Result;
 use crate::stats::report::Report;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -11,6 +12,11 @@ use std::io::IsTerminal;
 
 /// Emulates `cfg` with a progress bar on a terminal.
 pub fn emulate(cfg: &HwConfig) -> Result<Report> {
+    emulate_observed(cfg).map(|(r, _)| r)
+}
+
+/// As [`emulate`], with the measurements for files (`experiment.observe`).
+pub fn emulate_observed(cfg: &HwConfig) -> Result<(Report, Extras)> {
     let e = &cfg.experiment;
     let planned = e.warmup
         + match e.measure {
@@ -31,7 +37,7 @@ pub fn emulate(cfg: &HwConfig) -> Result<Report> {
         None
     };
     let reps = e.replications;
-    let report = run_experiment(cfg, &mut |rep, t| {
+    let report = run_experiment_observed(cfg, &mut |rep, t| {
         if let Some(b) = &bar {
             b.set_message(format!("{}/{}", rep + 1, reps));
             b.set_position(rep as u64 * planned + t.min(planned));
@@ -45,16 +51,23 @@ pub fn emulate(cfg: &HwConfig) -> Result<Report> {
 
 /// Runs `routemu run`; returns the exit status.
 pub fn run(args: &RunArgs) -> Result<i32> {
-    let cfg = args.exp.config()?;
-    let report = emulate(&cfg)?;
+    let mut cfg = args.exp.config()?;
+    args.observe.apply(&mut cfg)?;
+    let topo = crate::config::validate::validate(&cfg)?.topology;
+    args.observe.check(args.json.as_deref(), &topo)?;
+    let (report, mut extras) = emulate_observed(&cfg)?;
+    // Every file is rendered before any is written.
+    let files = args.observe.render(&cfg, &topo, &report, &mut extras)?;
     let summary = report.summary();
-    match args.json.as_deref() {
-        Some("-") => eprint!("{summary}"),
-        _ => print!("{summary}"),
+    if args.json.as_deref() == Some("-") || args.observe.uses_stdout() {
+        eprint!("{summary}");
+    } else {
+        print!("{summary}");
     }
     if let Some(dest) = &args.json {
         write_json(dest, &report)?;
     }
+    ObserveArgs::write(&files)?;
     Ok(if report.deadlock.is_some() {
         EXIT_DEADLOCK
     } else {

@@ -289,6 +289,28 @@ fn merge(a: &mut Value, b: &Value) {
     }
 }
 
+/// The saturation search of a sweep point (`--y saturation`): the search's defaults
+/// (`routemu saturation`'s), with the replications asked for by `--replications` or
+/// `--set experiment.replications` (else the search's default of
+/// [`super::saturation::DEFAULT_REPLICATIONS`]: an interval needs several).
+fn saturation_options(
+    cfg: &HwConfig,
+    exp: &super::ExperimentArgs,
+) -> crate::engine::saturation::SaturationOptions {
+    let set = exp
+        .set
+        .iter()
+        .any(|s| s.split('=').next().map(str::trim) == Some("experiment.replications"));
+    crate::engine::saturation::SaturationOptions {
+        replications: match exp.replications {
+            Some(r) => r,
+            None if set => cfg.experiment.replications,
+            None => super::saturation::DEFAULT_REPLICATIONS,
+        },
+        ..Default::default()
+    }
+}
+
 /// Runs `routemu sweep`; returns the exit status.
 pub fn sweep(args: &SweepArgs) -> Result<i32> {
     let base = args.exp.config()?;
@@ -461,12 +483,22 @@ pub fn sweep(args: &SweepArgs) -> Result<i32> {
             let (point, report) =
                 run_point_with_report(&point_base, &axes, values, args.path_form, &mut |_, _| {})?;
             let json = serde_json::to_value(&report).map_err(|e| Error::Arg(e.to_string()))?;
+            let mut cells: Vec<Vec<Option<f64>>> = quantities
+                .iter()
+                .map(|q| q.run_cells(&point, &json))
+                .collect();
+            if let Some(k) = quantities.iter().position(|q| *q == Quantity::Saturation) {
+                let cfg = point_config(&point_base, &axes, values)?;
+                let opts = saturation_options(&cfg, &args.exp);
+                let r = crate::engine::saturation::search(&cfg, &opts, &mut |_| {})?;
+                cells[k] = vec![
+                    Some(r.saturation.throughput.0),
+                    r.saturation.ci95.map(|c| c.0),
+                ];
+            }
             Ok(Done {
                 values: values.clone(),
-                cells: quantities
-                    .iter()
-                    .map(|q| q.run_cells(&point, &json))
-                    .collect(),
+                cells,
                 point: Some(point),
             })
         }

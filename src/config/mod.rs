@@ -715,6 +715,42 @@ pub struct ExperimentConfig {
     /// Where a message's latency starts and ends (wormhole switching; other modes accept
     /// only the default).
     pub latency: LatencyDef,
+    /// Measurements in space and time (per link, per router, per interval, per message);
+    /// all off by default. See docs/measurements.md.
+    pub observe: ObserveConfig,
+}
+
+/// Measurements in space and time that a run takes besides the report's scalars: plain
+/// data, read by the engine and the switching modes (`stats::observe` says what each
+/// one measures). Everything is off by default, and off costs a predictable branch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ObserveConfig {
+    /// Per-link (`links`) and per-router (`routers`) arrays in the report.
+    pub per_link: bool,
+    /// Most rows the report's `links` and `routers` arrays list (the busiest ones, in
+    /// node order); None lists every one. Totals always cover every link.
+    pub max_links: Option<u32>,
+    /// A time series (`series`) with intervals of this many cycles, anchored at the end
+    /// of the warm-up.
+    pub interval: Option<u64>,
+    /// Record every delivered message, with its path, for the per-message log.
+    pub message_log: bool,
+}
+
+/// Default bound of the report's per-link and per-router arrays: a 64×64 torus's links
+/// fit, a large hypercube's do not.
+pub const DEFAULT_MAX_LINKS: u32 = 16_384;
+
+impl Default for ObserveConfig {
+    fn default() -> Self {
+        ObserveConfig {
+            per_link: false,
+            max_links: Some(DEFAULT_MAX_LINKS),
+            interval: None,
+            message_log: false,
+        }
+    }
 }
 
 /// The definition of a message's latency: from `from` to `to`. The default, creation to
@@ -765,6 +801,7 @@ impl Default for ExperimentConfig {
             partition_min_nodes: None,
             idle_skip: true,
             latency: LatencyDef::default(),
+            observe: ObserveConfig::default(),
         }
     }
 }

@@ -576,6 +576,16 @@ pub fn check_experiment(cfg: &HwConfig) -> Result<()> {
             e.latency
         )));
     }
+    if e.observe.interval == Some(0) {
+        return Err(Error::config(
+            "experiment.observe.interval = 0: an interval holds at least one cycle",
+        ));
+    }
+    if e.observe.max_links == Some(0) {
+        return Err(Error::config(
+            "experiment.observe.max_links = 0: list at least one link (None lists all)",
+        ));
+    }
     if e.saturation_backlog.is_nan() || e.saturation_backlog <= 0.0 {
         return Err(Error::config(
             "experiment.saturation_backlog must be a positive number of messages per node",

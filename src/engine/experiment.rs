@@ -9,6 +9,9 @@ use crate::config::validate::validate;
 use crate::config::HwConfig;
 use crate::error::Result;
 use crate::stats::ci::mean_ci;
+use crate::stats::latency_dist::LatencyHistograms;
+use crate::stats::msglog::RepLog;
+use crate::stats::observe::{self, LinkRow, LinkTotals, RepObs, RouterRow, SeriesAcc};
 use crate::stats::report::{
     self, Controller, Deadlock, Dist, Latency, Messages, Phases, Report, Throughput, TopologyInfo,
 };
@@ -58,6 +61,8 @@ pub struct RepResult<M> {
     pub mode: M,
     /// Partitions (threads) the replication ran on.
     pub partitions: u32,
+    /// Per-link and per-router observations (`experiment.observe.per_link`).
+    pub obs: Option<Box<RepObs>>,
 }
 
 /// A replication's results and the partitions that ran it.
@@ -77,8 +82,8 @@ pub fn run_replication<N: Network + Send>(
         e.threads as usize,
         e.partition_min_nodes.map(|m| m as usize),
     );
-    let (sims, stop) = run_partitioned::<N>(cfg, rep, parts, progress)?;
-    let r = reduce(&sims, stop);
+    let (mut sims, stop) = run_partitioned::<N>(cfg, rep, parts, progress)?;
+    let r = reduce(&mut sims, stop);
     Ok((r, sims))
 }
 
@@ -124,7 +129,38 @@ pub fn chained_coef(st: &crate::router::controller::CtrlStats, w: f64) -> f64 {
     crate::model::mg1::chained_coefficient(lambda, rho, f, s_chained).unwrap_or(0.0)
 }
 
-fn reduce<N: Network>(parts: &[Simulation<N>], stop: Stop) -> RepResult<N::Measures> {
+/// One replication's results from its partitions. The per-message log's records
+/// (`experiment.observe.message_log`) move into the result rather than being copied:
+/// they can be most of the memory a run holds.
+fn reduce<N: Network>(parts: &mut [Simulation<N>], stop: Stop) -> RepResult<N::Measures> {
+    if !parts[0].exp_logs() {
+        return reduce_counts(parts, stop);
+    }
+    let (mut deliveries, mut hops) = (Vec::new(), Vec::new());
+    for p in parts.iter_mut() {
+        // One partition's vectors are taken whole, the others' appended.
+        if let Some(d) = p.stats.deliveries.as_mut() {
+            if deliveries.is_empty() {
+                std::mem::swap(&mut deliveries, d);
+            } else {
+                deliveries.append(d);
+            }
+        }
+        if let Some(h) = p.stats.hops.as_mut() {
+            if hops.is_empty() {
+                std::mem::swap(&mut hops, h);
+            } else {
+                hops.append(h);
+            }
+        }
+    }
+    let mut r = reduce_counts(parts, stop);
+    r.msgs.deliveries = Some(deliveries);
+    r.msgs.hops = Some(hops);
+    r
+}
+
+fn reduce_counts<N: Network>(parts: &[Simulation<N>], stop: Stop) -> RepResult<N::Measures> {
     let first = &parts[0];
     let n: f64 = parts.iter().map(|p| p.net.nodes() as f64).sum();
     let ends = first.endpoints as f64;
@@ -180,6 +216,43 @@ fn reduce<N: Network>(parts: &[Simulation<N>], stop: Stop) -> RepResult<N::Measu
             msgs.merge(&p.stats);
         }
     }
+    if let Some(s) = &mut msgs.series {
+        // Every partition sampled the same boundaries; the rest see the final backlog.
+        let backlog = parts.iter().map(|p| p.net.backlog() as u64).sum();
+        s.close(t, backlog);
+    }
+    let obs = first.experiment().observe.per_link.then(|| {
+        let mut o = RepObs {
+            capacity: m.link_capacity,
+            servers: nservers as usize,
+            window: end - start,
+            busy_total: m.link_busy,
+            busy_max: m.link_busy_max,
+            link_count: m.link_count,
+            units: N::LINK_UNITS,
+            ..RepObs::default()
+        };
+        for p in parts {
+            p.net.link_obs(start, end, &mut o.links);
+            p.net.port_obs(start, end, &mut o.ports);
+            o.ctrl.extend_from_slice(p.net.ctrl_stats());
+        }
+        o.links.sort_by_key(|l| (l.from, l.port));
+        // A link whose ends live in two partitions (a half-duplex circuit link) comes
+        // as one row per end: they add up.
+        o.links.dedup_by(|b, a| {
+            let same = (a.from, a.port) == (b.from, b.port);
+            if same {
+                a.busy += b.busy;
+                a.flits += b.flits;
+                a.headers += b.headers;
+                a.blocking += b.blocking;
+            }
+            same
+        });
+        o.ports.sort_by_key(|q| (q.node, q.port));
+        Box::new(o)
+    });
     let sum = |f: &dyn Fn(&Simulation<N>) -> u64| parts.iter().map(f).sum::<u64>();
     let mut mode = first.net.mode_measures(start, end);
     for p in &parts[1..] {
@@ -203,6 +276,7 @@ fn reduce<N: Network>(parts: &[Simulation<N>], stop: Stop) -> RepResult<N::Measu
         links: m.utilization(),
         mode,
         partitions: parts.len() as u32,
+        obs,
     }
 }
 
@@ -275,17 +349,43 @@ pub fn run_experiment(
     cfg: &HwConfig,
     progress: &mut (dyn FnMut(u32, Cycle) + Send),
 ) -> Result<Report> {
+    run_experiment_observed(cfg, progress).map(|(r, _)| r)
+}
+
+/// As [`run_experiment`], with what the run measured for files besides the report
+/// (`experiment.observe`; docs/measurements.md).
+pub fn run_experiment_observed(
+    cfg: &HwConfig,
+    progress: &mut (dyn FnMut(u32, Cycle) + Send),
+) -> Result<(Report, Extras)> {
     struct Reps<'a, 'p> {
         cfg: &'a HwConfig,
         progress: &'a mut (dyn FnMut(u32, Cycle) + Send + 'p),
     }
     impl WithMode for Reps<'_, '_> {
-        type Output = Result<Report>;
-        fn run<N: Network + Send>(self) -> Result<Report> {
+        type Output = Result<(Report, Extras)>;
+        fn run<N: Network + Send>(self) -> Self::Output {
             run_reps::<N>(self.cfg, self.progress)
         }
     }
     with_mode(&cfg.switching, Reps { cfg, progress })
+}
+
+/// What a run measured besides its report, for the files `routemu run` writes
+/// (docs/measurements.md).
+#[derive(Clone, Debug, Default)]
+pub struct Extras {
+    /// Every link (the report lists at most `experiment.observe.max_links`); empty
+    /// unless `per_link`.
+    pub links: Vec<LinkRow>,
+    /// What the link counts mean.
+    pub link_totals: Option<LinkTotals>,
+    /// Every router; empty unless `per_link`.
+    pub routers: Vec<RouterRow>,
+    /// Every replication's measured messages' latency histograms together.
+    pub latency: LatencyHistograms,
+    /// Per replication, the deliveries and header paths (`message_log`; else empty).
+    pub messages: Vec<RepLog>,
 }
 
 /// Where a worker leaves a replication's result (and its last cycle).
@@ -294,7 +394,7 @@ type Slot<M> = Mutex<Option<Result<(RepResult<M>, Cycle)>>>;
 fn run_reps<N: Network + Send>(
     cfg: &HwConfig,
     progress: &mut (dyn FnMut(u32, Cycle) + Send),
-) -> Result<Report> {
+) -> Result<(Report, Extras)> {
     let topology = validate(cfg)?.topology;
     let started = Instant::now();
     let reps = cfg.experiment.replications;
@@ -357,7 +457,9 @@ fn run_reps<N: Network + Send>(
         done.push(r);
     }
     let wall = started.elapsed().as_secs_f64();
-    Ok(aggregate(cfg, &topology, &done, deadlock, wall))
+    Ok(aggregate_observed(
+        cfg, &topology, &mut done, deadlock, wall,
+    ))
 }
 
 /// The extra wait δ of a chained controller request behind its leader (see
@@ -387,6 +489,100 @@ fn ctrl_corrected<M>(cfg: &HwConfig, reps: &[RepResult<M>]) -> Option<f64> {
     avg(reps
         .iter()
         .map(|r| Some(r.ctrl.3? + delta * r.ctrl_arrivals.coef?)))
+}
+
+/// Combines replications into a report and the measurements for files; takes the
+/// per-message records out of the replications.
+pub fn aggregate_observed<M: ModeMeasures>(
+    cfg: &HwConfig,
+    topology: &Topology,
+    reps: &mut [RepResult<M>],
+    deadlock: Option<Deadlock>,
+    wall: f64,
+) -> (Report, Extras) {
+    let mut report = aggregate(cfg, topology, reps, deadlock, wall);
+    let o = cfg.experiment.observe;
+    let mut extras = Extras {
+        latency: latency_histograms(cfg, reps),
+        ..Extras::default()
+    };
+    let obs: Vec<(&RepObs, (f64, f64))> = reps
+        .iter()
+        .filter_map(|r| Some((r.obs.as_deref()?, r.links)))
+        .collect();
+    if o.per_link && obs.len() == reps.len() && !reps.is_empty() {
+        let (links, totals) = observe::link_rows(&obs);
+        let util: Vec<f64> = links.iter().map(|l| l.utilization).collect();
+        let keep = observe::busiest(&util, o.max_links);
+        report.links = Some(keep.iter().map(|&i| links[i].clone()).collect());
+        report.link_totals = Some(LinkTotals {
+            listed: keep.len(),
+            ..totals.clone()
+        });
+        let only: Vec<&RepObs> = obs.iter().map(|(o, _)| *o).collect();
+        let routers = observe::router_rows(&only, topology.nodes());
+        // Routers are ranked by controller utilisation, else by buffered flits.
+        let load: Vec<f64> = routers
+            .iter()
+            .map(|r| r.ctrl_utilization.or(r.buffered).unwrap_or(0.0))
+            .collect();
+        let keep = observe::busiest(&load, o.max_links);
+        report.routers = Some(keep.iter().map(|&i| routers[i].clone()).collect());
+        extras.links = links;
+        extras.link_totals = Some(totals);
+        extras.routers = routers;
+    }
+    if o.interval.is_some() {
+        let series: Vec<(&SeriesAcc, Cycle)> = reps
+            .iter()
+            .filter_map(|r| Some((r.msgs.series.as_deref()?, r.cycles)))
+            .collect();
+        let start = cfg.experiment.warmup;
+        let end = start + report.window_cycles.round() as Cycle;
+        report.series = Some(observe::series_rows(
+            &series,
+            (start, end),
+            topology.endpoints().len(),
+            cfg.experiment.latency.from == crate::config::LatencyFrom::HeadInjected,
+            extras.latency.shift,
+        ));
+    }
+    if o.message_log {
+        extras.messages = reps
+            .iter_mut()
+            .map(|r| RepLog {
+                deliveries: r.msgs.deliveries.take().unwrap_or_default(),
+                hops: r.msgs.hops.take().unwrap_or_default(),
+            })
+            .collect();
+    }
+    (report, extras)
+}
+
+/// Every replication's measured messages' histograms together, with the shift the
+/// report applies to the latency (see [`latency_total`]).
+fn latency_histograms<M>(cfg: &HwConfig, reps: &[RepResult<M>]) -> LatencyHistograms {
+    use crate::config::{LatencyFrom, LatencyTo};
+    let def = cfg.experiment.latency;
+    let mut h = LatencyHistograms {
+        definition: def,
+        shift: if def.to == LatencyTo::TailArrived {
+            cfg.router.ni.ejection_latency
+        } else {
+            0
+        },
+        ..LatencyHistograms::default()
+    };
+    for r in reps {
+        let total = match def.from {
+            LatencyFrom::Creation => &r.msgs.latency,
+            LatencyFrom::HeadInjected => &r.msgs.network,
+        };
+        let _ = h.total.add(total);
+        let _ = h.source_queue.add(&r.msgs.source_queue);
+        let _ = h.network.add(&r.msgs.network);
+    }
+    h
 }
 
 /// Combines replications into a report.
@@ -499,5 +695,9 @@ pub fn aggregate<M: ModeMeasures>(
         } else {
             0.0
         },
+        links: None,
+        link_totals: None,
+        routers: None,
+        series: None,
     }
 }

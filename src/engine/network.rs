@@ -17,6 +17,7 @@ use crate::config::HwConfig;
 use crate::error::Result;
 use crate::router::controller::CtrlStats;
 use crate::router::dma::PendingMsg;
+use crate::stats::observe::{LinkObs, LinkUnits, PortObs};
 use crate::stats::report::ModeReport;
 use crate::stats::MsgStats;
 use crate::topology::Topology;
@@ -28,6 +29,10 @@ use super::experiment::RepResult;
 pub trait Window {
     /// Whether something happening in cycle `t` is measured.
     fn contains(&self, t: Cycle) -> bool;
+
+    /// The window's first cycle and, once known, the first cycle after it (for time
+    /// integrals clipped to the window).
+    fn span(&self) -> (Cycle, Option<Cycle>);
 }
 
 /// Where a router puts what it sends: events for later cycles.
@@ -232,4 +237,21 @@ pub trait Network: Sized {
 
     /// The mode's own measurements over the window `[start, end)` (this partition's).
     fn mode_measures(&self, start: Cycle, end: Cycle) -> Self::Measures;
+
+    /// What a link's `busy` and `blocking` count in [`Network::link_obs`].
+    const LINK_UNITS: LinkUnits = LinkUnits {
+        busy: "flits",
+        blocking: "cycles",
+    };
+
+    /// Per-link observations over the window `[start, end)`
+    /// (`experiment.observe.per_link`): one row for each link this partition counts in
+    /// [`Network::measures`], with the same busy units, so the rows add up to its totals.
+    /// A mode that does not observe per link leaves it empty.
+    fn link_obs(&self, _start: Cycle, _end: Cycle, _out: &mut Vec<LinkObs>) {}
+
+    /// Per-input-port occupancy over the window `[start, end)` (buffers and VCs, or
+    /// lanes), one row per network input port of this partition's nodes; empty where
+    /// the mode has no buffers.
+    fn port_obs(&self, _start: Cycle, _end: Cycle, _out: &mut Vec<PortObs>) {}
 }

@@ -29,6 +29,7 @@ use crate::config::{ArrivalProcess, ExperimentConfig, HwConfig, Measure};
 use crate::error::Result;
 use crate::rng::{stream, NodeRng};
 use crate::router::dma::PendingMsg;
+use crate::stats::observe::{Intervals, SeriesAcc};
 use crate::stats::MsgStats;
 use crate::traffic::Workload;
 use crate::types::{Cycle, MsgId, NodeId};
@@ -57,6 +58,11 @@ impl Window for MeasureWindow {
     #[inline]
     fn contains(&self, t: Cycle) -> bool {
         t >= self.start && self.end.is_none_or(|e| t < e)
+    }
+
+    #[inline]
+    fn span(&self) -> (Cycle, Option<Cycle>) {
+        (self.start, self.end)
     }
 }
 
@@ -238,6 +244,37 @@ impl Coordinator {
     }
 }
 
+/// The per-message accumulators a partition starts with: with the collectors that
+/// `experiment.observe` asks for (time series; deliveries and header paths for the
+/// per-message log).
+fn observing_stats(
+    exp: &ExperimentConfig,
+    rate: f64,
+    nodes: usize,
+    hops_per_message: usize,
+) -> MsgStats {
+    let window = match exp.measure {
+        Measure::Cycles(c) => c,
+        Measure::Messages(m) => (m as f64 / (rate * nodes as f64).max(1e-9)) as Cycle,
+    };
+    let mut stats = MsgStats::default();
+    if let Some(width) = exp.observe.interval {
+        stats.series = Some(Box::new(SeriesAcc::new(Intervals {
+            width: width.max(1),
+            anchor: exp.warmup,
+        })));
+    }
+    if exp.observe.message_log {
+        // Room for the messages the partition expects to deliver (the workload's rate
+        // over the run), so the log's vectors are not copied as they grow.
+        let expect = (rate * nodes as f64 * exp.warmup.saturating_add(window) as f64 * 1.05)
+            .clamp(0.0, (1u64 << 20) as f64) as usize;
+        stats.deliveries = Some(Vec::with_capacity(expect));
+        stats.hops = Some(Vec::with_capacity(expect.saturating_mul(hops_per_message)));
+    }
+    stats
+}
+
 /// One replication of one machine under one workload, on the routers of a switching
 /// mode (`N`; wormhole unless said otherwise), for one partition of the nodes.
 pub struct Simulation<N: Network> {
@@ -338,6 +375,12 @@ impl<N: Network> Simulation<N> {
             measure: exp.measure,
         };
         Ok(Simulation {
+            stats: observing_stats(
+                &exp,
+                cfg.workload.rate,
+                n,
+                machine.topology.mean_distance().ceil() as usize + 2,
+            ),
             out: PartOut::new(net.horizon(), range, chunk, parts),
             lo,
             due: Vec::new(),
@@ -355,7 +398,6 @@ impl<N: Network> Simulation<N> {
             creations,
             t: 0,
             window,
-            stats: MsgStats::default(),
             generated: 0,
             measured_created: 0,
             window_messages: 0,
@@ -364,6 +406,17 @@ impl<N: Network> Simulation<N> {
             coord: Coordinator::new(&exp, window, machine.topology.nodes()),
             exp,
         })
+    }
+
+    /// Whether this partition keeps the per-message log's records
+    /// (`experiment.observe.message_log`).
+    pub fn exp_logs(&self) -> bool {
+        self.exp.observe.message_log
+    }
+
+    /// The experiment settings this partition runs with.
+    pub fn experiment(&self) -> &ExperimentConfig {
+        &self.exp
     }
 
     /// Records every delivery in `stats.deliveries` (for invariant checks).
@@ -387,6 +440,9 @@ impl<N: Network> Simulation<N> {
         let dst = self.workload.pattern.sample(NodeId(n as u32), rng);
         let len = self.workload.length.sample(rng);
         let measured = self.window.contains(t);
+        if let Some(s) = &mut self.stats.series {
+            s.created(t, len);
+        }
         if measured {
             self.measured_created += 1;
             self.window_messages += 1;
@@ -426,6 +482,12 @@ impl<N: Network> Simulation<N> {
     /// does not move (see [`Simulation::advance`]).
     pub fn step_local(&mut self) {
         let t = self.t;
+        if let Some(s) = &mut self.stats.series {
+            // Before anything of cycle t: the backlog as the boundary saw it.
+            if s.sample_due(t) {
+                s.sample(t, self.net.backlog() as u64);
+            }
+        }
         while let Some(&Reverse((c, n))) = self.creations.peek() {
             if c > t {
                 break;
@@ -611,6 +673,9 @@ impl<N: Network> Simulation<N> {
         self.seq[i] += 1;
         self.generated += 1;
         self.measured_created += 1;
+        if let Some(s) = &mut self.stats.series {
+            s.created(self.t, len);
+        }
         self.net.enqueue(
             i,
             PendingMsg {

@@ -475,9 +475,14 @@ pub enum Quantity {
     },
     /// A numeric field of the replay summary (trace sweeps).
     Replay(String),
-    // A quantity that is no report field — found by a search of its own per point, such
-    // as the saturation throughput — would be another variant measured beside the run.
+    /// The point's saturation throughput (`--y saturation`): found by
+    /// [`crate::engine::saturation::search`] beside the point's run, with its 95%
+    /// half-width over the search's replications.
+    Saturation,
 }
+
+/// The `--y` name of [`Quantity::Saturation`].
+pub const SATURATION: &str = "saturation";
 
 impl Quantity {
     /// The name (the CSV column prefix).
@@ -485,6 +490,7 @@ impl Quantity {
         match self {
             Quantity::Compare(k) => k,
             Quantity::Report { path, .. } | Quantity::Replay(path) => path,
+            Quantity::Saturation => SATURATION,
         }
     }
 
@@ -492,7 +498,7 @@ impl Quantity {
     pub fn suffixes(&self) -> &'static [&'static str] {
         match self {
             Quantity::Compare(_) => &["measured", "ci95", "model", "error"],
-            Quantity::Report { .. } => &["measured", "ci95"],
+            Quantity::Report { .. } | Quantity::Saturation => &["measured", "ci95"],
             Quantity::Replay(_) => &["measured"],
         }
     }
@@ -509,7 +515,9 @@ impl Quantity {
                 number(report, path),
                 ci95.as_deref().and_then(|c| number(report, c)),
             ],
+            // Filled in from the point's search, not its report.
             Quantity::Replay(_) => vec![None],
+            Quantity::Saturation => vec![None; 2],
         }
     }
 
@@ -600,6 +608,14 @@ pub fn replay_template() -> Value {
 /// unknown name is refused with the close matches and the valid names.
 pub fn resolve_quantity(name: &str, template: &Value, trace: bool) -> Result<Quantity> {
     let name = name.trim();
+    if name == SATURATION && lookup(template, name).is_none() {
+        if trace {
+            return Err(Error::Arg(
+                "--y saturation: a trace sweep replays its traces; the saturation search needs a synthetic workload".into(),
+            ));
+        }
+        return Ok(Quantity::Saturation);
+    }
     if let Some(k) = KEYS.iter().find(|k| **k == name) {
         if trace {
             return Err(Error::Arg(format!(

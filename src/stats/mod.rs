@@ -4,6 +4,10 @@
 //! partitions in any order gives bit-identical results.
 
 pub mod ci;
+pub mod heatmap;
+pub mod latency_dist;
+pub mod msglog;
+pub mod observe;
 pub mod plot;
 pub mod report;
 
@@ -60,8 +64,13 @@ pub struct MsgStats {
     pub eject_wait_sum: u64,
     /// Sum of routing-controller queueing over all hops.
     pub ctrl_wait_sum: u64,
-    /// When set, every delivery (measured or not) is recorded here, for invariant checks.
+    /// When set, every delivery (measured or not) is recorded here, for invariant checks
+    /// and the per-message log.
     pub deliveries: Option<Vec<Delivery>>,
+    /// When set, the time series (`experiment.observe.interval`).
+    pub series: Option<Box<observe::SeriesAcc>>,
+    /// When set, the nodes every header visited (`experiment.observe.message_log`).
+    pub hops: Option<Vec<observe::HopRec>>,
 }
 
 impl Default for MsgStats {
@@ -79,6 +88,8 @@ impl Default for MsgStats {
             eject_wait_sum: 0,
             ctrl_wait_sum: 0,
             deliveries: None,
+            series: None,
+            hops: None,
         }
     }
 }
@@ -100,6 +111,41 @@ impl MsgStats {
         if let (Some(a), Some(b)) = (&mut self.deliveries, &o.deliveries) {
             a.extend_from_slice(b);
         }
+        if let (Some(a), Some(b)) = (&mut self.series, &o.series) {
+            a.merge(b);
+        }
+        if let (Some(a), Some(b)) = (&mut self.hops, &o.hops) {
+            a.extend_from_slice(b);
+        }
+    }
+
+    /// `flits` flits are absorbed at a destination in cycle `t` (for the time series;
+    /// nothing when it is off).
+    #[inline]
+    pub fn accepted(&mut self, t: Cycle, flits: u64) {
+        if let Some(s) = &mut self.series {
+            s.accepted(t, flits);
+        }
+    }
+
+    /// Whether the nodes headers visit are recorded (`experiment.observe.message_log`).
+    #[inline]
+    pub fn logs_hops(&self) -> bool {
+        self.hops.is_some()
+    }
+
+    /// The header of message `id` (attempt or segment `attempt`) is at `node`; `at`
+    /// orders the nodes of one attempt (the cycle, or the position on the path).
+    #[inline]
+    pub fn hop(&mut self, id: crate::types::MsgId, attempt: u32, at: Cycle, node: u32) {
+        if let Some(h) = &mut self.hops {
+            h.push(observe::HopRec {
+                id,
+                attempt,
+                at,
+                node,
+            });
+        }
     }
 
     /// Records a message whose tail is absorbed in cycle `absorbed`.
@@ -110,6 +156,9 @@ impl MsgStats {
                 header: *h,
                 absorbed,
             });
+        }
+        if let Some(s) = &mut self.series {
+            s.delivered(h.created, h.injected, absorbed);
         }
         if !h.measured {
             return;

@@ -713,6 +713,19 @@ pub struct Report {
     pub wall_seconds: f64,
     /// Nodes × cycles simulated per wall-clock second.
     pub node_cycles_per_second: f64,
+    /// Per-link measurements (`experiment.observe.per_link`; docs/measurements.md): the
+    /// busiest `max_links` links, in node order.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub links: Option<Vec<super::observe::LinkRow>>,
+    /// Totals over every link, which `links` adds up to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub link_totals: Option<super::observe::LinkTotals>,
+    /// Per-router measurements (`experiment.observe.per_link`): controller and buffers.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub routers: Option<Vec<super::observe::RouterRow>>,
+    /// The time series (`experiment.observe.interval`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub series: Option<Vec<super::observe::SeriesRow>>,
 }
 
 fn num(x: Option<f64>) -> String {

@@ -174,6 +174,8 @@ const EXACT: &[(&str, &str)] = &[
     ("offered", "flits/node/cycle"),
     ("accepted", "flits/node/cycle"),
     ("backlog", "messages"),
+    // `sweep --y saturation`: the point's saturation search.
+    ("saturation", "flits/node/cycle"),
 ];
 
 /// The quantity and unit of a compare key.

@@ -93,6 +93,7 @@ use crate::router::controller::{ClassStats, Controllers, CtrlRequest, CtrlStats,
 use crate::router::dma::{Dma, PendingMsg};
 use crate::routing::dor::dor_step;
 use crate::routing::selection::BitIter;
+use crate::stats::observe::{LinkObs, LinkUnits};
 use crate::stats::MsgStats;
 use crate::topology::Topology;
 use crate::types::{Cycle, NodeId, PortId};
@@ -344,6 +345,16 @@ pub struct CircuitNet {
     /// Whether the network is half duplex.
     pub half_duplex: bool,
     last_step: Cycle,
+    /// Per-link observation (`experiment.observe.per_link`); the arrays below are
+    /// empty when it is off.
+    obs: bool,
+    /// Per local end: set-up requests that verified it inside the window.
+    obs_requests: Vec<u64>,
+    /// Per local end: of those, the ones that found it held (conflicts).
+    obs_conflicts: Vec<u64>,
+    /// Per local end: flits of the circuits that released it inside the window (a
+    /// circuit's data crosses every link of its path once).
+    obs_flits: Vec<u64>,
 }
 
 impl CircuitNet {
@@ -446,6 +457,31 @@ impl CircuitNet {
             measured_delivered: 0,
             half_duplex: half,
             last_step: 0,
+            obs: cfg.experiment.observe.per_link,
+            obs_requests: vec![
+                0;
+                if cfg.experiment.observe.per_link {
+                    nodes * deg
+                } else {
+                    0
+                }
+            ],
+            obs_conflicts: vec![
+                0;
+                if cfg.experiment.observe.per_link {
+                    nodes * deg
+                } else {
+                    0
+                }
+            ],
+            obs_flits: vec![
+                0;
+                if cfg.experiment.observe.per_link {
+                    nodes * deg
+                } else {
+                    0
+                }
+            ],
             topology,
         })
     }
@@ -819,6 +855,10 @@ impl CircuitNet {
                     };
                     let (hop, retry) = (k.ports.len(), k.aborts > 0);
                     self.stats.request(hop, kind, retry, !free);
+                    if self.obs {
+                        self.obs_requests[e] += 1;
+                        self.obs_conflicts[e] += u64::from(!free);
+                    }
                 }
                 if free {
                     self.claim(c, node, port, t, win, out);
@@ -1014,6 +1054,11 @@ impl CircuitNet {
             k.nodes.pop();
             k.ports.pop();
         } else {
+            if self.obs && win.contains(t) {
+                let i = k.rel_next as usize;
+                let e = (k.nodes[i] as usize - self.lo) * self.deg + k.ports[i] as usize;
+                self.obs_flits[e] += k.msg.len as u64;
+            }
             k.rel_next += 1;
         }
     }
@@ -1118,6 +1163,12 @@ impl CircuitNet {
             ..MsgHeader::default()
         };
         stats.record(&hdr, done);
+        if stats.logs_hops() {
+            for (i, &n) in k.nodes.iter().enumerate() {
+                stats.hop(k.msg.id, 0, i as Cycle, n);
+            }
+            stats.hop(k.msg.id, 0, k.nodes.len() as Cycle, k.msg.dst.0);
+        }
         if k.msg.measured {
             self.measured_delivered += 1;
             self.stats.record(
@@ -1241,6 +1292,7 @@ impl CircuitNet {
                 if win.contains(t) {
                     self.flits_accepted += ev.len as u64;
                 }
+                stats.accepted(t, ev.len as u64);
                 // Which engine does not matter: engines are identical.
                 let li = self.li(node);
                 let free = !self.rx_idle[li] & self.rx_all;
@@ -1486,6 +1538,55 @@ impl Network for CircuitNet {
     }
     fn mode_measures(&self, start: Cycle, end: Cycle) -> CircuitMeasures {
         CircuitNet::circuit_measures(self, start, end)
+    }
+    const LINK_UNITS: LinkUnits = LinkUnits {
+        busy: "cycles",
+        blocking: "conflicts",
+    };
+    fn link_obs(&self, start: Cycle, end: Cycle, out: &mut Vec<LinkObs>) {
+        if !self.obs {
+            return;
+        }
+        let busy = |e: usize| {
+            let mut b = self.ends.busy_cycles[e];
+            if self.ends.holder[e] != FREE {
+                b += overlap(self.ends.since[e], end, start, Some(end));
+            }
+            b
+        };
+        let deg = self.deg as u32;
+        for e in 0..self.ends.holder.len() {
+            if self.down[e] == u32::MAX {
+                continue;
+            }
+            let (g, p) = (self.ends.global(e), self.ends.peer[e]);
+            let mut row = LinkObs {
+                from: g / deg,
+                port: (g % deg) as u8,
+                to: self.down[e],
+                busy: busy(e),
+                flits: self.obs_flits[e],
+                headers: self.obs_requests[e],
+                blocking: self.obs_conflicts[e],
+            };
+            if p != NONE {
+                if p < g {
+                    // The half-duplex link's row is its lower end's (as in `measures`):
+                    // this end adds its own counts to it, its busy cycles are counted
+                    // there (rows of one link add up in `engine::experiment`).
+                    row.from = p / deg;
+                    row.port = (p % deg) as u8;
+                    row.to = g / deg;
+                    row.busy = 0;
+                } else {
+                    row.busy += match self.ends.local(p) {
+                        Some(q) => busy(q),
+                        None => self.ends.remote_busy(p, start, end),
+                    };
+                }
+            }
+            out.push(row);
+        }
     }
     fn measures(&self, start: Cycle, end: Cycle) -> NetMeasures {
         let w = (end - start).max(1) as f64;

@@ -82,6 +82,7 @@ use crate::router::buffers::MsgHeader;
 use crate::router::controller::CtrlStats;
 use crate::router::dma::PendingMsg;
 use crate::routing::deflection::{other, preferred};
+use crate::stats::observe::{Level as ObsLevel, LinkObs, LinkUnits, PortObs};
 use crate::stats::{overlap, MsgStats};
 use crate::topology::Topology;
 use crate::types::{Cycle, MsgId, NodeId, PortId};
@@ -308,6 +309,16 @@ pub struct DeflectionNet {
     /// Segments started here minus segments ended here (partitions' counts add up to
     /// the segments in flight).
     segs_live: i64,
+    /// Per-link observation (`experiment.observe.per_link`); the arrays below are
+    /// empty when it is off.
+    obs: bool,
+    /// Per output link: headers (transit and originating) that preferred it, inside
+    /// the window.
+    obs_headers: Vec<u64>,
+    /// Per output link: of those, the ones that found no lane (deflected or blocked).
+    obs_refused: Vec<u64>,
+    /// Per input link: its lanes holding a segment, integrated over the window.
+    obs_lanes_in: Vec<ObsLevel>,
 }
 
 impl DeflectionNet {
@@ -385,6 +396,31 @@ impl DeflectionNet {
             sent_idle: 0,
             segs_live: 0,
             head_moves: 0,
+            obs: cfg.experiment.observe.per_link,
+            obs_headers: vec![
+                0;
+                if cfg.experiment.observe.per_link {
+                    n * PORTS
+                } else {
+                    0
+                }
+            ],
+            obs_refused: vec![
+                0;
+                if cfg.experiment.observe.per_link {
+                    n * PORTS
+                } else {
+                    0
+                }
+            ],
+            obs_lanes_in: vec![
+                ObsLevel::default();
+                if cfg.experiment.observe.per_link {
+                    n * PORTS
+                } else {
+                    0
+                }
+            ],
             topology,
         })
     }
@@ -596,7 +632,15 @@ impl DeflectionNet {
     }
 
     /// Originating attempt of message `slot` at local node `li` in cycle t.
-    fn attempt(&mut self, li: usize, slot: u32, t: Cycle, win: &MeasureWindow, out: &mut Out) {
+    fn attempt(
+        &mut self,
+        li: usize,
+        slot: u32,
+        t: Cycle,
+        win: &MeasureWindow,
+        out: &mut Out,
+        stats: &mut MsgStats,
+    ) {
         let node = self.lo + li;
         let dst = self.msgs[slot as usize].msg.dst;
         let measured = win.contains(t);
@@ -608,7 +652,12 @@ impl DeflectionNet {
         }
         let (q, _) = preferred(&self.topology, NodeId(node as u32), dst, &mut self.rng[li]);
         let l = self.link(node, q.idx());
-        let Some(y) = self.free_lane(l) else {
+        let free = self.free_lane(l);
+        if self.obs && measured {
+            self.obs_headers[l] += 1;
+            self.obs_refused[l] += u64::from(free.is_none());
+        }
+        let Some(y) = free else {
             if measured {
                 self.stats.blocked += 1;
                 self.stats.new_blocked += new as u64;
@@ -646,6 +695,7 @@ impl DeflectionNet {
         self.segs_live += 1;
         let mut seg = self.seg_of(slot);
         seg.hops = 1;
+        stats.hop(seg.id, seg.no, t, node as u32);
         self.occupy(l, y, Holder::Orig(slot), &seg, t, win);
         let to = self.down[l] as usize;
         out.send(t + hop, self.event(to, Kind::Head, q.idx(), y, 0, seg));
@@ -780,7 +830,14 @@ impl DeflectionNet {
     }
 
     /// A header is decided at `node` in cycle t.
-    fn head(&mut self, ev: &DeflEvent, t: Cycle, win: &MeasureWindow, out: &mut Out) {
+    fn head(
+        &mut self,
+        ev: &DeflEvent,
+        t: Cycle,
+        win: &MeasureWindow,
+        out: &mut Out,
+        stats: &mut MsgStats,
+    ) {
         let node = ev.node as usize;
         let li = node - self.lo;
         let s = ev.seg;
@@ -798,6 +855,12 @@ impl DeflectionNet {
             true,
             win,
         );
+        if self.obs {
+            let (start, end) = win.span();
+            self.obs_lanes_in[l_in].change(t, 1, start, end);
+        }
+        // Every node a segment's header is decided at: transit, destination or drop.
+        stats.hop(s.id, s.no, t, node as u32);
         let measured = win.contains(t);
         if s.dst as usize == node {
             self.inp[i_in] = InLane::Absorb { hops: s.hops };
@@ -846,7 +909,12 @@ impl DeflectionNet {
         );
         let l = self.link(node, q.idx());
         let preferred_port = q;
-        let (q, y) = match self.take_lane(l, from, &s, t, win, out) {
+        let taken = self.take_lane(l, from, &s, t, win, out);
+        if self.obs && measured {
+            self.obs_headers[l] += 1;
+            self.obs_refused[l] += u64::from(taken.is_none());
+        }
+        let (q, y) = match taken {
             Some(y) => {
                 if measured {
                     if pref {
@@ -921,6 +989,10 @@ impl DeflectionNet {
             false,
             win,
         );
+        if self.obs {
+            let (start, end) = win.span();
+            self.obs_lanes_in[l_in].change(t, -1, start, end);
+        }
         let flits = ev.flits;
         match entry {
             InLane::Forward { port, lane } => {
@@ -946,6 +1018,7 @@ impl DeflectionNet {
                 if win.contains(t) {
                     self.flits_accepted += flits as u64;
                 }
+                stats.accepted(t, flits as u64);
                 self.reassemble(&s, flits, t, win, stats);
             }
             InLane::Drop { hops } => {
@@ -1029,7 +1102,7 @@ impl DeflectionNet {
                 .is_some_and(|k| k.msg.id == ev.seg.id)
         };
         match ev.kind {
-            Kind::Head => self.head(&ev, t, win, out),
+            Kind::Head => self.head(&ev, t, win, out, stats),
             Kind::EndMark => self.end_mark(&ev, t, win, out, stats),
             Kind::SourceDone => {
                 if !mine(self) {
@@ -1099,7 +1172,14 @@ impl DeflectionNet {
     }
 
     /// One cycle of local node `li`: its originating attempts, in message-id order.
-    fn step(&mut self, li: usize, t: Cycle, win: &MeasureWindow, out: &mut Out) {
+    fn step(
+        &mut self,
+        li: usize,
+        t: Cycle,
+        win: &MeasureWindow,
+        out: &mut Out,
+        stats: &mut MsgStats,
+    ) {
         if self.due[li].is_empty() {
             return;
         }
@@ -1116,7 +1196,7 @@ impl DeflectionNet {
                     let seg = self.seg_of(slot);
                     out.send(at, self.event(self.lo + li, Kind::Retry, 0, 0, 0, seg));
                 }
-                State::New | State::Due => self.attempt(li, slot, t, win, out),
+                State::New | State::Due => self.attempt(li, slot, t, win, out, stats),
                 _ => {}
             }
         }
@@ -1200,9 +1280,9 @@ impl Network for DeflectionNet {
         t: Cycle,
         win: &MeasureWindow,
         out: &mut Out,
-        _stats: &mut MsgStats,
+        stats: &mut MsgStats,
     ) {
-        self.step(n, t, win, out);
+        self.step(n, t, win, out, stats);
     }
     fn busy(&self, _n: usize) -> bool {
         // Everything a node does later is on the calendar.
@@ -1241,6 +1321,45 @@ impl Network for DeflectionNet {
     }
     fn ctrl_servers(&self) -> usize {
         1
+    }
+    const LINK_UNITS: LinkUnits = LinkUnits {
+        busy: "lane-cycles",
+        blocking: "refusals",
+    };
+    fn link_obs(&self, start: Cycle, end: Cycle, out: &mut Vec<LinkObs>) {
+        if !self.obs {
+            return;
+        }
+        for l in 0..self.link_busy.len() {
+            let mut b = self.link_busy[l];
+            for y in 0..self.m {
+                let o = &self.out[self.lane(l, y)];
+                if o.holder != Holder::Free {
+                    b += overlap(o.since, end, start, Some(end));
+                }
+            }
+            out.push(LinkObs {
+                from: (self.lo + l / PORTS) as u32,
+                port: (l % PORTS) as u8,
+                to: self.down[l],
+                busy: b,
+                // A segment holds a lane for exactly as many cycles as it has flits
+                // (`lane_identity`), so the flits a link carried are its lane-cycles.
+                flits: b,
+                headers: self.obs_headers[l],
+                blocking: self.obs_refused[l],
+            });
+        }
+    }
+    fn port_obs(&self, start: Cycle, end: Cycle, out: &mut Vec<PortObs>) {
+        for (l, lv) in self.obs_lanes_in.iter().enumerate() {
+            out.push(PortObs {
+                node: (self.lo + l / PORTS) as u32,
+                port: (l % PORTS) as u8,
+                flit_cycles: None,
+                vc_cycles: lv.area_until(start, end),
+            });
+        }
     }
     fn measures(&self, start: Cycle, end: Cycle) -> NetMeasures {
         let (mut sum, mut max) = (0u64, 0u64);

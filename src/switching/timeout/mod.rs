@@ -59,6 +59,7 @@ use crate::error::{Error, Result};
 use crate::router::buffers::MsgHeader;
 use crate::router::controller::CtrlStats;
 use crate::router::dma::PendingMsg;
+use crate::stats::observe::{LinkObs, LinkUnits};
 use crate::stats::{overlap, MsgStats};
 use crate::topology::hosts::{HostNetwork, LinkClass};
 use crate::topology::Topology;
@@ -273,6 +274,11 @@ pub struct TimeoutNet {
     moves: u64,
     /// Resets that reached their source host, whole run (each timeout starts one).
     resets_home: u64,
+    /// Per-link observation (`experiment.observe.per_link`).
+    obs: bool,
+    /// Per local port: flits sent on its output link inside the window (empty when
+    /// `obs` is off).
+    obs_flits: Vec<u64>,
 }
 
 impl TimeoutNet {
@@ -366,6 +372,15 @@ impl TimeoutNet {
             last_move: 0,
             moves: 0,
             resets_home: 0,
+            obs: cfg.experiment.observe.per_link,
+            obs_flits: vec![
+                0;
+                if cfg.experiment.observe.per_link {
+                    ports
+                } else {
+                    0
+                }
+            ],
             net: net.clone(),
         })
     }
@@ -696,6 +711,7 @@ impl TimeoutNet {
             if win.contains(t) {
                 self.flits_accepted += 1;
             }
+            stats.accepted(t, 1);
             if ev.flags & TAIL != 0 {
                 self.deliver_worm(&worm, t + 1, stats);
             }
@@ -734,6 +750,18 @@ impl TimeoutNet {
             ..MsgHeader::default()
         };
         stats.record(&hdr, done);
+        if stats.logs_hops() {
+            // A worm keeps its source route on every try (A4): its path.
+            let (src, mut cur) = (w.id.src().0, w.id.src().0);
+            for i in 0.. {
+                stats.hop(w.id, 0, i, cur);
+                if cur == w.dst {
+                    break;
+                }
+                let p = self.net.route_port(src, w.dst, cur);
+                cur = self.net.ports(cur)[p as usize].peer;
+            }
+        }
         self.delivered += 1;
         if w.measured {
             self.measured_delivered += 1;
@@ -840,6 +868,9 @@ impl TimeoutNet {
             if self.inp[i].len == 0 {
                 self.active[n] &= !(1 << p);
             }
+            if self.obs && measured {
+                self.obs_flits[o] += 1;
+            }
             self.flit(out, o, slot.worm, slot.flags, t);
             self.credit(out, i, 1, slot.flags & TAIL != 0, t);
             if slot.flags & TAIL != 0 {
@@ -937,6 +968,9 @@ impl TimeoutNet {
         self.flits_live += 1;
         if measured {
             self.stats.flits_sent += 1;
+        }
+        if self.obs && measured {
+            self.obs_flits[o] += 1;
         }
         self.flit(out, o, w, flags, t);
         if flags & TAIL != 0 {
@@ -1225,6 +1259,34 @@ impl Network for TimeoutNet {
     }
     fn ctrl_servers(&self) -> usize {
         1
+    }
+    const LINK_UNITS: LinkUnits = LinkUnits {
+        busy: "cycles",
+        blocking: "cycles",
+    };
+    fn link_obs(&self, start: Cycle, end: Cycle, out: &mut Vec<LinkObs>) {
+        if !self.obs {
+            return;
+        }
+        for n in 0..self.nodes() {
+            let node = (self.lo + n) as u32;
+            for p in 0..self.degree(node) {
+                let o = self.base[n] as usize + p;
+                let l = &self.link[o];
+                // Header blocking: the waits of the headers granted the link, and the
+                // timeout of those that gave up on it.
+                let gave_up = l.timeouts * self.timeout.unwrap_or(0);
+                out.push(LinkObs {
+                    from: node,
+                    port: p as u8,
+                    to: self.peer[o].0,
+                    busy: self.busy_cycles(o, start, end),
+                    flits: self.obs_flits[o],
+                    headers: l.requests,
+                    blocking: l.wait.s1 as u64 + gave_up,
+                });
+            }
+        }
     }
     fn measures(&self, start: Cycle, end: Cycle) -> NetMeasures {
         let (mut sum, mut max) = (0u64, 0u64);

@@ -52,6 +52,7 @@ use crate::router::vc_alloc::VcAllocator;
 use crate::router::Layout;
 use crate::routing::{Route, RoutingFn};
 use crate::stats::ci::mean_ci;
+use crate::stats::observe::{Level, LinkObs, PortObs};
 use crate::stats::report::{ModeReport, Wormhole};
 use crate::stats::MsgStats;
 use crate::topology::Topology;
@@ -94,6 +95,15 @@ pub fn zero_load_latency(cfg: &HwConfig, hops: u64, len: u64) -> Cycle {
         + len.div_ceil(w)
         - 1
         - source
+}
+
+/// `n` zeroed counters when per-link observation is on, none otherwise.
+fn obs_vec<T: Clone + Default>(cfg: &HwConfig, n: usize) -> Vec<T> {
+    if cfg.experiment.observe.per_link {
+        vec![T::default(); n]
+    } else {
+        Vec::new()
+    }
 }
 
 /// A message header that travels to another partition with its head flit: the sender
@@ -168,6 +178,23 @@ pub struct WormholeNet {
     /// First node of the range.
     pub lo: usize,
     local: usize,
+    /// Per-link and per-port observation (`experiment.observe.per_link`); the arrays
+    /// below are empty when it is off.
+    obs: bool,
+    /// `[node][port]`: heads granted each network output inside the window, and their
+    /// blocking (cycles from "route ready + a + s" to the grant, the module's
+    /// definition) summed.
+    link_heads: Vec<[u64; 2]>,
+    /// `[node][port]`: each input port's occupancy, integrated over the window.
+    occ: Vec<PortLevels>,
+}
+
+/// An input port's buffered flits and VCs holding a message, side by side (they change
+/// together).
+#[derive(Clone, Copy, Debug, Default)]
+struct PortLevels {
+    flits: Level,
+    vcs: Level,
 }
 
 impl WormholeNet {
@@ -252,6 +279,9 @@ impl WormholeNet {
             measured_delivered: 0,
             lo,
             local: nodes,
+            obs: cfg.experiment.observe.per_link,
+            link_heads: obs_vec(cfg, nodes * layout.all_ports()),
+            occ: obs_vec(cfg, nodes * layout.all_ports()),
         })
     }
 
@@ -372,6 +402,32 @@ impl WormholeNet {
                         self.inputs.ready.set(node, hp, hv);
                     }
                 }
+            }
+        }
+    }
+
+    /// Per-port occupancy (`experiment.observe.per_link`): a flit arriving in cycle `t`
+    /// is buffered from `t`; a head arriving at an idle VC occupies it.
+    #[inline]
+    fn observe_arrival(&mut self, e: &LinkEvent, t: Cycle, win: &MeasureWindow) {
+        if let LinkEvent::Flit {
+            node,
+            port,
+            vc,
+            n,
+            head,
+        } = *e
+        {
+            let lay = self.layout;
+            let (node, port) = (node as usize - self.lo, port as usize);
+            let pi = lay.port_idx(node, port);
+            let (start, end) = win.span();
+            let idle =
+                head && self.inputs.vc[lay.vc_idx(node, port, vc as usize)].state == VcState::Idle;
+            let occ = &mut self.occ[pi];
+            occ.flits.change(t, n as i64, start, end);
+            if idle {
+                occ.vcs.change(t, 1, start, end);
             }
         }
     }
@@ -571,11 +627,20 @@ impl WormholeNet {
             } else {
                 msg.hdr.blocking = msg.hdr.blocking.saturating_add(lost);
                 msg.hdr.hops += 1;
+                if self.obs && win.contains(t) {
+                    let pi = lay.port_idx(n, op);
+                    let c = &mut self.link_heads[pi];
+                    c[0] += 1;
+                    c[1] += lost as u64;
+                }
             }
             if ip == local {
                 msg.hdr.injected = t;
             }
+            // Source, transit routers and destination: every router the head leaves.
+            stats.hop(msg.hdr.id, 0, t, (n + self.lo) as u32);
         }
+
         let mut promote = false;
         if tail {
             slot.state = VcState::Idle;
@@ -585,6 +650,17 @@ impl WormholeNet {
                     slot.queued -= 1;
                     promote = true;
                 }
+            }
+        }
+        if self.obs && ip != local {
+            // The input port's occupancy: k flits leave; a tail frees the VC, unless the
+            // next message queued in it (`TailSent`) takes it over at once.
+            let (start, end) = win.span();
+            let pi = lay.port_idx(n, ip);
+            let occ = &mut self.occ[pi];
+            occ.flits.change(t, -(k as i64), start, end);
+            if tail && !promote {
+                occ.vcs.change(t, -1, start, end);
             }
         }
         // Out of flits, or out of credits (a returning credit wakes it again).
@@ -598,6 +674,7 @@ impl WormholeNet {
             if win.contains(absorbed) {
                 self.flits_accepted += k as u64;
             }
+            stats.accepted(absorbed, k as u64);
             if tail {
                 self.outputs.free[lay.port_idx(n, local)] |= 1 << ov;
                 self.delivered += 1;
@@ -768,11 +845,14 @@ impl Network for WormholeNet {
     fn deliver(
         &mut self,
         e: LinkEvent,
-        _t: Cycle,
-        _win: &MeasureWindow,
+        t: Cycle,
+        win: &MeasureWindow,
         _out: &mut PartOut<LinkEvent, RemoteHeader>,
         _stats: &mut MsgStats,
     ) {
+        if self.obs {
+            self.observe_arrival(&e, t, win);
+        }
         WormholeNet::deliver(self, e)
     }
     #[inline]
@@ -819,6 +899,48 @@ impl Network for WormholeNet {
     }
     fn mode_measures(&self, _start: Cycle, _end: Cycle) -> WormholeMeasures {
         WormholeMeasures
+    }
+    fn link_obs(&self, _start: Cycle, _end: Cycle, out: &mut Vec<LinkObs>) {
+        if !self.obs {
+            return;
+        }
+        let lay = self.layout;
+        for node in 0..self.nodes() {
+            for p in 0..lay.ports {
+                let to = self.down[node * lay.ports + p];
+                if to != u32::MAX {
+                    let pi = lay.port_idx(node, p);
+                    out.push(LinkObs {
+                        from: (node + self.lo) as u32,
+                        port: p as u8,
+                        to,
+                        busy: self.link_flits[pi],
+                        flits: self.link_flits[pi],
+                        headers: self.link_heads[pi][0],
+                        blocking: self.link_heads[pi][1],
+                    });
+                }
+            }
+        }
+    }
+    fn port_obs(&self, start: Cycle, end: Cycle, out: &mut Vec<PortObs>) {
+        if !self.obs {
+            return;
+        }
+        let lay = self.layout;
+        for node in 0..self.nodes() {
+            for p in 0..lay.ports {
+                if self.up[node * lay.ports + p] != u32::MAX {
+                    let pi = lay.port_idx(node, p);
+                    out.push(PortObs {
+                        node: (node + self.lo) as u32,
+                        port: p as u8,
+                        flit_cycles: Some(self.occ[pi].flits.area_until(start, end)),
+                        vc_cycles: self.occ[pi].vcs.area_until(start, end),
+                    });
+                }
+            }
+        }
     }
     fn measures(&self, start: Cycle, end: Cycle) -> NetMeasures {
         let lay = self.layout;

@@ -1,0 +1,223 @@
+//! `routemu run`'s measurement flags (docs/measurements.md): which measurements in space
+//! and time to take (they become `experiment.observe`) and the files to write them to.
+//! Rendering is `stats::{latency_dist, msglog, heatmap}`'s; this module checks the flags
+//! before the run, so a long run never ends on a bad flag, and renders every file before
+//! writing any, so a failure leaves nothing half-written.
+
+use super::output::{json_document, write_output};
+use crate::config::HwConfig;
+use crate::engine::experiment::Extras;
+use crate::error::{Error, Result};
+use crate::stats::heatmap::{self, Quantity};
+use crate::stats::msglog::{self, LatencyRule};
+use crate::stats::observe;
+use crate::stats::report::Report;
+use crate::topology::Topology;
+use clap::Args;
+use std::path::Path;
+
+/// Measurements in space and time, and where to write them (`-`: standard output).
+#[derive(Debug, Args, Clone, Default)]
+pub struct ObserveArgs {
+    /// Per-link and per-router arrays in the JSON report (`links`, `link_totals`,
+    /// `routers`).
+    #[arg(long)]
+    pub per_link: bool,
+    /// List at most N links (and routers) in the JSON, the busiest (default 16384).
+    #[arg(long, value_name = "N")]
+    pub max_links: Option<u32>,
+    /// Draw the links, coloured by --heatmap-quantity, on the topology (SVG; implies
+    /// --per-link).
+    #[arg(long, value_name = "FILE.svg|-")]
+    pub heatmap: Option<String>,
+    /// What colours the heat map: utilization, flits, headers, blocking,
+    /// blocking-per-header.
+    #[arg(long, value_name = "Q", default_value = "utilization")]
+    pub heatmap_quantity: String,
+    /// A time series with intervals of C cycles (`series` in the JSON): accepted
+    /// throughput, mean latency and backlog per interval, warm-up included.
+    #[arg(long, value_name = "C")]
+    pub interval: Option<u64>,
+    /// Write the time series as CSV (needs --interval).
+    #[arg(long, value_name = "FILE|-")]
+    pub series: Option<String>,
+    /// Write the latency distribution (histogram and CDF of the latency and its
+    /// phases): JSON when FILE ends in .json, CSV otherwise.
+    #[arg(long, value_name = "FILE|-")]
+    pub latency_dist: Option<String>,
+    /// Write one CSV line per delivered message (every replication, warm-up included):
+    /// times, hops, blocking, path. (`--messages N` is the measurement window's length.)
+    #[arg(long, value_name = "FILE|-")]
+    pub message_log: Option<String>,
+}
+
+impl ObserveArgs {
+    /// Sets `experiment.observe` from the flags (flags only add to the file's settings).
+    pub fn apply(&self, cfg: &mut HwConfig) -> Result<()> {
+        let o = &mut cfg.experiment.observe;
+        if self.per_link || self.heatmap.is_some() {
+            o.per_link = true;
+        }
+        if let Some(m) = self.max_links {
+            if m == 0 {
+                return Err(Error::Arg("--max-links 0: list at least one link".into()));
+            }
+            o.max_links = Some(m);
+        }
+        if let Some(c) = self.interval {
+            if c == 0 {
+                return Err(Error::Arg(
+                    "--interval 0: an interval holds at least one cycle".into(),
+                ));
+            }
+            o.interval = Some(c);
+        }
+        if self.series.is_some() && o.interval.is_none() {
+            return Err(Error::Arg(
+                "--series needs --interval C (the interval's length in cycles)".into(),
+            ));
+        }
+        if self.message_log.is_some() {
+            o.message_log = true;
+        }
+        self.quantity()?;
+        Ok(())
+    }
+
+    fn quantity(&self) -> Result<Quantity> {
+        self.heatmap_quantity.parse()
+    }
+
+    /// The output files these flags name, with their flags.
+    fn outputs(&self) -> Vec<(&'static str, &str)> {
+        [
+            ("--heatmap", &self.heatmap),
+            ("--series", &self.series),
+            ("--latency-dist", &self.latency_dist),
+            ("--message-log", &self.message_log),
+        ]
+        .into_iter()
+        .filter_map(|(f, d)| Some((f, d.as_deref()?)))
+        .collect()
+    }
+
+    /// Whether any output of these flags goes to standard output.
+    pub fn uses_stdout(&self) -> bool {
+        self.outputs().iter().any(|(_, d)| *d == "-")
+    }
+
+    /// Checks, before the run, that the files can be written and that at most one
+    /// output (`json` included) goes to standard output.
+    pub fn check(&self, json: Option<&str>, topo: &Topology) -> Result<()> {
+        let mut all = self.outputs();
+        if let Some(j) = json {
+            all.push(("--json", j));
+        }
+        let stdout: Vec<&str> = all
+            .iter()
+            .filter(|(_, d)| *d == "-")
+            .map(|(f, _)| *f)
+            .collect();
+        if stdout.len() > 1 {
+            return Err(Error::Arg(format!(
+                "{} all write to standard output (`-`); give all but one a file",
+                stdout.join(", ")
+            )));
+        }
+        for (flag, dest) in &all {
+            if *dest == "-" {
+                continue;
+            }
+            let p = Path::new(dest);
+            if p.file_name().is_none() || p.is_dir() {
+                return Err(Error::Arg(format!("{flag} {dest}: not a file name")));
+            }
+            if let Some(dir) = p.parent().filter(|d| !d.as_os_str().is_empty()) {
+                if !dir.is_dir() {
+                    return Err(Error::Arg(format!(
+                        "{flag} {dest}: the directory {} does not exist",
+                        dir.display()
+                    )));
+                }
+            }
+        }
+        if self.heatmap.is_some() {
+            let links = topo.channels();
+            if links > heatmap::MAX_DRAWN_LINKS {
+                return Err(Error::Arg(format!(
+                    "--heatmap: this network has {links} links; a heat map draws at most {} \
+                     (use --per-link and the JSON's `links` for bigger networks)",
+                    heatmap::MAX_DRAWN_LINKS
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Renders every file these flags ask for: (destination, text), in flag order.
+    pub fn render(
+        &self,
+        cfg: &HwConfig,
+        topo: &Topology,
+        report: &Report,
+        extras: &mut Extras,
+    ) -> Result<Vec<(String, String)>> {
+        let mut out = Vec::new();
+        if let Some(dest) = &self.heatmap {
+            let totals = extras.link_totals.clone().unwrap_or_default();
+            let q = self.quantity()?;
+            let title = format!(
+                "{} — {} at {:.4} flits/node/cycle offered",
+                if cfg.name.is_empty() {
+                    "routemu run"
+                } else {
+                    &cfg.name
+                },
+                match q {
+                    Quantity::Utilization => "link utilisation",
+                    Quantity::Flits => "flits carried",
+                    Quantity::Headers => "headers per link",
+                    Quantity::Blocking => "header blocking",
+                    Quantity::BlockingPerHeader => "blocking per header",
+                },
+                report.throughput.offered
+            );
+            let svg = heatmap::svg(topo, &extras.links, &totals, q, &title, report.replications)?;
+            out.push((dest.clone(), svg));
+        }
+        if let Some(dest) = &self.series {
+            out.push((
+                dest.clone(),
+                observe::series_csv(report.series.as_deref().unwrap_or(&[])),
+            ));
+        }
+        if let Some(dest) = &self.latency_dist {
+            // A JSON file is a document like every other routemu JSON (provenance first).
+            let text = if dest.to_ascii_lowercase().ends_with(".json") {
+                json_document(&extras.latency.doc())
+            } else {
+                extras.latency.csv()
+            };
+            out.push((dest.clone(), text));
+        }
+        if let Some(dest) = &self.message_log {
+            let rule = LatencyRule {
+                def: cfg.experiment.latency,
+                ejection: cfg.router.ni.ejection_latency,
+            };
+            out.push((
+                dest.clone(),
+                msglog::render(&mut extras.messages, topo, rule),
+            ));
+        }
+        Ok(out)
+    }
+
+    /// Writes rendered files (each atomically).
+    pub fn write(files: &[(String, String)]) -> Result<()> {
+        for (dest, text) in files {
+            write_output(dest, text)?;
+        }
+        Ok(())
+    }
+}

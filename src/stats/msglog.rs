@@ -1,0 +1,269 @@
+//! The per-message log of a synthetic run (`routemu run --message-log FILE`): one CSV
+//! line per delivered message of every replication, warm-up and drain included, with
+//! its times, hops, blocking and path. The columns `id, src, dst, flits, created,
+//! injected, delivered, latency` mean what `routemu replay --messages` means by them.
+//!
+//! This module only joins and formats what the run recorded (`MsgStats::deliveries`
+//! and `MsgStats::hops`, on when `experiment.observe.message_log` is); the switching
+//! modes decide what a hop is (see docs/measurements.md).
+
+use super::observe::HopRec;
+use super::Delivery;
+use crate::config::{LatencyDef, LatencyFrom, LatencyTo};
+use crate::topology::Topology;
+use crate::types::{Cycle, NodeId};
+
+/// The CSV header line (without its newline).
+pub const HEADER: &str = "replication,id,seq,src,dst,flits,created,injected,delivered,latency,\
+source_queue,network,hops,distance,blocking,eject_wait,ctrl_wait,measured,path";
+
+/// What one replication recorded for the log.
+#[derive(Clone, Debug, Default)]
+pub struct RepLog {
+    /// Every delivery, in any order.
+    pub deliveries: Vec<Delivery>,
+    /// Every node a header visited, in any order.
+    pub hops: Vec<HopRec>,
+}
+
+/// How the log computes a message's latency: the report's definition.
+#[derive(Clone, Copy, Debug)]
+pub struct LatencyRule {
+    /// The definition.
+    pub def: LatencyDef,
+    /// `router.ni.ejection_latency` (subtracted under `to: TailArrived`).
+    pub ejection: u64,
+}
+
+impl LatencyRule {
+    /// The latency of a message created at `created`, injected at `injected` and
+    /// absorbed at `delivered`.
+    pub fn latency(&self, created: u64, injected: u64, delivered: u64) -> u64 {
+        let from = match self.def.from {
+            LatencyFrom::Creation => created,
+            LatencyFrom::HeadInjected => injected,
+        };
+        let to = match self.def.to {
+            LatencyTo::TailDelivered => delivered,
+            LatencyTo::TailArrived => delivered.saturating_sub(self.ejection),
+        };
+        to.saturating_sub(from)
+    }
+}
+
+/// Appends the decimal digits of `v`, two at a time (the log has millions of numbers:
+/// `write!` is several times slower).
+#[inline]
+fn push_num(out: &mut Vec<u8>, mut v: u64) {
+    const PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
+        2021222324252627282930313233343536373839\
+        4041424344454647484950515253545556575859\
+        6061626364656667686970717273747576777879\
+        8081828384858687888990919293949596979899";
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    while v >= 100 {
+        let p = (v % 100) as usize * 2;
+        v /= 100;
+        i -= 2;
+        buf[i..i + 2].copy_from_slice(&PAIRS[p..p + 2]);
+    }
+    if v >= 10 {
+        let p = v as usize * 2;
+        i -= 2;
+        buf[i..i + 2].copy_from_slice(&PAIRS[p..p + 2]);
+    } else {
+        i -= 1;
+        buf[i] = b'0' + v as u8;
+    }
+    out.extend_from_slice(&buf[i..]);
+}
+
+/// Appends replication `rep`'s lines to `out`, ordered by delivery cycle, then id (so
+/// the text does not depend on the thread count). A path lists the nodes its header
+/// visited, `>` between nodes, `|` between attempts (deflection: segments; every
+/// segment starts at the source). Sorts `log` in place.
+pub fn write_rep(
+    out: &mut Vec<u8>,
+    rep: u32,
+    log: &mut RepLog,
+    topo: &Topology,
+    rule: LatencyRule,
+) {
+    let ds = &mut log.deliveries;
+    // Each partition recorded its deliveries in nearly increasing cycles: runs a stable
+    // merge sort takes in linear time.
+    ds.sort_by_key(|d| (d.absorbed, d.header.id.0));
+    let (start, nodes) = group_hops(ds, &log.hops);
+    for (i, d) in ds.iter().enumerate() {
+        let h = &d.header;
+        let src = h.id.src();
+        for v in [
+            rep as u64,
+            h.id.0,
+            h.id.seq(),
+            src.0 as u64,
+            h.dst.0 as u64,
+            h.len as u64,
+            h.created,
+            h.injected,
+            d.absorbed,
+            rule.latency(h.created, h.injected, d.absorbed),
+            h.injected - h.created,
+            d.absorbed - h.injected,
+            h.hops as u64,
+            topo.distance(src, NodeId(h.dst.0)) as u64,
+            h.blocking as u64,
+            h.eject_wait as u64,
+            h.ctrl_wait as u64,
+            h.measured as u64,
+        ] {
+            push_num(out, v);
+            out.push(b',');
+        }
+        let mut attempt = None;
+        for &(a, _, node) in &nodes[start[i] as usize..start[i + 1] as usize] {
+            match attempt {
+                None => {}
+                Some(b) if a == b => out.push(b'>'),
+                Some(_) => out.push(b'|'),
+            }
+            attempt = Some(a);
+            push_num(out, node as u64);
+        }
+        out.push(b'\n');
+    }
+}
+
+/// The hops of each delivery, in path order: `nodes[start[i]..start[i + 1]]` holds
+/// delivery i's (attempt, cycle, node). Linear time: a message id is (sequence number,
+/// source), and each source's sequence numbers are dense, so a table indexed by
+/// (source, sequence) finds a hop's delivery without hashing or sorting the hops.
+#[allow(clippy::type_complexity)]
+fn group_hops(ds: &[Delivery], hops: &[HopRec]) -> (Vec<u32>, Vec<(u32, Cycle, u32)>) {
+    const NONE: u32 = u32::MAX;
+    let n = ds.len();
+    let sources = ds
+        .iter()
+        .map(|d| d.header.id.src().0 + 1)
+        .max()
+        .unwrap_or(0) as usize;
+    let mut base = vec![0u64; sources + 1];
+    for d in ds {
+        let (s, q) = (d.header.id.src().idx(), d.header.id.seq());
+        base[s + 1] = base[s + 1].max(q + 1);
+    }
+    for s in 0..sources {
+        base[s + 1] += base[s];
+    }
+    let mut table = vec![NONE; base[sources] as usize];
+    for (i, d) in ds.iter().enumerate() {
+        let (s, q) = (d.header.id.src().idx(), d.header.id.seq());
+        table[(base[s] + q) as usize] = i as u32;
+    }
+    let which = |h: &HopRec| -> u32 {
+        let (s, q) = (h.id.src().idx(), h.id.seq());
+        if s >= sources || base[s] + q >= base[s + 1] {
+            return NONE;
+        }
+        table[(base[s] + q) as usize]
+    };
+    let mut start = vec![0u32; n + 1];
+    for h in hops {
+        let i = which(h);
+        if i != NONE {
+            start[i as usize + 1] += 1;
+        }
+    }
+    for i in 0..n {
+        start[i + 1] += start[i];
+    }
+    let mut fill = start.clone();
+    let mut nodes = vec![(0u32, 0 as Cycle, 0u32); start[n] as usize];
+    for h in hops {
+        let i = which(h);
+        if i != NONE {
+            nodes[fill[i as usize] as usize] = (h.attempt, h.at, h.node);
+            fill[i as usize] += 1;
+        }
+    }
+    // A message's hops come in path order unless partitions recorded them: sort the
+    // few that are not.
+    for i in 0..n {
+        let path = &mut nodes[start[i] as usize..start[i + 1] as usize];
+        if !path.is_sorted() {
+            path.sort_unstable();
+        }
+    }
+    (start, nodes)
+}
+
+/// The whole log: the header and every replication's lines (sorts `reps` in place).
+pub fn render(reps: &mut [RepLog], topo: &Topology, rule: LatencyRule) -> String {
+    let n: usize = reps.iter().map(|r| r.deliveries.len()).sum();
+    // About 100 bytes a line: reserved once, never copied as it grows.
+    let mut s = Vec::with_capacity(64 + n * 128);
+    s.extend_from_slice(HEADER.as_bytes());
+    s.push(b'\n');
+    for (i, r) in reps.iter_mut().enumerate() {
+        write_rep(&mut s, i as u32, r, topo, rule);
+    }
+    String::from_utf8(s).expect("digits and punctuation are ASCII")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::router::buffers::MsgHeader;
+    use crate::types::MsgId;
+
+    #[test]
+    fn numbers_are_written_in_decimal() {
+        for v in [0u64, 7, 10, 99, 100, 101, 12345, 1_000_000, u64::MAX] {
+            let mut out = Vec::new();
+            push_num(&mut out, v);
+            assert_eq!(String::from_utf8(out).unwrap(), v.to_string());
+        }
+    }
+
+    #[test]
+    fn a_line_per_delivery_with_its_path_in_order() {
+        let topo =
+            Topology::from_config(&crate::config::TopologyConfig::Hypercube { dim: 2 }).unwrap();
+        let id = MsgId::new(NodeId(0), 5);
+        let header = MsgHeader {
+            id,
+            dst: NodeId(3),
+            len: 4,
+            hops: 2,
+            created: 10,
+            injected: 12,
+            ..MsgHeader::default()
+        };
+        let log = RepLog {
+            deliveries: vec![Delivery {
+                header,
+                absorbed: 20,
+            }],
+            hops: [(3, 15, 3), (0, 12, 0), (1, 14, 1)]
+                .map(|(n, at, _)| HopRec {
+                    id,
+                    attempt: 0,
+                    at,
+                    node: n,
+                })
+                .to_vec(),
+        };
+        let rule = LatencyRule {
+            def: LatencyDef::default(),
+            ejection: 1,
+        };
+        let text = render(&mut [log], &topo, rule);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 2);
+        assert_eq!(
+            lines[1],
+            format!("0,{},5,0,3,4,10,12,20,10,2,8,2,2,0,0,0,0,0>1>3", id.0)
+        );
+    }
+}

@@ -1,0 +1,701 @@
+//! Measurements in space and time (`experiment.observe`, docs/measurements.md): what a
+//! replication collects per link, per router input port, per interval and per message
+//! besides the report's scalars, and how replications are combined into the report's
+//! `links`, `link_totals`, `routers` and `series` arrays.
+//!
+//! This module owns the collectors' data types and the arithmetic on them. It does not
+//! decide *when* something is counted: each switching mode counts its own links and
+//! buffers (it knows what a header waiting means in that mode; see
+//! [`crate::engine::network::Network::link_obs`]), and the engine (`engine::sim`)
+//! counts creations and samples the backlog. Files (CSV, SVG, the latency distribution)
+//! are written elsewhere (`stats::msglog`, `stats::latency_dist`, `stats::heatmap`).
+//!
+//! Everything here is integer counts and time integrals, so partitions add up exactly
+//! and the result does not depend on the thread count.
+
+use crate::router::controller::CtrlStats;
+use crate::types::{Cycle, MsgId};
+use serde::Serialize;
+use std::fmt::Write;
+
+/// One directed network link's counts over a replication's window, as a switching mode
+/// reports it. The links and `busy` units are exactly those of the mode's
+/// `Network::measures`, so the per-link sums equal the report's link totals.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LinkObs {
+    /// The node the link leaves.
+    pub from: u32,
+    /// Its output port there.
+    pub port: u8,
+    /// The node it leads to.
+    pub to: u32,
+    /// Busy units in the window (flits under wormhole, cycles held by a circuit or a
+    /// worm, lane-cycles under deflection; both directions of a half-duplex circuit link).
+    pub busy: u64,
+    /// Flits carried in the window.
+    pub flits: u64,
+    /// Headers (or set-up requests) that asked for the link in the window.
+    pub headers: u64,
+    /// Header blocking at the link in the window, in the mode's blocking unit.
+    pub blocking: u64,
+}
+
+/// One router input port's occupancy over a replication's window: time integrals, so
+/// their ratio to the window is a time average.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PortObs {
+    /// Node.
+    pub node: u32,
+    /// Input port (network ports only).
+    pub port: u8,
+    /// Σ over window cycles of the flits buffered at the port (all its VCs); None where
+    /// the port has no buffers (deflection's lanes).
+    pub flit_cycles: Option<u64>,
+    /// Σ over window cycles of the port's VCs (deflection: input lanes) holding a
+    /// message.
+    pub vc_cycles: u64,
+}
+
+/// A level that changes at discrete cycles, integrated over the measurement window
+/// (the time average of a buffer's occupancy, of VCs busy). Updated only when the level
+/// changes, never per cycle, and cheaply: with L(t) = Σ Δᵢ over the changes up to t,
+/// ∫ₛᵉ L dt = Σ Δᵢ·(e − clip(τᵢ)) with clip(τ) = max(τ, s) for the changes before e,
+/// so a change adds Δ to the level and Δ·clip(τ) to a sum, and the integral is
+/// L(e)·e − that sum. The arithmetic wraps: the terms can exceed 64 bits, the integral
+/// does not, and wrapping sums are exact modulo 2⁶⁴.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Level {
+    /// The level just before the window's end (now, while it is open).
+    level: u64,
+    /// Σ Δ·max(τ, start) over the changes before the window's end (wrapping).
+    sum: u64,
+}
+
+impl Level {
+    /// The level changes by `delta` in cycle `t` (the new level holds from `t`); the
+    /// window is `[start, end)` (`end` None: still open).
+    #[inline]
+    pub fn change(&mut self, t: Cycle, delta: i64, start: Cycle, end: Option<Cycle>) {
+        if end.is_none_or(|e| t < e) {
+            let d = delta as u64;
+            self.level = self.level.wrapping_add(d);
+            self.sum = self.sum.wrapping_add(d.wrapping_mul(t.max(start)));
+        }
+    }
+
+    /// The integral over `[start, end)` (the changes were made with this window).
+    pub fn area_until(&self, _start: Cycle, end: Cycle) -> u64 {
+        self.level.wrapping_mul(end).wrapping_sub(self.sum)
+    }
+}
+
+/// A node a message's header visited, recorded for the per-message log's path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HopRec {
+    /// The message.
+    pub id: MsgId,
+    /// Its attempt or segment (deflection: segment number; 0 elsewhere).
+    pub attempt: u32,
+    /// Order within the attempt (the cycle, or the position on a circuit's path).
+    pub at: Cycle,
+    /// The node.
+    pub node: u32,
+}
+
+/// Counts of one interval of the time series (one replication, one partition).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct IntervalCounts {
+    /// Messages created.
+    pub created: u64,
+    /// Flits of the messages created.
+    pub created_flits: u64,
+    /// Flits absorbed at destinations.
+    pub accepted_flits: u64,
+    /// Messages delivered (tail absorbed), measured or not.
+    pub delivered: u64,
+    /// Σ creation → tail absorbed of those messages.
+    pub latency_sum: u64,
+    /// Σ head injected → tail absorbed of those messages.
+    pub network_sum: u64,
+    /// Messages waiting in the sources' memory at the interval's end.
+    pub backlog: u64,
+}
+
+impl IntervalCounts {
+    fn add(&mut self, o: &IntervalCounts) {
+        self.created += o.created;
+        self.created_flits += o.created_flits;
+        self.accepted_flits += o.accepted_flits;
+        self.delivered += o.delivered;
+        self.latency_sum += o.latency_sum;
+        self.network_sum += o.network_sum;
+        self.backlog += o.backlog;
+    }
+}
+
+/// Interval boundaries: every `width` cycles, anchored at `anchor` (the end of the
+/// warm-up), so the measurement window starts on a boundary; the first interval,
+/// `[0, anchor mod width)`, is shorter when the warm-up is not a multiple of the width.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Intervals {
+    /// Length of an interval (cycles, ≥ 1).
+    pub width: Cycle,
+    /// A cycle that is a boundary.
+    pub anchor: Cycle,
+}
+
+impl Intervals {
+    #[inline]
+    fn first(&self) -> Cycle {
+        self.anchor % self.width
+    }
+
+    /// The interval cycle `t` falls in.
+    #[inline]
+    pub fn index(&self, t: Cycle) -> usize {
+        let r = self.first();
+        if r == 0 {
+            (t / self.width) as usize
+        } else if t < r {
+            0
+        } else {
+            1 + ((t - r) / self.width) as usize
+        }
+    }
+
+    /// First cycle of interval `i`.
+    pub fn start(&self, i: usize) -> Cycle {
+        let r = self.first();
+        if r == 0 {
+            i as Cycle * self.width
+        } else if i == 0 {
+            0
+        } else {
+            r + (i as Cycle - 1) * self.width
+        }
+    }
+}
+
+/// The time series one partition of one replication collects (`experiment.observe.
+/// interval`): counts by interval, and the backlog sampled at every boundary.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SeriesAcc {
+    /// The boundaries.
+    pub intervals: Intervals,
+    /// Counts by interval.
+    pub rows: Vec<IntervalCounts>,
+    /// Intervals whose end backlog has been sampled.
+    sampled: usize,
+    /// The cycle from which the next boundary sample is due.
+    next_sample: Cycle,
+}
+
+impl SeriesAcc {
+    /// An empty series with these boundaries.
+    pub fn new(intervals: Intervals) -> Self {
+        SeriesAcc {
+            intervals,
+            rows: Vec::new(),
+            sampled: 0,
+            next_sample: intervals.start(1),
+        }
+    }
+
+    #[inline]
+    fn row(&mut self, t: Cycle) -> &mut IntervalCounts {
+        let i = self.intervals.index(t);
+        if i >= self.rows.len() {
+            self.rows.resize(i + 1, IntervalCounts::default());
+        }
+        &mut self.rows[i]
+    }
+
+    /// A message of `flits` flits is created in cycle `t`.
+    #[inline]
+    pub fn created(&mut self, t: Cycle, flits: u32) {
+        let r = self.row(t);
+        r.created += 1;
+        r.created_flits += flits as u64;
+    }
+
+    /// `flits` flits are absorbed at a destination in cycle `t`.
+    #[inline]
+    pub fn accepted(&mut self, t: Cycle, flits: u64) {
+        self.row(t).accepted_flits += flits;
+    }
+
+    /// A message created at `created`, injected at `injected`, is delivered at
+    /// `absorbed`.
+    #[inline]
+    pub fn delivered(&mut self, created: Cycle, injected: Cycle, absorbed: Cycle) {
+        let r = self.row(absorbed);
+        r.delivered += 1;
+        r.latency_sum += absorbed - created;
+        r.network_sum += absorbed - injected;
+    }
+
+    /// Whether the clock has reached a boundary whose backlog is not sampled yet.
+    #[inline]
+    pub fn sample_due(&self, t: Cycle) -> bool {
+        t >= self.next_sample
+    }
+
+    /// The clock is at `t` (before anything of cycle `t` happened) and `backlog`
+    /// messages wait in the sources: that is the backlog at every boundary up to `t`
+    /// not sampled yet (cycles the clock jumped over changed nothing).
+    pub fn sample(&mut self, t: Cycle, backlog: u64) {
+        while self.intervals.start(self.sampled + 1) <= t {
+            let i = self.sampled;
+            if i >= self.rows.len() {
+                self.rows.resize(i + 1, IntervalCounts::default());
+            }
+            self.rows[i].backlog = backlog;
+            self.sampled += 1;
+        }
+        self.next_sample = self.intervals.start(self.sampled + 1);
+    }
+
+    /// The run ended at `t` (the first cycle not simulated) with `backlog` messages
+    /// waiting: the boundaries up to `t` and every later interval (holding flits
+    /// absorbed after the last cycle, in an ejection channel) take it.
+    pub fn close(&mut self, t: Cycle, backlog: u64) {
+        self.sample(t, backlog);
+        let last = self.intervals.index(t.saturating_sub(1));
+        if self.rows.len() <= last {
+            self.rows.resize(last + 1, IntervalCounts::default());
+        }
+        for i in self.sampled..self.rows.len() {
+            self.rows[i].backlog = backlog;
+        }
+        self.sampled = self.rows.len();
+    }
+
+    /// Adds another partition's series of the same replication.
+    pub fn merge(&mut self, o: &SeriesAcc) {
+        if self.rows.len() < o.rows.len() {
+            self.rows.resize(o.rows.len(), IntervalCounts::default());
+        }
+        for (a, b) in self.rows.iter_mut().zip(&o.rows) {
+            a.add(b);
+        }
+    }
+}
+
+/// What one replication observed in space (built by `engine::experiment` from every
+/// partition, in node order).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RepObs {
+    /// Every link, ordered by (from, port).
+    pub links: Vec<LinkObs>,
+    /// Units one link can take in the window (`NetMeasures::link_capacity`).
+    pub capacity: f64,
+    /// Every network input port with buffers or lanes, ordered by (node, port).
+    pub ports: Vec<PortObs>,
+    /// Every node's routing controller (empty where the mode has none).
+    pub ctrl: Vec<CtrlStats>,
+    /// Servers per controller.
+    pub servers: usize,
+    /// The window's length, cycles.
+    pub window: Cycle,
+    /// The totals of the mode's `Network::measures` (computed on their own, so the
+    /// per-link rows can be checked against them).
+    pub busy_total: u64,
+    /// See `busy_total`.
+    pub busy_max: u64,
+    /// See `busy_total`.
+    pub link_count: usize,
+    /// What the link counts mean in this mode.
+    pub units: LinkUnits,
+}
+
+/// What a mode's link counts mean (its `Network` constants).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct LinkUnits {
+    /// Unit of `busy` and of the capacity.
+    pub busy: &'static str,
+    /// Unit of `blocking`.
+    pub blocking: &'static str,
+}
+
+/// One link in the report's `links` array. Counts are summed over replications;
+/// `utilization` is the mean over replications of each one's busy / capacity, so the
+/// mean over every link equals the report's mean link utilisation.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct LinkRow {
+    /// The node the link leaves.
+    pub from: u32,
+    /// Its output port there.
+    pub port: u8,
+    /// The node it leads to.
+    pub to: u32,
+    /// Fraction of the link's capacity used in the window (mean over replications).
+    pub utilization: f64,
+    /// 95% half-width of `utilization` over replications (null with one).
+    pub utilization_ci95: Option<f64>,
+    /// Busy units (see `link_totals.busy_unit`), summed over replications.
+    pub busy: u64,
+    /// Flits carried, summed over replications.
+    pub flits: u64,
+    /// Headers (circuit: set-up requests) that asked for the link.
+    pub headers: u64,
+    /// Header blocking at the link (see `link_totals.blocking_unit`).
+    pub blocking: u64,
+    /// `blocking / headers`.
+    pub blocking_per_header: Option<f64>,
+}
+
+/// Totals over every link (also those `links` leaves out), from the switching mode's
+/// own link accounting: the numbers the per-link rows add up to.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct LinkTotals {
+    /// Links measured.
+    pub count: usize,
+    /// Links listed in `links`.
+    pub listed: usize,
+    /// What a link's `busy` counts: "flits" (wormhole), "cycles" (held by a circuit or a
+    /// worm), "lane-cycles" (deflection).
+    pub busy_unit: &'static str,
+    /// What `blocking` counts: "cycles" (wormhole, timeout: header waits), "conflicts"
+    /// (circuit: set-up requests that found the link held), "refusals" (deflection:
+    /// headers that wanted the link and found no lane).
+    pub blocking_unit: &'static str,
+    /// Busy units one link can take in a window (mean over replications).
+    pub capacity: f64,
+    /// Σ busy over every link, summed over replications.
+    pub busy: u64,
+    /// Σ flits over every link, summed over replications.
+    pub flits: u64,
+    /// Mean link utilisation (mean over replications).
+    pub utilization_mean: f64,
+    /// Busiest link's utilisation (largest over replications).
+    pub utilization_max: f64,
+}
+
+/// One router in the report's `routers` array: means over replications of each one's
+/// time averages.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct RouterRow {
+    /// Node.
+    pub node: u32,
+    /// Routing-controller requests per cycle (null: the mode has no controller).
+    pub ctrl_arrival_rate: Option<f64>,
+    /// Busy fraction of its controller's servers.
+    pub ctrl_utilization: Option<f64>,
+    /// Mean wait of a request in its controller's queue (cycles).
+    pub ctrl_wait_mean: Option<f64>,
+    /// Mean flits buffered in its network input ports (null: no buffers).
+    pub buffered: Option<f64>,
+    /// Mean VCs (deflection: input lanes) holding a message over its input ports.
+    pub vcs_busy: Option<f64>,
+    /// `buffered` by input port (port order; empty without buffers).
+    pub buffered_by_port: Vec<f64>,
+    /// `vcs_busy` by input port.
+    pub vcs_busy_by_port: Vec<f64>,
+}
+
+/// One interval in the report's `series` array. Rates are over the replications that
+/// reached the interval (`replications`), per node that creates and receives messages.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct SeriesRow {
+    /// First cycle.
+    pub start: Cycle,
+    /// First cycle after it.
+    pub end: Cycle,
+    /// "warmup", "window" (the interval starts inside the measurement window) or
+    /// "drain".
+    pub phase: &'static str,
+    /// Replications that reached this interval.
+    pub replications: u32,
+    /// Flits created per node per cycle.
+    pub offered: f64,
+    /// Flits absorbed per node per cycle.
+    pub accepted: f64,
+    /// Messages delivered (tail absorbed) in it, measured or not, summed over
+    /// replications.
+    pub delivered: u64,
+    /// Messages created in it, summed over replications.
+    pub created: u64,
+    /// Flits absorbed in it, summed over replications.
+    pub flits: u64,
+    /// Mean latency of the messages delivered in it, in the report's latency definition.
+    pub latency_mean: Option<f64>,
+    /// Messages waiting in the sources' memory at its end (mean over replications).
+    pub backlog: f64,
+}
+
+/// The rows kept when at most `max` may be listed: the `max` busiest (ties: lower
+/// index), in their original order.
+pub fn busiest(util: &[f64], max: Option<u32>) -> Vec<usize> {
+    let n = util.len();
+    match max {
+        Some(m) if (m as usize) < n => {
+            let mut idx: Vec<usize> = (0..n).collect();
+            idx.sort_by(|&a, &b| util[b].total_cmp(&util[a]).then(a.cmp(&b)));
+            idx.truncate(m as usize);
+            idx.sort_unstable();
+            idx
+        }
+        _ => (0..n).collect(),
+    }
+}
+
+/// Every link's row (unbounded) and the totals, from every replication's observations
+/// (each with its `links` in the same order) and the report's per-replication link
+/// utilisation (mean, max).
+pub fn link_rows(reps: &[(&RepObs, (f64, f64))]) -> (Vec<LinkRow>, LinkTotals) {
+    let Some((first, _)) = reps.first() else {
+        return (Vec::new(), LinkTotals::default());
+    };
+    let k = reps.len() as f64;
+    let rows = first
+        .links
+        .iter()
+        .enumerate()
+        .map(|(i, l)| {
+            let mut row = LinkRow {
+                from: l.from,
+                port: l.port,
+                to: l.to,
+                ..LinkRow::default()
+            };
+            let mut util = Vec::with_capacity(reps.len());
+            for (o, _) in reps {
+                let x = &o.links[i];
+                row.busy += x.busy;
+                row.flits += x.flits;
+                row.headers += x.headers;
+                row.blocking += x.blocking;
+                util.push(x.busy as f64 / o.capacity.max(1.0));
+            }
+            let (m, ci) = super::ci::mean_ci(&util);
+            row.utilization = m;
+            row.utilization_ci95 = ci.filter(|x| x.is_finite());
+            row.blocking_per_header =
+                (row.headers > 0).then(|| row.blocking as f64 / row.headers as f64);
+            row
+        })
+        .collect::<Vec<_>>();
+    let totals = LinkTotals {
+        count: first.link_count,
+        listed: rows.len(),
+        busy_unit: first.units.busy,
+        blocking_unit: first.units.blocking,
+        capacity: reps.iter().map(|(o, _)| o.capacity).sum::<f64>() / k,
+        busy: reps.iter().map(|(o, _)| o.busy_total).sum(),
+        flits: rows.iter().map(|r| r.flits).sum(),
+        utilization_mean: reps.iter().map(|(_, u)| u.0).sum::<f64>() / k,
+        utilization_max: reps.iter().map(|(_, u)| u.1).fold(0.0, f64::max),
+    };
+    (rows, totals)
+}
+
+/// Every router's row (unbounded), from every replication's observations.
+pub fn router_rows(reps: &[&RepObs], nodes: usize) -> Vec<RouterRow> {
+    let k = reps.len().max(1) as f64;
+    let mut rows: Vec<RouterRow> = (0..nodes as u32)
+        .map(|node| RouterRow {
+            node,
+            ..RouterRow::default()
+        })
+        .collect();
+    let has_ctrl = reps.iter().all(|o| o.ctrl.len() == nodes);
+    let mut buffers = false;
+    for o in reps {
+        let w = o.window.max(1) as f64;
+        if has_ctrl {
+            for (row, st) in rows.iter_mut().zip(&o.ctrl) {
+                *row.ctrl_arrival_rate.get_or_insert(0.0) += st.arrivals as f64 / w / k;
+                *row.ctrl_utilization.get_or_insert(0.0) +=
+                    st.service_sum as f64 / (o.servers.max(1) as f64 * w) / k;
+            }
+        }
+        for p in &o.ports {
+            let row = &mut rows[p.node as usize];
+            let j = p.port as usize;
+            if row.buffered_by_port.len() <= j {
+                row.buffered_by_port.resize(j + 1, 0.0);
+                row.vcs_busy_by_port.resize(j + 1, 0.0);
+            }
+            row.buffered_by_port[j] += p.flit_cycles.unwrap_or(0) as f64 / w / k;
+            row.vcs_busy_by_port[j] += p.vc_cycles as f64 / w / k;
+            buffers |= p.flit_cycles.is_some();
+        }
+    }
+    if has_ctrl {
+        // The wait is a mean over requests: pooled over replications, like the
+        // report's controller wait per replication.
+        for (n, row) in rows.iter_mut().enumerate() {
+            let waits: Vec<f64> = reps
+                .iter()
+                .filter(|o| o.ctrl[n].arrivals > 0)
+                .map(|o| o.ctrl[n].wait_sum as f64 / o.ctrl[n].arrivals as f64)
+                .collect();
+            row.ctrl_wait_mean =
+                (!waits.is_empty()).then(|| waits.iter().sum::<f64>() / waits.len() as f64);
+        }
+    }
+    for row in &mut rows {
+        if !row.vcs_busy_by_port.is_empty() {
+            row.vcs_busy = Some(row.vcs_busy_by_port.iter().sum());
+        }
+        if buffers {
+            row.buffered = Some(row.buffered_by_port.iter().sum());
+        } else {
+            row.buffered_by_port.clear();
+        }
+    }
+    rows
+}
+
+/// The report's `series` from every replication's series (each closed at its end,
+/// `cycles`) and window `[start, end)`: `endpoints` nodes create and receive; `shift`
+/// turns a creation-to-absorbed latency into the report's definition (`from_injection`:
+/// measured from the head's injection instead; minus the constant `shift`).
+pub fn series_rows(
+    reps: &[(&SeriesAcc, Cycle)],
+    window: (Cycle, Cycle),
+    endpoints: usize,
+    from_injection: bool,
+    shift: u64,
+) -> Vec<SeriesRow> {
+    let Some((first, _)) = reps.first() else {
+        return Vec::new();
+    };
+    let iv = first.intervals;
+    let len = reps.iter().map(|(s, _)| s.rows.len()).max().unwrap_or(0);
+    (0..len)
+        .map(|i| {
+            let (start, end) = (iv.start(i), iv.start(i + 1));
+            let mut c = IntervalCounts::default();
+            let mut covering = 0u32;
+            for (s, _) in reps {
+                if let Some(r) = s.rows.get(i) {
+                    c.add(r);
+                    covering += 1;
+                }
+            }
+            let per = covering.max(1) as f64 * endpoints.max(1) as f64 * (end - start) as f64;
+            let lat = if from_injection {
+                c.network_sum
+            } else {
+                c.latency_sum
+            };
+            SeriesRow {
+                start,
+                end,
+                phase: if start < window.0 {
+                    "warmup"
+                } else if start < window.1 {
+                    "window"
+                } else {
+                    "drain"
+                },
+                replications: covering,
+                offered: c.created_flits as f64 / per,
+                accepted: c.accepted_flits as f64 / per,
+                delivered: c.delivered,
+                created: c.created,
+                flits: c.accepted_flits,
+                latency_mean: (c.delivered > 0)
+                    .then(|| lat as f64 / c.delivered as f64 - shift as f64),
+                backlog: c.backlog as f64 / covering.max(1) as f64,
+            }
+        })
+        .collect()
+}
+
+/// The time series as CSV, the JSON's `series` fields as columns.
+pub fn series_csv(rows: &[SeriesRow]) -> String {
+    let mut s = String::from(
+        "start,end,phase,replications,offered,accepted,created,delivered,flits,latency_mean,backlog\n",
+    );
+    for r in rows {
+        let _ = writeln!(
+            s,
+            "{},{},{},{},{},{},{},{},{},{},{}",
+            r.start,
+            r.end,
+            r.phase,
+            r.replications,
+            r.offered,
+            r.accepted,
+            r.created,
+            r.delivered,
+            r.flits,
+            r.latency_mean.map_or(String::new(), |x| x.to_string()),
+            r.backlog
+        );
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn intervals_are_anchored_at_the_warmup_end() {
+        let iv = Intervals {
+            width: 100,
+            anchor: 250,
+        };
+        assert_eq!(iv.index(0), 0);
+        assert_eq!(iv.index(49), 0);
+        assert_eq!(iv.index(50), 1);
+        assert_eq!(iv.index(249), 2);
+        assert_eq!(iv.index(250), 3);
+        assert_eq!(iv.start(3), 250);
+        assert_eq!(iv.start(0), 0);
+        assert_eq!(iv.start(1), 50);
+        let even = Intervals {
+            width: 100,
+            anchor: 300,
+        };
+        assert_eq!(even.index(299), 2);
+        assert_eq!(even.start(3), 300);
+    }
+
+    #[test]
+    fn backlog_is_sampled_at_every_boundary_the_clock_passes() {
+        let mut s = SeriesAcc::new(Intervals {
+            width: 10,
+            anchor: 0,
+        });
+        assert!(!s.sample_due(9));
+        assert!(s.sample_due(10));
+        // The clock jumped from cycle 3 to 35: boundaries 10, 20 and 30 saw backlog 7.
+        s.sample(35, 7);
+        assert_eq!(s.rows.len(), 3);
+        assert!(s.rows.iter().all(|r| r.backlog == 7));
+        assert!(!s.sample_due(39));
+        s.accepted(41, 5);
+        s.close(42, 2);
+        assert_eq!(s.rows[3].backlog, 2);
+        assert_eq!(s.rows[4].backlog, 2);
+        assert_eq!(s.rows[4].accepted_flits, 5);
+    }
+
+    #[test]
+    fn a_level_integrates_only_inside_the_window() {
+        let mut l = Level::default();
+        l.change(5, 2, 10, Some(20)); // 0 until 5, then 2
+        l.change(15, -1, 10, Some(20)); // 2 over 10..15, then 1 over 15..20
+        l.change(25, 3, 10, Some(20)); // after the window
+        assert_eq!(l.area_until(10, 20), 15);
+        let mut big = Level::default();
+        big.change(u64::MAX / 4, 5, 0, None);
+        big.change(u64::MAX / 4 + 10, -5, 0, None);
+        assert_eq!(
+            big.area_until(0, u64::MAX / 2),
+            50,
+            "exact although the terms overflow"
+        );
+    }
+
+    #[test]
+    fn the_busiest_rows_are_kept_in_order() {
+        assert_eq!(busiest(&[0.1, 0.5, 0.5, 0.2], Some(2)), vec![1, 2]);
+        assert_eq!(busiest(&[0.3, 0.1, 0.2], Some(2)), vec![0, 2]);
+        assert_eq!(busiest(&[0.3, 0.1], None), vec![0, 1]);
+    }
+}
