@@ -129,6 +129,7 @@ fn check(cli: Cli) -> Result<(), String> {
         Command::Run(a) => validate(a.exp.config()),
         Command::Predict(a) | Command::Compare(a) => validate(a.exp.config()),
         Command::Sweep(a) => validate(a.exp.config()),
+        Command::Saturation(a) => validate(a.exp.config()),
         Command::Replay(a) => {
             if !root().join(&a.trace).exists()
                 && !root().join(a.trace.with_extension("meta")).exists()

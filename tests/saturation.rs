@@ -193,6 +193,8 @@ fn the_json_carries_the_result_the_options_and_what_it_ran_on() {
     assert_eq!(s["rankable"], true);
     assert_eq!(s["per_replication"].as_array().unwrap().len(), 3);
     assert_eq!(v["config"]["topology"]["Torus"]["k"], 4);
+    assert!(v["routemu"]["version"].is_string());
+    assert_eq!(v["schema"], "routemu.saturation/1");
     assert!(v["command"].as_str().unwrap().contains("saturation"));
     assert!(v["command"].as_str().unwrap().contains("topology.k=4"));
     assert_eq!(v["options"]["replications"], 3);
@@ -256,6 +258,7 @@ fn searches_that_make_no_sense_are_refused_with_a_message() {
         ),
         (dor, &["--messages", "1000"], "--cycles"),
         (dor, &["--rate", "0.01"], "chooses the load"),
+        (dor, &["--load", "0.3"], "chooses the load"),
         (dor, &["--cycles", "1000"], "at least 4096"),
         (dor, &["--criterion", "latency:1"], "criterion"),
         (dor, &["--tolerance", "0"], "tolerance"),

@@ -98,11 +98,12 @@ impl SaturationArgs {
     }
 }
 
-/// The JSON document: the result with what it was run on.
+/// The JSON document: the result with what it was run on (`write_json` puts the
+/// provenance, `routemu {version, commit}` and `command`, in front).
 #[derive(Serialize)]
 struct Document<'a> {
     schema: &'static str,
-    /// The base machine's effective configuration (the rate is the search's).
+    /// The base machine's effective configuration (every probe sets its own rate).
     config: &'a HwConfig,
     seed: u64,
     #[serde(flatten)]
@@ -173,9 +174,9 @@ pub fn summary(cfg: &HwConfig, r: &SaturationResult) -> String {
 
 /// Runs `routemu saturation`; returns the exit status.
 pub fn saturation(args: &SaturationArgs) -> Result<i32> {
-    if args.exp.rate.is_some() {
+    if args.exp.rate.is_some() || args.exp.load.is_some() {
         return Err(Error::Arg(
-            "--rate: the search chooses the load itself (bound it with --upper)".into(),
+            "--rate/--load: the search chooses the load itself (bound it with --upper)".into(),
         ));
     }
     if args.exp.messages.is_some() {

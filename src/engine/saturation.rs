@@ -22,11 +22,11 @@ use super::experiment::{run_replication, RepResult};
 use super::network::Network;
 use super::sim::{Stop, CHECK_EVERY};
 use crate::config::validate::validate;
-use crate::config::{ArrivalProcess, HwConfig, LatencyFrom, LatencyTo, Measure};
+use crate::config::{ArrivalProcess, Duplex, HwConfig, LatencyFrom, LatencyTo, Measure};
 use crate::error::{Error, Result};
 use crate::stats::ci::mean_ci;
 use crate::switching::{with_mode, WithMode};
-use crate::types::Cycle;
+use crate::types::{Cycle, PortId};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
@@ -138,8 +138,9 @@ pub struct SaturationOptions {
     pub tolerance: f64,
     /// Upper end of the first bracket, flits per node per cycle. None: the machine's
     /// uniform-traffic capacity bound (`throughput.capacity` of a run report: the
-    /// bisection bound of tori, meshes and hypercubes) times the link width; at most one
-    /// message per node per cycle under a Bernoulli process. When that load is sustained
+    /// bisection bound of tori, meshes and hypercubes, times the link width, halved on
+    /// half-duplex links); at most one message per node per cycle under a Bernoulli
+    /// process. When that load is sustained
     /// the bracket doubles (at most [`MAX_EXPANSIONS`] times).
     pub upper: Option<FlitLoad>,
     /// Independent searches, one per replication (at least 2 for an interval).
@@ -572,14 +573,23 @@ fn plan(cfg: &HwConfig, opts: &SaturationOptions) -> Result<Plan> {
             ))
         }
         Some(u) => (u.0, "--upper".to_string()),
-        None => (
-            machine.topology.capacity() * w,
-            format!(
-                "capacity bound {:.4} (throughput.capacity) × link width {}",
-                machine.topology.capacity(),
-                cfg.links.width
-            ),
-        ),
+        None => {
+            let half = cfg.links.duplex == Duplex::Half;
+            (
+                machine.topology.capacity_of_links(cfg.links.width, half),
+                format!(
+                    "capacity bound {:.4} (throughput.capacity: {} per 1-flit link, × width {}{})",
+                    machine.topology.capacity_of_links(cfg.links.width, half),
+                    machine.topology.capacity(),
+                    cfg.links.width,
+                    if half && machine.topology.peer_port(PortId(0)).is_some() {
+                        ", halved on half-duplex links"
+                    } else {
+                        ""
+                    }
+                ),
+            )
+        }
     };
     let (upper, upper_source) = if upper > ceiling {
         (ceiling, format!("{upper_source}, capped at {ceiling_why}"))
@@ -1169,6 +1179,17 @@ mod tests {
         assert_eq!(p.zero_load, FlitLoad(0.02));
         cfg.links.width = 2;
         assert_eq!(plan(&cfg, &opts).unwrap().upper, FlitLoad(4.0));
+        // Half-duplex links (circuit switching) carry one direction at a time: half the
+        // hypercube's bisection bound of 2.
+        let mut circuit = crate::config::load::parse_hw(
+            "(topology: Hypercube(dim: 4), switching: Circuit(strategy: Hold), \
+             experiment: (measure: Cycles(8192)))",
+            "test",
+        )
+        .unwrap();
+        assert_eq!(plan(&circuit, &opts).unwrap().upper, FlitLoad(2.0));
+        circuit.links.duplex = Duplex::Half;
+        assert_eq!(plan(&circuit, &opts).unwrap().upper, FlitLoad(1.0));
         // Bernoulli: one 12-flit message per node per cycle at most.
         cfg.links.width = 32;
         cfg.workload.process = ArrivalProcess::Bernoulli;
