@@ -436,7 +436,7 @@ fn observations_do_not_depend_on_threads_or_idle_skipping() {
                 ejection: cfg.router.ni.ejection_latency,
             };
             let log = msglog::render(&mut extras.messages, &topo, rule);
-            (v, log, extras.latency.csv(), extras.routers.len())
+            (v, log, extras.latency.csv(), extras.links.len())
         };
         let one = run(&cfg);
         assert!(one.0["links"].is_array() && one.0["series"].is_array());

@@ -11,7 +11,7 @@ use crate::error::Result;
 use crate::stats::ci::mean_ci;
 use crate::stats::latency_dist::LatencyHistograms;
 use crate::stats::msglog::RepLog;
-use crate::stats::observe::{self, LinkRow, LinkTotals, RepObs, RouterRow, SeriesAcc};
+use crate::stats::observe::{self, LinkRow, LinkTotals, RepObs, SeriesAcc};
 use crate::stats::report::{
     self, Controller, Deadlock, Dist, Latency, Messages, Phases, Report, Throughput, TopologyInfo,
 };
@@ -376,12 +376,11 @@ pub fn run_experiment_observed(
 #[derive(Clone, Debug, Default)]
 pub struct Extras {
     /// Every link (the report lists at most `experiment.observe.max_links`); empty
-    /// unless `per_link`.
+    /// unless `per_link`, and for networks too big to draw
+    /// (`stats::heatmap::MAX_DRAWN_LINKS`).
     pub links: Vec<LinkRow>,
-    /// What the link counts mean.
+    /// What the link counts mean, and their totals.
     pub link_totals: Option<LinkTotals>,
-    /// Every router; empty unless `per_link`.
-    pub routers: Vec<RouterRow>,
     /// Every replication's measured messages' latency histograms together.
     pub latency: LatencyHistograms,
     /// Per replication, the deliveries and header paths (`message_log`; else empty).
@@ -511,26 +510,21 @@ pub fn aggregate_observed<M: ModeMeasures>(
         .filter_map(|r| Some((r.obs.as_deref()?, r.links)))
         .collect();
     if o.per_link && obs.len() == reps.len() && !reps.is_empty() {
-        let (links, totals) = observe::link_rows(&obs);
-        let util: Vec<f64> = links.iter().map(|l| l.utilization).collect();
-        let keep = observe::busiest(&util, o.max_links);
-        report.links = Some(keep.iter().map(|&i| links[i].clone()).collect());
-        report.link_totals = Some(LinkTotals {
-            listed: keep.len(),
-            ..totals.clone()
-        });
         let only: Vec<&RepObs> = obs.iter().map(|(o, _)| *o).collect();
-        let routers = observe::router_rows(&only, topology.nodes());
-        // Routers are ranked by controller utilisation, else by buffered flits.
-        let load: Vec<f64> = routers
-            .iter()
-            .map(|r| r.ctrl_utilization.or(r.buffered).unwrap_or(0.0))
-            .collect();
-        let keep = observe::busiest(&load, o.max_links);
-        report.routers = Some(keep.iter().map(|&i| routers[i].clone()).collect());
-        extras.links = links;
-        extras.link_totals = Some(totals);
-        extras.routers = routers;
+        // Rows are built for the links listed, and for every link only when a heat map
+        // could draw them: a huge network's rows would cost memory for nothing.
+        let util = observe::link_utilization(&only);
+        let keep = observe::busiest(&util, o.max_links);
+        report.links = Some(observe::link_rows(&only, &keep));
+        report.link_totals = Some(observe::link_totals(&obs, keep.len()));
+        if util.len() <= crate::stats::heatmap::MAX_DRAWN_LINKS {
+            let all: Vec<usize> = (0..util.len()).collect();
+            extras.links = observe::link_rows(&only, &all);
+        }
+        extras.link_totals = Some(observe::link_totals(&obs, extras.links.len()));
+        let nodes = topology.nodes();
+        let keep = observe::busiest(&observe::router_load(&only, nodes), o.max_links);
+        report.routers = Some(observe::router_rows(&only, nodes, &keep));
     }
     if o.interval.is_some() {
         let series: Vec<(&SeriesAcc, Cycle)> = reps

@@ -272,6 +272,28 @@ fn shape(topo: &Topology, d: &Drawing, from: u32, port: u8, to: u32) -> Shape {
     }
 }
 
+/// `v` with `digits` decimals, formatted through integers: a heat map writes several
+/// numbers per link, and float formatting with a precision is slow.
+struct Fixed(f64, u32);
+
+impl std::fmt::Display for Fixed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let scale = 10u64.pow(self.1);
+        let v = (self.0.abs() * scale as f64).round() as u64;
+        let sign = if self.0 < 0.0 && v != 0 { "-" } else { "" };
+        if self.1 == 0 {
+            return write!(f, "{sign}{v}");
+        }
+        write!(
+            f,
+            "{sign}{}.{:0w$}",
+            v / scale,
+            v % scale,
+            w = self.1 as usize
+        )
+    }
+}
+
 fn esc(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
@@ -351,8 +373,14 @@ pub fn svg(
             None => "#cccccc".into(),
         };
         let title = format!(
-            "{} → {} (port {}): utilisation {:.4}, flits {}, headers {}, blocking {}",
-            l.from, l.to, l.port, l.utilization, l.flits, l.headers, l.blocking
+            "{} → {} (port {}): utilisation {}, flits {}, headers {}, blocking {}",
+            l.from,
+            l.to,
+            l.port,
+            Fixed(l.utilization, 4),
+            l.flits,
+            l.headers,
+            l.blocking
         );
         let path = match shape(topo, &d, l.from, l.port, l.to) {
             Shape::Line(a, b) => {
@@ -364,11 +392,11 @@ pub fn svg(
                 let (ox, oy) = (-uy * offset, ux * offset);
                 let cut = radius * 1.3;
                 format!(
-                    "M{:.1},{:.1} L{:.1},{:.1}",
-                    a.0 + ux * cut + ox,
-                    a.1 + uy * cut + oy,
-                    b.0 - ux * cut + ox,
-                    b.1 - uy * cut + oy
+                    "M{},{} L{},{}",
+                    Fixed(a.0 + ux * cut + ox, 1),
+                    Fixed(a.1 + uy * cut + oy, 1),
+                    Fixed(b.0 - ux * cut + ox, 1),
+                    Fixed(b.1 - uy * cut + oy, 1),
                 )
             }
             Shape::Arc(a, b, bulge) => {
@@ -382,13 +410,13 @@ pub fn svg(
                     (a.1 + b.1) / 2.0 + ny * bulge * cell,
                 );
                 format!(
-                    "M{:.1},{:.1} Q{:.1},{:.1} {:.1},{:.1}",
-                    a.0 + nx * offset,
-                    a.1 + ny * offset,
-                    c.0,
-                    c.1,
-                    b.0 + nx * offset,
-                    b.1 + ny * offset
+                    "M{},{} Q{},{} {},{}",
+                    Fixed(a.0 + nx * offset, 1),
+                    Fixed(a.1 + ny * offset, 1),
+                    Fixed(c.0, 1),
+                    Fixed(c.1, 1),
+                    Fixed(b.0 + nx * offset, 1),
+                    Fixed(b.1 + ny * offset, 1),
                 )
             }
             Shape::Stub(a, dir) => {
@@ -396,17 +424,18 @@ pub fn svg(
                 let (ox, oy) = (-dir.1 * offset, dir.0 * offset);
                 let (from, to) = (radius * 1.3, cell * 0.42);
                 format!(
-                    "M{:.1},{:.1} L{:.1},{:.1}",
-                    a.0 + dir.0 * from + ox,
-                    a.1 + dir.1 * from + oy,
-                    a.0 + dir.0 * to + ox,
-                    a.1 + dir.1 * to + oy
+                    "M{},{} L{},{}",
+                    Fixed(a.0 + dir.0 * from + ox, 1),
+                    Fixed(a.1 + dir.1 * from + oy, 1),
+                    Fixed(a.0 + dir.0 * to + ox, 1),
+                    Fixed(a.1 + dir.1 * to + oy, 1),
                 )
             }
         };
         let _ = writeln!(
             s,
-            "<path d=\"{path}\" stroke=\"{colour}\" stroke-width=\"{stroke:.1}\"><title>{}</title></path>",
+            "<path d=\"{path}\" stroke=\"{colour}\" stroke-width=\"{}\"><title>{}</title></path>",
+            Fixed(stroke, 1),
             esc(&title)
         );
     }
@@ -570,6 +599,23 @@ mod tests {
         // Node 0 going −x wraps to node 3; going +x reaches node 1.
         assert!(matches!(shape(&topo, &d, 0, 1, 3), Shape::Stub(_, (x, _)) if x < 0.0));
         assert!(matches!(shape(&topo, &d, 0, 0, 1), Shape::Line(..)));
+    }
+
+    #[test]
+    fn fixed_decimals_round_to_the_nearest() {
+        for v in [0.0, 1.25, -3.25159, 12.04, 0.05, -0.04, 1234.5678] {
+            for d in [0, 1, 4] {
+                let text = Fixed(v, d).to_string();
+                let back: f64 = text.parse().unwrap();
+                assert!(
+                    (back - v).abs() <= 0.5 / 10f64.powi(d as i32) + 1e-12,
+                    "{v}: {text}"
+                );
+                let decimals = text.split('.').nth(1).map_or(0, str::len);
+                assert_eq!(decimals, d as usize, "{text}");
+            }
+        }
+        assert_eq!(Fixed(-0.01, 1).to_string(), "0.0");
     }
 
     #[test]

@@ -439,19 +439,33 @@ pub fn busiest(util: &[f64], max: Option<u32>) -> Vec<usize> {
     }
 }
 
-/// Every link's row (unbounded) and the totals, from every replication's observations
-/// (each with its `links` in the same order) and the report's per-replication link
-/// utilisation (mean, max).
-pub fn link_rows(reps: &[(&RepObs, (f64, f64))]) -> (Vec<LinkRow>, LinkTotals) {
-    let Some((first, _)) = reps.first() else {
-        return (Vec::new(), LinkTotals::default());
+/// Each link's utilisation, the mean over replications of busy / capacity (what the
+/// `links` array is ranked by), from every replication's observations (each with its
+/// `links` in the same order).
+pub fn link_utilization(reps: &[&RepObs]) -> Vec<f64> {
+    let Some(first) = reps.first() else {
+        return Vec::new();
     };
     let k = reps.len() as f64;
-    let rows = first
-        .links
+    (0..first.links.len())
+        .map(|i| {
+            reps.iter()
+                .map(|o| o.links[i].busy as f64 / o.capacity.max(1.0))
+                .sum::<f64>()
+                / k
+        })
+        .collect()
+}
+
+/// The rows of links `which` (indices into every replication's `links`).
+pub fn link_rows(reps: &[&RepObs], which: &[usize]) -> Vec<LinkRow> {
+    let Some(first) = reps.first() else {
+        return Vec::new();
+    };
+    which
         .iter()
-        .enumerate()
-        .map(|(i, l)| {
+        .map(|&i| {
+            let l = &first.links[i];
             let mut row = LinkRow {
                 from: l.from,
                 port: l.port,
@@ -459,7 +473,7 @@ pub fn link_rows(reps: &[(&RepObs, (f64, f64))]) -> (Vec<LinkRow>, LinkTotals) {
                 ..LinkRow::default()
             };
             let mut util = Vec::with_capacity(reps.len());
-            for (o, _) in reps {
+            for o in reps {
                 let x = &o.links[i];
                 row.busy += x.busy;
                 row.flits += x.flits;
@@ -474,27 +488,66 @@ pub fn link_rows(reps: &[(&RepObs, (f64, f64))]) -> (Vec<LinkRow>, LinkTotals) {
                 (row.headers > 0).then(|| row.blocking as f64 / row.headers as f64);
             row
         })
-        .collect::<Vec<_>>();
-    let totals = LinkTotals {
+        .collect()
+}
+
+/// The totals over every link, from every replication's observations and its link
+/// utilisation (mean, max) as the report computed it; `listed` rows are in `links`.
+pub fn link_totals(reps: &[(&RepObs, (f64, f64))], listed: usize) -> LinkTotals {
+    let Some((first, _)) = reps.first() else {
+        return LinkTotals::default();
+    };
+    let k = reps.len() as f64;
+    LinkTotals {
         count: first.link_count,
-        listed: rows.len(),
+        listed,
         busy_unit: first.units.busy,
         blocking_unit: first.units.blocking,
         capacity: reps.iter().map(|(o, _)| o.capacity).sum::<f64>() / k,
         busy: reps.iter().map(|(o, _)| o.busy_total).sum(),
-        flits: rows.iter().map(|r| r.flits).sum(),
+        flits: reps
+            .iter()
+            .flat_map(|(o, _)| o.links.iter().map(|l| l.flits))
+            .sum(),
         utilization_mean: reps.iter().map(|(_, u)| u.0).sum::<f64>() / k,
         utilization_max: reps.iter().map(|(_, u)| u.1).fold(0.0, f64::max),
-    };
-    (rows, totals)
+    }
 }
 
-/// Every router's row (unbounded), from every replication's observations.
-pub fn router_rows(reps: &[&RepObs], nodes: usize) -> Vec<RouterRow> {
+/// What the `routers` array is ranked by: each router's controller utilisation, or
+/// without controllers its buffered flits, or its busy VCs (lanes), summed over
+/// replications.
+pub fn router_load(reps: &[&RepObs], nodes: usize) -> Vec<f64> {
+    let mut load = vec![0.0; nodes];
+    let has_ctrl = reps.iter().all(|o| o.ctrl.len() == nodes);
+    for o in reps {
+        let w = o.window.max(1) as f64;
+        if has_ctrl {
+            for (x, st) in load.iter_mut().zip(&o.ctrl) {
+                *x += st.service_sum as f64 / (o.servers.max(1) as f64 * w);
+            }
+        } else {
+            for p in &o.ports {
+                load[p.node as usize] += p.flit_cycles.unwrap_or(p.vc_cycles) as f64 / w;
+            }
+        }
+    }
+    load
+}
+
+/// The rows of routers `which` (node numbers, increasing), from every replication's
+/// observations.
+pub fn router_rows(reps: &[&RepObs], nodes: usize, which: &[usize]) -> Vec<RouterRow> {
     let k = reps.len().max(1) as f64;
-    let mut rows: Vec<RouterRow> = (0..nodes as u32)
-        .map(|node| RouterRow {
-            node,
+    // Row of each node listed (usize::MAX: not listed).
+    let mut slot = vec![usize::MAX; nodes];
+    for (r, &n) in which.iter().enumerate() {
+        slot[n] = r;
+    }
+    let mut rows: Vec<RouterRow> = which
+        .iter()
+        .map(|&node| RouterRow {
+            node: node as u32,
             ..RouterRow::default()
         })
         .collect();
@@ -503,14 +556,21 @@ pub fn router_rows(reps: &[&RepObs], nodes: usize) -> Vec<RouterRow> {
     for o in reps {
         let w = o.window.max(1) as f64;
         if has_ctrl {
-            for (row, st) in rows.iter_mut().zip(&o.ctrl) {
+            for (r, &n) in which.iter().enumerate() {
+                let st = &o.ctrl[n];
+                let row = &mut rows[r];
                 *row.ctrl_arrival_rate.get_or_insert(0.0) += st.arrivals as f64 / w / k;
                 *row.ctrl_utilization.get_or_insert(0.0) +=
                     st.service_sum as f64 / (o.servers.max(1) as f64 * w) / k;
             }
         }
         for p in &o.ports {
-            let row = &mut rows[p.node as usize];
+            buffers |= p.flit_cycles.is_some();
+            let r = slot[p.node as usize];
+            if r == usize::MAX {
+                continue;
+            }
+            let row = &mut rows[r];
             let j = p.port as usize;
             if row.buffered_by_port.len() <= j {
                 row.buffered_by_port.resize(j + 1, 0.0);
@@ -518,19 +578,18 @@ pub fn router_rows(reps: &[&RepObs], nodes: usize) -> Vec<RouterRow> {
             }
             row.buffered_by_port[j] += p.flit_cycles.unwrap_or(0) as f64 / w / k;
             row.vcs_busy_by_port[j] += p.vc_cycles as f64 / w / k;
-            buffers |= p.flit_cycles.is_some();
         }
     }
     if has_ctrl {
-        // The wait is a mean over requests: pooled over replications, like the
-        // report's controller wait per replication.
-        for (n, row) in rows.iter_mut().enumerate() {
+        // The wait is a mean over requests: per replication, then averaged over those
+        // with requests, like the report's controller wait.
+        for (r, &n) in which.iter().enumerate() {
             let waits: Vec<f64> = reps
                 .iter()
                 .filter(|o| o.ctrl[n].arrivals > 0)
                 .map(|o| o.ctrl[n].wait_sum as f64 / o.ctrl[n].arrivals as f64)
                 .collect();
-            row.ctrl_wait_mean =
+            rows[r].ctrl_wait_mean =
                 (!waits.is_empty()).then(|| waits.iter().sum::<f64>() / waits.len() as f64);
         }
     }
