@@ -90,3 +90,38 @@ fn replay_json_carries_the_build_the_command_line_and_the_effective_configuratio
     assert_provenance(&v, "replay");
     assert_eq!(v["config"]["switching"]["Circuit"]["backoff"], 7);
 }
+
+#[test]
+fn sweep_json_carries_the_build_the_command_line_the_base_configuration_and_every_point() {
+    let v = json_of(&[
+        "sweep",
+        "hw/wormhole-mesh-dor.ron",
+        "--set",
+        "topology.k=4",
+        "--replications",
+        "1",
+        "--warmup",
+        "200",
+        "--cycles",
+        "1000",
+        "--param",
+        "workload.rate=0.002,0.004",
+        "--y",
+        "latency",
+        "--y",
+        "throughput.accepted",
+        "--json",
+        "-",
+    ]);
+    assert_provenance(&v, "sweep");
+    assert_eq!(v["schema"], "routemu.sweep/1");
+    assert_eq!(v["config"]["topology"]["Mesh"]["k"], 4);
+    let points = v["points"].as_array().unwrap();
+    assert_eq!(points.len(), 2);
+    assert_eq!(points[1]["values"]["workload.rate"], "0.004");
+    let acc = points[1]["quantities"]["throughput.accepted"]["measured"]
+        .as_f64()
+        .unwrap();
+    assert!(acc > 0.0, "{acc}");
+    assert!(points[0]["quantities"]["latency"]["measured"].is_number());
+}

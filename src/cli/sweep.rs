@@ -7,7 +7,7 @@
 //! Not here: axes, points, quantities and running them (`engine::sweep`), drawing
 //! (`stats::plot`).
 
-use super::output::write_output;
+use super::output::{write_json, write_output};
 use super::plot::{figure_paths, write_figures};
 use super::ExperimentArgs;
 use crate::config::HwConfig;
@@ -72,6 +72,11 @@ pub struct SweepArgs {
     /// per quantity, the flags.
     #[arg(long, value_name = "FILE|-")]
     pub csv: Option<String>,
+    /// Write the sweep as a JSON document to FILE (`-`: standard output): provenance,
+    /// the base configuration, the axes, and every point's values and quantities (schema
+    /// `routemu.sweep/1`).
+    #[arg(long, value_name = "FILE|-")]
+    pub json: Option<String>,
     /// Draw each quantity against x: FILE.svg or FILE.png (one quantity), else one file
     /// per quantity, FILE-QUANTITY.svg (or .png).
     #[arg(long, value_name = "FILE.svg|FILE.png")]
@@ -311,6 +316,57 @@ fn saturation_options(
     }
 }
 
+/// The JSON document of a sweep (schema `routemu.sweep/1`): the base configuration, the
+/// axes and zipped groups, the quantities, and per point its values (by path), each
+/// quantity's cells (by column suffix; null where there is none) and the flags.
+fn document(
+    base: &HwConfig,
+    axes: &[Axis],
+    zip: &[Vec<String>],
+    quantities: &[Quantity],
+    done: &[Done],
+) -> Value {
+    let points: Vec<Value> = done
+        .iter()
+        .map(|d| {
+            let values: serde_json::Map<String, Value> = axes
+                .iter()
+                .zip(&d.values)
+                .map(|(a, v)| (a.path.clone(), Value::String(v.clone())))
+                .collect();
+            let cells: serde_json::Map<String, Value> = quantities
+                .iter()
+                .zip(&d.cells)
+                .map(|(q, c)| {
+                    let m: serde_json::Map<String, Value> = q
+                        .suffixes()
+                        .iter()
+                        .zip(c)
+                        .map(|(s, x)| (s.to_string(), serde_json::json!(x)))
+                        .collect();
+                    (q.name().to_string(), Value::Object(m))
+                })
+                .collect();
+            let mut p = serde_json::json!({ "values": values, "quantities": cells });
+            if let Some(pt) = &d.point {
+                p["saturated"] = pt.saturated.into();
+                p["deadlock"] = pt.deadlock.into();
+                p["model"] = serde_json::json!(pt.model);
+                p["model_saturated"] = serde_json::json!(pt.model_saturated);
+            }
+            p
+        })
+        .collect();
+    serde_json::json!({
+        "schema": "routemu.sweep/1",
+        "config": base,
+        "axes": axes.iter().map(|a| serde_json::json!({"path": a.path, "values": a.values})).collect::<Vec<_>>(),
+        "zip": zip,
+        "quantities": quantities.iter().map(|q| q.name()).collect::<Vec<_>>(),
+        "points": points,
+    })
+}
+
 /// Runs `routemu sweep`; returns the exit status.
 pub fn sweep(args: &SweepArgs) -> Result<i32> {
     let base = args.exp.config()?;
@@ -340,9 +396,13 @@ pub fn sweep(args: &SweepArgs) -> Result<i32> {
             return Err(Error::Arg(format!("`{}` is swept twice", a.path)));
         }
     }
-    if args.csv.as_deref() == Some("-") && args.plot.as_deref() == Some("-") {
+    let to_stdout = [&args.csv, &args.plot, &args.json]
+        .iter()
+        .filter(|d| d.as_deref() == Some("-"))
+        .count();
+    if to_stdout > 1 {
         return Err(Error::Arg(
-            "--csv - and --plot - cannot both go to standard output".into(),
+            "only one of --csv -, --plot - and --json - can go to standard output".into(),
         ));
     }
     let trace = axes.iter().any(|a| a.path == TRACE_AXIS);
@@ -461,9 +521,11 @@ pub fn sweep(args: &SweepArgs) -> Result<i32> {
     let bar = std::io::stderr().is_terminal().then(|| {
         let b = ProgressBar::new(points.len() as u64);
         b.set_style(
-            ProgressStyle::with_template("{spinner} point {pos}/{len} [{bar:40}] {elapsed}")
-                .expect("valid template")
-                .progress_chars("=> "),
+            ProgressStyle::with_template(
+                "{spinner} point {pos}/{len} [{bar:40}] {elapsed} ETA {eta}",
+            )
+            .expect("valid template")
+            .progress_chars("=> "),
         );
         b
     });
@@ -513,7 +575,7 @@ pub fn sweep(args: &SweepArgs) -> Result<i32> {
     }
     let done = done?;
     let s = summary(&base, &axes, &quantities, &done);
-    if args.csv.as_deref() == Some("-") {
+    if to_stdout > 0 {
         eprint!("{s}");
     } else {
         print!("{s}");
@@ -548,6 +610,9 @@ pub fn sweep(args: &SweepArgs) -> Result<i32> {
     // loses no emulation; `routemu plot` redraws it from the CSV.
     if let Some(dest) = &args.csv {
         write_output(dest, &table.to_csv())?;
+    }
+    if let Some(dest) = &args.json {
+        write_json(dest, &document(&base, &axes, &zip, &quantities, &done))?;
     }
     if let (Some(dest), Some(figs)) = (&args.plot, figs) {
         write_figures(dest, &figs?)?;
