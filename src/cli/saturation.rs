@@ -186,16 +186,31 @@ pub fn saturation(args: &SaturationArgs) -> Result<i32> {
     }
     let cfg = args.exp.config()?;
     let opts = args.options(&cfg)?;
+    // The bar counts probes against the usual number per search — the first bracket, one
+    // zero-load probe for the latency criterion, the bisection's halvings down to the
+    // tolerance — so its ETA is an estimate (a bracket that must grow adds probes).
+    let per_search = 1
+        + u64::from(matches!(opts.criterion, Criterion::Latency(_)))
+        + (1.0 / opts.tolerance.max(1e-6)).log2().ceil().max(1.0) as u64;
     let bar = std::io::stderr().is_terminal().then(|| {
-        let b = ProgressBar::new_spinner();
+        let b = ProgressBar::new(per_search * u64::from(opts.replications));
         b.set_style(
-            ProgressStyle::with_template("{spinner} {msg} {elapsed}").expect("valid template"),
+            ProgressStyle::with_template("{spinner} [{bar:30}] {msg} {elapsed} ETA ≈{eta}")
+                .expect("valid template")
+                .progress_chars("=> "),
         );
         b.enable_steady_tick(std::time::Duration::from_millis(200));
         b
     });
+    let mut probes_done = vec![0u64; opts.replications as usize];
     let result = search(&cfg, &opts, &mut |p: Progress| {
         if let Some(b) = &bar {
+            if let Some(d) = probes_done.get_mut(p.replication as usize) {
+                *d = (*d).max(p.probe as u64);
+            }
+            let done: u64 = probes_done.iter().sum();
+            b.set_length(b.length().unwrap_or(0).max(done + 1));
+            b.set_position(done);
             b.set_message(format!(
                 "replication {}/{} probe {} at {} flits/node/cycle, cycle {}",
                 p.replication + 1,
