@@ -24,7 +24,7 @@ use super::sim::{Stop, CHECK_EVERY};
 use crate::config::validate::validate;
 use crate::config::{ArrivalProcess, Duplex, HwConfig, LatencyFrom, LatencyTo, Measure};
 use crate::error::{Error, Result};
-use crate::stats::ci::mean_ci;
+use crate::stats::ci::{mean_ci, t95};
 use crate::switching::{with_mode, WithMode};
 use crate::types::{Cycle, PortId};
 use serde::{Deserialize, Serialize};
@@ -380,26 +380,6 @@ pub fn compare(a: &Saturation, b: &Saturation) -> Result<Comparison> {
         paired,
         verdict,
     })
-}
-
-/// One-sided 95% quantile of Student's t with `df` degrees of freedom.
-pub fn t95(df: usize) -> f64 {
-    const TABLE: [f64; 30] = [
-        6.314, 2.920, 2.353, 2.132, 2.015, 1.943, 1.895, 1.860, 1.833, 1.812, 1.796, 1.782, 1.771,
-        1.761, 1.753, 1.746, 1.740, 1.734, 1.729, 1.725, 1.721, 1.717, 1.714, 1.711, 1.708, 1.706,
-        1.703, 1.701, 1.699, 1.697,
-    ];
-    match df {
-        0 => f64::NAN,
-        1..=30 => TABLE[df - 1],
-        // Cornish–Fisher expansion around the normal quantile; error < 1e-3 beyond 30.
-        _ => {
-            let z: f64 = 1.644_854;
-            let d = df as f64;
-            z + (z.powi(3) + z) / (4.0 * d)
-                + (5.0 * z.powi(5) + 16.0 * z.powi(3) + 3.0 * z) / (96.0 * d * d)
-        }
-    }
 }
 
 /// The growth of the source backlog over a window.

@@ -10,14 +10,31 @@ pub fn t975(df: usize) -> f64 {
     match df {
         0 => f64::NAN,
         1..=30 => TABLE[df - 1],
-        // Cornish–Fisher expansion around the normal quantile; error < 1e-3 beyond 30.
-        _ => {
-            let z: f64 = 1.959_964;
-            let d = df as f64;
-            z + (z.powi(3) + z) / (4.0 * d)
-                + (5.0 * z.powi(5) + 16.0 * z.powi(3) + 3.0 * z) / (96.0 * d * d)
-        }
+        _ => beyond_table(1.959_964, df),
     }
+}
+
+/// One-sided 95% quantile of Student's t with `df` degrees of freedom (the backlog test
+/// of the saturation search).
+pub fn t95(df: usize) -> f64 {
+    const TABLE: [f64; 30] = [
+        6.314, 2.920, 2.353, 2.132, 2.015, 1.943, 1.895, 1.860, 1.833, 1.812, 1.796, 1.782, 1.771,
+        1.761, 1.753, 1.746, 1.740, 1.734, 1.729, 1.725, 1.721, 1.717, 1.714, 1.711, 1.708, 1.706,
+        1.703, 1.701, 1.699, 1.697,
+    ];
+    match df {
+        0 => f64::NAN,
+        1..=30 => TABLE[df - 1],
+        _ => beyond_table(1.644_854, df),
+    }
+}
+
+/// Student's t quantile for `df` > 30 from the normal quantile `z`: the Cornish–Fisher
+/// expansion, error < 1e-3 there.
+fn beyond_table(z: f64, df: usize) -> f64 {
+    let d = df as f64;
+    z + (z.powi(3) + z) / (4.0 * d)
+        + (5.0 * z.powi(5) + 16.0 * z.powi(3) + 3.0 * z) / (96.0 * d * d)
 }
 
 /// Mean of the replication means and the half-width of its 95% confidence interval
