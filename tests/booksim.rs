@@ -40,8 +40,12 @@ fn run(cfg: &HwConfig, msgs: &[(u32, u32, u32)]) -> Vec<routemu::stats::Delivery
 
 #[test]
 fn zero_load_latency_is_3h_plus_16_for_12_flit_packets_self_included() {
-    for (name, _) in common::booksim_presets() {
-        let cfg = small(&name);
+    for ((name, _), speculative) in common::booksim_presets()
+        .into_iter()
+        .flat_map(|p| [(p.clone(), false), (p, true)])
+    {
+        let mut cfg = small(&name);
+        cfg.router.pipeline.speculative = speculative;
         let topo = Topology::from_config(&cfg.topology).unwrap();
         for src in [0u32, 5] {
             for dst in 0..topo.nodes() as u32 {
@@ -160,4 +164,45 @@ fn uniform_with_self_sends_messages_to_their_source_and_delivers_them() {
         .iter()
         .filter(|d| d.header.id.src() == d.header.dst)
         .all(|d| d.header.hops == 0));
+}
+
+#[test]
+fn speculative_switch_allocation_delivers_every_message_once_under_contention() {
+    // Every node sends three messages to node 0 and one to its mirror image at once:
+    // headers fail VC allocation and waste switch grants all over the network.
+    for (name, _) in common::booksim_presets() {
+        let mut cfg = small(&name);
+        let nodes = Topology::from_config(&cfg.topology).unwrap().nodes() as u32;
+        let msgs: Vec<_> = (0..nodes)
+            .flat_map(|s| [(s, 0, 12), (s, 0, 5), (s, nodes - 1 - s, 12), (s, 0, 1)])
+            .collect();
+        let plain = span(&cfg, &msgs);
+        cfg.router.pipeline.speculative = true;
+        let d = run(&cfg, &msgs);
+        assert_eq!(d.len(), msgs.len(), "{name}");
+        let mut ids: Vec<_> = d.iter().map(|d| d.header.id.0).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), msgs.len(), "{name}: a message delivered twice");
+        // Wasted grants can only delay the last delivery, and not by much here.
+        let spec = span(&cfg, &msgs);
+        assert!(
+            spec >= plain * 9 / 10 && spec <= plain * 3 / 2,
+            "{name}: {plain} vs {spec}"
+        );
+    }
+}
+
+#[test]
+fn speculation_is_refused_with_a_separate_switch_allocation_stage_or_off_wormhole() {
+    let mut cfg = small("booksim-min-torus8.ron");
+    cfg.router.pipeline.speculative = true;
+    assert!(routemu::config::validate::validate(&cfg).is_ok());
+    cfg.router.pipeline.switch_alloc = 1;
+    let e = routemu::config::validate::validate(&cfg).unwrap_err();
+    assert!(e.to_string().contains("speculative"), "{e}");
+    let mut circuit = common::preset("circuit-hold.ron");
+    circuit.router.pipeline.speculative = true;
+    let e = routemu::config::validate::validate(&circuit).unwrap_err();
+    assert!(e.to_string().contains("speculative"), "{e}");
 }

@@ -250,6 +250,15 @@ pub struct PipelineConfig {
     pub switch_alloc: u64,
     /// Cycles from switch grant to the flit entering the link (crossbar traversal).
     pub switch_traversal: u64,
+    /// Speculative switch allocation as BookSim2's (`speculative = 1` with its default
+    /// `spec_sw_allocator = prio`): a header bids for the switch in the cycle it bids for
+    /// a VC, at a lower priority than flits whose VC was allocated in an earlier cycle
+    /// (at the input's and at the output's arbiter), and a switch grant won by a header
+    /// whose VC allocation failed is wasted. Off (the default), a header that wins a VC
+    /// bids for the switch in the same cycle (with `switch_alloc` = 0) at the same
+    /// priority as every other flit, and a header without a VC does not bid. Needs
+    /// `switch_alloc` = 0 (wormhole switching).
+    pub speculative: bool,
 }
 
 /// Arbiter of the allocators.

@@ -167,6 +167,13 @@ pub fn validate(cfg: &HwConfig) -> Result<Machine> {
         ));
     }
     check_network_interface(cfg, routing.is_some())?;
+    if p.speculative && (routing.is_none() || p.switch_alloc != 0) {
+        return Err(Error::config(
+            "router.pipeline.speculative: speculative switch allocation overlaps the VC and \
+             switch allocation of a wormhole router (wormhole switching, \
+             router.pipeline.switch_alloc = 0)",
+        ));
+    }
     if routing.is_some() {
         check_memory(&topology, r.vcs as usize, dma as usize, machine_memory())?;
         if r.vc_release == VcRelease::TailSent {

@@ -28,6 +28,15 @@
 //!
 //! Arbiters: round-robin (pointers move just past the winner, and only on a grant) or
 //! fixed priority (lowest index wins).
+//!
+//! Speculation (`router.pipeline.speculative`, BookSim2's `speculative = 1` with its
+//! `prio` switch allocator): the requests of headers whose VC allocation ran in this
+//! cycle are speculative ([`SpecRequests`]). Both stages serve non-speculative requests
+//! first, in arbiter order, and speculative ones only where none is left; a header whose
+//! VC allocation failed still bids, for the output it asked a VC of, and a grant it wins
+//! is wasted (the input and the output stay idle this cycle). The output's pointer moves
+//! past a wasted grant (the switch allocator cannot tell), the input's VC pointer does
+//! not (BookSim moves its per-input VC offset only when a flit is sent).
 
 use super::buffers::{InputBuffers, OutputVcs};
 use super::Layout;
@@ -66,6 +75,8 @@ pub struct Crossbar {
     xputs: usize,
     /// [crossbar output]: mask of crossbar inputs requesting it this iteration.
     out_req: Vec<u64>,
+    /// [crossbar output]: the same, speculative requests (`SpecRequests`).
+    out_spec: Vec<u64>,
     /// [crossbar input][crossbar output]: the VC behind a request.
     req_vc: Vec<u8>,
     grants: [Grant; MAX_XPUTS],
@@ -76,6 +87,56 @@ pub struct Crossbar {
     ej_cap: usize,
     /// [node]: round-robin pointer over the ejection engines (used with `ej_cap`).
     ej_ptr: Vec<u8>,
+}
+
+/// The speculative switch requests of one router in one cycle
+/// (`router.pipeline.speculative`), written by the VC allocator just before the switch
+/// allocation of the same router.
+#[derive(Clone, Debug, Default)]
+pub struct SpecRequests {
+    /// Whether any request of this cycle is speculative (else the rest is stale).
+    pub any: bool,
+    /// [port]: VCs whose switch request is speculative (VC allocation in this cycle,
+    /// granted or failed).
+    pub vcs: Vec<u64>,
+    /// [port]: of those, the VCs whose VC allocation failed: a grant to them is wasted.
+    pub failed: Vec<u64>,
+    /// Ports with a failed VC.
+    pub failed_ports: u64,
+    /// [slot]: the crossbar output a failed header bids for.
+    pub target: Vec<u8>,
+}
+
+impl SpecRequests {
+    /// Empty requests for routers of `layout`.
+    pub fn new(layout: &Layout) -> Self {
+        SpecRequests {
+            any: false,
+            vcs: vec![0; layout.all_ports()],
+            failed: vec![0; layout.all_ports()],
+            failed_ports: 0,
+            target: vec![0; layout.per_node],
+        }
+    }
+
+    /// Forgets the last router's requests.
+    #[inline]
+    pub fn clear(&mut self) {
+        if self.any {
+            self.vcs.fill(0);
+            self.failed.fill(0);
+            self.failed_ports = 0;
+            self.any = false;
+        }
+    }
+}
+
+/// The first set bit of `mask` at or after `from`, wrapping around: the round-robin
+/// order over a mask as an iterator.
+#[inline]
+fn rr_order(mask: u64, from: u32) -> impl Iterator<Item = usize> {
+    let high = mask & (u64::MAX.checked_shl(from).unwrap_or(0));
+    BitIter(high).chain(BitIter(mask & !high))
 }
 
 /// Limits of the network interface, in crossbar connections per cycle.
@@ -118,6 +179,7 @@ impl Crossbar {
             arbiter,
             xputs,
             out_req: vec![0; xputs],
+            out_spec: vec![0; xputs],
             req_vc: vec![0; xputs * xputs],
             grants: [Grant {
                 in_port: 0,
@@ -143,6 +205,7 @@ impl Crossbar {
     }
 
     /// Runs the switch allocation of router `n` in cycle `t`; the result is in `grants()`.
+    /// `spec`: this router's speculative requests of this cycle, if any.
     pub fn allocate(
         &mut self,
         n: usize,
@@ -150,7 +213,9 @@ impl Crossbar {
         layout: &Layout,
         inputs: &InputBuffers,
         outputs: &OutputVcs,
+        spec: Option<&SpecRequests>,
     ) {
+        let spec = spec.filter(|s| s.any);
         let np = layout.all_ports();
         let local = layout.local();
         let xputs = self.xputs;
@@ -161,9 +226,11 @@ impl Crossbar {
         self.granted = 0;
         // One VC of one input wants the switch (the usual case below saturation): it gets
         // its output, exactly as the general allocator would grant it, only sooner.
+        // (Not when a failed speculative header bids as well.)
         let ports = inputs.ready.ports(n);
         let single = inputs.ready.vcs(n, ports.trailing_zeros() as usize);
-        if ports & (ports - 1) == 0 && single & (single - 1) == 0 {
+        let phantoms = spec.map_or(0, |s| s.failed_ports);
+        if phantoms == 0 && ports & (ports - 1) == 0 && single & (single - 1) == 0 {
             let (ip, iv) = (
                 ports.trailing_zeros() as usize,
                 single.trailing_zeros() as usize,
@@ -201,7 +268,7 @@ impl Crossbar {
         let mut ej_wins = 0;
         for _ in 0..self.iterations {
             let mut touched: u64 = 0;
-            for ip in BitIter(inputs.ready.ports(n)) {
+            for ip in BitIter(inputs.ready.ports(n) | phantoms) {
                 let network = ip != local;
                 if network && in_used >> ip & 1 == 1 {
                     continue;
@@ -212,27 +279,46 @@ impl Crossbar {
                 if !network && wins[ip] as usize >= limit {
                     continue;
                 }
-                let mask = inputs.ready.vcs(n, ip);
+                let (failed, speculative) = spec.map_or((0, 0), |s| (s.failed[ip], s.vcs[ip]));
+                let mask = inputs.ready.vcs(n, ip) | failed;
                 let ptr = if rr {
                     self.in_ptr[n * np + ip] as u32
                 } else {
                     0
                 };
-                // Round-robin order: VCs at or after the pointer first.
-                let high = mask & (u64::MAX << ptr);
+                // Round-robin order (VCs at or after the pointer first), non-speculative
+                // requests before speculative ones.
+                let order =
+                    rr_order(mask & !speculative, ptr).chain(rr_order(mask & speculative, ptr));
                 let mut taken = out_used;
                 let mut picked = wins[ip] as usize;
-                for iv in BitIter(high).chain(BitIter(mask & !high)) {
+                for iv in order {
                     let vc = &vcs[ip * stride + iv];
-                    let (op, ov) = (vc.out_port as usize, vc.out_vc as usize);
-                    let x = if op == local { local + ov } else { op };
+                    let phantom = failed >> iv & 1 == 1;
+                    let x = if phantom {
+                        spec.map_or(0, |s| s.target[layout.slot(ip, iv)] as usize)
+                    } else if vc.out_port as usize == local {
+                        local + vc.out_vc as usize
+                    } else {
+                        vc.out_port as usize
+                    };
                     let xin = if network { ip } else { local + iv };
                     if vc.ready_at > t || taken >> x & 1 == 1 || in_used >> xin & 1 == 1 {
                         continue;
                     }
                     // The buffers keep a VC out of `ready` while its output has no credit.
-                    debug_assert!(op == local || outputs.credits[base + op * stride + ov] > 0);
-                    self.out_req[x] |= 1 << xin;
+                    debug_assert!(
+                        phantom
+                            || vc.out_port as usize == local
+                            || outputs.credits
+                                [base + vc.out_port as usize * stride + vc.out_vc as usize]
+                                > 0
+                    );
+                    if speculative >> iv & 1 == 1 {
+                        self.out_spec[x] |= 1 << xin;
+                    } else {
+                        self.out_req[x] |= 1 << xin;
+                    }
                     self.req_vc[xin * xputs + x] = iv as u8;
                     touched |= 1 << x;
                     // Each injection engine is a crossbar input of its own, unless the
@@ -267,6 +353,9 @@ impl Crossbar {
                 .chain(BitIter(ej_bits & !ej_from));
             for x in order {
                 let m = std::mem::take(&mut self.out_req[x]);
+                let m_spec = std::mem::take(&mut self.out_spec[x]);
+                // Speculative requests only where no other is left.
+                let m = if m != 0 { m } else { m_spec };
                 if ej_bits >> x & 1 == 1 {
                     if ej_wins == self.ej_cap {
                         continue;
@@ -290,21 +379,27 @@ impl Crossbar {
                 } else {
                     (local, x - local)
                 };
-                // At most one grant per crossbar output, so the array cannot overflow.
-                self.grants[self.granted] = Grant {
-                    in_port: ip as u8,
-                    in_vc: iv as u8,
-                    out_port: op as u8,
-                    out_vc: ov as u8,
-                };
-                self.granted += 1;
+                let wasted = spec.is_some_and(|s| s.failed[ip] >> iv & 1 == 1);
+                if !wasted {
+                    // At most one grant per crossbar output, so the array cannot overflow.
+                    self.grants[self.granted] = Grant {
+                        in_port: ip as u8,
+                        in_vc: iv as u8,
+                        out_port: op as u8,
+                        out_vc: ov as u8,
+                    };
+                    self.granted += 1;
+                }
                 out_used |= 1 << x;
                 wins[ip] += 1;
                 // A network input with speedup s may win up to s outputs in all.
                 if ip == local || wins[ip] as usize == self.speedup {
                     in_used |= 1 << xin;
                 }
-                if rr {
+                if rr && wasted {
+                    let next_in = xin + 1;
+                    self.out_ptr[n * xputs + x] = if next_in == xputs { 0 } else { next_in as u8 };
+                } else if rr {
                     let next_vc = iv + 1;
                     self.in_ptr[n * np + ip] = if next_vc == layout.vcs_of(ip) {
                         0
@@ -316,5 +411,106 @@ impl Crossbar {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::router::buffers::VcState;
+
+    /// One router with 2 network ports of 2 VCs and one DMA engine; VC `(ip, iv)` holds
+    /// flits for network output `op`.
+    fn router(active: &[(usize, usize, usize)]) -> (Layout, InputBuffers, OutputVcs) {
+        let lay = Layout::new(2, 2, 1);
+        let mut inputs = InputBuffers::new(1, &lay, 1);
+        let outputs = OutputVcs::new(1, &lay, 8, false, |_, _| true);
+        for &(ip, iv, op) in active {
+            let vc = &mut inputs.vc[lay.vc_idx(0, ip, iv)];
+            vc.state = VcState::Active;
+            vc.buffered = 4;
+            vc.out_port = op as u8;
+            vc.out_vc = 0;
+            inputs.ready.set(0, ip, iv);
+        }
+        (lay, inputs, outputs)
+    }
+
+    fn xbar(lay: &Layout) -> Crossbar {
+        let caps = NiCaps {
+            injection: None,
+            ejection: None,
+        };
+        Crossbar::new(1, lay, 1, 1, Arbiter::RoundRobin, caps)
+    }
+
+    #[test]
+    fn a_speculative_request_loses_the_output_to_an_older_one() {
+        // Input 0 (first in arbiter order) and input 1 both want output 0.
+        let (lay, inputs, outputs) = router(&[(0, 0, 0), (1, 0, 0)]);
+        let mut x = xbar(&lay);
+        x.allocate(0, 0, &lay, &inputs, &outputs, None);
+        assert_eq!(x.grants()[0].in_port, 0, "equal priority: arbiter order");
+        // The same with input 0's VC allocated in this cycle.
+        let mut spec = SpecRequests::new(&lay);
+        spec.any = true;
+        spec.vcs[0] = 1;
+        let mut x = xbar(&lay);
+        x.allocate(0, 0, &lay, &inputs, &outputs, Some(&spec));
+        assert_eq!(x.grants().len(), 1);
+        assert_eq!(
+            x.grants()[0].in_port,
+            1,
+            "the non-speculative flit goes first"
+        );
+    }
+
+    #[test]
+    fn an_input_prefers_its_non_speculative_vc() {
+        // Input 0: VC 0 (speculative) wants output 0, VC 1 wants output 1.
+        let (lay, inputs, outputs) = router(&[(0, 0, 0), (0, 1, 1)]);
+        let mut spec = SpecRequests::new(&lay);
+        spec.any = true;
+        spec.vcs[0] = 1;
+        let mut x = xbar(&lay);
+        x.allocate(0, 0, &lay, &inputs, &outputs, Some(&spec));
+        assert_eq!(x.grants().len(), 1);
+        assert_eq!((x.grants()[0].in_vc, x.grants()[0].out_port), (1, 1));
+    }
+
+    #[test]
+    fn a_grant_to_a_failed_speculation_is_wasted() {
+        // Input 0's VC 0 failed its VC allocation for output 1 but bids; input 1 wants
+        // output 0 non-speculatively.
+        let (lay, mut inputs, outputs) = router(&[(1, 0, 0)]);
+        let vc = &mut inputs.vc[lay.vc_idx(0, 0, 0)];
+        vc.state = VcState::WaitVc;
+        vc.buffered = 1;
+        let mut spec = SpecRequests::new(&lay);
+        spec.any = true;
+        spec.vcs[0] = 1;
+        spec.failed[0] = 1;
+        spec.failed_ports = 1;
+        spec.target[lay.slot(0, 0)] = 1;
+        let mut x = xbar(&lay);
+        x.allocate(0, 0, &lay, &inputs, &outputs, Some(&spec));
+        // Only the real request is granted; output 1 was taken by nothing.
+        assert_eq!(x.grants().len(), 1);
+        assert_eq!((x.grants()[0].in_port, x.grants()[0].out_port), (1, 0));
+        // And a failed speculation for an output a real flit wants loses it.
+        let (lay, mut inputs, outputs) = router(&[(1, 0, 1)]);
+        inputs.vc[lay.vc_idx(0, 0, 0)].state = VcState::WaitVc;
+        let mut x = xbar(&lay);
+        x.allocate(0, 0, &lay, &inputs, &outputs, Some(&spec));
+        assert_eq!(x.grants().len(), 1);
+        assert_eq!((x.grants()[0].in_port, x.grants()[0].out_port), (1, 1));
+        // Two speculative bids for output 1: the failed one comes first in arbiter
+        // order, wins, and the output carries nothing this cycle.
+        let (lay, mut inputs, outputs) = router(&[(1, 0, 1)]);
+        inputs.vc[lay.vc_idx(0, 0, 0)].state = VcState::WaitVc;
+        spec.vcs[1] = 1;
+        let mut x = xbar(&lay);
+        x.allocate(0, 0, &lay, &inputs, &outputs, Some(&spec));
+        assert!(x.grants().is_empty());
     }
 }

@@ -6,8 +6,16 @@
 //!
 //! Arbiters: round-robin over the router's input VCs (the pointer moves just past the
 //! last requester served), or fixed priority (lowest input port and VC first).
+//!
+//! With speculative switch allocation the allocator also tells the switch allocator
+//! which requests of this cycle are speculative ([`SpecRequests`]): the VCs it granted,
+//! and the headers it did not serve that would have bid for the switch all the same —
+//! those whose chosen output had a free VC with a credit at the start of the cycle
+//! (BookSim's `spec_check_elig` and `spec_check_cred`, on by default), bidding for the
+//! VC they would have been given.
 
 use super::buffers::{InputBuffers, OutputVcs, VcState};
+use super::crossbar::SpecRequests;
 use super::Layout;
 use crate::config::{Arbiter, Selection};
 use crate::rng::NodeRng;
@@ -23,7 +31,12 @@ pub struct VcAllocator {
     selection: Selection,
     /// Extra cycles from VC grant to the first switch allocation.
     switch_alloc_delay: Cycle,
-    scratch: Vec<(u16, VcRequest)>,
+    /// Requests of this cycle: (input slot, request, VC it would get at the start of
+    /// the cycle).
+    scratch: Vec<(u16, VcRequest, u8)>,
+    /// The speculative switch requests of the router last allocated
+    /// (`pipeline.speculative`; None without speculation).
+    spec: Option<SpecRequests>,
     order: Vec<(u16, u16)>,
 }
 
@@ -35,6 +48,7 @@ impl VcAllocator {
         arbiter: Arbiter,
         selection: Selection,
         switch_alloc_delay: Cycle,
+        speculative: bool,
     ) -> Self {
         VcAllocator {
             ptr: vec![0; nodes * layout.all_ports()],
@@ -43,10 +57,28 @@ impl VcAllocator {
             switch_alloc_delay,
             scratch: Vec::with_capacity(layout.per_node),
             order: Vec::with_capacity(layout.per_node),
+            spec: speculative.then(|| SpecRequests::new(layout)),
+        }
+    }
+
+    /// The speculative switch requests of the router last allocated (None without
+    /// speculation), for its switch allocation in the same cycle.
+    #[inline]
+    pub fn spec(&self) -> Option<&SpecRequests> {
+        self.spec.as_ref()
+    }
+
+    /// Forgets the speculative requests before router `n`'s cycle (its VC allocation
+    /// may not run).
+    #[inline]
+    pub fn clear_spec(&mut self) {
+        if let Some(s) = &mut self.spec {
+            s.clear();
         }
     }
 
     /// Runs one cycle of VC allocation at router `n`; returns how many VCs were granted.
+    /// With speculation, records this cycle's speculative switch requests ([`Self::spec`]).
     pub fn allocate(
         &mut self,
         n: usize,
@@ -76,7 +108,17 @@ impl VcAllocator {
                     rng,
                 ) {
                     wanted |= 1 << req.port.idx();
-                    self.scratch.push((layout.slot(ip, iv) as u16, req));
+                    let free = outputs.free[n * np + req.port.idx()];
+                    let pick = if req.first & free != 0 {
+                        req.first & free
+                    } else {
+                        req.second & free
+                    };
+                    self.scratch.push((
+                        layout.slot(ip, iv) as u16,
+                        req,
+                        pick.trailing_zeros() as u8,
+                    ));
                 }
             }
         }
@@ -88,14 +130,14 @@ impl VcAllocator {
             };
             // Serve this port's requesters in arbiter order.
             self.order.clear();
-            for (i, (who, req)) in self.scratch.iter().enumerate() {
+            for (i, (who, req, _)) in self.scratch.iter().enumerate() {
                 if req.port.idx() == op {
                     self.order.push(((who + space - ptr) % space, i as u16));
                 }
             }
             self.order.sort_unstable();
             for &(_, i) in &self.order {
-                let (who, req) = self.scratch[i as usize];
+                let (who, req, _) = self.scratch[i as usize];
                 let free = outputs.free[n * np + op];
                 let pick = if req.first & free != 0 {
                     req.first & free
@@ -127,6 +169,45 @@ impl VcAllocator {
                 granted += 1;
             }
         }
+        if let Some(mut spec) = self.spec.take() {
+            self.speculate(n, layout, inputs, outputs, &mut spec);
+            self.spec = Some(spec);
+        }
         granted
+    }
+
+    /// Marks this cycle's requests as speculative switch requests: granted ones, and
+    /// failed ones that would have bid (a head flit buffered, a VC with a credit free at
+    /// the start of the cycle on the chosen output).
+    fn speculate(
+        &self,
+        n: usize,
+        layout: &Layout,
+        inputs: &InputBuffers,
+        outputs: &OutputVcs,
+        spec: &mut SpecRequests,
+    ) {
+        let local = layout.local();
+        for &(who, req, ov) in &self.scratch {
+            let (ip, iv) = layout.unslot(who as usize);
+            let vc = &inputs.vc[layout.vc_idx(n, ip, iv)];
+            spec.any = true;
+            if vc.state == VcState::Active {
+                spec.vcs[ip] |= 1 << iv;
+                continue;
+            }
+            let op = req.port.idx();
+            let credit = op == local || outputs.credits[layout.vc_idx(n, op, ov as usize)] > 0;
+            if vc.buffered > 0 && credit {
+                spec.vcs[ip] |= 1 << iv;
+                spec.failed[ip] |= 1 << iv;
+                spec.failed_ports |= 1 << ip;
+                spec.target[who as usize] = if op == local {
+                    (local + ov as usize) as u8
+                } else {
+                    op as u8
+                };
+            }
+        }
     }
 }

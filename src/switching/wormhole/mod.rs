@@ -245,7 +245,14 @@ impl WormholeNet {
             inputs: InputBuffers::new(nodes, &layout, ring),
             outputs: OutputVcs::new(nodes, &layout, r.buffer_flits, tail_sent, exists),
             ctrl: Controllers::new(nodes, r.controller.servers as usize, layout.per_node),
-            vca: VcAllocator::new(nodes, &layout, r.arbiter, selection, p.switch_alloc),
+            vca: VcAllocator::new(
+                nodes,
+                &layout,
+                r.arbiter,
+                selection,
+                p.switch_alloc,
+                p.speculative,
+            ),
             xbar: Crossbar::new(
                 nodes,
                 &layout,
@@ -560,6 +567,7 @@ impl WormholeNet {
         }
 
         // 4. Virtual-channel allocation.
+        self.vca.clear_spec();
         if self.inputs.wait_vc.ports(n) != 0 {
             self.vca.allocate(
                 n,
@@ -572,8 +580,10 @@ impl WormholeNet {
         }
 
         // 5. Switch allocation and traversal.
-        if self.inputs.ready.ports(n) != 0 {
-            self.xbar.allocate(n, t, &lay, &self.inputs, &self.outputs);
+        let phantoms = self.vca.spec().map_or(0, |s| s.failed_ports);
+        if self.inputs.ready.ports(n) | phantoms != 0 {
+            self.xbar
+                .allocate(n, t, &lay, &self.inputs, &self.outputs, self.vca.spec());
             for i in 0..self.xbar.grants().len() {
                 let g = self.xbar.grants()[i];
                 self.traverse(n, t, g, win, out, stats);
