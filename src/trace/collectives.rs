@@ -132,8 +132,18 @@ const OFFERED: [&[Algorithm]; Collective::COUNT] = {
         &[RecursiveDoubling, Bruck, Ring],
         &[Bruck, Scattered, Pairwise, Linear],
         &[Scattered, Pairwise, Linear],
-        &[RecursiveHalving, Pairwise, RecursiveDoubling, NonCommutative],
-        &[RecursiveHalving, Pairwise, RecursiveDoubling, NonCommutative],
+        &[
+            RecursiveHalving,
+            Pairwise,
+            RecursiveDoubling,
+            NonCommutative,
+        ],
+        &[
+            RecursiveHalving,
+            Pairwise,
+            RecursiveDoubling,
+            NonCommutative,
+        ],
         &[RecursiveDoubling],
         &[RecursiveDoubling],
     ]
@@ -627,8 +637,7 @@ impl Tuning {
                 }
             }
             Collective::Alltoall => {
-                if s.n <= self.alltoall_short_max && p >= u64::from(self.alltoall_bruck_min_procs)
-                {
+                if s.n <= self.alltoall_short_max && p >= u64::from(self.alltoall_bruck_min_procs) {
                     Bruck
                 } else if s.n <= self.alltoall_medium_max {
                     Scattered
@@ -664,13 +673,7 @@ impl Default for Tuning {
 
 /// What `Auto` picks for this call under MPICH 3's defaults ([`Tuning::MPICH3`]), or the
 /// given algorithm checked to apply.
-pub fn resolve(
-    c: &Collective,
-    alg: Algorithm,
-    p: u32,
-    sizes: Sizes,
-    op: Op,
-) -> Result<Algorithm> {
+pub fn resolve(c: &Collective, alg: Algorithm, p: u32, sizes: Sizes, op: Op) -> Result<Algorithm> {
     Tuning::default().resolve(c, alg, p, sizes, op)
 }
 
@@ -685,12 +688,20 @@ fn applies(c: &Collective, alg: Algorithm, s: &Shape, op: Op) -> Result<()> {
             names.join(", ")
         )));
     }
-    let no = |why: &str| Err(invalid(format!("{alg} {} on {} ranks: {why}", c.name(), s.p)));
+    let no = |why: &str| {
+        Err(invalid(format!(
+            "{alg} {} on {} ranks: {why}",
+            c.name(),
+            s.p
+        )))
+    };
     let pof2 = s.p.is_power_of_two();
     let splits = matches!(
         (c, alg),
-        (Collective::Reduce { .. } | Collective::Allreduce, Rabenseifner)
-            | (Collective::Allreduce, Ring)
+        (
+            Collective::Reduce { .. } | Collective::Allreduce,
+            Rabenseifner
+        ) | (Collective::Allreduce, Ring)
     );
     if splits && !s.empty && s.n % op.elem_bytes != 0 {
         return no(&format!(
@@ -714,11 +725,10 @@ fn applies(c: &Collective, alg: Algorithm, s: &Shape, op: Op) -> Result<()> {
         (Collective::Allreduce, Ring) if !op.commutative => {
             no("needs a commutative operation (ring order is not rank order)")
         }
-        (Collective::ReduceScatter | Collective::ReduceScatterBlock, RecursiveHalving | Pairwise)
-            if !op.commutative =>
-        {
-            no("needs a commutative operation")
-        }
+        (
+            Collective::ReduceScatter | Collective::ReduceScatterBlock,
+            RecursiveHalving | Pairwise,
+        ) if !op.commutative => no("needs a commutative operation"),
         (Collective::ReduceScatter | Collective::ReduceScatterBlock, NonCommutative)
             if !pof2 || !s.regular =>
         {
@@ -1209,9 +1219,7 @@ impl RankSchedule<'_> {
             (C::Alltoall, A::Bruck) => self.alltoall_bruck(out),
             (C::Alltoall | C::Alltoallv, A::Pairwise) => self.alltoall_pairwise(out),
             (C::Alltoall | C::Alltoallv, _) => self.alltoall_scattered(out),
-            (C::ReduceScatter | C::ReduceScatterBlock, A::RecursiveHalving) => {
-                self.rs_halving(out)
-            }
+            (C::ReduceScatter | C::ReduceScatterBlock, A::RecursiveHalving) => self.rs_halving(out),
             (C::ReduceScatter | C::ReduceScatterBlock, A::Pairwise) => self.rs_pairwise(out),
             (C::ReduceScatter | C::ReduceScatterBlock, A::NonCommutative) => {
                 self.rs_noncommutative(out)
@@ -1232,7 +1240,8 @@ impl RankSchedule<'_> {
         }
         self.i += 1;
         out.sends.push(tx((r + mask) % p, 0, Blocks::None, false));
-        out.recvs.push(tx((r + p - mask) % p, 0, Blocks::None, false));
+        out.recvs
+            .push(tx((r + p - mask) % p, 0, Blocks::None, false));
     }
 
     // -- bcast ----------------------------------------------------------------------
@@ -1252,7 +1261,11 @@ impl RankSchedule<'_> {
         }
         self.done = true;
         // Farthest subtree first, as MPICH sends.
-        let mut mask = if rel == 0 { p.next_power_of_two() } else { lowbit(rel) } >> 1;
+        let mut mask = if rel == 0 {
+            p.next_power_of_two()
+        } else {
+            lowbit(rel)
+        } >> 1;
         while mask > 0 {
             if rel + mask < p {
                 out.sends.push(tx(abs(rel + mask), n, all, false));
@@ -1298,8 +1311,16 @@ impl RankSchedule<'_> {
             }
             1 => {
                 self.phase = 2;
-                self.i = if self.plan.alg == Algorithm::ScatterRing { 1 } else { 0 };
-                let mut mask = if rel == 0 { p.next_power_of_two() } else { lowbit(rel) } >> 1;
+                self.i = if self.plan.alg == Algorithm::ScatterRing {
+                    1
+                } else {
+                    0
+                };
+                let mut mask = if rel == 0 {
+                    p.next_power_of_two()
+                } else {
+                    lowbit(rel)
+                } >> 1;
                 while mask > 0 {
                     let c = rel + mask;
                     if c < p {
@@ -1324,8 +1345,10 @@ impl RankSchedule<'_> {
                 let theirs = rdst & !(mask - 1);
                 let sb = self.plan.chunks(mine, mine + mask);
                 let rb = self.plan.chunks(theirs, theirs + mask);
-                out.sends.push(tx(abs(rdst), sb, range(mine, mask, p), false));
-                out.recvs.push(tx(abs(rdst), rb, range(theirs, mask, p), false));
+                out.sends
+                    .push(tx(abs(rdst), sb, range(mine, mask, p), false));
+                out.recvs
+                    .push(tx(abs(rdst), rb, range(theirs, mask, p), false));
             }
             _ => {
                 let i = self.i;
@@ -1340,7 +1363,8 @@ impl RankSchedule<'_> {
                 let sb = self.plan.chunks(rj, rj + 1);
                 let rb = self.plan.chunks(rn, rn + 1);
                 out.sends.push(tx((r + 1) % p, sb, range(rj, 1, p), false));
-                out.recvs.push(tx((r + p - 1) % p, rb, range(rn, 1, p), false));
+                out.recvs
+                    .push(tx((r + p - 1) % p, rb, range(rn, 1, p), false));
             }
         }
     }
@@ -1464,12 +1488,7 @@ impl RankSchedule<'_> {
         both: bool,
     ) {
         let pof2 = floor_pof2(self.p());
-        let seg = |(a, b): (u64, u64)| {
-            (
-                self.plan.segments(a, b, pof2),
-                range(a, b - a, pof2),
-            )
-        };
+        let seg = |(a, b): (u64, u64)| (self.plan.segments(a, b, pof2), range(a, b - a, pof2));
         let (sb, sblk) = seg(send);
         out.sends.push(tx(peer, sb, sblk, reduce));
         if both {
@@ -1702,7 +1721,8 @@ impl RankSchedule<'_> {
                 let c = rel + mask;
                 if c < p {
                     let k = mask.min(p - c);
-                    out.recvs.push(tx(abs(c), k * b, range(abs(c), k, p), false));
+                    out.recvs
+                        .push(tx(abs(c), k * b, range(abs(c), k, p), false));
                 }
                 mask <<= 1;
             }
@@ -1733,12 +1753,17 @@ impl RankSchedule<'_> {
             return;
         }
         self.done = true;
-        let mut mask = if rel == 0 { p.next_power_of_two() } else { lowbit(rel) } >> 1;
+        let mut mask = if rel == 0 {
+            p.next_power_of_two()
+        } else {
+            lowbit(rel)
+        } >> 1;
         while mask > 0 {
             let c = rel + mask;
             if c < p {
                 let k = mask.min(p - c);
-                out.sends.push(tx(abs(c), k * b, range(abs(c), k, p), false));
+                out.sends
+                    .push(tx(abs(c), k * b, range(abs(c), k, p), false));
             }
             mask >>= 1;
         }
@@ -1751,7 +1776,11 @@ impl RankSchedule<'_> {
         let r = self.r;
         self.done = true;
         if r == root {
-            let list = if gather { &mut out.recvs } else { &mut out.sends };
+            let list = if gather {
+                &mut out.recvs
+            } else {
+                &mut out.sends
+            };
             for i in (0..p).filter(|&i| i != root) {
                 let b = self.plan.blk(i);
                 if b > 0 {
@@ -1761,7 +1790,11 @@ impl RankSchedule<'_> {
         } else {
             let b = self.plan.blk(r);
             if b > 0 {
-                let list = if gather { &mut out.sends } else { &mut out.recvs };
+                let list = if gather {
+                    &mut out.sends
+                } else {
+                    &mut out.recvs
+                };
                 list.push(tx(root, b, range(r, 1, p), false));
             }
         }
@@ -1825,7 +1858,8 @@ impl RankSchedule<'_> {
             out.sends.push(tx((r + 1) % p, sb, range(j, 1, p), false));
         }
         if rb > 0 {
-            out.recvs.push(tx((r + p - 1) % p, rb, range(jnext, 1, p), false));
+            out.recvs
+                .push(tx((r + p - 1) % p, rb, range(jnext, 1, p), false));
         }
     }
 
@@ -1981,7 +2015,8 @@ impl RankSchedule<'_> {
         let (dst, src) = ((r + i) % p, (r + p - i) % p);
         out.sends
             .push(tx(dst, self.plan.blk(dst), range(dst, 1, p), true));
-        out.recvs.push(tx(src, self.plan.blk(r), range(r, 1, p), true));
+        out.recvs
+            .push(tx(src, self.plan.blk(r), range(r, 1, p), true));
     }
 
     /// Step k: exchange with r ⊕ 2^k the half of the remaining blocks that the peer keeps;
@@ -2174,7 +2209,9 @@ mod tests {
             assert_eq!(a.name().parse::<Algorithm>().unwrap(), a);
         }
         assert_eq!(
-            "scatter_recursive_doubling_allgather".parse::<Algorithm>().unwrap(),
+            "scatter_recursive_doubling_allgather"
+                .parse::<Algorithm>()
+                .unwrap(),
             Algorithm::ScatterRecursiveDoubling
         );
         assert_eq!("Brucks".parse::<Algorithm>().unwrap(), Algorithm::Bruck);
