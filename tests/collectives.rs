@@ -342,8 +342,8 @@ fn simulate(k: &Call) -> Seen {
             }
         };
 
-    for r in 0..p {
-        if !steps[r].is_empty() {
+    for (r, own) in steps.iter().enumerate() {
+        if !own.is_empty() {
             post(r, 0, &st, &mut queues, &mut seen);
         }
     }
@@ -811,13 +811,8 @@ fn allgather_gives_every_rank_every_block_by_every_algorithm() {
                     op: Op::default(),
                 };
                 let seen = check(&k);
-                for r in 0..p as usize {
-                    assert_eq!(
-                        seen.received[r],
-                        total - blocks[r],
-                        "{} rank {r}",
-                        label(&k)
-                    );
+                for (r, b) in blocks.iter().enumerate() {
+                    assert_eq!(seen.received[r], total - b, "{} rank {r}", label(&k));
                 }
             }
         }
@@ -899,8 +894,8 @@ fn reduce_scatter_leaves_each_rank_its_block_reduced_over_every_rank_once() {
                     let seen = check(&k);
                     if alg == Algorithm::Pairwise {
                         let blocks = block_sizes(&k);
-                        for r in 0..p as usize {
-                            assert_eq!(seen.received[r], u64::from(p - 1) * blocks[r]);
+                        for (r, b) in blocks.iter().enumerate() {
+                            assert_eq!(seen.received[r], u64::from(p - 1) * b);
                         }
                     }
                 }

@@ -703,7 +703,7 @@ fn applies(c: &Collective, alg: Algorithm, s: &Shape, op: Op) -> Result<()> {
             Rabenseifner
         ) | (Collective::Allreduce, Ring)
     );
-    if splits && !s.empty && s.n % op.elem_bytes != 0 {
+    if splits && !s.empty && !s.n.is_multiple_of(op.elem_bytes) {
         return no(&format!(
             "{} bytes are not whole {}-byte elements, and the algorithm splits the buffer between elements",
             s.n, op.elem_bytes
@@ -1425,7 +1425,7 @@ impl RankSchedule<'_> {
         self.ridx = 0;
         self.lidx = pof2;
         if r < 2 * rem {
-            let leaves = (r % 2 == 0) != even_stays;
+            let leaves = r.is_multiple_of(2) != even_stays;
             if leaves {
                 let to = if even_stays { r - 1 } else { r + 1 };
                 out.sends.push(tx(to, bytes, blocks, true));
