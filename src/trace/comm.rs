@@ -118,6 +118,10 @@ struct Event {
     ev: Ev,
 }
 
+/// Per communicator handle, from which call on it names which slot (None: freed), in
+/// call order.
+type Timeline = HashMap<i16, Vec<(usize, Option<Slot>)>>;
+
 /// A live handle: its slot and how many times the library returned it unfreed (MPI
 /// libraries hand out the same group handle again for the same group, e.g.
 /// MPI_Comm_group twice on one communicator, and each needs its MPI_Group_free).
@@ -140,8 +144,7 @@ struct RankLog {
     group_freed: HashMap<i16, u64>,
     comm_slots: usize,
     group_slots: usize,
-    /// Per communicator handle, from which call on it names which slot (None: freed).
-    timeline: HashMap<i16, Vec<(usize, Option<Slot>)>>,
+    timeline: Timeline,
     events: Vec<Event>,
 }
 
@@ -533,7 +536,7 @@ impl CommObj {
 pub struct CommTable {
     names: Vec<String>,
     offsets: Vec<Vec<u64>>,
-    timelines: Vec<HashMap<i16, Vec<(usize, Option<Slot>)>>>,
+    timelines: Vec<Timeline>,
     /// Per rank, the communicator of each slot.
     slots: Vec<Vec<CommId>>,
     comms: Vec<CommObj>,
@@ -813,7 +816,11 @@ impl Resolver {
                     if let Some(why) = &self.comms[p].unknown {
                         // Nothing to gather over: what is made is unknown too.
                         if let Some(new) = new {
-                            let why = format!("made by {} from a communicator {why}", e.name);
+                            let why = format!(
+                                "made by {} (byte {} of {}) from an unresolved \
+                                 communicator: {why}",
+                                e.name, e.offset, self.logs[r].name
+                            );
                             self.comms.push(CommObj::unknown(why));
                             self.set_comm(r, new, self.comms.len() - 1);
                         }
@@ -992,8 +999,10 @@ impl Resolver {
                     let members = match &part.group {
                         Some(Grp::Known(m)) => m,
                         Some(Grp::Unknown(why)) => {
-                            self.comms
-                                .push(CommObj::unknown(format!("made from {why}")));
+                            self.comms.push(CommObj::unknown(format!(
+                                "made by {} (byte {} of {}) from an unknown group: {why}",
+                                part.name, part.offset, self.logs[part.rank as usize].name
+                            )));
                             return Ok(Outcome::Unresolved(self.comms.len() - 1));
                         }
                         None => unreachable!("Comm_create parts carry their group"),
@@ -1217,7 +1226,9 @@ impl Resolver {
                 let c = &self.comms[self.cursors[r].comms[*c]];
                 match &c.unknown {
                     None => Grp::Known(c.members.clone()),
-                    Some(why) => Grp::Unknown(format!("the group of a communicator {why}")),
+                    Some(why) => {
+                        Grp::Unknown(format!("the group of an unresolved communicator: {why}"))
+                    }
                 }
             }
             GroupMake::Foreign(why) => Grp::Unknown(format!(
@@ -1379,4 +1390,80 @@ impl Resolver {
 
 fn ranks_of(ranks: &[i32]) -> Vec<i64> {
     ranks.iter().map(|&r| r as i64).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(name: &str, offset: u64, args: Args) -> Call {
+        Call {
+            label: super::super::dumpi::label_of(name).unwrap(),
+            offset,
+            thread: None,
+            cpu: None,
+            wall: None,
+            counters: Vec::new(),
+            statuses: Vec::new(),
+            args,
+        }
+    }
+
+    /// The members of the communicator MPI_Comm_create makes, in an 8-rank world, from
+    /// the group `how` derives from the world group; `members` are the ranks that record
+    /// a communicator (the others MPI_COMM_NULL).
+    fn created(how: Args, members: &[u32]) -> Result<Vec<u32>> {
+        let mut calls: Vec<Vec<Call>> = (0..8).map(|_| Vec::new()).collect();
+        for (r, v) in calls.iter_mut().enumerate() {
+            v.push(call(
+                "MPI_Comm_group",
+                0,
+                Args::CommGroup { comm: 2, group: 3 },
+            ));
+            v.push(call("MPI_Group_incl", 10, how.clone()));
+            let member = members.contains(&(r as u32));
+            v.push(call(
+                "MPI_Comm_create",
+                20,
+                Args::CommCreate {
+                    comm: 2,
+                    group: 4,
+                    newcomm: if member { 5 } else { COMM_NULL },
+                },
+            ));
+        }
+        let t = CommTable::build(&calls)?;
+        Ok(t.world_ranks(members[0], 5, 3)?.to_vec())
+    }
+
+    #[test]
+    fn rank_ranges_count_down_with_negative_strides_and_can_be_empty() {
+        let incl = |ranges: Vec<[i32; 3]>| Args::GroupRangeIncl {
+            group: 3,
+            ranges,
+            newgroup: 4,
+        };
+        // (7, 5, -1) is 7, 6, 5; (3, 1, 1) is nothing; (0, 4, 3) is 0, 3.
+        let want = [7, 6, 5, 0, 3];
+        let got = created(incl(vec![[7, 5, -1], [3, 1, 1], [0, 4, 3]]), &want).unwrap();
+        assert_eq!(got, want);
+        let excl = Args::GroupRangeExcl {
+            group: 3,
+            ranges: vec![[0, 7, 2]],
+            newgroup: 4,
+        };
+        assert_eq!(created(excl, &[1, 3, 5, 7]).unwrap(), [1, 3, 5, 7]);
+        // A zero stride, and a range reaching past the group, are refused.
+        let e = created(incl(vec![[0, 3, 0]]), &[0])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("rank 0: byte 10: MPI_Group_incl has a range (0, 3, 0)"),
+            "{e}"
+        );
+        let e = created(incl(vec![[6, 9, 1]]), &[6])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("names rank 8 of a group of 8"), "{e}");
+    }
 }

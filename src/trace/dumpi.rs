@@ -2072,3 +2072,55 @@ impl DumpiFile {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_label_table_covers_every_dumpi_label_with_valid_layouts() {
+        assert_eq!(LABELS.len(), END_OF_STREAM as usize + 1);
+        assert_eq!(call_name(END_OF_STREAM), Some("MPI_END_OF_STREAM"));
+        for (label, (name, layout)) in LABELS.iter().enumerate() {
+            assert!(
+                name.starts_with("MPI_") || name.starts_with("MPIO_"),
+                "{label}"
+            );
+            if let N(l) | U(l) = layout {
+                assert!(
+                    l.bytes().all(|c| b"ihblIHBsSTRt".contains(&c)),
+                    "{name}: {l}"
+                );
+            }
+            assert_eq!(label_of(name), Some(label as u16), "names are unique");
+        }
+    }
+
+    #[test]
+    fn typed_labels_are_the_communicator_collective_and_point_to_point_calls() {
+        let typed: Vec<&str> = LABELS
+            .iter()
+            .filter(|(_, l)| matches!(l, T))
+            .map(|(n, _)| *n)
+            .collect();
+        for name in [
+            "MPI_Waitsome",
+            "MPI_Startall",
+            "MPI_Alltoallw",
+            "MPI_Exscan",
+            "MPI_Comm_split",
+            "MPI_Group_range_excl",
+            "MPI_Cart_sub",
+            "MPI_Init_thread",
+        ] {
+            assert!(typed.contains(&name), "{name}");
+        }
+        // MPI-IO moves data (to files); its error handlers and group do not.
+        for (name, layout) in LABELS {
+            if name.starts_with("MPI_File_") || name.starts_with("MPIO_") {
+                let passed = name.contains("errhandler") || name == "MPI_File_get_group";
+                assert_eq!(matches!(layout, U(_)), !passed, "{name}");
+            }
+        }
+    }
+}
