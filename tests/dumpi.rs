@@ -354,13 +354,13 @@ fn every_kind(version: [u8; 3]) -> (Writer, Vec<(Args, Vec<Status>)>) {
             vec![],
         ));
     }
-    w.rec("MPI_Recv_init", 0).i(3).h(INT).i(-1).i(-1).h(2).i(20);
+    w.rec("MPI_Recv_init", 0).i(3).h(INT).i(-1).i(42).h(2).i(20);
     want.push((
         Args::RecvInit {
             count: 3,
             datatype: INT,
             source: -1,
-            tag: -1,
+            tag: 42,
             comm: 2,
             request: 20,
         },
@@ -444,13 +444,13 @@ fn every_kind(version: [u8; 3]) -> (Writer, Vec<(Args, Vec<Status>)>) {
     w.rec("MPI_Testany", 0x03)
         .i(2)
         .ints(&[7, 8])
-        .i(1)
+        .i(0)
         .i(1)
         .st(&s1);
     want.push((
         Args::TestAny {
             requests: vec![7, 8],
-            index: 1,
+            index: 0,
             flag: 1,
         },
         tagless(&s1),
@@ -581,8 +581,8 @@ fn every_kind(version: [u8; 3]) -> (Writer, Vec<(Args, Vec<Status>)>) {
         .h(INT)
         .i(0)
         .h(2)
-        .i(5)
-        .h(INT);
+        .i(6)
+        .h(DOUBLE);
     want.push((
         Args::Gather {
             commrank: 0,
@@ -590,8 +590,8 @@ fn every_kind(version: [u8; 3]) -> (Writer, Vec<(Args, Vec<Status>)>) {
             sendtype: INT,
             root: 0,
             comm: 2,
-            recvcount: Some(5),
-            recvtype: Some(INT),
+            recvcount: Some(6),
+            recvtype: Some(DOUBLE),
         },
         vec![],
     ));
@@ -602,7 +602,7 @@ fn every_kind(version: [u8; 3]) -> (Writer, Vec<(Args, Vec<Status>)>) {
         .h(INT)
         .i(0)
         .h(2)
-        .h(INT);
+        .h(DOUBLE);
     want.push((
         Args::Gatherv {
             commrank: 2,
@@ -613,7 +613,7 @@ fn every_kind(version: [u8; 3]) -> (Writer, Vec<(Args, Vec<Status>)>) {
             comm: 2,
             recvcounts: None,
             displs: None,
-            recvtype: INT,
+            recvtype: DOUBLE,
         },
         vec![],
     ));
@@ -626,7 +626,7 @@ fn every_kind(version: [u8; 3]) -> (Writer, Vec<(Args, Vec<Status>)>) {
         .h(2)
         .ints(&[5, 6, 7])
         .ints(&[0, 5, 11])
-        .h(INT);
+        .h(DOUBLE);
     want.push((
         Args::Gatherv {
             commrank: 0,
@@ -637,7 +637,7 @@ fn every_kind(version: [u8; 3]) -> (Writer, Vec<(Args, Vec<Status>)>) {
             comm: 2,
             recvcounts: Some(vec![5, 6, 7]),
             displs: Some(vec![0, 5, 11]),
-            recvtype: INT,
+            recvtype: DOUBLE,
         },
         vec![],
     ));
@@ -647,8 +647,8 @@ fn every_kind(version: [u8; 3]) -> (Writer, Vec<(Args, Vec<Status>)>) {
         .h(DOUBLE)
         .i(2)
         .h(2)
-        .i(4)
-        .h(DOUBLE);
+        .i(12)
+        .h(INT);
     want.push((
         Args::Scatter {
             commrank: 2,
@@ -656,8 +656,8 @@ fn every_kind(version: [u8; 3]) -> (Writer, Vec<(Args, Vec<Status>)>) {
             recvtype: DOUBLE,
             root: 2,
             comm: 2,
-            sendcount: Some(4),
-            sendtype: Some(DOUBLE),
+            sendcount: Some(12),
+            sendtype: Some(INT),
         },
         vec![],
     ));
@@ -677,7 +677,7 @@ fn every_kind(version: [u8; 3]) -> (Writer, Vec<(Args, Vec<Status>)>) {
     w.rec("MPI_Scatterv", 0)
         .i(1)
         .i(2)
-        .h(INT)
+        .h(DOUBLE)
         .i(3)
         .h(INT)
         .i(1)
@@ -688,7 +688,7 @@ fn every_kind(version: [u8; 3]) -> (Writer, Vec<(Args, Vec<Status>)>) {
         Args::Scatterv {
             commrank: 1,
             commsize: 2,
-            sendtype: INT,
+            sendtype: DOUBLE,
             recvcount: 3,
             recvtype: INT,
             root: 1,
@@ -701,7 +701,7 @@ fn every_kind(version: [u8; 3]) -> (Writer, Vec<(Args, Vec<Status>)>) {
     w.rec("MPI_Scatterv", 0)
         .i(0)
         .i(2)
-        .h(INT)
+        .h(DOUBLE)
         .i(3)
         .h(INT)
         .i(1)
@@ -710,7 +710,7 @@ fn every_kind(version: [u8; 3]) -> (Writer, Vec<(Args, Vec<Status>)>) {
         Args::Scatterv {
             commrank: 0,
             commsize: 2,
-            sendtype: INT,
+            sendtype: DOUBLE,
             recvcount: 3,
             recvtype: INT,
             root: 1,
@@ -720,13 +720,13 @@ fn every_kind(version: [u8; 3]) -> (Writer, Vec<(Args, Vec<Status>)>) {
         },
         vec![],
     ));
-    w.rec("MPI_Allgather", 0).i(2).h(INT).i(2).h(INT).h(2);
+    w.rec("MPI_Allgather", 0).i(1).h(INT).i(3).h(DOUBLE).h(2);
     want.push((
         Args::Allgather {
-            sendcount: 2,
+            sendcount: 1,
             sendtype: INT,
-            recvcount: 2,
-            recvtype: INT,
+            recvcount: 3,
+            recvtype: DOUBLE,
             comm: 2,
         },
         vec![],
