@@ -1,9 +1,10 @@
 //! Message traces: what a recorded message is ([`TraceMsg`]), and readers that stream
 //! them from files in time order — routemu's own text format ([`text`]) and Netrace
 //! ([`netrace`]); these never hold a whole trace: memory does not grow with its length.
-//! DUMPI MPI traces ([`dumpi`] decodes the records, [`mpi`] matches receives to sends)
-//! are read whole, since matching needs every rank. [`collectives`] expands MPI collectives
-//! into point-to-point transfers by MPICH's algorithms. Replaying is `engine::replay`'s job.
+//! DUMPI MPI traces ([`dumpi`] decodes the records, [`comm`] resolves communicators and
+//! groups into world ranks, [`mpi`] matches receives to sends) are read whole, since
+//! matching needs every rank. [`collectives`] expands MPI collectives into point-to-point
+//! transfers by MPICH's algorithms. Replaying is `engine::replay`'s job.
 //!
 //! Dependencies are given the way Netrace gives them: a message lists its *children*,
 //! the later messages that may not be injected before it has been delivered. Parents
@@ -11,6 +12,7 @@
 //! message's parents when it reads it.
 
 pub mod collectives;
+pub mod comm;
 pub mod dumpi;
 pub mod mpi;
 pub mod netrace;

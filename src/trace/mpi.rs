@@ -17,12 +17,14 @@
 //!   message (created no earlier than its delivery plus the replay's gap), and every
 //!   send is the program-order successor of the rank's previous one (a rank held up
 //!   stays held up: see [`super::TraceMsg::successor`]).
-//! - Only MPI_COMM_WORLD is read (other communicators need group calls that routemu does
-//!   not decode). Collectives are refused with the call's name and byte offset — their
+//! - Only MPI_COMM_WORLD is read (`comm` resolves the others, but this replay does not
+//!   use it yet). Collectives are refused with the call's name and byte offset — their
 //!   traffic depends on an algorithm the trace does not record — unless the caller asks
-//!   to skip the two whose records can be skipped (Barrier, Allreduce); their
-//!   synchronisation and traffic are then missing from the replay, and the trace's
-//!   description says how many were skipped.
+//!   to skip Barrier and Allreduce; their synchronisation and traffic are then missing
+//!   from the replay, and the trace's description says how many were skipped. Other
+//!   calls that complete requests or move data (Waitany, Test, persistent requests,
+//!   one-sided, MPI-IO) are refused likewise; communicator and bookkeeping calls are
+//!   passed.
 //!
 //! Unlike Netrace and text traces, a DUMPI trace is read whole: matching needs every
 //! rank's calls. The stream is sorted by time, except that a message never comes before
@@ -31,7 +33,7 @@
 //!
 //! Not here: decoding the records (`dumpi`), replaying (`engine::replay`).
 
-use super::dumpi::{call_name, Args, DumpiFile};
+use super::dumpi::{call_name, Args, CallClass, DumpiFile};
 use super::{SizeUnit, TraceMsg, TraceSource};
 use crate::error::{Error, Result};
 use std::cmp::Reverse;
@@ -288,7 +290,15 @@ fn read_rank(
                     )))
                 }
             },
-            Args::Init { .. } | Args::CommQuery { .. } | Args::None => {}
+            // Communicator and group calls move no messages (sends on communicators
+            // other than MPI_COMM_WORLD are refused above), nor do bookkeeping calls.
+            ref a if matches!(a.class(), CallClass::Communicator | CallClass::NoTraffic) => {}
+            _ => {
+                return Err(here.err(format!(
+                    "unsupported MPI call {name}: routemu replays point-to-point messages \
+                     only (Send and Isend variants, Recv, Irecv, Sendrecv, Wait, Waitall)"
+                )))
+            }
         }
     }
     Ok(skipped)
