@@ -94,44 +94,112 @@ pub fn write_rep(
     // Each partition recorded its deliveries in nearly increasing cycles: runs a stable
     // merge sort takes in linear time.
     ds.sort_by_key(|d| (d.absorbed, d.header.id.0));
+    let ds = &log.deliveries;
     let (start, nodes) = group_hops(ds, &log.hops);
-    for (i, d) in ds.iter().enumerate() {
-        let h = &d.header;
-        let src = h.id.src();
-        for v in [
-            rep as u64,
-            h.id.0,
-            h.id.seq(),
-            src.0 as u64,
-            h.dst.0 as u64,
-            h.len as u64,
-            h.created,
-            h.injected,
-            d.absorbed,
-            rule.latency(h.created, h.injected, d.absorbed),
-            h.injected - h.created,
-            d.absorbed - h.injected,
-            h.hops as u64,
-            topo.distance(src, NodeId(h.dst.0)) as u64,
-            h.blocking as u64,
-            h.eject_wait as u64,
-            h.ctrl_wait as u64,
-            h.measured as u64,
-        ] {
-            push_num(out, v);
-            out.push(b',');
+    let lines = Lines {
+        rep,
+        ds,
+        start: &start,
+        nodes: &nodes,
+        topo,
+        rule,
+    };
+    // Formatting costs about as much as emulating a cheap message: a long log is
+    // formatted in chunks on the machine's other cores and joined in order, so the text
+    // is the same whatever the core count.
+    let chunks = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(4)
+        .min(ds.len() / PARALLEL_LINES + 1);
+    lines.write_in(out, chunks);
+}
+
+/// Lines below this many are formatted on one core.
+const PARALLEL_LINES: usize = 50_000;
+
+/// What formatting a replication's lines needs.
+struct Lines<'a> {
+    rep: u32,
+    ds: &'a [Delivery],
+    start: &'a [u32],
+    nodes: &'a [(u32, Cycle, u32)],
+    topo: &'a Topology,
+    rule: LatencyRule,
+}
+
+impl Lines<'_> {
+    /// Appends every line to `out`, formatted in `chunks` pieces on as many threads.
+    fn write_in(&self, out: &mut Vec<u8>, chunks: usize) {
+        let ds = self.ds;
+        if chunks <= 1 {
+            self.write(out, 0..ds.len());
+            return;
         }
-        let mut attempt = None;
-        for &(a, _, node) in &nodes[start[i] as usize..start[i + 1] as usize] {
-            match attempt {
-                None => {}
-                Some(b) if a == b => out.push(b'>'),
-                Some(_) => out.push(b'|'),
+        let per = ds.len().div_ceil(chunks);
+        let parts: Vec<Vec<u8>> = std::thread::scope(|sc| {
+            let handles: Vec<_> = (1..chunks)
+                .map(|c| {
+                    sc.spawn(move || {
+                        let range = (c * per).min(ds.len())..((c + 1) * per).min(ds.len());
+                        let mut buf = Vec::with_capacity(range.len() * 128);
+                        self.write(&mut buf, range);
+                        buf
+                    })
+                })
+                .collect();
+            self.write(out, 0..per.min(ds.len()));
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+                .collect()
+        });
+        for p in parts {
+            out.extend_from_slice(&p);
+        }
+    }
+
+    /// Appends the lines of deliveries `range` to `out`.
+    fn write(&self, out: &mut Vec<u8>, range: std::ops::Range<usize>) {
+        let (start, nodes, rule) = (self.start, self.nodes, self.rule);
+        for i in range {
+            let d = &self.ds[i];
+            let h = &d.header;
+            let src = h.id.src();
+            for v in [
+                self.rep as u64,
+                h.id.0,
+                h.id.seq(),
+                src.0 as u64,
+                h.dst.0 as u64,
+                h.len as u64,
+                h.created,
+                h.injected,
+                d.absorbed,
+                rule.latency(h.created, h.injected, d.absorbed),
+                h.injected - h.created,
+                d.absorbed - h.injected,
+                h.hops as u64,
+                self.topo.distance(src, NodeId(h.dst.0)) as u64,
+                h.blocking as u64,
+                h.eject_wait as u64,
+                h.ctrl_wait as u64,
+                h.measured as u64,
+            ] {
+                push_num(out, v);
+                out.push(b',');
             }
-            attempt = Some(a);
-            push_num(out, node as u64);
+            let mut attempt = None;
+            for &(a, _, node) in &nodes[start[i] as usize..start[i + 1] as usize] {
+                match attempt {
+                    None => {}
+                    Some(b) if a == b => out.push(b'>'),
+                    Some(_) => out.push(b'|'),
+                }
+                attempt = Some(a);
+                push_num(out, node as u64);
+            }
+            out.push(b'\n');
         }
-        out.push(b'\n');
     }
 }
 
@@ -223,6 +291,46 @@ mod tests {
             let mut out = Vec::new();
             push_num(&mut out, v);
             assert_eq!(String::from_utf8(out).unwrap(), v.to_string());
+        }
+    }
+
+    #[test]
+    fn lines_formatted_in_chunks_are_the_lines_formatted_at_once() {
+        let topo =
+            Topology::from_config(&crate::config::TopologyConfig::Hypercube { dim: 3 }).unwrap();
+        let ds: Vec<Delivery> = (0..11u64)
+            .map(|i| Delivery {
+                header: MsgHeader {
+                    id: MsgId::new(NodeId(i as u32 % 8), i),
+                    dst: NodeId((i as u32 + 3) % 8),
+                    len: 1 + i as u32,
+                    created: i,
+                    injected: i + 1,
+                    ..MsgHeader::default()
+                },
+                absorbed: 10 + i,
+            })
+            .collect();
+        let start: Vec<u32> = (0..=11).collect();
+        let nodes: Vec<_> = (0..11).map(|i| (0, 0, i as u32 % 8)).collect();
+        let lines = Lines {
+            rep: 2,
+            ds: &ds,
+            start: &start,
+            nodes: &nodes,
+            topo: &topo,
+            rule: LatencyRule {
+                def: LatencyDef::default(),
+                ejection: 1,
+            },
+        };
+        let mut one = Vec::new();
+        lines.write_in(&mut one, 1);
+        assert_eq!(one.iter().filter(|&&b| b == b'\n').count(), 11);
+        for chunks in [2, 3, 4, 11, 12] {
+            let mut many = Vec::new();
+            lines.write_in(&mut many, chunks);
+            assert_eq!(one, many, "{chunks} chunks");
         }
     }
 
