@@ -183,3 +183,26 @@ fn a_hold_deadlock_across_partitions_is_found_at_the_same_cycle() {
         assert_eq!(one, report(&cfg), "{t} threads");
     }
 }
+
+#[test]
+fn a_thread_count_that_would_leave_the_last_partition_empty_runs_on_the_partitions_that_exist() {
+    // 64 nodes in chunks of ⌈64/9⌉ = 8 fill 8 partitions, not 9; 4 nodes in chunks of
+    // ⌈4/3⌉ = 2 fill 2, not 3 (hardening D01: the barrier waited for the absent one).
+    for (name, dim_or_k, threads) in [
+        ("wormhole-torus-dor.ron", None, 9),
+        ("circuit-hold.ron", Some(2), 3),
+    ] {
+        let mut cfg = short(name, common::preset(name));
+        if let (Some(d), routemu::config::TopologyConfig::Hypercube { dim }) =
+            (dim_or_k, &mut cfg.topology)
+        {
+            *dim = d;
+        }
+        cfg.experiment.replications = 1;
+        let one = report(&cfg);
+        cfg.experiment.threads = threads;
+        let r = run_experiment(&cfg, &mut |_, _| {}).unwrap();
+        assert!(r.threads < threads, "{name}: {} partitions", r.threads);
+        assert_eq!(one, report(&cfg), "{name} with {threads} threads");
+    }
+}

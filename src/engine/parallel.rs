@@ -115,7 +115,11 @@ pub fn partitions_for<N: Network>(nodes: usize, threads: usize, min_nodes: Optio
         return 1;
     }
     let min = min_nodes.unwrap_or(N::MIN_PARTITION_NODES);
-    threads.clamp(1, (nodes / min.max(1)).max(1))
+    let parts = threads.clamp(1, (nodes / min.max(1)).max(1));
+    // Chunks of ⌈nodes/parts⌉ can leave the last partitions empty (8 nodes in 3 chunks
+    // of 3 … but 9 nodes in 4 chunks of 3 fill only 3): count the partitions that exist,
+    // since a barrier sized for an absent one never opens.
+    crate::engine::partition::ranges(nodes, parts).len().max(1)
 }
 
 /// What one partition hands another at the end of a cycle: events and their side data.
@@ -132,8 +136,10 @@ pub fn run_partitioned<N: Network + Send>(
     parts: usize,
     progress: &mut dyn FnMut(Cycle),
 ) -> Result<(Vec<Simulation<N>>, Stop)> {
-    let barrier = SpinBarrier::new(parts.max(1));
-    run_with_barrier(cfg, rep, parts, &barrier, progress)
+    let sims = build_partitions::<N>(cfg, rep, parts)?;
+    // One party per partition that exists (empty node ranges are dropped).
+    let barrier = SpinBarrier::new(sims.len().max(1));
+    run_built(cfg, rep, sims, &barrier, progress)
 }
 
 /// As [`run_partitioned`], with a chosen barrier.
@@ -144,7 +150,19 @@ pub fn run_with_barrier<N: Network + Send, B: CycleBarrier>(
     barrier: &B,
     progress: &mut dyn FnMut(Cycle),
 ) -> Result<(Vec<Simulation<N>>, Stop)> {
-    let mut sims = build_partitions::<N>(cfg, rep, parts)?;
+    let sims = build_partitions::<N>(cfg, rep, parts)?;
+    run_built(cfg, rep, sims, barrier, progress)
+}
+
+/// Steps partitions already built to the end of the run (the barrier has one party per
+/// partition).
+fn run_built<N: Network + Send, B: CycleBarrier>(
+    cfg: &HwConfig,
+    rep: u32,
+    mut sims: Vec<Simulation<N>>,
+    barrier: &B,
+    progress: &mut dyn FnMut(Cycle),
+) -> Result<(Vec<Simulation<N>>, Stop)> {
     if sims.len() == 1 {
         let stop = sims[0].run(progress);
         return Ok((sims, stop));
