@@ -33,6 +33,9 @@ pub struct DestPattern {
     /// The nodes that send and receive (all, or a host/switch network's hosts).
     endpoints: std::ops::Range<u32>,
     classes: Option<Arc<DistanceClasses>>,
+    /// Sphere of locality drawn by rejection: [node] whether any destination lies
+    /// outside the radius (on a mesh the central nodes' farthest node can be inside it).
+    has_outside: Option<Arc<Vec<bool>>>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -139,11 +142,20 @@ impl DestPattern {
             }
             Arc::new(DistanceClasses { by_dist })
         });
+        let has_outside = match kind {
+            Kind::Sphere { radius, .. } if classes.is_none() => Some(Arc::new(
+                (0..n as u32)
+                    .map(|s| eccentricity(topology, s) > radius)
+                    .collect(),
+            )),
+            _ => None,
+        };
         Ok(DestPattern {
             kind,
             endpoints: topology.endpoints(),
             topology: topology.clone(),
             classes,
+            has_outside,
         })
     }
 
@@ -234,8 +246,10 @@ impl DestPattern {
 
     fn sphere(&self, s: u32, radius: u32, mut inside: bool, rng: &mut NodeRng) -> u32 {
         let diameter = self.topology.diameter();
-        if radius >= diameter {
-            inside = true; // nothing lies outside the sphere
+        // Nothing lies outside the sphere (of any node, or of this one): the message
+        // goes inside it, rather than a draw that could never succeed.
+        if radius >= diameter || self.has_outside.as_ref().is_some_and(|h| !h[s as usize]) {
+            inside = true;
         }
         if let Some(c) = &self.classes {
             let range = if inside {
@@ -293,6 +307,30 @@ fn complement(g: crate::topology::Grid, src: u32) -> u32 {
 
 fn transpose(k: u32, src: u32) -> u32 {
     (src % k) * k + src / k
+}
+
+/// The largest distance from `s` to any node: per dimension the farther edge on a mesh;
+/// the diameter on the Manhattan Street network, whose nodes all look alike (a test
+/// checks it by enumeration); by enumeration elsewhere.
+fn eccentricity(topology: &Topology, s: u32) -> u32 {
+    match topology {
+        Topology::ManhattanStreet(_) | Topology::Hypercube(_) | Topology::Torus(_) => {
+            topology.diameter()
+        }
+        Topology::Mesh(m) => {
+            let g = &m.grid;
+            (0..g.n)
+                .map(|d| {
+                    let c = g.coord(s, d);
+                    c.max(g.k - 1 - c)
+                })
+                .sum()
+        }
+        _ => (0..topology.nodes() as u32)
+            .map(|o| topology.distance(NodeId(s), NodeId(o)))
+            .max()
+            .unwrap_or(0),
+    }
 }
 
 #[cfg(test)]
@@ -426,5 +464,47 @@ mod tests {
         assert!(
             DestPattern::new(&PatternConfig::DecreasingProbability { decay: 0.0 }, &t).is_err()
         );
+    }
+
+    #[test]
+    fn a_sphere_on_a_mesh_whose_centre_sees_nothing_outside_sends_inside_instead_of_looping() {
+        // 8×8 mesh, radius 8: the central nodes are at most 8 hops from anything, the
+        // corners 14 (hardening D05: the outside draw never ended).
+        let topo =
+            Topology::from_config(&crate::config::TopologyConfig::Mesh { k: 8, n: 2 }).unwrap();
+        let pat = DestPattern::new(
+            &PatternConfig::SphereOfLocality {
+                radius: 8,
+                probability: 0.0,
+            },
+            &topo,
+        )
+        .unwrap();
+        let mut rng = stream(3, 0, 0, 0);
+        let centre = NodeId(3 * 8 + 3);
+        assert_eq!(eccentricity(&topo, centre.0), 8);
+        for _ in 0..200 {
+            let d = pat.sample(centre, &mut rng);
+            assert!(topo.distance(centre, d) <= 8);
+            let d = pat.sample(NodeId(0), &mut rng);
+            assert!(
+                topo.distance(NodeId(0), d) > 8,
+                "a corner still goes outside"
+            );
+        }
+    }
+
+    #[test]
+    fn every_manhattan_street_node_is_a_diameter_away_from_some_node() {
+        for k in [4, 6, 8] {
+            let topo = Topology::from_config(&crate::config::TopologyConfig::ManhattanStreet { k })
+                .unwrap();
+            for s in 0..topo.nodes() as u32 {
+                let far = (0..topo.nodes() as u32)
+                    .map(|o| topo.distance(NodeId(s), NodeId(o)))
+                    .max();
+                assert_eq!(far, Some(topo.diameter()), "k = {k}, node {s}");
+            }
+        }
     }
 }
