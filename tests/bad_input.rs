@@ -83,6 +83,11 @@ fn non_positive_rates_and_empty_messages_are_refused() {
         &["run", "hw/wormhole-torus-dor.ron", "--rate", "NaN"],
         "workload.rate",
     );
+    // A rate no node could ever inject filled memory within one cycle (hardening D06).
+    fails_with(
+        &["run", "hw/wormhole-torus-dor.ron", "--rate", "1e20"],
+        "at most 64 messages per node per cycle",
+    );
     fails_with(
         &["run", "hw/wormhole-torus-dor.ron", "--length", "0"],
         "flits",

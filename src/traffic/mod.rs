@@ -24,6 +24,9 @@ pub struct Workload {
     pub length: LengthDist,
 }
 
+/// The largest `workload.rate` accepted, in messages per node per cycle.
+pub const MAX_RATE: f64 = 64.0;
+
 impl Workload {
     /// Builds and checks a workload.
     pub fn new(cfg: &WorkloadConfig, topology: &Topology) -> Result<Self> {
@@ -31,6 +34,17 @@ impl Workload {
             return Err(Error::config(format!(
                 "workload.rate = {}: the message generation rate must be a positive number \
                  of messages per node per cycle",
+                cfg.rate
+            )));
+        }
+        // A source creates its arrivals of a cycle one by one: an absurd rate would
+        // fill memory within the cycle (and past ~1e16 the next arrival time no longer
+        // advances in f64). No node injects more than a few dozen flits per cycle.
+        if cfg.rate > MAX_RATE {
+            return Err(Error::config(format!(
+                "workload.rate = {}: at most {MAX_RATE} messages per node per cycle (far past \
+                 what any node can inject; saturation needs only a rate above the \
+                 network's capacity)",
                 cfg.rate
             )));
         }
