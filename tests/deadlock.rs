@@ -58,3 +58,29 @@ fn the_binary_exits_with_status_three_and_prints_the_cycle() {
     assert!(stdout.contains("DEADLOCK"), "{stdout}");
     assert!(stdout.contains("waiting cycle"), "{stdout}");
 }
+
+#[test]
+fn a_deadlock_whose_source_queues_pass_the_saturation_threshold_is_still_a_deadlock() {
+    // The 8×8 torus without dateline classes at a load whose backlog passes the default
+    // saturation threshold before the watchdog's 20 000 idle cycles are up: it used to be
+    // reported as saturated with exit 0 (hardening D07).
+    let out = common::routemu(&[
+        "run",
+        "hw/wormhole-torus-dor.ron",
+        "--rate",
+        "0.05",
+        "--set",
+        "switching.unsafe_routing=true",
+        "--replications",
+        "1",
+        "--json",
+        "-",
+    ]);
+    assert_eq!(out.status.code(), Some(3));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["saturated"], false);
+    assert!(v["deadlock"]["description"]
+        .as_str()
+        .unwrap()
+        .contains("waiting cycle"));
+}

@@ -192,20 +192,28 @@ impl Coordinator {
             if self.window.contains(now) || self.window.end == Some(now) {
                 self.backlog_samples.push((now, sum(|s| s.backlog)));
             }
+            let last = parts.iter().map(|s| s.last_progress).max().unwrap_or(0);
+            let live: i64 = parts.iter().map(|s| s.live).sum();
+            // A saturated network moves flits every cycle; one where nothing moved for a
+            // whole check interval may be deadlocked, and is left to the deadlock
+            // watchdog below (it either moves again or is reported as a deadlock, never
+            // as saturated).
+            let frozen = live > 0 && now - last >= CHECK_EVERY;
             let judged = now >= self.window.start + self.observe;
-            let limit = self.backlog_limit * if judged { 1 } else { 20 };
-            if sum(|s| s.backlog) > limit {
+            let limit = self
+                .backlog_limit
+                .saturating_mul(if judged { 1 } else { 20 });
+            if !frozen && sum(|s| s.backlog) > limit {
                 return Decision::Stop(Stop::Saturated, Some(self.close(now)));
             }
-            if self
-                .window
-                .end
-                .is_some_and(|e| now > e + self.exp.drain_limit)
+            if !frozen
+                && self
+                    .window
+                    .end
+                    .is_some_and(|e| now > e.saturating_add(self.exp.drain_limit))
             {
                 return Decision::Stop(Stop::Saturated, self.window.end);
             }
-            let last = parts.iter().map(|s| s.last_progress).max().unwrap_or(0);
-            let live: i64 = parts.iter().map(|s| s.live).sum();
             let stuck = live > 0 && now - last > self.exp.deadlock_cycles;
             if stuck || parts.iter().any(|s| s.proven_stall) {
                 return Decision::Stop(Stop::Deadlock(String::new()), Some(self.close(now)));

@@ -96,14 +96,14 @@ pub struct Crossbar {
 pub struct SpecRequests {
     /// Whether any request of this cycle is speculative (else the rest is stale).
     pub any: bool,
-    /// [port]: VCs whose switch request is speculative (VC allocation in this cycle,
+    /// `[port]`: VCs whose switch request is speculative (VC allocation in this cycle,
     /// granted or failed).
     pub vcs: Vec<u64>,
-    /// [port]: of those, the VCs whose VC allocation failed: a grant to them is wasted.
+    /// `[port]`: of those, the VCs whose VC allocation failed: a grant to them is wasted.
     pub failed: Vec<u64>,
     /// Ports with a failed VC.
     pub failed_ports: u64,
-    /// [slot]: the crossbar output a failed header bids for.
+    /// `[slot]`: the crossbar output a failed header bids for.
     pub target: Vec<u8>,
 }
 
