@@ -1,8 +1,8 @@
 //! DUMPI traces replay as MPI would run them: receives matched to sends in MPI order, a
 //! rank's sends after a Wait/Waitall (or blocking Recv) held back until the awaited
-//! messages were delivered, and a rank held up stays held up; collectives and other
-//! communicators are refused with the call and its byte offset. The rank files are
-//! written here, big-endian, as sst-dumpi writes them.
+//! messages were delivered, and a rank held up stays held up; collectives expanded (or
+//! skipped or refused on request), unknown communicators refused with the call and its
+//! byte offset. The rank files are written here, big-endian, as sst-dumpi writes them.
 
 mod common;
 
@@ -308,45 +308,44 @@ fn any_source_receives_take_the_earliest_send() {
 }
 
 #[test]
-fn collectives_and_other_communicators_are_refused_with_the_call_and_offset() {
+fn collectives_are_refused_or_skipped_on_request_and_unknown_communicators_refused() {
     let dir = tempfile::tempdir().unwrap();
     let err = |ranks: &[&Rank], o: &OpenOptions| {
         let meta = write_trace(dir.path(), ranks);
         open_with(&meta, o).err().expect("refused").to_string()
     };
-    let (mut r0, r1, r2) = three_ranks();
-    let at = r0.offsets.len();
-    r0.barrier(20_000);
-    let barrier = format!(
-        "t-0000.bin: byte {}: unsupported MPI call MPI_Barrier",
-        r0.offsets[at]
-    );
-    let e = err(&[&r0, &r1, &r2], &OpenOptions::default());
-    assert!(e.contains(&barrier), "{e}");
-    // Skipped on request, and said so.
-    let meta = write_trace(dir.path(), &[&r0, &r1, &r2]);
+    let refuse = OpenOptions {
+        collectives: Collectives::Refuse,
+        ..OpenOptions::default()
+    };
     let skip = OpenOptions {
         collectives: Collectives::Skip,
         ..OpenOptions::default()
     };
-    let d = open_with(&meta, &skip).unwrap().describe();
-    assert!(d.contains("1 collective calls skipped"), "{d}");
-    // Collectives whose records cannot be skipped are always refused.
-    let (mut r0, r1, r2) = three_ranks();
-    r0.bcast(20_000);
-    let e = err(&[&r0, &r1, &r2], &skip);
-    let bcast = format!(
-        "byte {}: unsupported MPI call MPI_Bcast",
-        r0.offsets.last().unwrap()
+    let (mut r0, mut r1, mut r2) = three_ranks();
+    let at = r0.offsets.len();
+    for r in [&mut r0, &mut r1, &mut r2] {
+        r.barrier(20_000).bcast(21_000);
+    }
+    let barrier = format!(
+        "t-0000.bin: byte {}: unsupported MPI call MPI_Barrier",
+        r0.offsets[at]
     );
-    assert!(e.contains(&bcast), "{e}");
-    // Another communicator.
+    let e = err(&[&r0, &r1, &r2], &refuse);
+    assert!(e.contains(&barrier), "{e}");
+    // Skipped on request, every kind, and said so.
+    let meta = write_trace(dir.path(), &[&r0, &r1, &r2]);
+    let d = open_with(&meta, &skip).unwrap().describe();
+    assert!(d.contains("6 collective calls skipped"), "{d}");
+    // Expanded by default: a dissemination barrier (2 rounds of 3) and a binomial bcast.
+    assert_eq!(all(&meta).len(), 4 + 2 * 3 + 2, "expanded by default");
+    // A communicator the rank never made.
     let (mut r0, r1, r2) = three_ranks();
     r0.send(20_000, 1, 1, 0, 5);
     let e = err(&[&r0, &r1, &r2], &skip);
     assert!(
         e.contains(&format!(
-            "byte {}: MPI_Send on communicator 5",
+            "t-0000.bin: byte {}: MPI_Send on communicator handle 5",
             r0.offsets.last().unwrap()
         )),
         "{e}"
@@ -383,9 +382,13 @@ fn broken_dumpi_traces_are_refused_with_the_file_and_place() {
 }
 
 #[test]
-fn the_shipped_ring_replays_with_its_collectives_skipped() {
+fn the_shipped_ring_replays_with_its_collectives_skipped_or_refused_on_request() {
     let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("traces/dumpi-sst/testtrace.meta");
-    let e = open(&p).err().unwrap().to_string();
+    let refuse = OpenOptions {
+        collectives: Collectives::Refuse,
+        ..OpenOptions::default()
+    };
+    let e = open_with(&p, &refuse).err().unwrap().to_string();
     assert!(e.contains("MPI_Barrier") && e.contains("byte 128"), "{e}");
     let o = OpenOptions {
         collectives: Collectives::Skip,
