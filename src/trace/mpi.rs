@@ -291,7 +291,7 @@ struct Part {
     name: &'static str,
     comm: i16,
     kind: Collective,
-    /// The call's size when it is one number (see [`part`]).
+    /// The call's size when it is one number (see `part`).
     bytes: u64,
     /// Per-rank sizes, or this rank's row of an alltoallv, when the call records them.
     vec: Option<Vec<u64>>,
