@@ -147,6 +147,36 @@ impl Rank {
     fn test(&mut self, ns: u64, req: i32, flag: i32) -> &mut Self {
         self.call(14, ns).i32(req).i32(flag)
     }
+    fn send_init(&mut self, ns: u64, doubles: i32, dest: i32, req: i32) -> &mut Self {
+        self.call(26, ns).part(doubles, dest, 0).i16(WORLD).i32(req)
+    }
+    fn recv_init(&mut self, ns: u64, source: i32, req: i32) -> &mut Self {
+        self.call(30, ns)
+            .part(1 << 20, source, 0)
+            .i16(WORLD)
+            .i32(req)
+    }
+    fn start(&mut self, ns: u64, req: i32) -> &mut Self {
+        self.call(31, ns).i32(req)
+    }
+    /// Waitany (label 16) or Waitsome (20, with the completed indices).
+    fn waitsome(&mut self, ns: u64, reqs: &[i32], done: &[i32]) -> &mut Self {
+        self.call(if done.len() == 1 { 16 } else { 20 }, ns)
+            .i32(reqs.len() as i32);
+        self.body.extend((reqs.len() as u32).to_be_bytes());
+        for &r in reqs {
+            self.i32(r);
+        }
+        if done.len() == 1 {
+            return self.i32(done[0]);
+        }
+        self.i32(done.len() as i32);
+        self.body.extend((done.len() as u32).to_be_bytes());
+        for &i in done {
+            self.i32(i);
+        }
+        self
+    }
     fn probe(&mut self, ns: u64, source: i32, tag: i32) -> &mut Self {
         self.call(23, ns).i32(source).i32(tag).i16(WORLD)
     }
@@ -694,5 +724,57 @@ fn requests_complete_where_the_trace_says_and_probes_wait_without_taking() {
     assert!(
         d.contains("5 receives matched, 0 receives without a send"),
         "{d}"
+    );
+}
+
+#[test]
+fn persistent_requests_start_new_messages_and_waitany_completes_only_its_index() {
+    // Rank 0 starts one persistent send twice. Rank 1 starts a persistent receive, waits
+    // for it, sends; starts it again, and with an Irecv from 2 pending, Waitany reports
+    // only the Irecv (index 1): its next send waits for 2's message alone; a Waitsome
+    // then reports the persistent one, and the last send waits for it.
+    let dir = tempfile::tempdir().unwrap();
+    let mut r0 = Rank::new();
+    r0.send_init(0, 10, 1, 3).start(100, 3).start(200, 3);
+    let mut r1 = Rank::new();
+    r1.recv_init(0, 0, 4)
+        .start(0, 4)
+        .wait(100, 4)
+        .send(150, 1, 2, 0, WORLD)
+        .start(200, 4)
+        .irecv(200, 2, 0, 6)
+        .waitsome(300, &[4, 6], &[1])
+        .send(350, 1, 2, 0, WORLD)
+        .waitsome(400, &[4, 6], &[0, 1])
+        .send(450, 1, 2, 0, WORLD);
+    let mut r2 = Rank::new();
+    r2.send(0, 1, 1, 0, WORLD)
+        .recv(100, 1, 0)
+        .recv(100, 1, 0)
+        .recv(100, 1, 0);
+    let meta = write_trace(dir.path(), &[&r0, &r1, &r2]);
+    let msgs = all(&meta);
+    assert_eq!(msgs.len(), 6);
+    let d = open(&meta).unwrap().describe();
+    assert!(
+        d.contains("6 receives matched, 0 receives without a send"),
+        "{d}"
+    );
+    // Ids number the sends rank by rank: 0, 1 rank 0's starts; 2–4 rank 1's; 5 rank 2's.
+    let by_id: HashMap<u64, &TraceMsg> = msgs.iter().map(|m| (m.id, m)).collect();
+    assert_eq!(
+        (by_id[&0].dst, by_id[&0].size, by_id[&1].time),
+        (1, 80, 200)
+    );
+    assert_eq!(
+        by_id[&0].children,
+        [2],
+        "the Wait on the persistent receive"
+    );
+    assert_eq!(by_id[&5].children, [3], "Waitany: only the Irecv");
+    assert_eq!(
+        by_id[&1].children,
+        [4],
+        "Waitsome: the second start's receive"
     );
 }
