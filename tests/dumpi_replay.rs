@@ -1,13 +1,14 @@
 //! DUMPI traces replay as MPI would run them: receives matched to sends in MPI order, a
 //! rank's sends after a Wait/Waitall (or blocking Recv) held back until the awaited
-//! messages were delivered, and a rank held up stays held up; collectives and other
-//! communicators are refused with the call and its byte offset. The rank files are
-//! written here, big-endian, as sst-dumpi writes them.
+//! messages were delivered, and a rank held up stays held up; collectives expanded (or
+//! skipped or refused on request), unknown communicators refused with the call and its
+//! byte offset. The rank files are written here, big-endian, as sst-dumpi writes them.
 
 mod common;
 
 use routemu::engine::replay::{replay, ReplayMode, ReplayOptions, ReplayRecord};
 use routemu::switching::wormhole::WormholeNet;
+use routemu::trace::dumpi::DumpiFile;
 use routemu::trace::mpi::Collectives;
 use routemu::trace::{open, open_with, OpenOptions, TraceMsg};
 use std::collections::HashMap;
@@ -122,7 +123,62 @@ impl Rank {
         self.call(52, ns).i16(WORLD)
     }
     fn bcast(&mut self, ns: u64) -> &mut Self {
-        self.call(53, ns).i32(1).i16(DOUBLE).i32(0).i16(WORLD)
+        self.bcast_on(ns, 1, 0, WORLD)
+    }
+    fn bcast_on(&mut self, ns: u64, doubles: i32, root: i32, comm: i16) -> &mut Self {
+        self.call(53, ns)
+            .i32(doubles)
+            .i16(DOUBLE)
+            .i32(root)
+            .i16(comm)
+    }
+    fn allreduce(&mut self, ns: u64, doubles: i32, comm: i16) -> &mut Self {
+        self.call(65, ns).i32(doubles).i16(DOUBLE);
+        self.body.push(1); // the operation
+        self.i16(comm)
+    }
+    fn comm_split(&mut self, ns: u64, color: i32, key: i32, newcomm: i16) -> &mut Self {
+        self.call(86, ns)
+            .i16(WORLD)
+            .i32(color)
+            .i32(key)
+            .i16(newcomm)
+    }
+    fn test(&mut self, ns: u64, req: i32, flag: i32) -> &mut Self {
+        self.call(14, ns).i32(req).i32(flag)
+    }
+    fn send_init(&mut self, ns: u64, doubles: i32, dest: i32, req: i32) -> &mut Self {
+        self.call(26, ns).part(doubles, dest, 0).i16(WORLD).i32(req)
+    }
+    fn recv_init(&mut self, ns: u64, source: i32, req: i32) -> &mut Self {
+        self.call(30, ns)
+            .part(1 << 20, source, 0)
+            .i16(WORLD)
+            .i32(req)
+    }
+    fn start(&mut self, ns: u64, req: i32) -> &mut Self {
+        self.call(31, ns).i32(req)
+    }
+    /// Waitany (label 16) or Waitsome (20, with the completed indices).
+    fn waitsome(&mut self, ns: u64, reqs: &[i32], done: &[i32]) -> &mut Self {
+        self.call(if done.len() == 1 { 16 } else { 20 }, ns)
+            .i32(reqs.len() as i32);
+        self.body.extend((reqs.len() as u32).to_be_bytes());
+        for &r in reqs {
+            self.i32(r);
+        }
+        if done.len() == 1 {
+            return self.i32(done[0]);
+        }
+        self.i32(done.len() as i32);
+        self.body.extend((done.len() as u32).to_be_bytes());
+        for &i in done {
+            self.i32(i);
+        }
+        self
+    }
+    fn probe(&mut self, ns: u64, source: i32, tag: i32) -> &mut Self {
+        self.call(23, ns).i32(source).i32(tag).i16(WORLD)
     }
 
     /// The whole file.
@@ -308,45 +364,44 @@ fn any_source_receives_take_the_earliest_send() {
 }
 
 #[test]
-fn collectives_and_other_communicators_are_refused_with_the_call_and_offset() {
+fn collectives_are_refused_or_skipped_on_request_and_unknown_communicators_refused() {
     let dir = tempfile::tempdir().unwrap();
     let err = |ranks: &[&Rank], o: &OpenOptions| {
         let meta = write_trace(dir.path(), ranks);
         open_with(&meta, o).err().expect("refused").to_string()
     };
-    let (mut r0, r1, r2) = three_ranks();
-    let at = r0.offsets.len();
-    r0.barrier(20_000);
-    let barrier = format!(
-        "t-0000.bin: byte {}: unsupported MPI call MPI_Barrier",
-        r0.offsets[at]
-    );
-    let e = err(&[&r0, &r1, &r2], &OpenOptions::default());
-    assert!(e.contains(&barrier), "{e}");
-    // Skipped on request, and said so.
-    let meta = write_trace(dir.path(), &[&r0, &r1, &r2]);
+    let refuse = OpenOptions {
+        collectives: Collectives::Refuse,
+        ..OpenOptions::default()
+    };
     let skip = OpenOptions {
         collectives: Collectives::Skip,
         ..OpenOptions::default()
     };
-    let d = open_with(&meta, &skip).unwrap().describe();
-    assert!(d.contains("1 collective calls skipped"), "{d}");
-    // Collectives whose records cannot be skipped are always refused.
-    let (mut r0, r1, r2) = three_ranks();
-    r0.bcast(20_000);
-    let e = err(&[&r0, &r1, &r2], &skip);
-    let bcast = format!(
-        "byte {}: unsupported MPI call MPI_Bcast",
-        r0.offsets.last().unwrap()
+    let (mut r0, mut r1, mut r2) = three_ranks();
+    let at = r0.offsets.len();
+    for r in [&mut r0, &mut r1, &mut r2] {
+        r.barrier(20_000).bcast(21_000);
+    }
+    let barrier = format!(
+        "t-0000.bin: byte {}: unsupported MPI call MPI_Barrier",
+        r0.offsets[at]
     );
-    assert!(e.contains(&bcast), "{e}");
-    // Another communicator.
+    let e = err(&[&r0, &r1, &r2], &refuse);
+    assert!(e.contains(&barrier), "{e}");
+    // Skipped on request, every kind, and said so.
+    let meta = write_trace(dir.path(), &[&r0, &r1, &r2]);
+    let d = open_with(&meta, &skip).unwrap().describe();
+    assert!(d.contains("6 collective calls skipped"), "{d}");
+    // Expanded by default: a dissemination barrier (2 rounds of 3) and a binomial bcast.
+    assert_eq!(all(&meta).len(), 4 + 2 * 3 + 2, "expanded by default");
+    // A communicator the rank never made.
     let (mut r0, r1, r2) = three_ranks();
     r0.send(20_000, 1, 1, 0, 5);
     let e = err(&[&r0, &r1, &r2], &skip);
     assert!(
         e.contains(&format!(
-            "byte {}: MPI_Send on communicator 5",
+            "t-0000.bin: byte {}: MPI_Send on communicator handle 5",
             r0.offsets.last().unwrap()
         )),
         "{e}"
@@ -383,9 +438,13 @@ fn broken_dumpi_traces_are_refused_with_the_file_and_place() {
 }
 
 #[test]
-fn the_shipped_ring_replays_with_its_collectives_skipped() {
+fn the_shipped_ring_replays_with_its_collectives_skipped_or_refused_on_request() {
     let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("traces/dumpi-sst/testtrace.meta");
-    let e = open(&p).err().unwrap().to_string();
+    let refuse = OpenOptions {
+        collectives: Collectives::Refuse,
+        ..OpenOptions::default()
+    };
+    let e = open_with(&p, &refuse).err().unwrap().to_string();
     assert!(e.contains("MPI_Barrier") && e.contains("byte 128"), "{e}");
     let o = OpenOptions {
         collectives: Collectives::Skip,
@@ -427,4 +486,295 @@ fn damaged_rank_files_never_panic_the_reader() {
         }
         check(&good[..i], &format!("cut at {i}"));
     }
+}
+
+/// The calls of each rank of a shipped trace, by name: how many.
+fn shipped_calls(prefix: &str) -> Vec<HashMap<&'static str, u64>> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("traces/dumpi-sst");
+    (0..)
+        .map(|r| dir.join(format!("{prefix}-{r:04}.bin")))
+        .take_while(|f| f.exists())
+        .map(|f| {
+            let mut file = DumpiFile::open(&f).unwrap();
+            let mut n = HashMap::new();
+            while let Some(c) = file.next_call().unwrap() {
+                *n.entry(c.name()).or_insert(0) += 1;
+            }
+            n
+        })
+        .collect()
+}
+
+/// Messages of a dissemination barrier on p ranks: each rank sends once per round,
+/// ⌈log₂ p⌉ rounds.
+fn barrier_msgs(p: u64) -> u64 {
+    p * u64::from(p.next_power_of_two().trailing_zeros())
+}
+
+#[test]
+fn testbgp_replays_every_message_once_with_its_communicator_and_collectives() {
+    let calls = shipped_calls("testbgp");
+    let p = calls.len() as u64;
+    assert_eq!(p, 7);
+    let count = |name: &str| {
+        calls
+            .iter()
+            .map(|c| c.get(name).copied().unwrap_or(0))
+            .sum::<u64>()
+    };
+    let per_rank = |name: &str| {
+        let n = calls[0].get(name).copied().unwrap_or(0);
+        assert!(calls.iter().all(|c| c.get(name).copied().unwrap_or(0) == n));
+        n
+    };
+    assert_eq!((count("MPI_Isend"), count("MPI_Irecv")), (588, 588));
+    // Barriers on 7 ranks (dissemination), Alltoalls of 712-byte blocks on the 7-rank
+    // communicator: MPICH's scattered algorithm (Bruck needs 8 ranks), p·(p−1) messages.
+    let expected = count("MPI_Isend")
+        + per_rank("MPI_Barrier") * barrier_msgs(p)
+        + per_rank("MPI_Alltoall") * p * (p - 1);
+    assert_eq!(expected, 588 + 3 * 21 + 7 * 42);
+    let meta = Path::new(env!("CARGO_MANIFEST_DIR")).join("traces/dumpi-sst/testbgp.meta");
+    let msgs = all(&meta);
+    assert_eq!(msgs.len() as u64, expected);
+    let d = open(&meta).unwrap().describe();
+    assert!(
+        d.contains(&format!(
+            "{expected} receives matched, 0 receives without a send"
+        )),
+        "every receive (the 588 Irecvs, the collectives' own) takes one send: {d}"
+    );
+    for mode in [ReplayMode::Open, ReplayMode::Deps] {
+        // `run` checks that every message read was delivered, once (ids are unique).
+        let recs = run(&meta, mode);
+        assert_eq!(recs.len() as u64, expected, "{mode:?}");
+    }
+}
+
+#[test]
+fn testtrace_replays_its_barrier_and_allreduce_expanded() {
+    let calls = shipped_calls("testtrace");
+    let p = calls.len() as u64;
+    let count = |name: &str| {
+        calls
+            .iter()
+            .map(|c| c.get(name).copied().unwrap_or(0))
+            .sum::<u64>()
+    };
+    assert_eq!((p, count("MPI_Barrier"), count("MPI_Allreduce")), (4, 4, 4));
+    // A dissemination barrier, and a recursive-doubling allreduce (4-byte buffer, a
+    // power of two of ranks: log₂ 4 exchanges per rank).
+    let expected = count("MPI_Isend") + barrier_msgs(p) + p * 2;
+    assert_eq!(expected, 20);
+    let meta = Path::new(env!("CARGO_MANIFEST_DIR")).join("traces/dumpi-sst/testtrace.meta");
+    assert_eq!(all(&meta).len() as u64, expected);
+    assert_eq!(run(&meta, ReplayMode::Deps).len() as u64, expected);
+}
+
+/// Four ranks split the world by parity, keys reversing the order (so rank 2 leads the
+/// even communicator, rank 3 the odd one), broadcast 10 doubles from communicator rank 0
+/// on it, then world rank 0 sends to 1.
+fn split_bcast(root_of: impl Fn(usize) -> i32) -> Vec<Rank> {
+    (0..4)
+        .map(|r| {
+            let mut k = Rank::new();
+            k.comm_split(0, r as i32 % 2, -(r as i32), 4)
+                .bcast_on(1000, 10, root_of(r), 4);
+            if r == 0 {
+                k.send(2000, 1, 1, 0, WORLD);
+            }
+            if r == 1 {
+                k.recv(2000, 0, 0);
+            }
+            k
+        })
+        .collect()
+}
+
+#[test]
+fn a_bcast_on_a_split_communicator_runs_between_its_world_ranks() {
+    let dir = tempfile::tempdir().unwrap();
+    let ranks = split_bcast(|_| 0);
+    let meta = write_trace(dir.path(), &ranks.iter().collect::<Vec<_>>());
+    let msgs = all(&meta);
+    let mut pairs: Vec<(u32, u32, u64)> = msgs.iter().map(|m| (m.src, m.dst, m.size)).collect();
+    pairs.sort_unstable();
+    assert_eq!(pairs, [(0, 1, 8), (2, 0, 80), (3, 1, 80)]);
+}
+
+#[test]
+fn a_ranks_send_after_a_collective_waits_for_the_collectives_receives_there() {
+    let dir = tempfile::tempdir().unwrap();
+    let ranks = split_bcast(|_| 0);
+    let meta = write_trace(dir.path(), &ranks.iter().collect::<Vec<_>>());
+    let msgs = all(&meta);
+    let id = |src, dst| {
+        msgs.iter()
+            .find(|m| (m.src, m.dst) == (src, dst))
+            .unwrap()
+            .id
+    };
+    let (bcast, after) = (id(2, 0), id(0, 1));
+    let m = msgs.iter().find(|m| m.id == bcast).unwrap();
+    assert_eq!(
+        m.children,
+        [after],
+        "rank 0's send waits for its bcast receive"
+    );
+    let deps = run(&meta, ReplayMode::Deps);
+    assert!(deps[&after].created >= deps[&bcast].delivered + 8);
+    // Within a collective: recursive doubling on 4 ranks exchanges with r^1, then r^2;
+    // the second exchange's send waits for the first's receive.
+    let dir = tempfile::tempdir().unwrap();
+    let ranks: Vec<Rank> = (0..4)
+        .map(|_| {
+            let mut k = Rank::new();
+            k.allreduce(0, 1, WORLD);
+            k
+        })
+        .collect();
+    let meta = write_trace(dir.path(), &ranks.iter().collect::<Vec<_>>());
+    let msgs = all(&meta);
+    assert_eq!(msgs.len(), 8);
+    let by = |src: u32, dst: u32| msgs.iter().find(|m| (m.src, m.dst) == (src, dst)).unwrap();
+    for r in 0..4u32 {
+        let second = by(r, r ^ 2).id;
+        assert_eq!(by(r ^ 1, r).children, [second], "rank {r}");
+    }
+    let deps = run(&meta, ReplayMode::Deps);
+    for r in 0..4u32 {
+        let (first_in, second) = (&deps[&by(r ^ 1, r).id], &deps[&by(r, r ^ 2).id]);
+        assert!(second.created >= first_in.delivered + 8, "rank {r}");
+    }
+}
+
+#[test]
+fn collectives_whose_members_disagree_or_name_unknown_communicators_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    // World rank 1 names another root than its peer 3 on the odd communicator.
+    let ranks = split_bcast(|r| i32::from(r == 1));
+    let at1 = ranks[1].offsets[1];
+    let at3 = ranks[3].offsets[1];
+    let meta = write_trace(dir.path(), &ranks.iter().collect::<Vec<_>>());
+    let e = open(&meta).err().unwrap().to_string();
+    assert!(
+        e.contains(&format!(
+            "t-0003.bin: byte {at3}: MPI_Bcast (bcast with root 0)"
+        )) && e.contains(&format!(
+            "t-0001.bin: byte {at1}: MPI_Bcast there is bcast with root 1"
+        )),
+        "{e}"
+    );
+    // A Barrier on a communicator rank 2 never made.
+    let mut ranks = split_bcast(|_| 0);
+    ranks[2].call(52, 3000).i16(6);
+    let at = *ranks[2].offsets.last().unwrap();
+    let meta = write_trace(dir.path(), &ranks.iter().collect::<Vec<_>>());
+    let e = open(&meta).err().unwrap().to_string();
+    assert!(
+        e.contains(&format!(
+            "t-0002.bin: byte {at}: MPI_Barrier on communicator handle 6"
+        )),
+        "{e}"
+    );
+}
+
+#[test]
+fn requests_complete_where_the_trace_says_and_probes_wait_without_taking() {
+    // Rank 1 posts a receive from 0; a Test that fails leaves its next send free, one
+    // that succeeds holds the send after it. Rank 2 probes for 0's message, then sends
+    // (held by it) and receives it.
+    let dir = tempfile::tempdir().unwrap();
+    let mut r0 = Rank::new();
+    r0.send(0, 100, 1, 0, WORLD).send(0, 100, 2, 0, WORLD);
+    let mut r1 = Rank::new();
+    r1.irecv(0, 0, 0, 5)
+        .test(100, 5, 0)
+        .send(200, 1, 2, 1, WORLD)
+        .test(300, 5, 1)
+        .send(400, 1, 2, 1, WORLD);
+    let mut r2 = Rank::new();
+    r2.probe(0, 0, 0)
+        .send(100, 1, 1, 2, WORLD)
+        .recv(200, 0, 0)
+        .recv(300, 1, 1)
+        .recv(400, 1, 1);
+    let mut r1_recv = Rank::new();
+    r1_recv.body = r1.body.clone();
+    r1_recv.offsets = r1.offsets.clone();
+    r1_recv.recv(500, 2, 2);
+    let meta = write_trace(dir.path(), &[&r0, &r1_recv, &r2]);
+    let msgs = all(&meta);
+    let id = |src: u32, dst: u32, n: usize| {
+        msgs.iter()
+            .filter(|m| (m.src, m.dst) == (src, dst))
+            .map(|m| m.id)
+            .min()
+            .unwrap()
+            + n as u64
+    };
+    let by_id: HashMap<u64, &TraceMsg> = msgs.iter().map(|m| (m.id, m)).collect();
+    assert_eq!(
+        by_id[&id(0, 1, 0)].children,
+        [id(1, 2, 1)],
+        "the Test that succeeded"
+    );
+    assert_eq!(by_id[&id(0, 2, 0)].children, [id(2, 1, 0)], "the probe");
+    let d = open(&meta).unwrap().describe();
+    assert!(
+        d.contains("5 receives matched, 0 receives without a send"),
+        "{d}"
+    );
+}
+
+#[test]
+fn persistent_requests_start_new_messages_and_waitany_completes_only_its_index() {
+    // Rank 0 starts one persistent send twice. Rank 1 starts a persistent receive, waits
+    // for it, sends; starts it again, and with an Irecv from 2 pending, Waitany reports
+    // only the Irecv (index 1): its next send waits for 2's message alone; a Waitsome
+    // then reports the persistent one, and the last send waits for it.
+    let dir = tempfile::tempdir().unwrap();
+    let mut r0 = Rank::new();
+    r0.send_init(0, 10, 1, 3).start(100, 3).start(200, 3);
+    let mut r1 = Rank::new();
+    r1.recv_init(0, 0, 4)
+        .start(0, 4)
+        .wait(100, 4)
+        .send(150, 1, 2, 0, WORLD)
+        .start(200, 4)
+        .irecv(200, 2, 0, 6)
+        .waitsome(300, &[4, 6], &[1])
+        .send(350, 1, 2, 0, WORLD)
+        .waitsome(400, &[4, 6], &[0, 1])
+        .send(450, 1, 2, 0, WORLD);
+    let mut r2 = Rank::new();
+    r2.send(0, 1, 1, 0, WORLD)
+        .recv(100, 1, 0)
+        .recv(100, 1, 0)
+        .recv(100, 1, 0);
+    let meta = write_trace(dir.path(), &[&r0, &r1, &r2]);
+    let msgs = all(&meta);
+    assert_eq!(msgs.len(), 6);
+    let d = open(&meta).unwrap().describe();
+    assert!(
+        d.contains("6 receives matched, 0 receives without a send"),
+        "{d}"
+    );
+    // Ids number the sends rank by rank: 0, 1 rank 0's starts; 2–4 rank 1's; 5 rank 2's.
+    let by_id: HashMap<u64, &TraceMsg> = msgs.iter().map(|m| (m.id, m)).collect();
+    assert_eq!(
+        (by_id[&0].dst, by_id[&0].size, by_id[&1].time),
+        (1, 80, 200)
+    );
+    assert_eq!(
+        by_id[&0].children,
+        [2],
+        "the Wait on the persistent receive"
+    );
+    assert_eq!(by_id[&5].children, [3], "Waitany: only the Irecv");
+    assert_eq!(
+        by_id[&1].children,
+        [4],
+        "Waitsome: the second start's receive"
+    );
 }

@@ -9,6 +9,7 @@ use crate::engine::replay::{
 };
 use crate::error::{Error, Result};
 use crate::topology::Topology;
+use crate::trace::collectives::{Choices, Tuning};
 use crate::trace::mpi::Collectives;
 use crate::trace::{open_with, OpenOptions};
 use clap::Args;
@@ -52,10 +53,19 @@ pub struct ReplayArgs {
     /// Netrace: replay only this region (0-based).
     #[arg(long)]
     pub region: Option<usize>,
-    /// DUMPI: refuse collectives (default), or skip Barrier and Allreduce (their traffic
-    /// and synchronisation are then not replayed).
-    #[arg(long, value_enum, default_value_t = Collectives::Refuse)]
+    /// DUMPI: expand collectives into point-to-point messages by MPICH's algorithms
+    /// (default), skip them all (their traffic and synchronisation are then not
+    /// replayed), or refuse the trace.
+    #[arg(long, value_enum, default_value_t = Collectives::Expand)]
     pub collectives: Collectives,
+    /// DUMPI: algorithm per collective, e.g. `bcast=binomial,allreduce=ring` (the others:
+    /// MPICH's choice).
+    #[arg(long, value_name = "SPEC", value_parser = |s: &str| s.parse::<Choices>())]
+    pub collective_algorithm: Option<Choices>,
+    /// DUMPI: the MPICH version whose thresholds choose the algorithms (3 or 4).
+    #[arg(long, value_name = "3|4", default_value_t = 3,
+          value_parser = clap::value_parser!(u8).range(3..=4))]
+    pub mpich_tuning: u8,
     /// Worker threads (network partitions; fewer when the network is small, see
     /// `experiment.partition_min_nodes`); results do not depend on it.
     #[arg(long)]
@@ -204,6 +214,12 @@ pub fn replay(a: &ReplayArgs) -> Result<i32> {
         &OpenOptions {
             region: a.region,
             collectives: a.collectives,
+            collective_algorithms: a.collective_algorithm.unwrap_or_default(),
+            mpich_tuning: if a.mpich_tuning == 4 {
+                Tuning::MPICH4
+            } else {
+                Tuning::MPICH3
+            },
         },
     )?;
     let topo = Topology::from_config(&cfg.topology)?;

@@ -96,8 +96,12 @@ pub fn open_maybe_compressed(path: &Path) -> Result<Box<dyn BufRead>> {
 pub struct OpenOptions {
     /// Netrace: only this region (0-based).
     pub region: Option<usize>,
-    /// DUMPI: what to do with Barrier and Allreduce.
+    /// DUMPI: what to do with collectives (expand, skip, refuse).
     pub collectives: mpi::Collectives,
+    /// DUMPI: the algorithm of each kind of collective (`Auto`: MPICH's choice).
+    pub collective_algorithms: collectives::Choices,
+    /// DUMPI: the thresholds MPICH's choice is made by.
+    pub mpich_tuning: collectives::Tuning,
 }
 
 /// Opens a trace, choosing the reader by content: Netrace (bzip2 stream starting with
@@ -127,7 +131,12 @@ pub fn open_with(path: &Path, o: &OpenOptions) -> Result<Box<dyn TraceSource>> {
         )));
     }
     if is_meta || head.starts_with(&dumpi::MAGIC) {
-        Ok(Box::new(mpi::MpiTrace::load(path, o.collectives)?))
+        let m = mpi::MpiOptions {
+            collectives: o.collectives,
+            algorithms: o.collective_algorithms,
+            tuning: o.mpich_tuning,
+        };
+        Ok(Box::new(mpi::MpiTrace::load(path, &m)?))
     } else if netrace {
         Ok(Box::new(netrace::NetraceReader::new(r, path, o.region)?))
     } else {
