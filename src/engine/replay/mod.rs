@@ -31,10 +31,11 @@ pub use placement::{NodeMap, Placement};
 use serde::Serialize;
 
 /// When messages are created.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum ReplayMode {
     /// At the recorded times, dependencies ignored.
+    #[default]
     Open,
     /// At the recorded times, but not before every parent was delivered plus the gap.
     Deps,
@@ -56,6 +57,9 @@ pub struct ReplayOptions {
     /// Stop with an error when messages are in flight and none is delivered for this
     /// many cycles (a deadlock, or a network far too slow for the trace).
     pub stall_cycles: Cycle,
+    /// List at most this many ranks in [`ReplaySummary::ranks`] (the latest to finish);
+    /// None: all.
+    pub max_ranks: Option<u32>,
 }
 
 impl Default for ReplayOptions {
@@ -67,6 +71,7 @@ impl Default for ReplayOptions {
             flit_bytes: 8,
             map: NodeMap::Identity,
             stall_cycles: 1_000_000,
+            max_ranks: None,
         }
     }
 }
@@ -97,7 +102,7 @@ pub struct ReplayRecord {
 }
 
 /// What a replay measured.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Default, Serialize)]
 pub struct ReplaySummary {
     /// The mode that ran.
     pub mode: ReplayMode,
@@ -125,6 +130,68 @@ pub struct ReplaySummary {
     pub behind_max: Option<u64>,
     /// Recorded span of the trace in cycles (last recorded time − first).
     pub recorded_span: Cycle,
+    /// Dependency edges in the trace (children and program-order successors), counted
+    /// in either mode; 0: `--mode deps` is the same as open loop.
+    pub dependencies: u64,
+    /// Cycle the first message was created (null: none was).
+    pub first_created: Option<Cycle>,
+    /// Cycles from the first creation to the last delivery.
+    pub replayed_span: Cycle,
+    /// `replayed_span / recorded_span` (null when the trace spans no time).
+    pub slowdown: Option<f64>,
+    /// Mean of (created − recorded): how late messages were created (0 in open loop
+    /// unless a source's memory was full; in dependency mode, the waits for parents).
+    pub created_lag_mean: Option<f64>,
+    /// 99th percentile of (created − recorded).
+    pub created_lag_p99: Option<u64>,
+    /// Largest (created − recorded).
+    pub created_lag_max: Option<u64>,
+    /// Σ (created − recorded) over every message: the total time messages spent late.
+    pub created_lag_total: u64,
+    /// Messages created after their recorded time.
+    pub created_late: u64,
+    /// Mean of (delivered − recorded): how far each delivery ran behind the time its
+    /// message was recorded (the latency plus the creation lag).
+    pub delivered_lag_mean: Option<f64>,
+    /// Median (delivered − recorded).
+    pub delivered_lag_p50: Option<u64>,
+    /// 99th percentile of (delivered − recorded).
+    pub delivered_lag_p99: Option<u64>,
+    /// Largest (delivered − recorded).
+    pub delivered_lag_max: Option<u64>,
+    /// Ranks (source endpoints) that sent at least one message.
+    pub rank_count: usize,
+    /// The rank whose last message was delivered last.
+    pub slowest_rank: Option<RankRow>,
+    /// Per rank, in rank order: all of them, or the `max_ranks` latest to finish.
+    pub ranks: Vec<RankRow>,
+}
+
+/// One rank's (one source endpoint's) communication in a replay.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct RankRow {
+    /// The trace's source endpoint.
+    pub rank: u32,
+    /// The node it was placed on.
+    pub node: u32,
+    /// Messages it sent (all delivered).
+    pub messages: u64,
+    /// Their sizes, in the trace's unit (bytes or flits).
+    pub size: u64,
+    /// Their flits.
+    pub flits: u64,
+    /// Σ latency (creation → delivery) of its messages: its communication time.
+    pub latency_total: u64,
+    /// Mean latency of its messages.
+    pub latency_mean: f64,
+    /// Largest latency of its messages.
+    pub latency_max: u64,
+    /// Mean (created − recorded) of its messages.
+    pub created_lag_mean: f64,
+    /// Cycle its first message was created.
+    pub first_created: Cycle,
+    /// Cycle its last message was delivered.
+    pub last_delivery: Cycle,
 }
 
 /// A recorded time in cycles.
