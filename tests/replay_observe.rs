@@ -7,7 +7,9 @@
 mod common;
 
 use routemu::config::HwConfig;
-use routemu::engine::replay::{replay_machine, ReplayMode, ReplayOptions, ReplaySummary};
+use routemu::engine::replay::{
+    replay_machine, replay_machine_observed, ReplayMode, ReplayOptions, ReplayRecord, ReplaySummary,
+};
 use routemu::trace::open;
 use std::path::{Path, PathBuf};
 
@@ -140,4 +142,140 @@ fn a_trace_without_dependencies_is_said_to_replay_as_open_loop() {
         (String::from_utf8_lossy(&out.stdout).to_string(), ())
     };
     assert!(text.contains("in the trace, followed"), "{text}");
+}
+
+#[test]
+fn per_link_flits_add_up_to_flits_times_hops_and_the_series_to_the_totals() {
+    for preset in ["wormhole-torus-dor.ron", "circuit-hold.ron"] {
+        let mut cfg = common::preset(preset);
+        cfg.experiment.observe.per_link = true;
+        cfg.experiment.observe.max_links = None;
+        cfg.experiment.observe.interval = Some(500);
+        let mut src = open(&trace("netrace/example.tra.bz2")).unwrap();
+        let mut recs: Vec<ReplayRecord> = Vec::new();
+        let (s, extras) = replay_machine_observed(&cfg, src.as_mut(), &deps(), &mut |r| {
+            recs.push(r.clone());
+            Ok(())
+        })
+        .unwrap();
+        let flit_hops: u64 = recs.iter().map(|r| r.flits as u64 * r.hops as u64).sum();
+        let links = s.links.as_ref().unwrap();
+        let totals = s.link_totals.as_ref().unwrap();
+        assert_eq!(links.len(), totals.count, "{preset}: every link listed");
+        assert_eq!(
+            links.iter().map(|l| l.flits).sum::<u64>(),
+            flit_hops,
+            "{preset}"
+        );
+        assert_eq!(totals.flits, flit_hops, "{preset}");
+        assert_eq!(extras.links.len(), links.len());
+        let series = s.series.as_ref().unwrap();
+        assert_eq!(series.iter().map(|r| r.delivered).sum::<u64>(), s.delivered);
+        assert_eq!(series.iter().map(|r| r.created).sum::<u64>(), s.messages);
+        assert_eq!(series.iter().map(|r| r.flits).sum::<u64>(), s.flits);
+        let lat: f64 = series
+            .iter()
+            .filter_map(|r| Some(r.latency_mean? * r.delivered as f64))
+            .sum();
+        let want = s.latency_mean.unwrap() * s.delivered as f64;
+        assert!(
+            (lat - want).abs() < 1e-6 * want,
+            "{preset}: {lat} vs {want}"
+        );
+        assert!(
+            series.last().unwrap().end > s.cycles,
+            "the series covers the replay"
+        );
+        assert_eq!(extras.latency.total.len(), s.delivered);
+    }
+}
+
+#[test]
+fn the_command_writes_the_same_measurements_on_1_and_3_threads() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |threads: &str| {
+        let f = |n: &str| {
+            dir.path()
+                .join(format!("{n}{threads}"))
+                .to_str()
+                .unwrap()
+                .to_string()
+        };
+        let (json, svg, csv, dist) = (f("r.json"), f("h.svg"), f("s.csv"), f("l.csv"));
+        let out = common::routemu(&[
+            "replay",
+            "hw/wormhole-torus-adaptive.ron",
+            "--trace",
+            "traces/netrace/example.tra.bz2",
+            "--mode",
+            "deps",
+            "--threads",
+            threads,
+            "--set",
+            "experiment.partition_min_nodes=1",
+            "--per-link",
+            "--max-links",
+            "20",
+            "--interval",
+            "700",
+            "--heatmap",
+            &svg,
+            "--heatmap-quantity",
+            "flits",
+            "--series",
+            &csv,
+            "--latency-dist",
+            &dist,
+            "--json",
+            &json,
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let mut v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        assert_eq!(v["partitions"], threads.parse::<u32>().unwrap());
+        let o = v.as_object_mut().unwrap();
+        for k in ["partitions", "routemu", "command", "config"] {
+            o.remove(k);
+        }
+        assert_eq!(v["links"].as_array().unwrap().len(), 20);
+        assert!(v["routers"].is_array() && v["series"].is_array());
+        let read = |p: &str| std::fs::read_to_string(p).unwrap();
+        (v, read(&svg), read(&csv), read(&dist))
+    };
+    let (one, three) = (run("1"), run("3"));
+    assert!(one.0 == three.0, "JSON differs:\n{}\n{}", one.0, three.0);
+    assert!(
+        one.1.contains("<svg") && one.1 == three.1,
+        "heat maps differ"
+    );
+    assert_eq!(one.2, three.2, "series differ");
+    assert_eq!(one.3, three.3, "latency distributions differ");
+}
+
+#[test]
+fn replay_refuses_the_message_log_and_a_second_standard_output() {
+    for (args, why) in [
+        (vec!["--message-log", "m.csv"], "--messages FILE"),
+        (vec!["--series", "s.csv"], "--series needs --interval"),
+        (
+            vec!["--json", "-", "--latency-dist", "-"],
+            "standard output",
+        ),
+    ] {
+        let mut all = vec![
+            "replay",
+            "hw/wormhole-torus-dor.ron",
+            "--trace",
+            "traces/netrace/shrtex.tra.bz2",
+        ];
+        all.extend(args);
+        let out = common::routemu(&all);
+        assert_eq!(out.status.code(), Some(1));
+        let e = String::from_utf8_lossy(&out.stderr);
+        assert!(e.contains(why), "{e}");
+    }
 }

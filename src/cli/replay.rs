@@ -1,11 +1,13 @@
 //! `routemu replay`: a recorded trace on a machine — open loop or dependency-driven —
 //! with the summary, `--json`, and per-message CSV on request.
 
+use super::observe::ObserveArgs;
 use super::output::write_json;
 use crate::config::load::load_hw;
 use crate::config::overrides::apply_overrides;
 use crate::engine::replay::{
-    replay_machine, NodeMap, Placement, ReplayMode, ReplayOptions, ReplayRecord, ReplaySummary,
+    replay_machine_observed, NodeMap, Placement, ReplayMode, ReplayOptions, ReplayRecord,
+    ReplaySummary,
 };
 use crate::error::{Error, Result};
 use crate::topology::Topology;
@@ -72,9 +74,15 @@ pub struct ReplayArgs {
     /// finish (default: all).
     #[arg(long, value_name = "N")]
     pub max_ranks: Option<u32>,
-    /// Write the JSON summary to FILE, or to standard output with `-`.
+    /// Write the JSON summary to FILE, or to standard output with `-` (the human
+    /// summary then goes to standard error).
     #[arg(long, value_name = "FILE|-")]
     pub json: Option<String>,
+    /// Measurements in space and time and their files, as `routemu run` takes them,
+    /// over the whole replay (docs/measurements.md; not `--message-log`: `--messages`
+    /// is the replay's per-message file).
+    #[command(flatten)]
+    pub observe: ObserveArgs,
 }
 
 /// The JSON document of `routemu replay`.
@@ -193,6 +201,12 @@ pub fn replay(a: &ReplayArgs) -> Result<i32> {
     if let Some(t) = a.threads {
         cfg.experiment.threads = t;
     }
+    if a.observe.message_log.is_some() {
+        return Err(Error::Arg(
+            "--message-log: a replay writes its per-message file with --messages FILE".into(),
+        ));
+    }
+    a.observe.apply(&mut cfg)?;
     if !(a.time_scale > 0.0 && a.time_scale.is_finite()) {
         return Err(Error::Arg(format!(
             "--time-scale {}: must be positive",
@@ -212,6 +226,7 @@ pub fn replay(a: &ReplayArgs) -> Result<i32> {
         },
     )?;
     let topo = Topology::from_config(&cfg.topology)?;
+    a.observe.check(a.json.as_deref(), &topo)?;
     let opts = ReplayOptions {
         mode: a.mode,
         gap: a.gap,
@@ -283,18 +298,25 @@ pub fn replay(a: &ReplayArgs) -> Result<i32> {
         }
         Ok(())
     };
-    let sum = replay_machine(&cfg, src.as_mut(), &opts, &mut each);
+    let sum = replay_machine_observed(&cfg, src.as_mut(), &opts, &mut each);
     if let Some(b) = bar {
         b.finish_and_clear();
     }
-    let sum = sum?;
+    let (sum, mut extras) = sum?;
+    // Every file is rendered before any is written.
+    let context = format!("replaying {}", a.trace.display());
+    let series = sum.series.as_deref().unwrap_or(&[]);
+    let files = a
+        .observe
+        .render_with(&cfg, &topo, (&context, 1), series, &mut extras)?;
     if let Some(c) = csv {
         c.finish()?;
     }
     let s = summary_text(a, &cfg.name, &described, &placement, &sum);
-    match a.json.as_deref() {
-        Some("-") => eprint!("{s}"),
-        _ => print!("{s}"),
+    if a.json.as_deref() == Some("-") || a.observe.uses_stdout() {
+        eprint!("{s}");
+    } else {
+        print!("{s}");
     }
     if let Some(dest) = &a.json {
         let doc = ReplayDoc {
@@ -310,6 +332,7 @@ pub fn replay(a: &ReplayArgs) -> Result<i32> {
         };
         write_json(dest, &doc)?;
     }
+    ObserveArgs::write(&files)?;
     Ok(0)
 }
 

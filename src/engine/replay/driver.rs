@@ -297,6 +297,7 @@ impl Driver {
                 injected: dv.header.injected,
                 delivered: dv.absorbed,
                 latency: dv.absorbed - f.created,
+                hops: dv.header.hops as u32,
             };
             let behind = rec.injected.saturating_sub(rec.recorded);
             self.behind_sum += behind as u128;
@@ -481,6 +482,8 @@ impl Driver {
             rank_count: all.len(),
             slowest_rank: slowest,
             ranks: keep.iter().map(|&i| row(&all[i])).collect(),
+            // Added from the partitions' networks by `replay` when asked for.
+            ..ReplaySummary::default()
         }
     }
 }

@@ -20,9 +20,12 @@ pub mod placement;
 
 use crate::config::validate::validate;
 use crate::config::HwConfig;
-use crate::engine::network::Network;
+use crate::engine::experiment::{latency_histograms, link_arrays, observe_links, Extras};
+use crate::engine::network::{NetMeasures, Network};
 use crate::engine::parallel::{build_partitions, partitions_for};
+use crate::engine::sim::Simulation;
 use crate::error::{Error, Result};
+use crate::stats::observe::{self, LinkRow, LinkTotals, RouterRow, SeriesRow};
 use crate::switching::{with_mode, WithMode};
 use crate::trace::TraceSource;
 use crate::types::Cycle;
@@ -99,6 +102,8 @@ pub struct ReplayRecord {
     pub delivered: Cycle,
     /// delivered − created.
     pub latency: Cycle,
+    /// Network links its head crossed.
+    pub hops: u32,
 }
 
 /// What a replay measured.
@@ -165,6 +170,19 @@ pub struct ReplaySummary {
     pub slowest_rank: Option<RankRow>,
     /// Per rank, in rank order: all of them, or the `max_ranks` latest to finish.
     pub ranks: Vec<RankRow>,
+    /// The busiest links over the whole replay, as `routemu run` lists them
+    /// (`experiment.observe.per_link`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub links: Option<Vec<LinkRow>>,
+    /// Totals over every link, which `links` adds up to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub link_totals: Option<LinkTotals>,
+    /// Per-router measurements (`experiment.observe.per_link`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub routers: Option<Vec<RouterRow>>,
+    /// The time series (`experiment.observe.interval`), latency as `latency_mean`'s.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub series: Option<Vec<SeriesRow>>,
 }
 
 /// One rank's (one source endpoint's) communication in a replay.
@@ -207,6 +225,17 @@ pub fn replay_machine(
     opts: &ReplayOptions,
     each: &mut dyn FnMut(&ReplayRecord) -> Result<()>,
 ) -> Result<ReplaySummary> {
+    replay_machine_observed(cfg, src, opts, each).map(|(s, _)| s)
+}
+
+/// As [`replay_machine`], with the measurements for files (`experiment.observe`: every
+/// link for the heat map, the latency histograms).
+pub fn replay_machine_observed(
+    cfg: &HwConfig,
+    src: &mut dyn TraceSource,
+    opts: &ReplayOptions,
+    each: &mut dyn FnMut(&ReplayRecord) -> Result<()>,
+) -> Result<(ReplaySummary, Extras)> {
     struct Replay<'a> {
         cfg: &'a HwConfig,
         src: &'a mut dyn TraceSource,
@@ -214,9 +243,9 @@ pub fn replay_machine(
         each: &'a mut dyn FnMut(&ReplayRecord) -> Result<()>,
     }
     impl WithMode for Replay<'_> {
-        type Output = Result<ReplaySummary>;
+        type Output = Result<(ReplaySummary, Extras)>;
         fn run<N: Network + Send>(self) -> Self::Output {
-            replay::<N>(self.cfg, self.src, self.opts, self.each)
+            replay_observed::<N>(self.cfg, self.src, self.opts, self.each)
         }
     }
     with_mode(
@@ -239,9 +268,22 @@ pub fn replay<N: Network + Send>(
     opts: &ReplayOptions,
     each: &mut dyn FnMut(&ReplayRecord) -> Result<()>,
 ) -> Result<ReplaySummary> {
+    replay_observed::<N>(cfg, src, opts, each).map(|(s, _)| s)
+}
+
+/// As [`replay`], with the measurements of `experiment.observe` (per link, time
+/// series; over the whole replay) in the summary and for files.
+pub fn replay_observed<N: Network + Send>(
+    cfg: &HwConfig,
+    src: &mut dyn TraceSource,
+    opts: &ReplayOptions,
+    each: &mut dyn FnMut(&ReplayRecord) -> Result<()>,
+) -> Result<(ReplaySummary, Extras)> {
     let mut cfg = cfg.clone();
     cfg.experiment.warmup = 0;
     cfg.experiment.idle_skip = true;
+    // `routemu replay --messages` is the replay's per-message log.
+    cfg.experiment.observe.message_log = false;
     let topology = validate(&cfg)?.topology;
     let nodes = topology.nodes();
     // A trace's endpoints sit on the nodes that send and receive (a host network's hosts).
@@ -277,5 +319,57 @@ pub fn replay<N: Network + Send>(
             d.ingest(&first, None).map(|()| d)
         })
         .collect::<Result<Vec<_>>>()?;
-    lockstep::run(&mut sims, drivers, &mut reader, each)
+    let mut sum = lockstep::run(&mut sims, drivers, &mut reader, each)?;
+    let extras = observed(&cfg, &sims, (nodes as usize, ends.len()), &mut sum);
+    Ok((sum, extras))
+}
+
+/// Adds what `experiment.observe` asks for, over the whole replay, to `sum`, and
+/// returns the measurements for files; nothing is computed that was not asked for.
+fn observed<N: Network>(
+    cfg: &HwConfig,
+    sims: &[Simulation<N>],
+    (nodes, endpoints): (usize, usize),
+    sum: &mut ReplaySummary,
+) -> Extras {
+    let o = cfg.experiment.observe;
+    // The last cycle stepped is counted: the window ends after it.
+    let end = sims[0].t + 1;
+    let mut extras = Extras {
+        // The replay's latency: creation → tail delivered, unshifted.
+        latency: latency_histograms(Default::default(), 0, sims.iter().map(|s| &s.stats)),
+        ..Extras::default()
+    };
+    if o.per_link {
+        let mut m = NetMeasures::default();
+        for p in sims {
+            m.add(&p.net.measures(0, end));
+        }
+        let obs = observe_links(sims, 0, end, &m);
+        let a = link_arrays(&[(&obs, m.utilization())], o.max_links, nodes);
+        sum.links = Some(a.links);
+        sum.link_totals = Some(a.link_totals);
+        sum.routers = Some(a.routers);
+        extras.links = a.all_links;
+        extras.link_totals = Some(a.all_totals);
+    }
+    if o.interval.is_some() {
+        let mut series = sims.iter().filter_map(|s| s.stats.series.as_deref());
+        if let Some(first) = series.next() {
+            let mut acc = first.clone();
+            for s in series {
+                acc.merge(s);
+            }
+            // Every message was delivered: nothing waits at the end.
+            acc.close(end, 0);
+            sum.series = Some(observe::series_rows(
+                &[(&acc, end)],
+                (0, end),
+                endpoints,
+                false,
+                0,
+            ));
+        }
+    }
+    extras
 }
