@@ -1,8 +1,8 @@
 //! A replay's measurements (docs/measurements.md, "Replay"): per-rank communication adds
 //! up to the totals, the lag behind the recorded times moves when the routers slow
 //! down, a trace without dependencies is said to replay the same in both modes, and the
-//! space and time measurements of `routemu run` add up and do not depend on the thread
-//! count.
+//! space and time measurements of `routemu run` (per message too) add up and do not
+//! depend on the thread count.
 
 mod common;
 
@@ -202,6 +202,7 @@ fn the_command_writes_the_same_measurements_on_1_and_3_threads() {
                 .to_string()
         };
         let (json, svg, csv, dist) = (f("r.json"), f("h.svg"), f("s.csv"), f("l.csv"));
+        let log = f("m.csv");
         let out = common::routemu(&[
             "replay",
             "hw/wormhole-torus-adaptive.ron",
@@ -226,6 +227,8 @@ fn the_command_writes_the_same_measurements_on_1_and_3_threads() {
             &csv,
             "--latency-dist",
             &dist,
+            "--message-log",
+            &log,
             "--json",
             &json,
         ]);
@@ -244,7 +247,12 @@ fn the_command_writes_the_same_measurements_on_1_and_3_threads() {
         assert_eq!(v["links"].as_array().unwrap().len(), 20);
         assert!(v["routers"].is_array() && v["series"].is_array());
         let read = |p: &str| std::fs::read_to_string(p).unwrap();
-        (v, read(&svg), read(&csv), read(&dist))
+        let log = read(&log);
+        assert_eq!(
+            log.lines().count() as u64,
+            v["delivered"].as_u64().unwrap() + 1
+        );
+        (v, read(&svg), read(&csv), read(&dist), log)
     };
     let (one, three) = (run("1"), run("3"));
     assert!(one.0 == three.0, "JSON differs:\n{}\n{}", one.0, three.0);
@@ -254,12 +262,12 @@ fn the_command_writes_the_same_measurements_on_1_and_3_threads() {
     );
     assert_eq!(one.2, three.2, "series differ");
     assert_eq!(one.3, three.3, "latency distributions differ");
+    assert_eq!(one.4, three.4, "message logs differ");
 }
 
 #[test]
-fn replay_refuses_the_message_log_and_a_second_standard_output() {
+fn replay_refuses_bad_measurement_flags_before_it_starts() {
     for (args, why) in [
-        (vec!["--message-log", "m.csv"], "--messages FILE"),
         (vec!["--series", "s.csv"], "--series needs --interval"),
         (
             vec!["--json", "-", "--latency-dist", "-"],

@@ -79,8 +79,7 @@ pub struct ReplayArgs {
     #[arg(long, value_name = "FILE|-")]
     pub json: Option<String>,
     /// Measurements in space and time and their files, as `routemu run` takes them,
-    /// over the whole replay (docs/measurements.md; not `--message-log`: `--messages`
-    /// is the replay's per-message file).
+    /// over the whole replay (docs/measurements.md).
     #[command(flatten)]
     pub observe: ObserveArgs,
 }
@@ -201,11 +200,6 @@ pub fn replay(a: &ReplayArgs) -> Result<i32> {
     if let Some(t) = a.threads {
         cfg.experiment.threads = t;
     }
-    if a.observe.message_log.is_some() {
-        return Err(Error::Arg(
-            "--message-log: a replay writes its per-message file with --messages FILE".into(),
-        ));
-    }
     a.observe.apply(&mut cfg)?;
     if !(a.time_scale > 0.0 && a.time_scale.is_finite()) {
         return Err(Error::Arg(format!(
@@ -306,9 +300,13 @@ pub fn replay(a: &ReplayArgs) -> Result<i32> {
     // Every file is rendered before any is written.
     let context = format!("replaying {}", a.trace.display());
     let series = sum.series.as_deref().unwrap_or(&[]);
+    // The files' latency is the replay's own (creation → tail delivered), as in the
+    // summary, whatever the machine's `experiment.latency` says.
+    let mut files_cfg = cfg.clone();
+    files_cfg.experiment.latency = Default::default();
     let files = a
         .observe
-        .render_with(&cfg, &topo, (&context, 1), series, &mut extras)?;
+        .render_with(&files_cfg, &topo, (&context, 1), series, &mut extras)?;
     if let Some(c) = csv {
         c.finish()?;
     }

@@ -108,6 +108,9 @@ pub(super) struct Driver {
     delivered_lag_sum: u128,
     /// Per rank; sorted only for the summary.
     ranks: HashMap<u32, RankAcc>,
+    /// Every delivery, for the per-message log (`experiment.observe.message_log`; the
+    /// leader's copy only).
+    pub(super) log: Option<Vec<Delivery>>,
 }
 
 impl Driver {
@@ -152,6 +155,7 @@ impl Driver {
             delivered_lag: histogram(),
             delivered_lag_sum: 0,
             ranks: HashMap::new(),
+            log: None,
         }
     }
 
@@ -281,6 +285,9 @@ impl Driver {
         done: &[Delivery],
         each: &mut dyn FnMut(&ReplayRecord) -> Result<()>,
     ) -> Result<()> {
+        if let Some(l) = &mut self.log {
+            l.extend_from_slice(done);
+        }
         for dv in done {
             let f = self
                 .flying

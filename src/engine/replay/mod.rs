@@ -25,6 +25,7 @@ use crate::engine::network::{NetMeasures, Network};
 use crate::engine::parallel::{build_partitions, partitions_for};
 use crate::engine::sim::Simulation;
 use crate::error::{Error, Result};
+use crate::stats::msglog::RepLog;
 use crate::stats::observe::{self, LinkRow, LinkTotals, RouterRow, SeriesRow};
 use crate::switching::{with_mode, WithMode};
 use crate::trace::TraceSource;
@@ -272,7 +273,8 @@ pub fn replay<N: Network + Send>(
 }
 
 /// As [`replay`], with the measurements of `experiment.observe` (per link, time
-/// series; over the whole replay) in the summary and for files.
+/// series; over the whole replay) in the summary and for files (the per-message log's
+/// deliveries and header paths as one replication).
 pub fn replay_observed<N: Network + Send>(
     cfg: &HwConfig,
     src: &mut dyn TraceSource,
@@ -282,8 +284,6 @@ pub fn replay_observed<N: Network + Send>(
     let mut cfg = cfg.clone();
     cfg.experiment.warmup = 0;
     cfg.experiment.idle_skip = true;
-    // `routemu replay --messages` is the replay's per-message log.
-    cfg.experiment.observe.message_log = false;
     let topology = validate(&cfg)?.topology;
     let nodes = topology.nodes();
     // A trace's endpoints sit on the nodes that send and receive (a host network's hosts).
@@ -313,14 +313,25 @@ pub fn replay_observed<N: Network + Send>(
     let mut reader = lockstep::Reader::new(src, opts.time_scale)?;
     let mut first = Vec::new();
     reader.read_upto(0, &mut first)?;
-    let drivers = (0..sims.len())
+    let mut drivers = (0..sims.len())
         .map(|_| {
             let mut d = Driver::new(opts, (ends.start, ends.len() as u32), unit, &name);
             d.ingest(&first, None).map(|()| d)
         })
         .collect::<Result<Vec<_>>>()?;
-    let mut sum = lockstep::run(&mut sims, drivers, &mut reader, each)?;
-    let extras = observed(&cfg, &sims, (nodes as usize, ends.len()), &mut sum);
+    if cfg.experiment.observe.message_log {
+        // The leader sees every partition's deliveries; one copy is enough.
+        drivers[0].log = Some(Vec::new());
+    }
+    let (mut sum, deliveries) = lockstep::run(&mut sims, drivers, &mut reader, each)?;
+    let mut extras = observed(&cfg, &sims, (nodes as usize, ends.len()), &mut sum);
+    if cfg.experiment.observe.message_log {
+        let hops = sims
+            .iter_mut()
+            .flat_map(|s| s.stats.hops.take().unwrap_or_default())
+            .collect();
+        extras.messages = vec![RepLog { deliveries, hops }];
+    }
     Ok((sum, extras))
 }
 
