@@ -1,5 +1,6 @@
-//! `routemu run`'s measurement flags (docs/measurements.md): which measurements in space
-//! and time to take (they become `experiment.observe`) and the files to write them to.
+//! The measurement flags of `routemu run` and `routemu replay` (docs/measurements.md):
+//! which measurements in space and time to take (they become `experiment.observe`) and
+//! the files to write them to.
 //! Rendering is `stats::{latency_dist, msglog, heatmap}`'s; this module checks the flags
 //! before the run, so a long run never ends on a bad flag, and renders every file before
 //! writing any, so a failure leaves nothing half-written.
