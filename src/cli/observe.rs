@@ -1,5 +1,6 @@
-//! `routemu run`'s measurement flags (docs/measurements.md): which measurements in space
-//! and time to take (they become `experiment.observe`) and the files to write them to.
+//! The measurement flags of `routemu run` and `routemu replay` (docs/measurements.md):
+//! which measurements in space and time to take (they become `experiment.observe`) and
+//! the files to write them to.
 //! Rendering is `stats::{latency_dist, msglog, heatmap}`'s; this module checks the flags
 //! before the run, so a long run never ends on a bad flag, and renders every file before
 //! writing any, so a failure leaves nothing half-written.
@@ -10,7 +11,7 @@ use crate::engine::experiment::Extras;
 use crate::error::{Error, Result};
 use crate::stats::heatmap::{self, Quantity};
 use crate::stats::msglog::{self, LatencyRule};
-use crate::stats::observe;
+use crate::stats::observe::{self, SeriesRow};
 use crate::stats::report::Report;
 use crate::topology::Topology;
 use clap::Args;
@@ -162,14 +163,33 @@ impl ObserveArgs {
         report: &Report,
         extras: &mut Extras,
     ) -> Result<Vec<(String, String)>> {
+        let context = format!(
+            "at {:.4} flits/node/cycle offered",
+            report.throughput.offered
+        );
+        let series = report.series.as_deref().unwrap_or(&[]);
+        self.render_with(cfg, topo, (&context, report.replications), series, extras)
+    }
+
+    /// As [`ObserveArgs::render`] for any command's measurements: the heat map's title
+    /// ends with `context` (what ran) and counts `replications`; `series` is the time
+    /// series' rows.
+    pub fn render_with(
+        &self,
+        cfg: &HwConfig,
+        topo: &Topology,
+        (context, replications): (&str, u32),
+        series: &[SeriesRow],
+        extras: &mut Extras,
+    ) -> Result<Vec<(String, String)>> {
         let mut out = Vec::new();
         if let Some(dest) = &self.heatmap {
             let totals = extras.link_totals.clone().unwrap_or_default();
             let q = self.quantity()?;
             let title = format!(
-                "{} — {} at {:.4} flits/node/cycle offered",
+                "{} — {} {context}",
                 if cfg.name.is_empty() {
-                    "routemu run"
+                    "routemu"
                 } else {
                     &cfg.name
                 },
@@ -180,16 +200,12 @@ impl ObserveArgs {
                     Quantity::Blocking => "header blocking",
                     Quantity::BlockingPerHeader => "blocking per header",
                 },
-                report.throughput.offered
             );
-            let svg = heatmap::svg(topo, &extras.links, &totals, q, &title, report.replications)?;
+            let svg = heatmap::svg(topo, &extras.links, &totals, q, &title, replications)?;
             out.push((dest.clone(), svg));
         }
         if let Some(dest) = &self.series {
-            out.push((
-                dest.clone(),
-                observe::series_csv(report.series.as_deref().unwrap_or(&[])),
-            ));
+            out.push((dest.clone(), observe::series_csv(series)));
         }
         if let Some(dest) = &self.latency_dist {
             // A JSON file is a document like every other routemu JSON (provenance first).

@@ -1,11 +1,13 @@
 //! `routemu replay`: a recorded trace on a machine — open loop or dependency-driven —
 //! with the summary, `--json`, and per-message CSV on request.
 
+use super::observe::ObserveArgs;
 use super::output::write_json;
 use crate::config::load::load_hw;
 use crate::config::overrides::apply_overrides;
 use crate::engine::replay::{
-    replay_machine, NodeMap, Placement, ReplayMode, ReplayOptions, ReplayRecord,
+    replay_machine_observed, NodeMap, Placement, ReplayMode, ReplayOptions, ReplayRecord,
+    ReplaySummary,
 };
 use crate::error::{Error, Result};
 use crate::topology::Topology;
@@ -15,6 +17,7 @@ use crate::trace::{open_with, OpenOptions};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
+use std::fmt::Write as _;
 use std::io::IsTerminal;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -77,9 +80,18 @@ pub struct ReplayArgs {
     /// injected, delivered, latency.
     #[arg(long, value_name = "FILE")]
     pub messages: Option<PathBuf>,
-    /// Write the JSON summary to FILE, or to standard output with `-`.
+    /// List at most N ranks (source endpoints) in the JSON's `ranks`, the latest to
+    /// finish (default: all).
+    #[arg(long, value_name = "N")]
+    pub max_ranks: Option<u32>,
+    /// Write the JSON summary to FILE, or to standard output with `-` (the human
+    /// summary then goes to standard error).
     #[arg(long, value_name = "FILE|-")]
     pub json: Option<String>,
+    /// Measurements in space and time and their files, as `routemu run` takes them,
+    /// over the whole replay (docs/measurements.md).
+    #[command(flatten)]
+    pub observe: ObserveArgs,
 }
 
 /// The JSON document of `routemu replay`.
@@ -95,7 +107,7 @@ struct ReplayDoc<'a> {
     /// The effective configuration (file + overrides + flags), as `run` reports it.
     config: &'a crate::config::HwConfig,
     #[serde(flatten)]
-    summary: &'a crate::engine::replay::ReplaySummary,
+    summary: &'a ReplaySummary,
 }
 
 /// Reads a node map file for a network of `nodes` nodes.
@@ -198,6 +210,7 @@ pub fn replay(a: &ReplayArgs) -> Result<i32> {
     if let Some(t) = a.threads {
         cfg.experiment.threads = t;
     }
+    a.observe.apply(&mut cfg)?;
     if !(a.time_scale > 0.0 && a.time_scale.is_finite()) {
         return Err(Error::Arg(format!(
             "--time-scale {}: must be positive",
@@ -223,6 +236,7 @@ pub fn replay(a: &ReplayArgs) -> Result<i32> {
         },
     )?;
     let topo = Topology::from_config(&cfg.topology)?;
+    a.observe.check(a.json.as_deref(), &topo)?;
     let opts = ReplayOptions {
         mode: a.mode,
         gap: a.gap,
@@ -232,6 +246,10 @@ pub fn replay(a: &ReplayArgs) -> Result<i32> {
             (Some(f), _) => NodeMap::Table(read_map(f, topo.endpoints().len() as u32)?),
             (None, Some(p)) => p.parse::<Placement>()?.build(&topo)?,
             (None, None) => NodeMap::Identity,
+        },
+        max_ranks: match a.max_ranks {
+            Some(0) => return Err(Error::Arg("--max-ranks 0: list at least one rank".into())),
+            m => m,
         },
         ..ReplayOptions::default()
     };
@@ -290,23 +308,65 @@ pub fn replay(a: &ReplayArgs) -> Result<i32> {
         }
         Ok(())
     };
-    let sum = replay_machine(&cfg, src.as_mut(), &opts, &mut each);
+    let sum = replay_machine_observed(&cfg, src.as_mut(), &opts, &mut each);
     if let Some(b) = bar {
         b.finish_and_clear();
     }
-    let sum = sum?;
+    let (sum, mut extras) = sum?;
+    // Every file is rendered before any is written.
+    let context = format!("replaying {}", a.trace.display());
+    let series = sum.series.as_deref().unwrap_or(&[]);
+    // The files' latency is the replay's own (creation → tail delivered), as in the
+    // summary, whatever the machine's `experiment.latency` says.
+    let mut files_cfg = cfg.clone();
+    files_cfg.experiment.latency = Default::default();
+    let files = a
+        .observe
+        .render_with(&files_cfg, &topo, (&context, 1), series, &mut extras)?;
     if let Some(c) = csv {
         c.finish()?;
     }
+    let s = summary_text(a, &cfg.name, &described, &placement, &sum);
+    if a.json.as_deref() == Some("-") || a.observe.uses_stdout() {
+        eprint!("{s}");
+    } else {
+        print!("{s}");
+    }
+    if let Some(dest) = &a.json {
+        let doc = ReplayDoc {
+            schema: SCHEMA,
+            trace: described,
+            machine: &cfg.name,
+            gap: a.gap,
+            time_scale: a.time_scale,
+            flit_bytes: a.flit_bytes,
+            placement,
+            config: &cfg,
+            summary: &sum,
+        };
+        write_json(dest, &doc)?;
+    }
+    ObserveArgs::write(&files)?;
+    Ok(0)
+}
+
+/// The human summary of a replay.
+fn summary_text(
+    a: &ReplayArgs,
+    machine: &str,
+    described: &str,
+    placement: &str,
+    sum: &ReplaySummary,
+) -> String {
     let o = |x: Option<f64>| x.map_or("n/a".into(), |v| format!("{v:.2}"));
     let u = |x: Option<u64>| x.map_or("n/a".into(), |v| v.to_string());
-    let s = format!(
+    let mut s = format!(
         "routemu replay: {} on {}\n  mode: {} (gap {} cycles); {} cycles per trace unit; {} bytes per flit; placement {}; {} partition(s)\n  \
          messages: {} read, {} delivered, {} flits; last delivery at cycle {} (trace spans {} cycles)\n  \
          latency (created → delivered): mean {}  p50 {}  p99 {}  max {}\n  \
          behind the trace (injected − recorded): mean {}  max {}\n",
         described,
-        cfg.name,
+        machine,
         match a.mode {
             ReplayMode::Open => "open loop, recorded times",
             ReplayMode::Deps => "dependency-driven",
@@ -328,23 +388,51 @@ pub fn replay(a: &ReplayArgs) -> Result<i32> {
         o(sum.behind_mean),
         u(sum.behind_max),
     );
-    match a.json.as_deref() {
-        Some("-") => eprint!("{s}"),
-        _ => print!("{s}"),
+    let _ = writeln!(
+        s,
+        "  replayed vs recorded: first creation → last delivery {} cycles against the recorded {} ({:+} cycles; slowdown {})",
+        sum.replayed_span,
+        sum.recorded_span,
+        sum.replayed_span as i128 - sum.recorded_span as i128,
+        sum.slowdown.map_or("n/a".into(), |x| format!("{x:.6}×")),
+    );
+    let _ = writeln!(
+        s,
+        "  lag behind the recorded time: creation mean {}  p99 {}  max {} ({} messages late, {} cycles in all); \
+         delivery mean {}  p50 {}  p99 {}  max {}",
+        o(sum.created_lag_mean),
+        u(sum.created_lag_p99),
+        u(sum.created_lag_max),
+        sum.created_late,
+        sum.created_lag_total,
+        o(sum.delivered_lag_mean),
+        u(sum.delivered_lag_p50),
+        u(sum.delivered_lag_p99),
+        u(sum.delivered_lag_max),
+    );
+    if let Some(r) = &sum.slowest_rank {
+        let _ = writeln!(
+            s,
+            "  ranks: {}; the slowest, rank {} (node {}), had its last message delivered at cycle {}: \
+             {} messages, {} flits, latency mean {:.2}, {} cycles communicating in all",
+            sum.rank_count,
+            r.rank,
+            r.node,
+            r.last_delivery,
+            r.messages,
+            r.flits,
+            r.latency_mean,
+            r.latency_total,
+        );
     }
-    if let Some(dest) = &a.json {
-        let doc = ReplayDoc {
-            schema: SCHEMA,
-            trace: described,
-            machine: &cfg.name,
-            gap: a.gap,
-            time_scale: a.time_scale,
-            flit_bytes: a.flit_bytes,
-            placement,
-            config: &cfg,
-            summary: &sum,
-        };
-        write_json(dest, &doc)?;
-    }
-    Ok(0)
+    let _ = writeln!(
+        s,
+        "  dependencies: {}",
+        match (sum.dependencies, a.mode) {
+            (0, _) => "none in the trace: --mode deps is the same as open loop".to_string(),
+            (n, ReplayMode::Deps) => format!("{n} in the trace, followed"),
+            (n, ReplayMode::Open) => format!("{n} in the trace, ignored (open loop)"),
+        }
+    );
+    s
 }

@@ -11,7 +11,7 @@ use crate::error::Result;
 use crate::stats::ci::mean_ci;
 use crate::stats::latency_dist::LatencyHistograms;
 use crate::stats::msglog::RepLog;
-use crate::stats::observe::{self, LinkRow, LinkTotals, RepObs, SeriesAcc};
+use crate::stats::observe::{self, LinkRow, LinkTotals, RepObs, RouterRow, SeriesAcc};
 use crate::stats::report::{
     self, Controller, Deadlock, Dist, Latency, Messages, Phases, Report, Throughput, TopologyInfo,
 };
@@ -221,38 +221,11 @@ fn reduce_counts<N: Network>(parts: &[Simulation<N>], stop: Stop) -> RepResult<N
         let backlog = parts.iter().map(|p| p.net.backlog() as u64).sum();
         s.close(t, backlog);
     }
-    let obs = first.experiment().observe.per_link.then(|| {
-        let mut o = RepObs {
-            capacity: m.link_capacity,
-            servers: nservers as usize,
-            window: end - start,
-            busy_total: m.link_busy,
-            busy_max: m.link_busy_max,
-            link_count: m.link_count,
-            units: N::LINK_UNITS,
-            ..RepObs::default()
-        };
-        for p in parts {
-            p.net.link_obs(start, end, &mut o.links);
-            p.net.port_obs(start, end, &mut o.ports);
-            o.ctrl.extend_from_slice(p.net.ctrl_stats());
-        }
-        o.links.sort_by_key(|l| (l.from, l.port));
-        // A link whose ends live in two partitions (a half-duplex circuit link) comes
-        // as one row per end: they add up.
-        o.links.dedup_by(|b, a| {
-            let same = (a.from, a.port) == (b.from, b.port);
-            if same {
-                a.busy += b.busy;
-                a.flits += b.flits;
-                a.headers += b.headers;
-                a.blocking += b.blocking;
-            }
-            same
-        });
-        o.ports.sort_by_key(|q| (q.node, q.port));
-        Box::new(o)
-    });
+    let obs = first
+        .experiment()
+        .observe
+        .per_link
+        .then(|| Box::new(observe_links(parts, start, end, &m)));
     let sum = |f: &dyn Fn(&Simulation<N>) -> u64| parts.iter().map(f).sum::<u64>();
     let mut mode = first.net.mode_measures(start, end);
     for p in &parts[1..] {
@@ -277,6 +250,90 @@ fn reduce_counts<N: Network>(parts: &[Simulation<N>], stop: Stop) -> RepResult<N
         mode,
         partitions: parts.len() as u32,
         obs,
+    }
+}
+
+/// What the partitions of one run (in node order) observed per link and per router
+/// input port over the window `[start, end)`, with `m` their summed link measures. Links
+/// and ports are sorted, so the result does not depend on the partition count.
+pub(crate) fn observe_links<N: Network>(
+    parts: &[Simulation<N>],
+    start: Cycle,
+    end: Cycle,
+    m: &NetMeasures,
+) -> RepObs {
+    let mut o = RepObs {
+        capacity: m.link_capacity,
+        servers: parts[0].net.ctrl_servers(),
+        window: end - start,
+        busy_total: m.link_busy,
+        busy_max: m.link_busy_max,
+        link_count: m.link_count,
+        units: N::LINK_UNITS,
+        ..RepObs::default()
+    };
+    for p in parts {
+        p.net.link_obs(start, end, &mut o.links);
+        p.net.port_obs(start, end, &mut o.ports);
+        o.ctrl.extend_from_slice(p.net.ctrl_stats());
+    }
+    o.links.sort_by_key(|l| (l.from, l.port));
+    // A link whose ends live in two partitions (a half-duplex circuit link) comes
+    // as one row per end: they add up.
+    o.links.dedup_by(|b, a| {
+        let same = (a.from, a.port) == (b.from, b.port);
+        if same {
+            a.busy += b.busy;
+            a.flits += b.flits;
+            a.headers += b.headers;
+            a.blocking += b.blocking;
+        }
+        same
+    });
+    o.ports.sort_by_key(|q| (q.node, q.port));
+    o
+}
+
+/// The per-link and per-router arrays of a report (`experiment.observe.per_link`).
+pub(crate) struct LinkArrays {
+    /// The `max_links` busiest links.
+    pub links: Vec<LinkRow>,
+    /// Totals over every link, `links` listed.
+    pub link_totals: LinkTotals,
+    /// The `max_links` busiest routers.
+    pub routers: Vec<RouterRow>,
+    /// Every link, for the heat map (empty for networks too big to draw).
+    pub all_links: Vec<LinkRow>,
+    /// Totals over every link, `all_links` listed.
+    pub all_totals: LinkTotals,
+}
+
+/// The arrays of every replication's observations, each with its link utilisation
+/// (mean, max), on a network of `nodes` nodes; at most `max_links` links and routers
+/// listed.
+pub(crate) fn link_arrays(
+    obs: &[(&RepObs, (f64, f64))],
+    max_links: Option<u32>,
+    nodes: usize,
+) -> LinkArrays {
+    let only: Vec<&RepObs> = obs.iter().map(|(o, _)| *o).collect();
+    // Rows are built for the links listed, and for every link only when a heat map
+    // could draw them: a huge network's rows would cost memory for nothing.
+    let util = observe::link_utilization(&only);
+    let keep = observe::busiest(&util, max_links);
+    let all_links = if util.len() <= crate::stats::heatmap::MAX_DRAWN_LINKS {
+        let all: Vec<usize> = (0..util.len()).collect();
+        observe::link_rows(&only, &all)
+    } else {
+        Vec::new()
+    };
+    let routers = observe::busiest(&observe::router_load(&only, nodes), max_links);
+    LinkArrays {
+        links: observe::link_rows(&only, &keep),
+        link_totals: observe::link_totals(obs, keep.len()),
+        routers: observe::router_rows(&only, nodes, &routers),
+        all_totals: observe::link_totals(obs, all_links.len()),
+        all_links,
     }
 }
 
@@ -502,7 +559,11 @@ pub fn aggregate_observed<M: ModeMeasures>(
     let mut report = aggregate(cfg, topology, reps, deadlock, wall);
     let o = cfg.experiment.observe;
     let mut extras = Extras {
-        latency: latency_histograms(cfg, reps),
+        latency: latency_histograms(
+            cfg.experiment.latency,
+            cfg.router.ni.ejection_latency,
+            reps.iter().map(|r| &r.msgs),
+        ),
         ..Extras::default()
     };
     let obs: Vec<(&RepObs, (f64, f64))> = reps
@@ -510,21 +571,12 @@ pub fn aggregate_observed<M: ModeMeasures>(
         .filter_map(|r| Some((r.obs.as_deref()?, r.links)))
         .collect();
     if o.per_link && obs.len() == reps.len() && !reps.is_empty() {
-        let only: Vec<&RepObs> = obs.iter().map(|(o, _)| *o).collect();
-        // Rows are built for the links listed, and for every link only when a heat map
-        // could draw them: a huge network's rows would cost memory for nothing.
-        let util = observe::link_utilization(&only);
-        let keep = observe::busiest(&util, o.max_links);
-        report.links = Some(observe::link_rows(&only, &keep));
-        report.link_totals = Some(observe::link_totals(&obs, keep.len()));
-        if util.len() <= crate::stats::heatmap::MAX_DRAWN_LINKS {
-            let all: Vec<usize> = (0..util.len()).collect();
-            extras.links = observe::link_rows(&only, &all);
-        }
-        extras.link_totals = Some(observe::link_totals(&obs, extras.links.len()));
-        let nodes = topology.nodes();
-        let keep = observe::busiest(&observe::router_load(&only, nodes), o.max_links);
-        report.routers = Some(observe::router_rows(&only, nodes, &keep));
+        let a = link_arrays(&obs, o.max_links, topology.nodes());
+        report.links = Some(a.links);
+        report.link_totals = Some(a.link_totals);
+        report.routers = Some(a.routers);
+        extras.links = a.all_links;
+        extras.link_totals = Some(a.all_totals);
     }
     if o.interval.is_some() {
         let series: Vec<(&SeriesAcc, Cycle)> = reps
@@ -553,28 +605,32 @@ pub fn aggregate_observed<M: ModeMeasures>(
     (report, extras)
 }
 
-/// Every replication's measured messages' histograms together, with the shift the
-/// report applies to the latency (see [`latency_total`]).
-fn latency_histograms<M>(cfg: &HwConfig, reps: &[RepResult<M>]) -> LatencyHistograms {
+/// The measured messages' histograms of every replication (or partition) `stats`
+/// together, with the shift the report applies to the latency under the definition
+/// `def` (see [`latency_total`]) with `ejection` cycles of ejection latency.
+pub(crate) fn latency_histograms<'a>(
+    def: crate::config::LatencyDef,
+    ejection: Cycle,
+    stats: impl IntoIterator<Item = &'a MsgStats>,
+) -> LatencyHistograms {
     use crate::config::{LatencyFrom, LatencyTo};
-    let def = cfg.experiment.latency;
     let mut h = LatencyHistograms {
         definition: def,
         shift: if def.to == LatencyTo::TailArrived {
-            cfg.router.ni.ejection_latency
+            ejection
         } else {
             0
         },
         ..LatencyHistograms::default()
     };
-    for r in reps {
+    for m in stats {
         let total = match def.from {
-            LatencyFrom::Creation => &r.msgs.latency,
-            LatencyFrom::HeadInjected => &r.msgs.network,
+            LatencyFrom::Creation => &m.latency,
+            LatencyFrom::HeadInjected => &m.network,
         };
         let _ = h.total.add(total);
-        let _ = h.source_queue.add(&r.msgs.source_queue);
-        let _ = h.network.add(&r.msgs.network);
+        let _ = h.source_queue.add(&m.source_queue);
+        let _ = h.network.add(&m.network);
     }
     h
 }

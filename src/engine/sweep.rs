@@ -14,8 +14,8 @@ use crate::config::overrides::apply_overrides;
 use crate::config::HwConfig;
 use crate::engine::experiment::{aggregate, run_experiment};
 use crate::engine::network::Network;
-use crate::engine::replay::ReplaySummary;
 use crate::engine::replay::{replay_machine, NodeMap, Placement, ReplayMode, ReplayOptions};
+use crate::engine::replay::{RankRow, ReplaySummary};
 use crate::error::{Error, Result};
 use crate::model::circuit::{CircuitParams, PathForm};
 use crate::model::compare::{rows, Row, KEYS};
@@ -585,20 +585,10 @@ pub fn report_template(cfg: &HwConfig) -> Result<Value> {
 
 /// The shape of the replay summary.
 pub fn replay_template() -> Value {
+    // Every field present: the slowest rank as a row, so its fields are paths.
     let s = ReplaySummary {
-        mode: ReplayMode::Open,
-        partitions: 0,
-        messages: 0,
-        delivered: 0,
-        flits: 0,
-        cycles: 0,
-        latency_mean: None,
-        latency_p50: None,
-        latency_p99: None,
-        latency_max: None,
-        behind_mean: None,
-        behind_max: None,
-        recorded_span: 0,
+        slowest_rank: Some(RankRow::default()),
+        ..ReplaySummary::default()
     };
     serde_json::to_value(&s).unwrap_or(Value::Null)
 }

@@ -1,6 +1,6 @@
-//! The per-message log of a synthetic run (`routemu run --message-log FILE`): one CSV
-//! line per delivered message of every replication, warm-up and drain included, with
-//! its times, hops, blocking and path. The columns `id, src, dst, flits, created,
+//! The per-message log of a run (`routemu run --message-log FILE`; a replay's is one
+//! replication): one CSV line per delivered message of every replication, warm-up and
+//! drain included, with its times, hops, blocking and path. The columns `id, src, dst, flits, created,
 //! injected, delivered, latency` mean what `routemu replay --messages` means by them.
 //!
 //! This module only joins and formats what the run recorded (`MsgStats::deliveries`

@@ -10,7 +10,7 @@
 //! Not here: reading the trace (the leader partition does, `lockstep`), stepping the
 //! routers (`engine::sim`).
 
-use super::{scale, ReplayMode, ReplayOptions, ReplayRecord, ReplaySummary};
+use super::{scale, RankRow, ReplayMode, ReplayOptions, ReplayRecord, ReplaySummary};
 use crate::engine::network::Network;
 use crate::engine::sim::Simulation;
 use crate::error::{Error, Result};
@@ -24,6 +24,8 @@ use std::collections::{BinaryHeap, HashMap};
 /// A message read and mapped onto the network, not yet created.
 struct Pending {
     id: u64,
+    /// The trace's source endpoint (its rank).
+    rank: u32,
     src: u32,
     dst: u32,
     size: u64,
@@ -45,6 +47,20 @@ struct Allowed {
 struct InFlight {
     msg: Pending,
     created: Cycle,
+}
+
+/// One rank's (source endpoint's) communication so far.
+#[derive(Clone, Copy, Default)]
+struct RankAcc {
+    node: u32,
+    messages: u64,
+    size: u64,
+    flits: u64,
+    latency_sum: u64,
+    latency_max: u64,
+    lag_sum: u64,
+    first_created: Cycle,
+    last_delivery: Cycle,
 }
 
 /// One partition's copy of the replay state.
@@ -78,6 +94,23 @@ pub(super) struct Driver {
     last_progress: Cycle,
     first_recorded: Option<Cycle>,
     last_recorded: Cycle,
+    /// Dependency edges read (children and program-order successors), in either mode:
+    /// none means `--mode deps` replays exactly as open loop.
+    dependencies: u64,
+    first_created: Option<Cycle>,
+    /// created − recorded, per message: how late the dependencies (or a full source)
+    /// made its creation.
+    created_lag: Histogram<u64>,
+    created_lag_sum: u128,
+    created_late: u64,
+    /// delivered − recorded, per message.
+    delivered_lag: Histogram<u64>,
+    delivered_lag_sum: u128,
+    /// Per rank; sorted only for the summary.
+    ranks: HashMap<u32, RankAcc>,
+    /// Every delivery, for the per-message log (`experiment.observe.message_log`; the
+    /// leader's copy only).
+    pub(super) log: Option<Vec<Delivery>>,
 }
 
 impl Driver {
@@ -114,6 +147,15 @@ impl Driver {
             last_progress: 0,
             first_recorded: None,
             last_recorded: 0,
+            dependencies: 0,
+            first_created: None,
+            created_lag: histogram(),
+            created_lag_sum: 0,
+            created_late: 0,
+            delivered_lag: histogram(),
+            delivered_lag_sum: 0,
+            ranks: HashMap::new(),
+            log: None,
         }
     }
 
@@ -147,6 +189,7 @@ impl Driver {
             let first = self.first_recorded.get_or_insert(recorded);
             *first = (*first).min(recorded);
             self.last_recorded = self.last_recorded.max(recorded);
+            self.dependencies += m.children.len() as u64 + u64::from(m.successor.is_some());
             let flits = match self.unit {
                 SizeUnit::Bytes => m.size.div_ceil(self.opts.flit_bytes.max(1)),
                 SizeUnit::Flits => m.size,
@@ -154,6 +197,7 @@ impl Driver {
             .clamp(1, u32::MAX as u64) as u32;
             let p = Pending {
                 id: m.id,
+                rank: m.src,
                 src: self.node_of(m, m.src)?,
                 dst: self.node_of(m, m.dst)?,
                 size: m.size,
@@ -228,6 +272,7 @@ impl Driver {
                 let delay = t - p.recorded;
                 self.clear_parent(s, Allowed { at: 0, delay }, t);
             }
+            self.first_created.get_or_insert(t);
             self.flying.insert(mid, InFlight { msg: p, created: t });
         }
     }
@@ -240,6 +285,9 @@ impl Driver {
         done: &[Delivery],
         each: &mut dyn FnMut(&ReplayRecord) -> Result<()>,
     ) -> Result<()> {
+        if let Some(l) = &mut self.log {
+            l.extend_from_slice(done);
+        }
         for dv in done {
             let f = self
                 .flying
@@ -256,11 +304,32 @@ impl Driver {
                 injected: dv.header.injected,
                 delivered: dv.absorbed,
                 latency: dv.absorbed - f.created,
+                hops: dv.header.hops as u32,
             };
             let behind = rec.injected.saturating_sub(rec.recorded);
             self.behind_sum += behind as u128;
             self.behind_max = self.behind_max.max(behind);
             let _ = self.lat.record(rec.latency);
+            let lag = rec.created - rec.recorded;
+            let _ = self.created_lag.record(lag);
+            self.created_lag_sum += lag as u128;
+            self.created_late += u64::from(lag > 0);
+            let dlag = rec.delivered - rec.recorded;
+            let _ = self.delivered_lag.record(dlag);
+            self.delivered_lag_sum += dlag as u128;
+            let r = self.ranks.entry(f.msg.rank).or_insert(RankAcc {
+                node: f.msg.src,
+                first_created: f.created,
+                ..RankAcc::default()
+            });
+            r.messages += 1;
+            r.size += f.msg.size;
+            r.flits += f.msg.flits as u64;
+            r.latency_sum += rec.latency;
+            r.latency_max = r.latency_max.max(rec.latency);
+            r.lag_sum += lag;
+            r.first_created = r.first_created.min(f.created);
+            r.last_delivery = r.last_delivery.max(rec.delivered);
             self.delivered += 1;
             self.flits += f.msg.flits as u64;
             self.last_delivery = self.last_delivery.max(dv.absorbed);
@@ -343,6 +412,53 @@ impl Driver {
         let n = self.delivered.max(1) as f64;
         let some = !self.lat.is_empty();
         let first = self.first_recorded.unwrap_or(0);
+        let recorded_span = self.last_recorded - first;
+        let replayed_span = self
+            .first_created
+            .map_or(0, |c| self.last_delivery.saturating_sub(c));
+        let mean = |sum: u128| some.then(|| sum as f64 / n);
+        let q = |h: &Histogram<u64>, q: f64| some.then(|| h.value_at_quantile(q));
+        let mut all: Vec<(u32, RankAcc)> = self.ranks.iter().map(|(&k, &v)| (k, v)).collect();
+        all.sort_unstable_by_key(|r| r.0);
+        let row = |&(rank, r): &(u32, RankAcc)| RankRow {
+            rank,
+            node: r.node,
+            messages: r.messages,
+            size: r.size,
+            flits: r.flits,
+            latency_total: r.latency_sum,
+            latency_mean: r.latency_sum as f64 / r.messages.max(1) as f64,
+            latency_max: r.latency_max,
+            created_lag_mean: r.lag_sum as f64 / r.messages.max(1) as f64,
+            first_created: r.first_created,
+            last_delivery: r.last_delivery,
+        };
+        // The slowest rank: latest last delivery (ties: the lower rank).
+        let slowest = all
+            .iter()
+            .max_by(|a, b| {
+                a.1.last_delivery
+                    .cmp(&b.1.last_delivery)
+                    .then(b.0.cmp(&a.0))
+            })
+            .map(row);
+        let keep: Vec<usize> = match self.opts.max_ranks {
+            Some(m) if (m as usize) < all.len() => {
+                // The latest to finish, listed in rank order.
+                let mut idx: Vec<usize> = (0..all.len()).collect();
+                idx.sort_by(|&a, &b| {
+                    all[b]
+                        .1
+                        .last_delivery
+                        .cmp(&all[a].1.last_delivery)
+                        .then(a.cmp(&b))
+                });
+                idx.truncate(m as usize);
+                idx.sort_unstable();
+                idx
+            }
+            _ => (0..all.len()).collect(),
+        };
         ReplaySummary {
             mode: self.opts.mode,
             partitions,
@@ -356,7 +472,25 @@ impl Driver {
             latency_max: some.then(|| self.lat.max()),
             behind_mean: some.then(|| self.behind_sum as f64 / n),
             behind_max: some.then_some(self.behind_max),
-            recorded_span: self.last_recorded - first,
+            recorded_span,
+            dependencies: self.dependencies,
+            first_created: self.first_created,
+            replayed_span,
+            slowdown: (recorded_span > 0).then(|| replayed_span as f64 / recorded_span as f64),
+            created_lag_mean: mean(self.created_lag_sum),
+            created_lag_p99: q(&self.created_lag, 0.99),
+            created_lag_max: some.then(|| self.created_lag.max()),
+            created_lag_total: self.created_lag_sum.min(u64::MAX as u128) as u64,
+            created_late: self.created_late,
+            delivered_lag_mean: mean(self.delivered_lag_sum),
+            delivered_lag_p50: q(&self.delivered_lag, 0.5),
+            delivered_lag_p99: q(&self.delivered_lag, 0.99),
+            delivered_lag_max: some.then(|| self.delivered_lag.max()),
+            rank_count: all.len(),
+            slowest_rank: slowest,
+            ranks: keep.iter().map(|&i| row(&all[i])).collect(),
+            // Added from the partitions' networks by `replay` when asked for.
+            ..ReplaySummary::default()
         }
     }
 }

@@ -102,13 +102,14 @@ impl<N: Network> Copy for Shared<'_, N> {}
 
 /// Replays on `sims` (the partitions in node order, workload stopped, deliveries
 /// recorded) with `drivers` (one identical copy each, the first messages ingested);
-/// `reader` is the trace after those messages.
+/// `reader` is the trace after those messages. Returns the summary and the deliveries
+/// the leader's driver logged (none unless it was asked to).
 pub(super) fn run<N: Network + Send>(
     sims: &mut [Simulation<N>],
     drivers: Vec<Driver>,
     reader: &mut Reader<'_>,
     each: &mut dyn FnMut(&ReplayRecord) -> Result<()>,
-) -> Result<ReplaySummary> {
+) -> Result<(ReplaySummary, Vec<Delivery>)> {
     let t = sims.len();
     let mail = mailboxes::<N>(t);
     let posts: Vec<RwLock<Post>> = (0..2 * t).map(|_| RwLock::new(Post::default())).collect();
@@ -171,7 +172,7 @@ fn partition<N: Network>(
     mut reader: Option<&mut Reader<'_>>,
     each: &mut dyn FnMut(&ReplayRecord) -> Result<()>,
     sh: Shared<'_, N>,
-) -> Result<Option<ReplaySummary>> {
+) -> Result<Option<(ReplaySummary, Vec<Delivery>)>> {
     let _guard = FailOnPanic(sh.failed);
     let fail = |e: Error| {
         sh.failed.0.store(true, Ordering::Release);
@@ -232,7 +233,10 @@ fn partition<N: Network>(
         });
         match step {
             Ok(Some(next)) => sim.advance(next, None),
-            Ok(None) => return Ok(Some(driver.summary(t as u32))),
+            Ok(None) => {
+                let log = driver.log.take().unwrap_or_default();
+                return Ok(Some((driver.summary(t as u32), log)));
+            }
             Err(e) => return fail(e),
         }
         parity ^= 1;

@@ -20,9 +20,13 @@ pub mod placement;
 
 use crate::config::validate::validate;
 use crate::config::HwConfig;
-use crate::engine::network::Network;
+use crate::engine::experiment::{latency_histograms, link_arrays, observe_links, Extras};
+use crate::engine::network::{NetMeasures, Network};
 use crate::engine::parallel::{build_partitions, partitions_for};
+use crate::engine::sim::Simulation;
 use crate::error::{Error, Result};
+use crate::stats::msglog::RepLog;
+use crate::stats::observe::{self, LinkRow, LinkTotals, RouterRow, SeriesRow};
 use crate::switching::{with_mode, WithMode};
 use crate::trace::TraceSource;
 use crate::types::Cycle;
@@ -31,10 +35,11 @@ pub use placement::{NodeMap, Placement};
 use serde::Serialize;
 
 /// When messages are created.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum ReplayMode {
     /// At the recorded times, dependencies ignored.
+    #[default]
     Open,
     /// At the recorded times, but not before every parent was delivered plus the gap.
     Deps,
@@ -56,6 +61,9 @@ pub struct ReplayOptions {
     /// Stop with an error when messages are in flight and none is delivered for this
     /// many cycles (a deadlock, or a network far too slow for the trace).
     pub stall_cycles: Cycle,
+    /// List at most this many ranks in [`ReplaySummary::ranks`] (the latest to finish);
+    /// None: all.
+    pub max_ranks: Option<u32>,
 }
 
 impl Default for ReplayOptions {
@@ -67,6 +75,7 @@ impl Default for ReplayOptions {
             flit_bytes: 8,
             map: NodeMap::Identity,
             stall_cycles: 1_000_000,
+            max_ranks: None,
         }
     }
 }
@@ -94,10 +103,12 @@ pub struct ReplayRecord {
     pub delivered: Cycle,
     /// delivered − created.
     pub latency: Cycle,
+    /// Network links its head crossed.
+    pub hops: u32,
 }
 
 /// What a replay measured.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Default, Serialize)]
 pub struct ReplaySummary {
     /// The mode that ran.
     pub mode: ReplayMode,
@@ -125,6 +136,81 @@ pub struct ReplaySummary {
     pub behind_max: Option<u64>,
     /// Recorded span of the trace in cycles (last recorded time − first).
     pub recorded_span: Cycle,
+    /// Dependency edges in the trace (children and program-order successors), counted
+    /// in either mode; 0: `--mode deps` is the same as open loop.
+    pub dependencies: u64,
+    /// Cycle the first message was created (null: none was).
+    pub first_created: Option<Cycle>,
+    /// Cycles from the first creation to the last delivery.
+    pub replayed_span: Cycle,
+    /// `replayed_span / recorded_span` (null when the trace spans no time).
+    pub slowdown: Option<f64>,
+    /// Mean of (created − recorded): how late messages were created (0 in open loop
+    /// unless a source's memory was full; in dependency mode, the waits for parents).
+    pub created_lag_mean: Option<f64>,
+    /// 99th percentile of (created − recorded).
+    pub created_lag_p99: Option<u64>,
+    /// Largest (created − recorded).
+    pub created_lag_max: Option<u64>,
+    /// Σ (created − recorded) over every message: the total time messages spent late.
+    pub created_lag_total: u64,
+    /// Messages created after their recorded time.
+    pub created_late: u64,
+    /// Mean of (delivered − recorded): how far each delivery ran behind the time its
+    /// message was recorded (the latency plus the creation lag).
+    pub delivered_lag_mean: Option<f64>,
+    /// Median (delivered − recorded).
+    pub delivered_lag_p50: Option<u64>,
+    /// 99th percentile of (delivered − recorded).
+    pub delivered_lag_p99: Option<u64>,
+    /// Largest (delivered − recorded).
+    pub delivered_lag_max: Option<u64>,
+    /// Ranks (source endpoints) that sent at least one message.
+    pub rank_count: usize,
+    /// The rank whose last message was delivered last.
+    pub slowest_rank: Option<RankRow>,
+    /// Per rank, in rank order: all of them, or the `max_ranks` latest to finish.
+    pub ranks: Vec<RankRow>,
+    /// The busiest links over the whole replay, as `routemu run` lists them
+    /// (`experiment.observe.per_link`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub links: Option<Vec<LinkRow>>,
+    /// Totals over every link, which `links` adds up to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub link_totals: Option<LinkTotals>,
+    /// Per-router measurements (`experiment.observe.per_link`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub routers: Option<Vec<RouterRow>>,
+    /// The time series (`experiment.observe.interval`), latency as `latency_mean`'s.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub series: Option<Vec<SeriesRow>>,
+}
+
+/// One rank's (one source endpoint's) communication in a replay.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct RankRow {
+    /// The trace's source endpoint.
+    pub rank: u32,
+    /// The node it was placed on.
+    pub node: u32,
+    /// Messages it sent (all delivered).
+    pub messages: u64,
+    /// Their sizes, in the trace's unit (bytes or flits).
+    pub size: u64,
+    /// Their flits.
+    pub flits: u64,
+    /// Σ latency (creation → delivery) of its messages: its communication time.
+    pub latency_total: u64,
+    /// Mean latency of its messages.
+    pub latency_mean: f64,
+    /// Largest latency of its messages.
+    pub latency_max: u64,
+    /// Mean (created − recorded) of its messages.
+    pub created_lag_mean: f64,
+    /// Cycle its first message was created.
+    pub first_created: Cycle,
+    /// Cycle its last message was delivered.
+    pub last_delivery: Cycle,
 }
 
 /// A recorded time in cycles.
@@ -140,6 +226,17 @@ pub fn replay_machine(
     opts: &ReplayOptions,
     each: &mut dyn FnMut(&ReplayRecord) -> Result<()>,
 ) -> Result<ReplaySummary> {
+    replay_machine_observed(cfg, src, opts, each).map(|(s, _)| s)
+}
+
+/// As [`replay_machine`], with the measurements for files (`experiment.observe`: every
+/// link for the heat map, the latency histograms).
+pub fn replay_machine_observed(
+    cfg: &HwConfig,
+    src: &mut dyn TraceSource,
+    opts: &ReplayOptions,
+    each: &mut dyn FnMut(&ReplayRecord) -> Result<()>,
+) -> Result<(ReplaySummary, Extras)> {
     struct Replay<'a> {
         cfg: &'a HwConfig,
         src: &'a mut dyn TraceSource,
@@ -147,9 +244,9 @@ pub fn replay_machine(
         each: &'a mut dyn FnMut(&ReplayRecord) -> Result<()>,
     }
     impl WithMode for Replay<'_> {
-        type Output = Result<ReplaySummary>;
+        type Output = Result<(ReplaySummary, Extras)>;
         fn run<N: Network + Send>(self) -> Self::Output {
-            replay::<N>(self.cfg, self.src, self.opts, self.each)
+            replay_observed::<N>(self.cfg, self.src, self.opts, self.each)
         }
     }
     with_mode(
@@ -172,6 +269,18 @@ pub fn replay<N: Network + Send>(
     opts: &ReplayOptions,
     each: &mut dyn FnMut(&ReplayRecord) -> Result<()>,
 ) -> Result<ReplaySummary> {
+    replay_observed::<N>(cfg, src, opts, each).map(|(s, _)| s)
+}
+
+/// As [`replay`], with the measurements of `experiment.observe` (per link, time
+/// series; over the whole replay) in the summary and for files (the per-message log's
+/// deliveries and header paths as one replication).
+pub fn replay_observed<N: Network + Send>(
+    cfg: &HwConfig,
+    src: &mut dyn TraceSource,
+    opts: &ReplayOptions,
+    each: &mut dyn FnMut(&ReplayRecord) -> Result<()>,
+) -> Result<(ReplaySummary, Extras)> {
     let mut cfg = cfg.clone();
     cfg.experiment.warmup = 0;
     cfg.experiment.idle_skip = true;
@@ -204,11 +313,74 @@ pub fn replay<N: Network + Send>(
     let mut reader = lockstep::Reader::new(src, opts.time_scale)?;
     let mut first = Vec::new();
     reader.read_upto(0, &mut first)?;
-    let drivers = (0..sims.len())
+    let mut drivers = (0..sims.len())
         .map(|_| {
             let mut d = Driver::new(opts, (ends.start, ends.len() as u32), unit, &name);
             d.ingest(&first, None).map(|()| d)
         })
         .collect::<Result<Vec<_>>>()?;
-    lockstep::run(&mut sims, drivers, &mut reader, each)
+    if cfg.experiment.observe.message_log {
+        // The leader sees every partition's deliveries; one copy is enough.
+        drivers[0].log = Some(Vec::new());
+    }
+    let (mut sum, deliveries) = lockstep::run(&mut sims, drivers, &mut reader, each)?;
+    let mut extras = observed(&cfg, &sims, (nodes as usize, ends.len()), &mut sum);
+    if cfg.experiment.observe.message_log {
+        let hops = sims
+            .iter_mut()
+            .flat_map(|s| s.stats.hops.take().unwrap_or_default())
+            .collect();
+        extras.messages = vec![RepLog { deliveries, hops }];
+    }
+    Ok((sum, extras))
+}
+
+/// Adds what `experiment.observe` asks for, over the whole replay, to `sum`, and
+/// returns the measurements for files; nothing is computed that was not asked for.
+fn observed<N: Network>(
+    cfg: &HwConfig,
+    sims: &[Simulation<N>],
+    (nodes, endpoints): (usize, usize),
+    sum: &mut ReplaySummary,
+) -> Extras {
+    let o = cfg.experiment.observe;
+    // The last cycle stepped is counted: the window ends after it.
+    let end = sims[0].t + 1;
+    let mut extras = Extras {
+        // The replay's latency: creation → tail delivered, unshifted.
+        latency: latency_histograms(Default::default(), 0, sims.iter().map(|s| &s.stats)),
+        ..Extras::default()
+    };
+    if o.per_link {
+        let mut m = NetMeasures::default();
+        for p in sims {
+            m.add(&p.net.measures(0, end));
+        }
+        let obs = observe_links(sims, 0, end, &m);
+        let a = link_arrays(&[(&obs, m.utilization())], o.max_links, nodes);
+        sum.links = Some(a.links);
+        sum.link_totals = Some(a.link_totals);
+        sum.routers = Some(a.routers);
+        extras.links = a.all_links;
+        extras.link_totals = Some(a.all_totals);
+    }
+    if o.interval.is_some() {
+        let mut series = sims.iter().filter_map(|s| s.stats.series.as_deref());
+        if let Some(first) = series.next() {
+            let mut acc = first.clone();
+            for s in series {
+                acc.merge(s);
+            }
+            // Every message was delivered: nothing waits at the end.
+            acc.close(end, 0);
+            sum.series = Some(observe::series_rows(
+                &[(&acc, end)],
+                (0, end),
+                endpoints,
+                false,
+                0,
+            ));
+        }
+    }
+    extras
 }
