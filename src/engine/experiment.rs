@@ -480,15 +480,7 @@ fn run_reps<N: Network + Send>(
             .lock()
             .unwrap_or_else(|e| e.into_inner()) = Some(r);
     };
-    if jobs <= 1 {
-        worker();
-    } else {
-        std::thread::scope(|s| {
-            for _ in 0..jobs {
-                s.spawn(worker);
-            }
-        });
-    }
+    crate::engine::parallel::on_workers(jobs, worker);
     let last = first_deadlock.load(Ordering::Relaxed).min(reps - 1);
     let results: Vec<Result<(RepResult<N::Measures>, Cycle)>> = slots
         .into_iter()

@@ -106,6 +106,21 @@ impl CycleBarrier for StdBarrier {
     }
 }
 
+/// Runs `worker` on `jobs` threads at once (on the caller's thread alone when `jobs` is
+/// 1), returning when every copy has returned. The workers share their queue of tasks
+/// (replications, sweep points, searches) through what `worker` captures.
+pub fn on_workers(jobs: usize, worker: impl Fn() + Sync) {
+    if jobs <= 1 {
+        worker();
+    } else {
+        std::thread::scope(|s| {
+            for _ in 0..jobs {
+                s.spawn(&worker);
+            }
+        });
+    }
+}
+
 /// How many partitions a run of `nodes` nodes uses when `threads` are asked for and a
 /// partition needs at least `min_nodes` nodes (default: the mode's
 /// [`Network::MIN_PARTITION_NODES`], measured with `routemu bench`; see docs/speed.md) to pay

@@ -657,15 +657,7 @@ fn search_mode<N: Network + Send>(
             .lock()
             .unwrap_or_else(|e| e.into_inner()) = Some(r);
     };
-    if jobs <= 1 {
-        worker();
-    } else {
-        std::thread::scope(|s| {
-            for _ in 0..jobs {
-                s.spawn(worker);
-            }
-        });
-    }
+    crate::engine::parallel::on_workers(jobs, worker);
     let mut done = Vec::with_capacity(reps as usize);
     for slot in slots {
         let r = slot

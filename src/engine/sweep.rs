@@ -424,15 +424,7 @@ pub fn run_points<T: Send>(
         done(i);
     };
     let jobs = jobs.clamp(1, n.max(1));
-    if jobs == 1 {
-        worker();
-    } else {
-        std::thread::scope(|s| {
-            for _ in 0..jobs {
-                s.spawn(worker);
-            }
-        });
-    }
+    crate::engine::parallel::on_workers(jobs, worker);
     let mut out = Vec::with_capacity(n);
     for (i, slot) in slots.into_iter().enumerate() {
         match slot.into_inner().unwrap_or_else(|e| e.into_inner()) {
