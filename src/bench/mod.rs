@@ -541,10 +541,8 @@ fn time_parts_any<B: CycleBarrier>(
     with_mode(&cfg.switching, Parts(cfg, parts, barrier, cycles))
 }
 
-/// Runs a partitioned scenario: one thread, then `threads` with each barrier (best of
-/// `repeats` each).
-pub fn run_parts(s: &PartScenario, threads: usize, repeats: usize) -> Result<PartResult> {
-    let nodes = crate::config::validate::validate(&s.cfg)?.topology.nodes();
+/// Partitions a scenario of `nodes` nodes runs on when `threads` are asked for.
+fn scenario_parts(s: &PartScenario, nodes: usize, threads: usize) -> usize {
     let min = s.cfg.experiment.partition_min_nodes.map(|m| m as usize);
     struct Split(usize, usize, Option<usize>);
     impl WithMode for Split {
@@ -553,7 +551,14 @@ pub fn run_parts(s: &PartScenario, threads: usize, repeats: usize) -> Result<Par
             crate::engine::parallel::partitions_for::<N>(self.0, self.1, self.2)
         }
     }
-    let parts = with_mode(&s.cfg.switching, Split(nodes, threads, min));
+    with_mode(&s.cfg.switching, Split(nodes, threads, min))
+}
+
+/// Runs a partitioned scenario: one thread, then `threads` with each barrier (best of
+/// `repeats` each).
+pub fn run_parts(s: &PartScenario, threads: usize, repeats: usize) -> Result<PartResult> {
+    let nodes = crate::config::validate::validate(&s.cfg)?.topology.nodes();
+    let parts = scenario_parts(s, nodes, threads);
     let best = |parts: usize, spin: bool| -> Result<(f64, Option<usize>)> {
         let mut b = (f64::MAX, None);
         for _ in 0..repeats.max(1) {
@@ -580,5 +585,77 @@ pub fn run_parts(s: &PartScenario, threads: usize, repeats: usize) -> Result<Par
         spin: nc / spin,
         std: nc / std,
         bytes_per_node: bytes.map(|b| b as f64 / nodes as f64),
+    })
+}
+
+/// What a partitioned scenario measured while other threads kept the cores busy.
+#[derive(Clone, Debug)]
+pub struct BusyResult {
+    /// Scenario name.
+    pub name: String,
+    /// Busy threads that ran beside it.
+    pub hogs: usize,
+    /// Partitions used.
+    pub parts: usize,
+    /// Node-cycles per second on one thread.
+    pub one: f64,
+    /// On the partitions with [`SpinBarrier::new`] (spins, then parks).
+    pub adaptive: f64,
+    /// On the partitions with a barrier that never parks (the barrier's first form).
+    pub spin_only: f64,
+}
+
+/// Runs a partitioned scenario while `hogs` threads spin on the machine's cores (the
+/// "other work" of a shared machine): one thread, then `threads` partitions with the
+/// adaptive barrier and with one that spins for ever (best of `repeats` each).
+pub fn run_busy(
+    s: &PartScenario,
+    threads: usize,
+    repeats: usize,
+    hogs: usize,
+) -> Result<BusyResult> {
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        for _ in 0..hogs {
+            scope.spawn(|| {
+                let mut x = 0u64;
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    for _ in 0..1000 {
+                        x = std::hint::black_box(
+                            x.wrapping_mul(6364136223846793005).wrapping_add(1),
+                        );
+                    }
+                }
+            });
+        }
+        // Let the kernel's run queue (read by `free_cores`) see the hogs.
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        let result = (|| {
+            let nodes = crate::config::validate::validate(&s.cfg)?.topology.nodes();
+            let parts = scenario_parts(s, nodes, threads);
+            let best = |barrier: &dyn Fn() -> SpinBarrier| -> Result<f64> {
+                let mut b = f64::MAX;
+                for _ in 0..repeats.max(1) {
+                    let barrier = barrier();
+                    let n = barrier.threads();
+                    b = b.min(time_parts_any(&s.cfg, n, &barrier, s.cycles)?.0);
+                }
+                Ok(b)
+            };
+            let one = best(&|| SpinBarrier::new(1))?;
+            let adaptive = best(&|| SpinBarrier::new(parts))?;
+            let spin_only = best(&|| SpinBarrier::with_spin(parts, std::time::Duration::MAX))?;
+            let nc = (nodes as u64 * s.cycles) as f64;
+            Ok(BusyResult {
+                name: s.name.clone(),
+                hogs,
+                parts,
+                one: nc / one,
+                adaptive: nc / adaptive,
+                spin_only: nc / spin_only,
+            })
+        })();
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        result
     })
 }

@@ -1,7 +1,7 @@
 //! `routemu bench`: emulation speed on the standard scenarios.
 
 use crate::bench::{
-    circuit_scenarios, deflection_scenarios, observe_scenarios, partition_scenarios, run,
+    circuit_scenarios, deflection_scenarios, observe_scenarios, partition_scenarios, run, run_busy,
     run_observe, run_parts, standard_scenarios, timeout_scenarios,
 };
 use clap::Args;
@@ -126,6 +126,7 @@ pub fn bench(a: &BenchArgs) -> crate::error::Result<i32> {
         a.threads
     );
     println!();
+    busy_machine(a)?;
     let observe: Vec<_> = observe_scenarios(a.scale)?
         .into_iter()
         .filter(|s| a.wants(&s.name) || a.wants("measurements"))
@@ -200,4 +201,55 @@ pub fn bench(a: &BenchArgs) -> crate::error::Result<i32> {
         many / one
     );
     Ok(0)
+}
+
+/// The partitioned scenarios that show a shared machine: as many busy threads as leave
+/// fewer free cores than `--threads`, then one thread, the adaptive barrier and a barrier
+/// that never parks.
+fn busy_machine(a: &BenchArgs) -> crate::error::Result<()> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = a.threads.max(2);
+    // Leave one core fewer than the partitions need: the case a shared machine gives.
+    let hogs = (cores + 1).saturating_sub(threads).max(1);
+    let scenarios: Vec<_> = partition_scenarios(a.scale)?
+        .into_iter()
+        .filter(|s| {
+            (s.name.contains("16x16 DOR @ 0.4") || s.name.contains("d=12 wormhole"))
+                && (a.wants(&s.name) || a.wants("busy"))
+        })
+        .collect();
+    if scenarios.is_empty() {
+        return Ok(());
+    }
+    println!(
+        "{:<40} {:>5} {:>12} {:>6} {:>16} {:>8} {:>16} {:>8}",
+        "busy machine (Mnode-cycles/s)",
+        "hogs",
+        "1 thread",
+        "parts",
+        "spin, then park",
+        "speedup",
+        "spin for ever",
+        "speedup"
+    );
+    for s in &scenarios {
+        let r = run_busy(s, threads, a.repeats, hogs)?;
+        println!(
+            "{:<40} {:>5} {:>12.2} {:>6} {:>16.2} {:>8.2} {:>16.2} {:>8.2}",
+            r.name,
+            r.hogs,
+            r.one / 1e6,
+            r.parts,
+            r.adaptive / 1e6,
+            r.adaptive / r.one,
+            r.spin_only / 1e6,
+            r.spin_only / r.one
+        );
+    }
+    println!(
+        "hogs: threads spinning beside the run on this {cores}-core machine, so that {threads} \
+         partition threads outnumber the free cores"
+    );
+    println!();
+    Ok(())
 }
