@@ -489,10 +489,10 @@ mod tests {
         std::thread::scope(|s| {
             for _ in 0..threads {
                 s.spawn(|| {
-                    for p in 0..phases {
-                        counters[p].fetch_add(1, Ordering::Relaxed);
+                    for counter in &counters {
+                        counter.fetch_add(1, Ordering::Relaxed);
                         barrier.wait(&abort);
-                        assert_eq!(counters[p].load(Ordering::Relaxed), threads);
+                        assert_eq!(counter.load(Ordering::Relaxed), threads);
                         barrier.wait(&abort);
                     }
                 });
