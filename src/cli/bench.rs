@@ -39,7 +39,7 @@ pub fn bench(a: &BenchArgs) -> crate::error::Result<i32> {
             "--scale must be a positive number".into(),
         ));
     }
-    println!(
+    crate::outln!(
         "{:<58} {:>6} {:>12} {:>9} {:>14} {:>16} {:>8}",
         "scenario (single thread)",
         "nodes",
@@ -48,7 +48,7 @@ pub fn bench(a: &BenchArgs) -> crate::error::Result<i32> {
         "ns/unit",
         "baseline Mn-c/s",
         "ratio"
-    );
+    )?;
     let mut circuit_secs = Vec::new();
     let mut deflection_secs = Vec::new();
     let scenarios = standard_scenarios(a.scale)?
@@ -64,7 +64,7 @@ pub fn bench(a: &BenchArgs) -> crate::error::Result<i32> {
         if r.name.starts_with("Manhattan St 6x6") {
             deflection_secs.push(r.seconds);
         }
-        println!(
+        crate::outln!(
             "{:<58} {:>6} {:>12.2} {:>9.3} {:>14} {:>16.2} {:>8.2}",
             r.name,
             r.nodes,
@@ -73,23 +73,23 @@ pub fn bench(a: &BenchArgs) -> crate::error::Result<i32> {
             format!("{:.1}/{}", r.ns_per_unit, r.unit),
             r.baseline_node_cycles_per_second / 1e6,
             r.node_cycles_per_second / r.baseline_node_cycles_per_second
-        );
+        )?;
     }
-    println!("baseline: the same scenario visiting every router every cycle (no idle skipping)");
+    crate::outln!("baseline: the same scenario visiting every router every cycle (no idle skipping)")?;
     if let [short, long] = circuit_secs[..] {
-        println!(
+        crate::outln!(
             "circuit: twice the data length at the same link utilisation takes {:.2}× the time",
             long / short
-        );
+        )?;
     }
     if let [short, long] = deflection_secs[..] {
-        println!(
+        crate::outln!(
             "deflection: worms twice as long at half the rate (same lane load) take {:.2}× the time",
             long / short
-        );
+        )?;
     }
-    println!();
-    println!(
+    crate::outln!()?;
+    crate::outln!(
         "{:<40} {:>6} {:>12} {:>6} {:>14} {:>8} {:>14} {:>8} {:>11}",
         "partitioned (Mnode-cycles/s)",
         "nodes",
@@ -100,13 +100,13 @@ pub fn bench(a: &BenchArgs) -> crate::error::Result<i32> {
         "std Barrier",
         "speedup",
         "heap B/node"
-    );
+    )?;
     for s in partition_scenarios(a.scale)?
         .into_iter()
         .filter(|s| a.wants(&s.name))
     {
         let r = run_parts(&s, a.threads.max(1), a.repeats)?;
-        println!(
+        crate::outln!(
             "{:<40} {:>6} {:>12.2} {:>6} {:>14.2} {:>8.2} {:>14.2} {:>8.2} {:>11}",
             r.name,
             r.nodes,
@@ -117,21 +117,21 @@ pub fn bench(a: &BenchArgs) -> crate::error::Result<i32> {
             r.std / 1e6,
             r.std / r.one,
             r.bytes_per_node.map_or("n/a".into(), |b| format!("{b:.0}"))
-        );
+        )?;
     }
-    println!(
+    crate::outln!(
         "parts: partitions used for {} threads (fewer when a partition would hold fewer than \
          experiment.partition_min_nodes nodes: by default 128 for wormhole and timeout \
          switching, 4096 for circuit switching, 1024 for deflection)",
         a.threads
-    );
-    println!();
+    )?;
+    crate::outln!()?;
     let observe: Vec<_> = observe_scenarios(a.scale)?
         .into_iter()
         .filter(|s| a.wants(&s.name) || a.wants("measurements"))
         .collect();
     if !observe.is_empty() {
-        println!(
+        crate::outln!(
             "{:<44} {:>6} {:>12} {:>12} {:>7} {:>12} {:>7}",
             "measurements (whole experiment)",
             "nodes",
@@ -140,10 +140,10 @@ pub fn bench(a: &BenchArgs) -> crate::error::Result<i32> {
             "on/off",
             "+log Mn-c/s",
             "ratio"
-        );
+        )?;
         for s in &observe {
             let r = run_observe(s, a.repeats)?;
-            println!(
+            crate::outln!(
                 "{:<44} {:>6} {:>12.2} {:>12.2} {:>7.3} {:>12.2} {:>7.3}",
                 r.name,
                 r.nodes,
@@ -152,14 +152,14 @@ pub fn bench(a: &BenchArgs) -> crate::error::Result<i32> {
                 r.on / r.off,
                 r.with_log / 1e6,
                 r.with_log / r.off
-            );
+            )?;
         }
-        println!(
+        crate::outln!(
             "on: per-link and per-router arrays and a 1000-cycle time series, with the heat map, \
              series CSV, latency distribution and JSON rendered in memory; +log: the per-message \
              log as well"
-        );
-        println!();
+        )?;
+        crate::outln!()?;
     }
     if !a.wants("replay") {
         return Ok(0);
@@ -170,11 +170,11 @@ pub fn bench(a: &BenchArgs) -> crate::error::Result<i32> {
         crate::engine::replay::ReplayMode::Deps,
     ] {
         let rate = crate::bench::replay::messages_per_second(n, mode, 8, 1, a.repeats)?;
-        println!(
+        crate::outln!(
             "replay {:?}, {n} generated 4-flit messages on the 8x8 DOR torus: {:.0} k messages/s",
             mode,
             rate / 1e3
-        );
+        )?;
     }
     let n = n * 4;
     let one = crate::bench::replay::messages_per_second(
@@ -191,13 +191,13 @@ pub fn bench(a: &BenchArgs) -> crate::error::Result<i32> {
         a.threads.max(1) as u32,
         a.repeats,
     )?;
-    println!(
+    crate::outln!(
         "replay Deps, {n} messages on a 32x32 DOR torus: {:.0} k messages/s on 1 thread, \
          {:.0} k on {} threads ({:.2}x)",
         one / 1e3,
         many / 1e3,
         a.threads,
         many / one
-    );
+    )?;
     Ok(0)
 }
