@@ -75,7 +75,9 @@ pub fn bench(a: &BenchArgs) -> crate::error::Result<i32> {
             r.node_cycles_per_second / r.baseline_node_cycles_per_second
         )?;
     }
-    crate::outln!("baseline: the same scenario visiting every router every cycle (no idle skipping)")?;
+    crate::outln!(
+        "baseline: the same scenario visiting every router every cycle (no idle skipping)"
+    )?;
     if let [short, long] = circuit_secs[..] {
         crate::outln!(
             "circuit: twice the data length at the same link utilisation takes {:.2}× the time",

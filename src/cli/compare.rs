@@ -38,7 +38,13 @@ pub struct Comparison {
 /// Runs `routemu compare`; returns the exit status (as `run`'s).
 pub fn compare(args: &PredictArgs) -> Result<i32> {
     let cfg = args.exp.config()?;
-    check_outputs(&args.json.iter().map(|j| ("--json", j.as_str())).collect::<Vec<_>>())?;
+    check_outputs(
+        &args
+            .json
+            .iter()
+            .map(|j| ("--json", j.as_str()))
+            .collect::<Vec<_>>(),
+    )?;
     // A machine without a model is refused before the emulation, not after.
     let (model, outcome) = model_outcome(&cfg, args.path_form)?;
     let report = emulate(&cfg)?;

@@ -113,7 +113,11 @@ impl ObserveArgs {
     }
 
     /// As [`ObserveArgs::check`], with the command's other output files.
-    pub fn check_with<'a>(&'a self, mut all: Vec<(&'a str, &'a str)>, topo: &Topology) -> Result<()> {
+    pub fn check_with<'a>(
+        &'a self,
+        mut all: Vec<(&'a str, &'a str)>,
+        topo: &Topology,
+    ) -> Result<()> {
         all.extend(self.outputs());
         check_outputs(&all)?;
         if self.heatmap.is_some() {

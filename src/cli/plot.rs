@@ -144,7 +144,12 @@ pub fn plot(a: &PlotArgs) -> Result<i32> {
     let figs = figures(&table, &spec)?;
     let names: Vec<String> = figs.iter().map(|(n, _)| n.clone()).collect();
     let paths = figure_paths(&dest, &names)?;
-    check_outputs(&paths.iter().map(|p| ("--out", p.as_str())).collect::<Vec<_>>())?;
+    check_outputs(
+        &paths
+            .iter()
+            .map(|p| ("--out", p.as_str()))
+            .collect::<Vec<_>>(),
+    )?;
     // Redrawing over its own input would leave nothing to redraw from.
     if a.file != "-" {
         check_outputs(&[("FILE", a.file.as_str()), ("--out", paths[0].as_str())])

@@ -158,7 +158,13 @@ pub fn describe(p: &Prediction) -> String {
 /// Runs `routemu predict`; returns the exit status.
 pub fn predict(args: &PredictArgs) -> Result<i32> {
     let cfg = args.exp.config()?;
-    check_outputs(&args.json.iter().map(|j| ("--json", j.as_str())).collect::<Vec<_>>())?;
+    check_outputs(
+        &args
+            .json
+            .iter()
+            .map(|j| ("--json", j.as_str()))
+            .collect::<Vec<_>>(),
+    )?;
     let (model, outcome) = model_outcome(&cfg, args.path_form)?;
     let mut s = String::new();
     let _ = writeln!(s, "routemu predict: {} — {model}", cfg.name);

@@ -185,7 +185,13 @@ pub fn saturation(args: &SaturationArgs) -> Result<i32> {
         ));
     }
     let cfg = args.exp.config()?;
-    check_outputs(&args.json.iter().map(|j| ("--json", j.as_str())).collect::<Vec<_>>())?;
+    check_outputs(
+        &args
+            .json
+            .iter()
+            .map(|j| ("--json", j.as_str()))
+            .collect::<Vec<_>>(),
+    )?;
     let opts = args.options(&cfg)?;
     // The bar counts probes against the usual number per search — the first bracket, one
     // zero-load probe for the latency criterion, the bisection's halvings down to the

@@ -10,10 +10,10 @@
 //!
 //! Not here: the CSV, the table and the figures (`cli::sweep`, `stats::plot`).
 
-use crate::engine::interrupt;
 use crate::config::overrides::apply_overrides;
 use crate::config::HwConfig;
 use crate::engine::experiment::{aggregate, run_experiment};
+use crate::engine::interrupt;
 use crate::engine::network::Network;
 use crate::engine::replay::{replay_machine, NodeMap, Placement, ReplayMode, ReplayOptions};
 use crate::engine::replay::{RankRow, ReplaySummary};
