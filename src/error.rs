@@ -31,6 +31,9 @@ pub enum Error {
         /// The underlying error.
         source: std::io::Error,
     },
+    /// A signal (SIGINT, SIGTERM) stopped the work before it had anything to report.
+    #[error("interrupted before anything could be written")]
+    Interrupted,
 }
 
 impl Error {

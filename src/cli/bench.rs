@@ -39,7 +39,7 @@ pub fn bench(a: &BenchArgs) -> crate::error::Result<i32> {
             "--scale must be a positive number".into(),
         ));
     }
-    println!(
+    crate::outln!(
         "{:<58} {:>6} {:>12} {:>9} {:>14} {:>16} {:>8}",
         "scenario (single thread)",
         "nodes",
@@ -48,7 +48,7 @@ pub fn bench(a: &BenchArgs) -> crate::error::Result<i32> {
         "ns/unit",
         "baseline Mn-c/s",
         "ratio"
-    );
+    )?;
     let mut circuit_secs = Vec::new();
     let mut deflection_secs = Vec::new();
     let scenarios = standard_scenarios(a.scale)?
@@ -64,7 +64,7 @@ pub fn bench(a: &BenchArgs) -> crate::error::Result<i32> {
         if r.name.starts_with("Manhattan St 6x6") {
             deflection_secs.push(r.seconds);
         }
-        println!(
+        crate::outln!(
             "{:<58} {:>6} {:>12.2} {:>9.3} {:>14} {:>16.2} {:>8.2}",
             r.name,
             r.nodes,
@@ -73,23 +73,25 @@ pub fn bench(a: &BenchArgs) -> crate::error::Result<i32> {
             format!("{:.1}/{}", r.ns_per_unit, r.unit),
             r.baseline_node_cycles_per_second / 1e6,
             r.node_cycles_per_second / r.baseline_node_cycles_per_second
-        );
+        )?;
     }
-    println!("baseline: the same scenario visiting every router every cycle (no idle skipping)");
+    crate::outln!(
+        "baseline: the same scenario visiting every router every cycle (no idle skipping)"
+    )?;
     if let [short, long] = circuit_secs[..] {
-        println!(
+        crate::outln!(
             "circuit: twice the data length at the same link utilisation takes {:.2}× the time",
             long / short
-        );
+        )?;
     }
     if let [short, long] = deflection_secs[..] {
-        println!(
+        crate::outln!(
             "deflection: worms twice as long at half the rate (same lane load) take {:.2}× the time",
             long / short
-        );
+        )?;
     }
-    println!();
-    println!(
+    crate::outln!()?;
+    crate::outln!(
         "{:<40} {:>6} {:>12} {:>6} {:>14} {:>8} {:>14} {:>8} {:>11}",
         "partitioned (Mnode-cycles/s)",
         "nodes",
@@ -100,13 +102,13 @@ pub fn bench(a: &BenchArgs) -> crate::error::Result<i32> {
         "std Barrier",
         "speedup",
         "heap B/node"
-    );
+    )?;
     for s in partition_scenarios(a.scale)?
         .into_iter()
         .filter(|s| a.wants(&s.name))
     {
         let r = run_parts(&s, a.threads.max(1), a.repeats)?;
-        println!(
+        crate::outln!(
             "{:<40} {:>6} {:>12.2} {:>6} {:>14.2} {:>8.2} {:>14.2} {:>8.2} {:>11}",
             r.name,
             r.nodes,
@@ -117,22 +119,22 @@ pub fn bench(a: &BenchArgs) -> crate::error::Result<i32> {
             r.std / 1e6,
             r.std / r.one,
             r.bytes_per_node.map_or("n/a".into(), |b| format!("{b:.0}"))
-        );
+        )?;
     }
-    println!(
+    crate::outln!(
         "parts: partitions used for {} threads (fewer when a partition would hold fewer than \
          experiment.partition_min_nodes nodes: by default 128 for wormhole and timeout \
          switching, 4096 for circuit switching, 1024 for deflection)",
         a.threads
-    );
-    println!();
+    )?;
+    crate::outln!()?;
     busy_machine(a)?;
     let observe: Vec<_> = observe_scenarios(a.scale)?
         .into_iter()
         .filter(|s| a.wants(&s.name) || a.wants("measurements"))
         .collect();
     if !observe.is_empty() {
-        println!(
+        crate::outln!(
             "{:<44} {:>6} {:>12} {:>12} {:>7} {:>12} {:>7}",
             "measurements (whole experiment)",
             "nodes",
@@ -141,10 +143,10 @@ pub fn bench(a: &BenchArgs) -> crate::error::Result<i32> {
             "on/off",
             "+log Mn-c/s",
             "ratio"
-        );
+        )?;
         for s in &observe {
             let r = run_observe(s, a.repeats)?;
-            println!(
+            crate::outln!(
                 "{:<44} {:>6} {:>12.2} {:>12.2} {:>7.3} {:>12.2} {:>7.3}",
                 r.name,
                 r.nodes,
@@ -153,14 +155,14 @@ pub fn bench(a: &BenchArgs) -> crate::error::Result<i32> {
                 r.on / r.off,
                 r.with_log / 1e6,
                 r.with_log / r.off
-            );
+            )?;
         }
-        println!(
+        crate::outln!(
             "on: per-link and per-router arrays and a 1000-cycle time series, with the heat map, \
              series CSV, latency distribution and JSON rendered in memory; +log: the per-message \
              log as well"
-        );
-        println!();
+        )?;
+        crate::outln!()?;
     }
     if !a.wants("replay") {
         return Ok(0);
@@ -171,11 +173,11 @@ pub fn bench(a: &BenchArgs) -> crate::error::Result<i32> {
         crate::engine::replay::ReplayMode::Deps,
     ] {
         let rate = crate::bench::replay::messages_per_second(n, mode, 8, 1, a.repeats)?;
-        println!(
+        crate::outln!(
             "replay {:?}, {n} generated 4-flit messages on the 8x8 DOR torus: {:.0} k messages/s",
             mode,
             rate / 1e3
-        );
+        )?;
     }
     let n = n * 4;
     let one = crate::bench::replay::messages_per_second(
@@ -192,14 +194,14 @@ pub fn bench(a: &BenchArgs) -> crate::error::Result<i32> {
         a.threads.max(1) as u32,
         a.repeats,
     )?;
-    println!(
+    crate::outln!(
         "replay Deps, {n} messages on a 32x32 DOR torus: {:.0} k messages/s on 1 thread, \
          {:.0} k on {} threads ({:.2}x)",
         one / 1e3,
         many / 1e3,
         a.threads,
         many / one
-    );
+    )?;
     Ok(0)
 }
 
@@ -221,7 +223,7 @@ fn busy_machine(a: &BenchArgs) -> crate::error::Result<()> {
     if scenarios.is_empty() {
         return Ok(());
     }
-    println!(
+    crate::outln!(
         "{:<40} {:>5} {:>12} {:>6} {:>16} {:>8} {:>16} {:>8}",
         "busy machine (Mnode-cycles/s)",
         "hogs",
@@ -231,10 +233,10 @@ fn busy_machine(a: &BenchArgs) -> crate::error::Result<()> {
         "speedup",
         "spin for ever",
         "speedup"
-    );
+    )?;
     for s in &scenarios {
         let r = run_busy(s, threads, a.repeats, hogs)?;
-        println!(
+        crate::outln!(
             "{:<40} {:>5} {:>12.2} {:>6} {:>16.2} {:>8.2} {:>16.2} {:>8.2}",
             r.name,
             r.hogs,
@@ -244,12 +246,12 @@ fn busy_machine(a: &BenchArgs) -> crate::error::Result<()> {
             r.adaptive / r.one,
             r.spin_only / 1e6,
             r.spin_only / r.one
-        );
+        )?;
     }
-    println!(
+    crate::outln!(
         "hogs: threads spinning beside the run on this {cores}-core machine, so that {threads} \
          partition threads outnumber the free cores"
-    );
-    println!();
+    )?;
+    crate::outln!()?;
     Ok(())
 }

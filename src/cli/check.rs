@@ -16,7 +16,7 @@ use std::path::Path;
 /// Runs `routemu check`; returns the exit status.
 pub fn check(file: &Path, set: &[String]) -> Result<i32> {
     let cfg = apply_overrides(&load_hw(file)?, set)?;
-    print!("{}", explain(&cfg, &file.display().to_string())?);
+    super::output::print(&explain(&cfg, &file.display().to_string())?)?;
     Ok(0)
 }
 

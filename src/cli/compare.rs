@@ -1,7 +1,7 @@
 //! `routemu compare`: emulate and predict the same machine, one table of measured
 //! against predicted with the relative errors (and the JSON document with both).
 
-use super::output::write_json;
+use super::output::{check_outputs, eprint, print, write_json};
 use super::predict::{model_outcome, PredictArgs};
 use super::run::emulate;
 use super::EXIT_DEADLOCK;
@@ -38,6 +38,13 @@ pub struct Comparison {
 /// Runs `routemu compare`; returns the exit status (as `run`'s).
 pub fn compare(args: &PredictArgs) -> Result<i32> {
     let cfg = args.exp.config()?;
+    check_outputs(
+        &args
+            .json
+            .iter()
+            .map(|j| ("--json", j.as_str()))
+            .collect::<Vec<_>>(),
+    )?;
     // A machine without a model is refused before the emulation, not after.
     let (model, outcome) = model_outcome(&cfg, args.path_form)?;
     let report = emulate(&cfg)?;
@@ -64,10 +71,6 @@ pub fn compare(args: &PredictArgs) -> Result<i32> {
         let _ = writeln!(s, "  the MODEL says the machine is saturated: {why}");
     }
     s.push_str(&table(&rows));
-    match args.json.as_deref() {
-        Some("-") => eprint!("{s}"),
-        _ => print!("{s}"),
-    }
     let code = if report.deadlock.is_some() {
         EXIT_DEADLOCK
     } else {
@@ -84,6 +87,11 @@ pub fn compare(args: &PredictArgs) -> Result<i32> {
             report,
         };
         write_json(dest, &doc)?;
+    }
+    // The file before the summary: a failing standard output does not lose it.
+    match args.json.as_deref() {
+        Some("-") => eprint(&s),
+        _ => print(&s)?,
     }
     Ok(code)
 }

@@ -4,6 +4,7 @@
 pub mod bench;
 pub mod check;
 pub mod compare;
+pub mod interrupt;
 pub mod observe;
 pub mod output;
 pub mod plot;
@@ -178,11 +179,17 @@ pub struct RunArgs {
     pub observe: observe::ObserveArgs,
 }
 
+/// Exit statuses: 0 done; 1 bad input or a runtime error; 2 a command-line usage error
+/// (clap's own); 3 deadlock ([`EXIT_DEADLOCK`]); 4 saturation not rankable
+/// (`saturation::EXIT_UNRANKABLE`); 130 and 143 interrupted by SIGINT and SIGTERM
+/// ([`interrupt::exit_status`]).
+///
 /// Exit status of a run stopped by the deadlock watchdog.
 pub const EXIT_DEADLOCK: i32 = 3;
 
 /// Runs the command line; returns the process exit status.
 pub fn main_with(cli: Cli) -> i32 {
+    interrupt::install();
     let result = match cli.command {
         Command::Run(a) => run::run(&a),
         Command::Predict(a) => predict::predict(&a),
@@ -194,11 +201,31 @@ pub fn main_with(cli: Cli) -> i32 {
         Command::Check { file, set } => check::check(&file, &set),
         Command::Bench(a) => bench::bench(&a),
     };
-    match result {
+    let nothing = matches!(result, Err(crate::error::Error::Interrupted));
+    let code = match result {
         Ok(code) => code,
+        Err(crate::error::Error::Interrupted) => 1,
+        // The reader of our output went away (`| head`): nothing to say, and nobody to
+        // say it to on standard output.
+        Err(e) if output::is_broken_stdout(&e) => 1,
         Err(e) => {
-            eprintln!("routemu: {e}");
+            output::eprint(&format!("routemu: {e}\n"));
             1
         }
+    };
+    match crate::engine::interrupt::signal() {
+        Some(sig) => {
+            output::eprint(&format!(
+                "routemu: interrupted by {}; {}\n",
+                interrupt::name(sig),
+                if nothing {
+                    "nothing written"
+                } else {
+                    "results are partial"
+                }
+            ));
+            interrupt::exit_status(sig)
+        }
+        None => code,
     }
 }

@@ -5,7 +5,7 @@
 //! before the run, so a long run never ends on a bad flag, and renders every file before
 //! writing any, so a failure leaves nothing half-written.
 
-use super::output::{json_document, write_output};
+use super::output::{check_outputs, json_document, write_output};
 use crate::config::HwConfig;
 use crate::engine::experiment::Extras;
 use crate::error::{Error, Result};
@@ -15,7 +15,6 @@ use crate::stats::observe::{self, SeriesRow};
 use crate::stats::report::Report;
 use crate::topology::Topology;
 use clap::Args;
-use std::path::Path;
 
 /// Measurements in space and time, and where to write them (`-`: standard output).
 #[derive(Debug, Args, Clone, Default)]
@@ -110,38 +109,17 @@ impl ObserveArgs {
     /// Checks, before the run, that the files can be written and that at most one
     /// output (`json` included) goes to standard output.
     pub fn check(&self, json: Option<&str>, topo: &Topology) -> Result<()> {
-        let mut all = self.outputs();
-        if let Some(j) = json {
-            all.push(("--json", j));
-        }
-        let stdout: Vec<&str> = all
-            .iter()
-            .filter(|(_, d)| *d == "-")
-            .map(|(f, _)| *f)
-            .collect();
-        if stdout.len() > 1 {
-            return Err(Error::Arg(format!(
-                "{} all write to standard output (`-`); give all but one a file",
-                stdout.join(", ")
-            )));
-        }
-        for (flag, dest) in &all {
-            if *dest == "-" {
-                continue;
-            }
-            let p = Path::new(dest);
-            if p.file_name().is_none() || p.is_dir() {
-                return Err(Error::Arg(format!("{flag} {dest}: not a file name")));
-            }
-            if let Some(dir) = p.parent().filter(|d| !d.as_os_str().is_empty()) {
-                if !dir.is_dir() {
-                    return Err(Error::Arg(format!(
-                        "{flag} {dest}: the directory {} does not exist",
-                        dir.display()
-                    )));
-                }
-            }
-        }
+        self.check_with(json.map(|j| ("--json", j)).into_iter().collect(), topo)
+    }
+
+    /// As [`ObserveArgs::check`], with the command's other output files.
+    pub fn check_with<'a>(
+        &'a self,
+        mut all: Vec<(&'a str, &'a str)>,
+        topo: &Topology,
+    ) -> Result<()> {
+        all.extend(self.outputs());
+        check_outputs(&all)?;
         if self.heatmap.is_some() {
             let links = topo.channels();
             if links > heatmap::MAX_DRAWN_LINKS {

@@ -1,12 +1,16 @@
 //! Writing results: to a temporary file beside the target, then renamed, so a failed or
-//! interrupted run never leaves a half-written file; `-` means standard output. Every
-//! JSON document carries its provenance ([`Provenance`]): the routemu version and commit
-//! that wrote it and the command line.
+//! interrupted run never leaves a half-written file; `-` means standard output; devices
+//! and FIFOs are written in place and symbolic links followed (docs/cli.md, "Output
+//! files"). The checks of output flags before a run ([`check_outputs`]) and the printing
+//! of summaries without panicking on a failing standard output ([`print`]) are here too.
+//! Every JSON document carries its provenance ([`Provenance`]): the routemu version and
+//! commit that wrote it and the command line, and `partial` when a signal cut it short.
 
+use super::interrupt::TempGuard;
 use crate::error::{Error, Result};
 use serde::Serialize;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The build that produced a result.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -53,6 +57,10 @@ pub struct Provenance<'a, T: Serialize> {
     pub routemu: Build,
     /// The command line that produced it.
     pub command: String,
+    /// Present, and true, when a signal stopped the command before it finished: the
+    /// document holds what was measured until then.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub partial: bool,
     /// The document itself (its fields follow at the top level).
     #[serde(flatten)]
     pub body: &'a T,
@@ -63,6 +71,7 @@ pub fn json_document<T: Serialize>(body: &T) -> String {
     let doc = Provenance {
         routemu: build(),
         command: command_line(),
+        partial: crate::engine::interrupt::requested(),
         body,
     };
     let mut text = serde_json::to_string_pretty(&doc).expect("documents serialise");
@@ -76,45 +85,285 @@ pub fn write_json<T: Serialize>(dest: &str, body: &T) -> Result<()> {
     write_output(dest, &json_document(body))
 }
 
-/// Writes `text` to `dest` atomically (or to stdout for `-`).
+/// Writes `text` to `dest` (see [`write_bytes`]).
 pub fn write_output(dest: &str, text: &str) -> Result<()> {
     write_bytes(dest, text.as_bytes())
 }
 
-/// Writes `bytes` to `dest` atomically (or to stdout for `-`).
+/// Writes `bytes` to `dest`: `-` is standard output; a regular file (or a new one) is
+/// replaced atomically; a device, FIFO or socket is written in place; a symbolic link
+/// is followed and the file it leads to written by these rules (the link stays).
 pub fn write_bytes(dest: &str, bytes: &[u8]) -> Result<()> {
-    if dest == "-" {
-        let mut out = std::io::stdout().lock();
-        return out
-            .write_all(bytes)
-            .and_then(|_| out.flush())
-            .map_err(|source| Error::Io {
-                path: "<stdout>".into(),
-                source,
-            });
-    }
-    let path = Path::new(dest);
-    let io = |source| Error::Io {
-        path: dest.to_string(),
+    let mut out = Output::create(dest)?;
+    out.write_all(bytes)?;
+    out.finish()
+}
+
+/// Writes `text` to standard output (a human summary): an error names `<stdout>`
+/// instead of panicking as `print!` does.
+pub fn print(text: &str) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|_| out.flush())
+        .map_err(stdout_error)
+}
+
+/// Writes `text` to standard error, ignoring failures (nowhere left to report them).
+pub fn eprint(text: &str) {
+    let _ = std::io::stderr().lock().write_all(text.as_bytes());
+}
+
+/// `print!` for summaries that a failing standard output must not turn into a panic:
+/// evaluates to a [`Result`] (see [`print`]).
+#[macro_export]
+macro_rules! outln {
+    () => { $crate::cli::output::print("\n") };
+    ($($arg:tt)*) => { $crate::cli::output::print(&format!("{}\n", format_args!($($arg)*))) };
+}
+
+fn stdout_error(source: std::io::Error) -> Error {
+    Error::Io {
+        path: STDOUT.into(),
         source,
-    };
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let name = path
-        .file_name()
-        .ok_or_else(|| Error::Arg(format!("`{dest}` is not a file name")))?;
-    let tmp = dir.join(format!(
-        ".{}.tmp{}",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
-    let result = std::fs::write(&tmp, bytes).and_then(|_| std::fs::rename(&tmp, path));
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
     }
-    result.map_err(io)
+}
+
+/// How errors name standard output.
+pub const STDOUT: &str = "<stdout>";
+
+/// Whether `e` is a write to standard output that found the pipe closed (`| head`):
+/// the reader wanted no more, which is no error worth a message.
+pub fn is_broken_stdout(e: &Error) -> bool {
+    matches!(e, Error::Io { path, source }
+        if path == STDOUT && source.kind() == std::io::ErrorKind::BrokenPipe)
+}
+
+/// An output being written: to standard output, in place (devices, FIFOs), or to a
+/// temporary file beside the target that [`Output::finish`] renames over it. Dropped
+/// unfinished, the temporary file is removed and the target left as it was.
+pub struct Output {
+    dest: String,
+    sink: Sink,
+}
+
+enum Sink {
+    Stdout(std::io::BufWriter<std::io::Stdout>),
+    InPlace(std::io::BufWriter<std::fs::File>),
+    Temp {
+        w: std::io::BufWriter<tempfile::NamedTempFile>,
+        target: PathBuf,
+        _guard: TempGuard,
+    },
+}
+
+impl Output {
+    /// Opens `dest` for writing by the rules of [`write_bytes`]. A temporary file is
+    /// created securely (an unpredictable name, never an existing file or link) in the
+    /// target's directory, with the mode a plain create would give: the target's own if
+    /// it exists, else 0666 less the umask.
+    pub fn create(dest: &str) -> Result<Self> {
+        let io = |source| Error::Io {
+            path: dest.to_string(),
+            source,
+        };
+        if dest == "-" {
+            return Ok(Output {
+                dest: dest.into(),
+                sink: Sink::Stdout(std::io::BufWriter::new(std::io::stdout())),
+            });
+        }
+        let target = resolve_links(Path::new(dest)).map_err(io)?;
+        let existing = match std::fs::metadata(&target) {
+            Ok(m) => Some(m),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => return Err(io(e)),
+        };
+        if let Some(m) = &existing {
+            if m.is_dir() {
+                return Err(Error::Arg(format!("{dest}: is a directory, not a file")));
+            }
+            if !m.is_file() {
+                // A device, FIFO or socket: renaming over it would destroy it; write to it.
+                let f = std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(&target)
+                    .map_err(io)?;
+                return Ok(Output {
+                    dest: dest.into(),
+                    sink: Sink::InPlace(std::io::BufWriter::new(f)),
+                });
+            }
+        }
+        let name = target
+            .file_name()
+            .ok_or_else(|| Error::Arg(format!("{dest}: not a file name")))?;
+        let dir = match target.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        let (tmp, guard) = TempGuard::create(|| {
+            let mut b = tempfile::Builder::new();
+            let prefix = format!(".{}.", name.to_string_lossy());
+            b.prefix(&prefix).suffix(".tmp");
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                // Created with 0666 less the umask, as a plain create would be.
+                b.permissions(std::fs::Permissions::from_mode(0o666));
+            }
+            let t = b.tempfile_in(dir)?;
+            let p = t.path().to_path_buf();
+            Ok((t, p))
+        })
+        .map_err(io)?;
+        if let Some(m) = existing {
+            // Replacing a file keeps its mode, as truncating it would.
+            std::fs::set_permissions(guard.path(), m.permissions()).map_err(io)?;
+        }
+        Ok(Output {
+            dest: dest.into(),
+            sink: Sink::Temp {
+                w: std::io::BufWriter::new(tmp),
+                target,
+                _guard: guard,
+            },
+        })
+    }
+
+    /// Appends `bytes`.
+    pub fn write_all(&mut self, bytes: &[u8]) -> Result<()> {
+        let r = match &mut self.sink {
+            Sink::Stdout(w) => w.write_all(bytes),
+            Sink::InPlace(w) => w.write_all(bytes),
+            Sink::Temp { w, .. } => w.write_all(bytes),
+        };
+        r.map_err(|e| self.error(e))
+    }
+
+    /// Completes the output: flushed, and a temporary file renamed over the target.
+    pub fn finish(self) -> Result<()> {
+        let Output { dest, sink } = self;
+        let io = |source| {
+            if dest == "-" {
+                stdout_error(source)
+            } else {
+                Error::Io {
+                    path: dest.clone(),
+                    source,
+                }
+            }
+        };
+        match sink {
+            Sink::Stdout(mut w) => w.flush().map_err(io),
+            Sink::InPlace(mut w) => w.flush().map_err(io),
+            Sink::Temp { w, target, _guard } => {
+                let tmp = w.into_inner().map_err(|e| io(e.into_error()))?;
+                tmp.persist(&target).map_err(|e| io(e.error))?;
+                Ok(())
+            }
+        }
+    }
+
+    fn error(&self, source: std::io::Error) -> Error {
+        if self.dest == "-" {
+            stdout_error(source)
+        } else {
+            Error::Io {
+                path: self.dest.clone(),
+                source,
+            }
+        }
+    }
+}
+
+/// `path` with symbolic links in its last component followed (to the file the link
+/// leads to, which need not exist yet), so that an output replaces what a link points
+/// at, never the link.
+pub fn resolve_links(path: &Path) -> std::io::Result<PathBuf> {
+    let mut p = path.to_path_buf();
+    // As the kernel's limit on nested links.
+    for _ in 0..40 {
+        match std::fs::symlink_metadata(&p) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let to = std::fs::read_link(&p)?;
+                p = match p.parent() {
+                    Some(dir) if to.is_relative() => dir.join(to),
+                    _ => to,
+                };
+            }
+            _ => return Ok(p),
+        }
+    }
+    Err(std::io::Error::other("too many levels of symbolic links"))
+}
+
+/// Checks, before any work, the output files a command was asked for, as (flag,
+/// destination): each can be written (its directory exists and is writable, it is not
+/// a directory), no two name the same file, and at most one goes to standard output
+/// (`-`). A long run then never ends on an output it cannot write.
+pub fn check_outputs(outputs: &[(&str, &str)]) -> Result<()> {
+    let stdout: Vec<&str> = outputs
+        .iter()
+        .filter(|(_, d)| *d == "-")
+        .map(|(f, _)| *f)
+        .collect();
+    if stdout.len() > 1 {
+        return Err(Error::Arg(format!(
+            "{} all write to standard output (`-`); give all but one a file",
+            stdout.join(", ")
+        )));
+    }
+    let mut seen: Vec<(&str, &str, PathBuf)> = Vec::new();
+    for &(flag, dest) in outputs {
+        if dest == "-" {
+            continue;
+        }
+        let bad = |why: String| Error::Arg(format!("{flag} {dest}: {why}"));
+        let target = resolve_links(Path::new(dest)).map_err(|e| bad(e.to_string()))?;
+        if target.is_dir() {
+            return Err(bad("is a directory, not a file".into()));
+        }
+        let Some(name) = target.file_name() else {
+            return Err(bad("not a file name".into()));
+        };
+        let dir = match target.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        if !dir.is_dir() {
+            return Err(bad(format!(
+                "the directory {} does not exist",
+                dir.display()
+            )));
+        }
+        let special = std::fs::metadata(&target).is_ok_and(|m| !m.is_file());
+        if !special && !writable_dir(dir) {
+            return Err(bad(format!(
+                "the directory {} is not writable",
+                dir.display()
+            )));
+        }
+        // The same file under two names (`a.csv`, `./a.csv`, a link to it).
+        let key = std::fs::canonicalize(dir)
+            .unwrap_or_else(|_| dir.to_path_buf())
+            .join(name);
+        if let Some((other, _, _)) = seen.iter().find(|(_, _, k)| *k == key) {
+            return Err(Error::Arg(format!(
+                "{other} and {flag} both name the file {dest}: one would overwrite the other"
+            )));
+        }
+        seen.push((flag, dest, key));
+    }
+    Ok(())
+}
+
+/// Whether files can be created in `dir`: tried by creating (and removing) one there,
+/// the only test that also holds for read-only mounts and access control lists.
+fn writable_dir(dir: &Path) -> bool {
+    tempfile::Builder::new()
+        .prefix(".routemu-check.")
+        .tempfile_in(dir)
+        .is_ok()
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 //!
 //! Not here: what is drawn from which column (`stats::plot::redraw`), drawing.
 
-use super::output::write_bytes;
+use super::output::{check_outputs, write_bytes};
 use crate::error::{Error, Result};
 use crate::stats::plot::csv::Table;
 use crate::stats::plot::png::{encode, Format};
@@ -133,7 +133,6 @@ pub fn plot(a: &PlotArgs) -> Result<i32> {
         log_y: a.log_y,
         title: a.title.clone().unwrap_or(name),
     };
-    let figs = figures(&table, &spec)?;
     let dest = match &a.out {
         Some(o) => o.clone(),
         None if a.file == "-" => "-".into(),
@@ -142,6 +141,30 @@ pub fn plot(a: &PlotArgs) -> Result<i32> {
             p.with_extension("svg").to_string_lossy().to_string()
         }
     };
+    let figs = figures(&table, &spec)?;
+    let names: Vec<String> = figs.iter().map(|(n, _)| n.clone()).collect();
+    let paths = figure_paths(&dest, &names)?;
+    check_outputs(
+        &paths
+            .iter()
+            .map(|p| ("--out", p.as_str()))
+            .collect::<Vec<_>>(),
+    )?;
+    // Redrawing over its own input would leave nothing to redraw from.
+    if a.file != "-" {
+        check_outputs(&[("FILE", a.file.as_str()), ("--out", paths[0].as_str())])
+            .and_then(|()| {
+                paths[1..]
+                    .iter()
+                    .try_for_each(|p| check_outputs(&[("FILE", a.file.as_str()), ("--out", p)]))
+            })
+            .map_err(|_| {
+                Error::Arg(format!(
+                    "--out {dest}: would overwrite the CSV being drawn ({})",
+                    a.file
+                ))
+            })?;
+    }
     for p in write_figures(&dest, &figs)? {
         if p != "-" {
             eprintln!("routemu plot: wrote {p}");

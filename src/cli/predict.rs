@@ -4,7 +4,7 @@
 //! model on the Manhattan Street network; paper 002's wormhole-with-timeout model on
 //! host/switch networks).
 
-use super::output::write_json;
+use super::output::{check_outputs, eprint, print, write_json};
 use super::ExperimentArgs;
 use crate::config::HwConfig;
 use crate::error::Result;
@@ -158,6 +158,13 @@ pub fn describe(p: &Prediction) -> String {
 /// Runs `routemu predict`; returns the exit status.
 pub fn predict(args: &PredictArgs) -> Result<i32> {
     let cfg = args.exp.config()?;
+    check_outputs(
+        &args
+            .json
+            .iter()
+            .map(|j| ("--json", j.as_str()))
+            .collect::<Vec<_>>(),
+    )?;
     let (model, outcome) = model_outcome(&cfg, args.path_form)?;
     let mut s = String::new();
     let _ = writeln!(s, "routemu predict: {} — {model}", cfg.name);
@@ -166,10 +173,6 @@ pub fn predict(args: &PredictArgs) -> Result<i32> {
         Err(why) => {
             let _ = writeln!(s, "  SATURATED: {why}");
         }
-    }
-    match args.json.as_deref() {
-        Some("-") => eprint!("{s}"),
-        _ => print!("{s}"),
     }
     if let Some(dest) = &args.json {
         let doc = PredictionDoc {
@@ -182,6 +185,11 @@ pub fn predict(args: &PredictArgs) -> Result<i32> {
             prediction: outcome.ok(),
         };
         write_json(dest, &doc)?;
+    }
+    // The file before the summary: a failing standard output does not lose it.
+    match args.json.as_deref() {
+        Some("-") => eprint(&s),
+        _ => print(&s)?,
     }
     Ok(0)
 }

@@ -2,7 +2,7 @@
 //! with the summary, `--json`, and per-message CSV on request.
 
 use super::observe::ObserveArgs;
-use super::output::write_json;
+use super::output::{eprint, print, write_json, Output};
 use crate::config::load::load_hw;
 use crate::config::overrides::apply_overrides;
 use crate::engine::replay::{
@@ -19,7 +19,6 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::io::IsTerminal;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Schema identifier of `routemu replay --json`.
@@ -77,8 +76,8 @@ pub struct ReplayArgs {
     #[arg(long = "set", value_name = "PATH=VALUE")]
     pub set: Vec<String>,
     /// Per-message CSV: id, source, destination, size, flits, recorded, created,
-    /// injected, delivered, latency.
-    #[arg(long, value_name = "FILE")]
+    /// injected, delivered, latency (`-`: standard output).
+    #[arg(long, value_name = "FILE|-")]
     pub messages: Option<PathBuf>,
     /// List at most N ranks (source endpoints) in the JSON's `ranks`, the latest to
     /// finish (default: all).
@@ -152,55 +151,26 @@ pub fn read_map(path: &Path, nodes: u32) -> Result<Vec<u32>> {
     Ok(map.into_iter().map(|n| n.unwrap_or(u32::MAX)).collect())
 }
 
-/// A CSV written to a temporary file, renamed into place only when complete.
+/// The per-message CSV, streamed as the replay delivers (to a temporary file renamed
+/// into place only when complete; see `output::Output`).
 struct Csv {
-    tmp: PathBuf,
-    dest: PathBuf,
-    w: std::io::BufWriter<std::fs::File>,
+    out: Output,
 }
 
 impl Csv {
     fn create(dest: &Path) -> Result<Self> {
-        let name = dest
-            .file_name()
-            .ok_or_else(|| Error::Arg(format!("`{}` is not a file name", dest.display())))?;
-        let tmp = dest.with_file_name(format!(
-            ".{}.tmp{}",
-            name.to_string_lossy(),
-            std::process::id()
-        ));
-        let f = std::fs::File::create(&tmp).map_err(|source| Error::Io {
-            path: tmp.display().to_string(),
-            source,
-        })?;
         let mut c = Csv {
-            tmp,
-            dest: dest.to_path_buf(),
-            w: std::io::BufWriter::new(f),
+            out: Output::create(&dest.to_string_lossy())?,
         };
         c.line("id,src,dst,size,flits,recorded,created,injected,delivered,latency")?;
         Ok(c)
     }
     fn line(&mut self, s: &str) -> Result<()> {
-        writeln!(self.w, "{s}").map_err(|source| Error::Io {
-            path: self.tmp.display().to_string(),
-            source,
-        })
+        self.out.write_all(s.as_bytes())?;
+        self.out.write_all(b"\n")
     }
-    fn finish(mut self) -> Result<()> {
-        let io = |source| Error::Io {
-            path: self.dest.display().to_string(),
-            source,
-        };
-        self.w.flush().map_err(io)?;
-        std::fs::rename(&self.tmp, &self.dest).map_err(io)
-    }
-}
-
-impl Drop for Csv {
-    fn drop(&mut self) {
-        // Gone after a successful rename; removed after a failure.
-        let _ = std::fs::remove_file(&self.tmp);
+    fn finish(self) -> Result<()> {
+        self.out.finish()
     }
 }
 
@@ -236,7 +206,14 @@ pub fn replay(a: &ReplayArgs) -> Result<i32> {
         },
     )?;
     let topo = Topology::from_config(&cfg.topology)?;
-    a.observe.check(a.json.as_deref(), &topo)?;
+    let mut outputs: Vec<(&str, &str)> = a.json.iter().map(|j| ("--json", j.as_str())).collect();
+    if let Some(m) = &a.messages {
+        let m = m
+            .to_str()
+            .ok_or_else(|| Error::Arg(format!("--messages {}: not UTF-8", m.display())))?;
+        outputs.push(("--messages", m));
+    }
+    a.observe.check_with(outputs, &topo)?;
     let opts = ReplayOptions {
         mode: a.mode,
         gap: a.gap,
@@ -327,11 +304,6 @@ pub fn replay(a: &ReplayArgs) -> Result<i32> {
         c.finish()?;
     }
     let s = summary_text(a, &cfg.name, &described, &placement, &sum);
-    if a.json.as_deref() == Some("-") || a.observe.uses_stdout() {
-        eprint!("{s}");
-    } else {
-        print!("{s}");
-    }
     if let Some(dest) = &a.json {
         let doc = ReplayDoc {
             schema: SCHEMA,
@@ -347,6 +319,15 @@ pub fn replay(a: &ReplayArgs) -> Result<i32> {
         write_json(dest, &doc)?;
     }
     ObserveArgs::write(&files)?;
+    // The files before the summary: a failing standard output loses none of them.
+    if a.json.as_deref() == Some("-")
+        || a.observe.uses_stdout()
+        || a.messages.as_deref() == Some(Path::new("-"))
+    {
+        eprint(&s);
+    } else {
+        print(&s)?;
+    }
     Ok(0)
 }
 

@@ -1,7 +1,7 @@
 //! `routemu run`: emulate, print the summary, write the JSON report.
 
 use super::observe::ObserveArgs;
-use super::output::write_json;
+use super::output::{eprint, print, write_json};
 use super::{RunArgs, EXIT_DEADLOCK};
 use crate::config::{HwConfig, Measure};
 use crate::engine::experiment::{run_experiment_observed, Extras};
@@ -58,16 +58,17 @@ pub fn run(args: &RunArgs) -> Result<i32> {
     let (report, mut extras) = emulate_observed(&cfg)?;
     // Every file is rendered before any is written.
     let files = args.observe.render(&cfg, &topo, &report, &mut extras)?;
-    let summary = report.summary();
-    if args.json.as_deref() == Some("-") || args.observe.uses_stdout() {
-        eprint!("{summary}");
-    } else {
-        print!("{summary}");
-    }
+    // The files before the summary: a failing standard output loses none of them.
     if let Some(dest) = &args.json {
         write_json(dest, &report)?;
     }
     ObserveArgs::write(&files)?;
+    let summary = report.summary();
+    if args.json.as_deref() == Some("-") || args.observe.uses_stdout() {
+        eprint(&summary);
+    } else {
+        print(&summary)?;
+    }
     Ok(if report.deadlock.is_some() {
         EXIT_DEADLOCK
     } else {

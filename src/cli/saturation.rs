@@ -2,7 +2,7 @@
 //! (`engine::saturation::search`), a human summary, the JSON document and the exit status
 //! that says whether the result can rank machines. The search itself is not here.
 
-use super::output::write_json;
+use super::output::{check_outputs, eprint, print, write_json};
 use super::ExperimentArgs;
 use crate::config::HwConfig;
 use crate::engine::saturation::{
@@ -185,6 +185,13 @@ pub fn saturation(args: &SaturationArgs) -> Result<i32> {
         ));
     }
     let cfg = args.exp.config()?;
+    check_outputs(
+        &args
+            .json
+            .iter()
+            .map(|j| ("--json", j.as_str()))
+            .collect::<Vec<_>>(),
+    )?;
     let opts = args.options(&cfg)?;
     // The bar counts probes against the usual number per search — the first bracket, one
     // zero-load probe for the latency criterion, the bisection's halvings down to the
@@ -225,11 +232,6 @@ pub fn saturation(args: &SaturationArgs) -> Result<i32> {
         b.finish_and_clear();
     }
     let result = result?;
-    let text = summary(&cfg, &result);
-    match args.json.as_deref() {
-        Some("-") => eprint!("{text}"),
-        _ => print!("{text}"),
-    }
     if let Some(dest) = &args.json {
         let doc = Document {
             schema: SCHEMA,
@@ -238,6 +240,12 @@ pub fn saturation(args: &SaturationArgs) -> Result<i32> {
             result: &result,
         };
         write_json(dest, &doc)?;
+    }
+    // The file before the summary: a failing standard output does not lose it.
+    let text = summary(&cfg, &result);
+    match args.json.as_deref() {
+        Some("-") => eprint(&text),
+        _ => print(&text)?,
     }
     Ok(if result.saturation.rankable {
         0

@@ -7,7 +7,7 @@
 //! Not here: axes, points, quantities and running them (`engine::sweep`), drawing
 //! (`stats::plot`).
 
-use super::output::{write_json, write_output};
+use super::output::{check_outputs, eprint, print, write_json, write_output};
 use super::plot::{figure_paths, write_figures};
 use super::ExperimentArgs;
 use crate::config::HwConfig;
@@ -465,6 +465,18 @@ pub fn sweep(args: &SweepArgs) -> Result<i32> {
         }
         figure_paths(dest, &names)?;
     }
+    // Every output file (each figure's too) can be written, and no two are the same.
+    {
+        let figures = match &args.plot {
+            Some(dest) => figure_paths(dest, &names)?,
+            None => Vec::new(),
+        };
+        let mut outputs: Vec<(&str, &str)> = Vec::new();
+        outputs.extend(args.csv.iter().map(|d| ("--csv", d.as_str())));
+        outputs.extend(args.json.iter().map(|d| ("--json", d.as_str())));
+        outputs.extend(figures.iter().map(|d| ("--plot", d.as_str())));
+        check_outputs(&outputs)?;
+    }
     // Every point's configuration is checked before the first is emulated.
     let mut configs = Vec::with_capacity(points.len());
     for v in &points {
@@ -574,12 +586,6 @@ pub fn sweep(args: &SweepArgs) -> Result<i32> {
         b.finish_and_clear();
     }
     let done = done?;
-    let s = summary(&base, &axes, &quantities, &done);
-    if to_stdout > 0 {
-        eprint!("{s}");
-    } else {
-        print!("{s}");
-    }
     let table = table(&axes, &quantities, &done);
     let figs = args.plot.as_ref().map(|_| {
         let model = done
@@ -616,6 +622,13 @@ pub fn sweep(args: &SweepArgs) -> Result<i32> {
     }
     if let (Some(dest), Some(figs)) = (&args.plot, figs) {
         write_figures(dest, &figs?)?;
+    }
+    // The files before the summary: a failing standard output loses none of them.
+    let s = summary(&base, &axes, &quantities, &done);
+    if to_stdout > 0 {
+        eprint(&s);
+    } else {
+        print(&s)?;
     }
     Ok(0)
 }

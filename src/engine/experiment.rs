@@ -467,6 +467,11 @@ fn run_reps<N: Network + Send>(
         if rep >= reps || rep > first_deadlock.load(Ordering::Relaxed) {
             break;
         }
+        // After a stop request no further replication starts (the first always runs, so
+        // there is something to report).
+        if rep > 0 && crate::engine::interrupt::requested() {
+            break;
+        }
         let r = run_replication::<N>(cfg, rep, &mut |t| {
             if let Ok(mut p) = progress.try_lock() {
                 (*p)(rep, t);
@@ -482,14 +487,12 @@ fn run_reps<N: Network + Send>(
     };
     crate::engine::parallel::on_workers(jobs, worker);
     let last = first_deadlock.load(Ordering::Relaxed).min(reps - 1);
+    // Every replication up to the first deadlock ran, unless a stop was requested: then
+    // those that ran, in order.
     let results: Vec<Result<(RepResult<N::Measures>, Cycle)>> = slots
         .into_iter()
         .take(last as usize + 1)
-        .map(|slot| {
-            slot.into_inner()
-                .unwrap_or_else(|e| e.into_inner())
-                .expect("every replication up to the first deadlock ran")
-        })
+        .map_while(|slot| slot.into_inner().unwrap_or_else(|e| e.into_inner()))
         .collect();
     let mut done = Vec::new();
     let mut deadlock = None;

@@ -6,6 +6,7 @@
 //! each mode implements [`network::Network`] in `switching/`.
 
 pub mod experiment;
+pub mod interrupt;
 pub mod network;
 pub mod parallel;
 pub mod partition;

@@ -777,6 +777,10 @@ fn run_probe<N: Network + Send>(
     c.workload.rate = load.to_rate(plan.mean_length);
     c.experiment.saturation_backlog = probe_backlog_limit(cfg, opts.margin, plan.mean_length, load);
     let (r, sims) = run_replication::<N>(&c, rep, progress)?;
+    // A probe cut short says nothing about the load: the search has no result.
+    if r.stop == Stop::Interrupted {
+        return Err(crate::error::Error::Interrupted);
+    }
     let growth = backlog_growth(sims[0].backlog_samples());
     // Messages per cycle over the whole network → flits per node per cycle.
     let to_flits = |per_cycle: f64| FlitLoad(per_cycle * plan.mean_length / plan.endpoints);
@@ -795,7 +799,7 @@ fn run_probe<N: Network + Send>(
         stop: match r.stop {
             Stop::Drained => ProbeStop::Drained,
             // A cycle limit is for benchmarks; a replication never ends on one.
-            Stop::Saturated | Stop::CycleLimit => ProbeStop::Saturated,
+            Stop::Saturated | Stop::CycleLimit | Stop::Interrupted => ProbeStop::Saturated,
             Stop::Deadlock(_) => ProbeStop::Deadlock,
         },
         sustained: false,

@@ -78,6 +78,10 @@ pub enum Stop {
     Deadlock(String),
     /// The clock reached the cycle the caller asked to stop at (benchmarks).
     CycleLimit,
+    /// A stop was requested from outside (`engine::interrupt`: SIGINT, SIGTERM); the
+    /// window ends at the check point where it was seen, so what was measured so far is
+    /// reported.
+    Interrupted,
 }
 
 /// What a partition tells the others at the end of a cycle.
@@ -99,6 +103,10 @@ pub struct Summary {
     pub last_progress: Cycle,
     /// A deadlock proven inside the partition.
     pub proven_stall: bool,
+    /// A stop requested from outside, as this partition saw it at a check point: passed
+    /// through the summaries so that every partition's copy of the coordinator decides
+    /// alike, whenever each thread happens to read the flag.
+    pub interrupted: bool,
 }
 
 /// What the coordinator decided after a cycle.
@@ -217,6 +225,9 @@ impl Coordinator {
             let stuck = live > 0 && now - last > self.exp.deadlock_cycles;
             if stuck || parts.iter().any(|s| s.proven_stall) {
                 return Decision::Stop(Stop::Deadlock(String::new()), Some(self.close(now)));
+            }
+            if parts.iter().any(|s| s.interrupted) {
+                return Decision::Stop(Stop::Interrupted, Some(self.close(now)));
             }
         }
         let mut next = match parts.iter().map(|s| s.next).min() {
@@ -583,6 +594,7 @@ impl<N: Network> Simulation<N> {
                 self.net.wait_edges(&mut edges);
                 has_cycle(&edges)
             },
+            interrupted: self.check_due() && super::interrupt::requested(),
         }
     }
 

@@ -13,6 +13,7 @@
 use crate::config::overrides::apply_overrides;
 use crate::config::HwConfig;
 use crate::engine::experiment::{aggregate, run_experiment};
+use crate::engine::interrupt;
 use crate::engine::network::Network;
 use crate::engine::replay::{replay_machine, NodeMap, Placement, ReplayMode, ReplayOptions};
 use crate::engine::replay::{RankRow, ReplaySummary};
@@ -401,7 +402,8 @@ pub fn replay_point(
 /// Runs `n` points on `jobs` workers; `f(i)` runs point i and `done(i)` is told when it
 /// has. Workers take points in order and results go back in point order, so the result
 /// does not depend on `jobs`. After a failure no new point starts, and the failure of
-/// the lowest-numbered point is returned.
+/// the lowest-numbered point is returned. After a stop request (`engine::interrupt`) no
+/// new point starts either, and the points that ran are returned.
 pub fn run_points<T: Send>(
     n: usize,
     jobs: usize,
@@ -413,7 +415,8 @@ pub fn run_points<T: Send>(
     let slots: Vec<Mutex<Option<Result<T>>>> = (0..n).map(|_| Mutex::new(None)).collect();
     let worker = || loop {
         let i = next.fetch_add(1, Ordering::Relaxed);
-        if i >= n || failed.load(Ordering::Relaxed) {
+        // After a stop request no further point starts (the first always runs).
+        if i >= n || failed.load(Ordering::Relaxed) || (i > 0 && interrupt::requested()) {
             break;
         }
         let r = f(i);
@@ -429,6 +432,8 @@ pub fn run_points<T: Send>(
     for (i, slot) in slots.into_iter().enumerate() {
         match slot.into_inner().unwrap_or_else(|e| e.into_inner()) {
             Some(r) => out.push(r?),
+            // Interrupted: the points that ran, in order.
+            None if interrupt::requested() => break,
             // A point is skipped only after a point taken before it failed, and that
             // failure, earlier in point order, has been returned above.
             None => {

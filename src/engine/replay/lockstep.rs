@@ -73,6 +73,9 @@ struct Post {
     read: Vec<TraceMsg>,
     /// Leader only: recorded time of the first unread message.
     unread: Cycle,
+    /// The leader saw a stop request (`engine::interrupt`): every partition ends the
+    /// replay after this cycle with what was delivered so far.
+    stop: bool,
 }
 
 impl Default for Post {
@@ -82,6 +85,7 @@ impl Default for Post {
             deliveries: Vec::new(),
             read: Vec::new(),
             unread: Cycle::MAX,
+            stop: false,
         }
     }
 }
@@ -209,6 +213,7 @@ fn partition<N: Network>(
                         return fail(e);
                     }
                 }
+                post.stop = crate::engine::interrupt::requested();
             }
         }
         sh.barrier.wait(&sh.failed.0);
@@ -228,6 +233,9 @@ fn partition<N: Network>(
         inbox.sort_unstable_by_key(|d| (d.absorbed, d.header.id));
         let step = driver.deliver(now, &inbox, each).and_then(|()| {
             let lead = lock_read(&sh.posts[parity * t]);
+            if lead.stop {
+                return Ok(None);
+            }
             driver.ingest(&lead.read, Some(now))?;
             driver.next(now, network, lead.unread)
         });
