@@ -7,10 +7,10 @@
 //! - `ROUTEMU_FUZZ_CASES` (default unlimited): cases per target;
 //! - `ROUTEMU_FUZZ_SEED` (default: from the clock, so that every CI run explores new
 //!   inputs): the run's seed, printed at the start, so a failure is reproduced with
-//!   `ROUTEMU_FUZZ_SEED=S ROUTEMU_FUZZ_CASES=N cargo test --release --test fuzz TARGET`.
+//!   `ROUTEMU_FUZZ_SEED=S ROUTEMU_FUZZ_CASES=N cargo test --test fuzz TARGET`.
 //!
 //! The long run (docs/cli.md, "Fuzzing"): `ROUTEMU_FUZZ_SECS=0 ROUTEMU_FUZZ_CASES=10000
-//! cargo test --release --test fuzz -- --test-threads 2`.
+//! cargo test --test fuzz -- --test-threads 2`.
 //!
 //! A case fails when the code under test panics, when it runs longer than
 //! [`CASE_LIMIT`] (a hang), or when an invariant of its result fails; the failing input
@@ -122,7 +122,7 @@ fn fuzz(target: &str, case: impl Fn(&mut NodeRng, &Path) -> (Vec<u8>, Result<Out
             let _ = std::fs::write(&file, &input);
             panic!(
                 "fuzz {target}: case {n} failed: {why}\n  input saved to {}\n  reproduce with \
-                 ROUTEMU_FUZZ_SEED={seed} ROUTEMU_FUZZ_CASES={} cargo test --release --test fuzz {target}",
+                 ROUTEMU_FUZZ_SEED={seed} ROUTEMU_FUZZ_CASES={} cargo test --test fuzz {target}",
                 file.display(),
                 n + 1
             );
