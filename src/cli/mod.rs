@@ -28,6 +28,10 @@ pub struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
+    /// Run even when the estimated memory exceeds what this process may use (available
+    /// memory, cgroup limit, ulimit); see README, "Limits".
+    #[arg(long, global = true)]
+    pub force: bool,
 }
 
 /// Subcommands.
@@ -84,7 +88,7 @@ pub struct ExperimentArgs {
     /// Seed of every random stream.
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Independent replications (≥ 2 for confidence intervals).
+    /// Independent replications (≥ 2 for confidence intervals; at most 100000).
     #[arg(long)]
     pub replications: Option<u32>,
     /// Warm-up cycles before measurement.
@@ -178,11 +182,15 @@ pub struct RunArgs {
     pub observe: observe::ObserveArgs,
 }
 
-/// Exit status of a run stopped by the deadlock watchdog.
+/// Exit status when an emulation deadlocked (`run`, `compare`, and `sweep` and
+/// `saturation` after writing their outputs). The whole table: 0 done, 1 bad input or
+/// runtime error, 2 command-line usage error (clap), 3 deadlock, 4 saturation interval
+/// too wide to rank.
 pub const EXIT_DEADLOCK: i32 = 3;
 
 /// Runs the command line; returns the process exit status.
 pub fn main_with(cli: Cli) -> i32 {
+    crate::limits::set_force(cli.force);
     let result = match cli.command {
         Command::Run(a) => run::run(&a),
         Command::Predict(a) => predict::predict(&a),

@@ -158,6 +158,9 @@ pub fn describe(p: &Prediction) -> String {
 /// Runs `routemu predict`; returns the exit status.
 pub fn predict(args: &PredictArgs) -> Result<i32> {
     let cfg = args.exp.config()?;
+    // The same checks as an emulation (the rate at most traffic::MAX_RATE, ...): a
+    // model fed an impossible workload answers with impossible numbers.
+    crate::config::validate::validate(&cfg)?;
     let (model, outcome) = model_outcome(&cfg, args.path_form)?;
     let mut s = String::new();
     let _ = writeln!(s, "routemu predict: {} — {model}", cfg.name);

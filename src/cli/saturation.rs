@@ -6,7 +6,7 @@ use super::output::write_json;
 use super::ExperimentArgs;
 use crate::config::HwConfig;
 use crate::engine::saturation::{
-    search, Criterion, FlitLoad, Progress, SaturationOptions, SaturationResult,
+    search, Criterion, FlitLoad, Progress, ProbeStop, SaturationOptions, SaturationResult,
 };
 use crate::error::{Error, Result};
 use clap::Args;
@@ -239,7 +239,15 @@ pub fn saturation(args: &SaturationArgs) -> Result<i32> {
         };
         write_json(dest, &doc)?;
     }
-    Ok(if result.saturation.rankable {
+    // A probe that deadlocked is a deadlock, whatever the search made of it (it counts as
+    // not sustained, and the warnings name it): the result is written, the exit says so.
+    let deadlocked = result
+        .replications
+        .iter()
+        .any(|r| r.probes.iter().any(|p| p.stop == ProbeStop::Deadlock));
+    Ok(if deadlocked {
+        super::EXIT_DEADLOCK
+    } else if result.saturation.rankable {
         0
     } else {
         EXIT_UNRANKABLE

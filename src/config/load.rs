@@ -5,8 +5,10 @@ use crate::error::{Error, Result};
 use std::path::Path;
 
 /// Parses a hardware description from RON text; `origin` names the source in errors.
-/// Optional fields take plain values (`dma: 2`, not `dma: Some(2)`).
+/// Optional fields take plain values (`dma: 2`, not `dma: Some(2)`). A UTF-8 byte-order
+/// mark at the start (some Windows editors write one) is skipped.
 pub fn parse_hw(text: &str, origin: &str) -> Result<HwConfig> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     ron::Options::default()
         .with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME)
         .from_str::<HwConfig>(text)
@@ -52,5 +54,15 @@ mod tests {
         .unwrap();
         assert_eq!(cfg.router.vcs, 4);
         assert_eq!(cfg.links.latency, 1);
+    }
+
+    #[test]
+    fn a_utf8_byte_order_mark_before_the_description_is_ignored() {
+        let cfg = parse_hw(
+            "\u{feff}(topology: Mesh(k: 4, n: 2), switching: Wormhole(routing: DimensionOrder))",
+            "x.ron",
+        )
+        .unwrap();
+        assert_eq!(cfg.router.vcs, 4);
     }
 }

@@ -265,7 +265,16 @@ fn observing_stats(
         Measure::Cycles(c) => c,
         Measure::Messages(m) => (m as f64 / (rate * nodes as f64).max(1e-9)) as Cycle,
     };
-    let mut stats = MsgStats::default();
+    let mut stats = MsgStats {
+        window: (
+            exp.warmup,
+            match exp.measure {
+                Measure::Cycles(c) => exp.warmup.checked_add(c),
+                Measure::Messages(_) => None,
+            },
+        ),
+        ..MsgStats::default()
+    };
     if let Some(width) = exp.observe.interval {
         stats.series = Some(Box::new(SeriesAcc::new(Intervals {
             width: width.max(1),
@@ -377,7 +386,13 @@ impl<N: Network> Simulation<N> {
         let window = MeasureWindow {
             start: exp.warmup,
             end: match exp.measure {
-                Measure::Cycles(c) => Some(exp.warmup + c),
+                // Validation bounds warm-up plus window (limits::MAX_RUN_CYCLES); checked
+                // all the same, as the library may be handed an unvalidated config.
+                Measure::Cycles(c) => Some(exp.warmup.checked_add(c).ok_or_else(|| {
+                    crate::error::Error::config(
+                        "experiment.warmup + measured cycles overflow a cycle count",
+                    )
+                })?),
                 Measure::Messages(_) => None,
             },
             measure: exp.measure,
@@ -628,6 +643,7 @@ impl<N: Network> Simulation<N> {
     /// Moves the clock to `next` with the window end the coordinator decided.
     pub fn advance(&mut self, next: Cycle, window_end: Option<Cycle>) {
         self.window.end = window_end;
+        self.stats.window.1 = window_end;
         self.out.earliest_remote = Cycle::MAX;
         self.t = next;
     }
@@ -640,6 +656,7 @@ impl<N: Network> Simulation<N> {
     /// Ends the replication after the current cycle with the window's final end.
     pub fn finish(&mut self, window_end: Option<Cycle>) {
         self.window.end = window_end;
+        self.stats.window.1 = window_end;
         self.t += 1;
     }
 
