@@ -93,15 +93,21 @@ pub fn run_replication<N: Network + Send>(
 /// must grow over the window, significantly, for [`overloaded`].
 pub const OVERLOAD_GROWTH_SHARE: f64 = 0.1;
 
-/// Whether a window was overloaded although no message-count limit stopped it: the
-/// source backlog, sampled at every check point of the window, grew significantly
-/// (one-sided t-test at 95% on its increments, as the saturation search's backlog
-/// criterion) and by more than [`OVERLOAD_GROWTH_SHARE`] of the offered load, in flits
-/// (messages × the window's mean message length). This catches long messages, whose
-/// backlog in messages stays small for a long window while the flits waiting pile up.
-/// `offered` is in flits per node per cycle over `nodes` sources.
+/// Whether a window was overloaded although the source backlog never reached
+/// `experiment.saturation_backlog`: the messages in the system (created, not yet
+/// delivered: waiting in memory, held by an engine or in flight), sampled at every check
+/// point of the window's second half, grew significantly (one-sided t-test at 95% on the increments,
+/// as the saturation search's backlog criterion) and by more than
+/// [`OVERLOAD_GROWTH_SHARE`] of the offered load in flits (messages × the window's mean
+/// message length). This catches long messages, of which few wait for an engine while
+/// the flits offered pile up. `offered` is in flits per node per cycle over `nodes`
+/// sources.
 pub fn overloaded(samples: &[(Cycle, u64)], offered: f64, mean_flits: f64, nodes: f64) -> bool {
-    let Some(g) = crate::engine::saturation::backlog_growth(samples) else {
+    // The second half of the window only: after a short warm-up the messages in the
+    // system still ramp up to their steady level (about the rate times the latency),
+    // which is growth without overload.
+    let Some(g) = crate::engine::saturation::backlog_growth(&samples[samples.len() / 2..])
+    else {
         return false;
     };
     let flits_per_node = g.per_cycle * mean_flits / nodes.max(1.0);
@@ -275,7 +281,7 @@ fn reduce_counts<N: Network>(parts: &[Simulation<N>], stop: Stop) -> RepResult<N
         // A deadlocked run is a deadlock, and a saturated one is flagged already.
         overloaded: drained
             && overloaded(
-            first.backlog_samples(),
+            first.outstanding_samples(),
             sum(&|p| p.window_flits) as f64 / (ends * w),
             sum(&|p| p.window_flits) as f64 / sum(&|p| p.window_messages).max(1) as f64,
             ends,

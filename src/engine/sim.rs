@@ -92,6 +92,9 @@ pub struct Summary {
     pub measured_delivered: u64,
     /// Messages waiting in source memory.
     pub backlog: u64,
+    /// Messages created and not yet delivered or lost: waiting in memory, held by an
+    /// engine, or in the network.
+    pub outstanding: u64,
     /// Work that must keep moving (see `Network::live_work`; partial counts may be
     /// negative, their sum is not).
     pub live: i64,
@@ -127,6 +130,9 @@ pub struct Coordinator {
     /// (cycle, messages waiting in source memory over all partitions) at every check
     /// point inside the measurement window: the saturation search tests their trend.
     backlog_samples: Vec<(Cycle, u64)>,
+    /// (cycle, messages created and not delivered over all partitions) at the same
+    /// check points: the overload test of a drained run (`experiment::overloaded`).
+    outstanding_samples: Vec<(Cycle, u64)>,
 }
 
 impl Coordinator {
@@ -145,6 +151,7 @@ impl Coordinator {
                 Measure::Messages(_) => SATURATION_OBSERVE,
             },
             backlog_samples: Vec::new(),
+            outstanding_samples: Vec::new(),
         }
     }
 
@@ -191,6 +198,8 @@ impl Coordinator {
             check(now);
             if self.window.contains(now) || self.window.end == Some(now) {
                 self.backlog_samples.push((now, sum(|s| s.backlog)));
+                self.outstanding_samples
+                    .push((now, sum(|s| s.outstanding)));
             }
             let last = parts.iter().map(|s| s.last_progress).max().unwrap_or(0);
             let live: i64 = parts.iter().map(|s| s.live).sum();
@@ -589,6 +598,9 @@ impl<N: Network> Simulation<N> {
             measured_created: self.measured_created,
             measured_delivered: self.net.measured_delivered() + self.net.measured_lost(),
             backlog: self.net.backlog() as u64,
+            outstanding: self
+                .generated
+                .saturating_sub(self.net.delivered() + self.net.lost()),
             live: self.net.live_work(),
             last_progress: self.net.last_progress(),
             // Searching for a cycle of waits is only worth it at a check point; split
@@ -628,6 +640,12 @@ impl<N: Network> Simulation<N> {
     /// (cycle, messages). For the saturation search's backlog-growth test.
     pub fn backlog_samples(&self) -> &[(Cycle, u64)] {
         &self.coord.backlog_samples
+    }
+
+    /// (cycle, messages created and not yet delivered, every partition together) at
+    /// every check point inside the measurement window.
+    pub fn outstanding_samples(&self) -> &[(Cycle, u64)] {
+        &self.coord.outstanding_samples
     }
 
     /// Takes events (and their side data) that other partitions sent to this one.
