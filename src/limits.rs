@@ -303,6 +303,44 @@ fn rlimit(_: Resource) -> Option<u64> {
     None
 }
 
+/// The work a run asks for: node-cycles of warm-up and window, per replication and in
+/// all (the drain comes on top). Reported, not refused: a long run is the user's choice.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Work {
+    /// Node-cycles of one replication's warm-up and window.
+    pub per_replication: f64,
+    /// Replications.
+    pub replications: u32,
+}
+
+impl Work {
+    /// "~X node-cycles × R replication(s)".
+    pub fn describe(&self) -> String {
+        format!(
+            "~{:.3e} node-cycles of warm-up and window × {} replication(s) (the drain comes \
+             on top)",
+            self.per_replication, self.replications
+        )
+    }
+}
+
+/// The work of `cfg` (validated as `m`); a window of messages is converted to cycles at
+/// the workload's rate.
+pub fn work(cfg: &HwConfig, m: &Machine) -> Work {
+    let e = &cfg.experiment;
+    let nodes = m.topology.nodes() as f64;
+    let window = match e.measure {
+        crate::config::Measure::Cycles(c) => c as f64,
+        crate::config::Measure::Messages(n) => {
+            n as f64 / (cfg.workload.rate * m.topology.endpoints().len() as f64).max(1e-12)
+        }
+    };
+    Work {
+        per_replication: nodes * (e.warmup as f64 + window),
+        replications: e.replications,
+    }
+}
+
 /// A zeroed table of `len` entries (None: the count overflowed), or an error naming
 /// `what` when the memory cannot be had — instead of the allocator's abort, for runs
 /// that went ahead with `--force` or whose estimate fell short.

@@ -54,6 +54,7 @@ pub fn explain(cfg: &HwConfig, origin: &str) -> Result<String> {
             " — DOES NOT FIT (runs are refused without --force)"
         }
     );
+    let _ = writeln!(s, "  work: {}", crate::limits::work(cfg, &m).describe());
     let len = m.workload.length.mean();
     match cfg.switching {
         SwitchingConfig::Wormhole { .. } => explain_wormhole(cfg, &m, &mut s),
