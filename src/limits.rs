@@ -176,11 +176,9 @@ pub fn bytes_per_node(cfg: &HwConfig, m: &Machine) -> u64 {
             circuit_bytes_per_node(ports, dma, r.controller.servers as usize)
         }
         SwitchingConfig::Deflection { .. } => deflection_bytes_per_node(vcs),
-        SwitchingConfig::Timeout { .. } => timeout_bytes_per_node(
-            t.channels() as u64,
-            t.nodes() as u64,
-            r.buffer_flits as u64,
-        ),
+        SwitchingConfig::Timeout { .. } => {
+            timeout_bytes_per_node(t.channels() as u64, t.nodes() as u64, r.buffer_flits as u64)
+        }
     };
     tables + ENGINE_BYTES_PER_NODE
 }
@@ -384,7 +382,10 @@ mod tests {
         );
         assert!(!c.fits());
         let text = c.describe();
-        assert!(text.contains("GiB") && text.contains("16.00 GiB (test)"), "{text}");
+        assert!(
+            text.contains("GiB") && text.contains("16.00 GiB (test)"),
+            "{text}"
+        );
         // The d = 20 hypercube preset (2 VCs, 20 engines) fits in 16 GiB.
         let c = check_with_limit(
             "(topology: Hypercube(dim: 20), router: (vcs: 2), \
@@ -436,7 +437,10 @@ mod tests {
         let err = zeroed_table::<u64>(Some(usize::MAX / 2), "test")
             .unwrap_err()
             .to_string();
-        assert!(err.contains("out of memory") && err.contains("test"), "{err}");
+        assert!(
+            err.contains("out of memory") && err.contains("test"),
+            "{err}"
+        );
         assert!(zeroed_table::<u64>(None, "test").is_err());
         assert_eq!(zeroed_table::<u64>(Some(3), "test").unwrap(), vec![0; 3]);
     }

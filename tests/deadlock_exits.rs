@@ -49,7 +49,11 @@ fn a_sweep_whose_point_deadlocked_writes_its_outputs_then_exits_with_status_thre
     let cell = |row: usize, c: usize| rows[row].split(',').nth(c).unwrap().to_string();
     assert_eq!(cell(1, deadlock), "false", "{text}");
     assert_eq!(cell(2, deadlock), "true", "{text}");
-    assert_eq!(cell(2, saturated), "false", "a deadlock is not saturation: {text}");
+    assert_eq!(
+        cell(2, saturated),
+        "false",
+        "a deadlock is not saturation: {text}"
+    );
 }
 
 #[test]

@@ -57,7 +57,14 @@ fn a_window_whose_end_overflows_a_cycle_count_is_refused() {
 fn replications_beyond_the_limit_are_refused_before_anything_is_allocated() {
     fails(
         1,
-        &["--warmup", "100", "--cycles", "1000", "--replications", "4294967295"],
+        &[
+            "--warmup",
+            "100",
+            "--cycles",
+            "1000",
+            "--replications",
+            "4294967295",
+        ],
         "1 to 100000",
     );
     fails(1, &["--replications", "0"], "1 to 100000");
@@ -150,7 +157,11 @@ fn an_infinite_saturation_backlog_is_refused_naming_the_field() {
     let text = std::fs::read_to_string("hw/wormhole-torus-dor.ron").unwrap();
     assert!(text.contains("seed: 1,"), "the preset sets a seed");
     let f = dir.path().join("inf.ron");
-    std::fs::write(&f, text.replace("seed: 1,", "seed: 1, saturation_backlog: inf,")).unwrap();
+    std::fs::write(
+        &f,
+        text.replace("seed: 1,", "seed: 1, saturation_backlog: inf,"),
+    )
+    .unwrap();
     let f = f.to_str().unwrap();
     fails_with(1, &["check", f], "saturation_backlog = inf");
     fails_with(
@@ -231,7 +242,13 @@ fn a_machine_that_needs_more_memory_than_the_limit_is_refused_with_the_numbers()
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{cmd}: {err}");
         assert!(!err.contains("panicked"), "{cmd}: {err}");
-        for needle in ["network of 16777216 nodes", "needs ~", "GiB", "RLIMIT_AS", "--force"] {
+        for needle in [
+            "network of 16777216 nodes",
+            "needs ~",
+            "GiB",
+            "RLIMIT_AS",
+            "--force",
+        ] {
             assert!(err.contains(needle), "{cmd}: `{needle}` missing: {err}");
         }
     }
@@ -242,11 +259,11 @@ fn every_switching_mode_is_held_against_the_memory_limit() {
     for (hw, set) in [
         ("hw/wormhole-hypercube.ron", "topology.dim=20"),
         ("hw/circuit-hold.ron", HUGE_CIRCUIT),
+        ("hw/deflection-ms.ron", "topology=ManhattanStreet(k: 4096)"),
         (
-            "hw/deflection-ms.ron",
-            "topology=ManhattanStreet(k: 4096)",
+            "hw/timeout-lan-3x3.ron",
+            "topology=SwitchedTorus(k: 512, hosts: 4)",
         ),
-        ("hw/timeout-lan-3x3.ron", "topology=SwitchedTorus(k: 512, hosts: 4)"),
     ] {
         let out = capped(2_000_000, &["check", hw, "--set", set]);
         let err = String::from_utf8_lossy(&out.stderr);

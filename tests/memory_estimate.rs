@@ -34,15 +34,24 @@ fn the_memory_estimate_covers_what_building_each_mode_allocates_without_doubling
         ("circuit-hold.ron", &["topology.dim=14"][..]),
         ("circuit-hold.ron", &["topology.dim=14", "router.dma=2"]),
         ("circuit-torus-hold.ron", &["topology.k=128"]),
-        ("circuit-torus-hold.ron", &["topology.k=128", "router.controller.servers=4"]),
+        (
+            "circuit-torus-hold.ron",
+            &["topology.k=128", "router.controller.servers=4"],
+        ),
         ("wormhole-torus-dor.ron", &["topology.k=128"]),
         ("wormhole-hypercube.ron", &["topology.dim=14"]),
-        ("wormhole-torus-dor.ron", &["topology.k=128", "router.vc_release=TailSent"]),
+        (
+            "wormhole-torus-dor.ron",
+            &["topology.k=128", "router.vc_release=TailSent"],
+        ),
         ("booksim-min-torus16.ron", &["topology.k=128"]),
         ("deflection-ms.ron", &["topology.k=128"]),
         ("deflection-ms.ron", &["topology.k=128", "router.vcs=8"]),
         ("timeout-lan-3x3.ron", &["topology.k=64"]),
-        ("timeout-lan-3x3.ron", &["topology=SwitchedTorus(k: 64, n: 2, hosts: 4)"]),
+        (
+            "timeout-lan-3x3.ron",
+            &["topology=SwitchedTorus(k: 64, n: 2, hosts: 4)"],
+        ),
         ("timeout-lan-7x7.ron", &["topology.k=64"]),
     ] {
         let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();

@@ -41,7 +41,11 @@ pub fn emulate_observed(cfg: &HwConfig) -> Result<(Report, Extras)> {
     let report = run_experiment_observed(cfg, &mut |rep, t| {
         if let Some(b) = &bar {
             b.set_message(format!("{}/{}", rep + 1, reps));
-            b.set_position((rep as u64).saturating_mul(planned).saturating_add(t.min(planned)));
+            b.set_position(
+                (rep as u64)
+                    .saturating_mul(planned)
+                    .saturating_add(t.min(planned)),
+            );
         }
     })?;
     if let Some(b) = bar {

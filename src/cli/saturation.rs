@@ -6,7 +6,7 @@ use super::output::write_json;
 use super::ExperimentArgs;
 use crate::config::HwConfig;
 use crate::engine::saturation::{
-    search, Criterion, FlitLoad, Progress, ProbeStop, SaturationOptions, SaturationResult,
+    search, Criterion, FlitLoad, ProbeStop, Progress, SaturationOptions, SaturationResult,
 };
 use crate::error::{Error, Result};
 use clap::Args;

@@ -35,7 +35,9 @@ fn check_finite(cfg: &HwConfig) -> std::result::Result<(), String> {
         PatternConfig::SphereOfLocality { probability, .. } => {
             fields.push(("workload.pattern.probability", probability))
         }
-        PatternConfig::DecreasingProbability { decay } => fields.push(("workload.pattern.decay", decay)),
+        PatternConfig::DecreasingProbability { decay } => {
+            fields.push(("workload.pattern.decay", decay))
+        }
         PatternConfig::Hotspot { fraction, .. } => {
             fields.push(("workload.pattern.fraction", fraction))
         }

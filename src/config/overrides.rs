@@ -174,7 +174,9 @@ fn variant_body(body: &str) -> std::result::Result<Value, String> {
         for (k, v) in fields.into_iter().flatten() {
             // The RON loader refuses a field given twice; so does --set, rather than
             // keeping the last one silently.
-            if m.insert(k.trim().to_string(), parse_value(v.trim())?).is_some() {
+            if m.insert(k.trim().to_string(), parse_value(v.trim())?)
+                .is_some()
+            {
                 return Err(format!("the field `{}` is given twice", k.trim()));
             }
         }

@@ -106,8 +106,7 @@ pub fn overloaded(samples: &[(Cycle, u64)], offered: f64, mean_flits: f64, nodes
     // The second half of the window only: after a short warm-up the messages in the
     // system still ramp up to their steady level (about the rate times the latency),
     // which is growth without overload.
-    let Some(g) = crate::engine::saturation::backlog_growth(&samples[samples.len() / 2..])
-    else {
+    let Some(g) = crate::engine::saturation::backlog_growth(&samples[samples.len() / 2..]) else {
         return false;
     };
     let flits_per_node = g.per_cycle * mean_flits / nodes.max(1.0);
@@ -281,11 +280,11 @@ fn reduce_counts<N: Network>(parts: &[Simulation<N>], stop: Stop) -> RepResult<N
         // A deadlocked run is a deadlock, and a saturated one is flagged already.
         overloaded: drained
             && overloaded(
-            first.outstanding_samples(),
-            sum(&|p| p.window_flits) as f64 / (ends * w),
-            sum(&|p| p.window_flits) as f64 / sum(&|p| p.window_messages).max(1) as f64,
-            ends,
-        ),
+                first.outstanding_samples(),
+                sum(&|p| p.window_flits) as f64 / (ends * w),
+                sum(&|p| p.window_flits) as f64 / sum(&|p| p.window_messages).max(1) as f64,
+                ends,
+            ),
         ctrl,
         ctrl_arrivals,
         links: m.utilization(),

@@ -198,8 +198,7 @@ impl Coordinator {
             check(now);
             if self.window.contains(now) || self.window.end == Some(now) {
                 self.backlog_samples.push((now, sum(|s| s.backlog)));
-                self.outstanding_samples
-                    .push((now, sum(|s| s.outstanding)));
+                self.outstanding_samples.push((now, sum(|s| s.outstanding)));
             }
             let last = parts.iter().map(|s| s.last_progress).max().unwrap_or(0);
             let live: i64 = parts.iter().map(|s| s.live).sum();
