@@ -293,6 +293,8 @@ fn rlimit(r: Resource) -> Option<u64> {
     };
     // SAFETY: getrlimit writes one rlimit into the struct we own; no other effect.
     let ok = unsafe { libc::getrlimit(which, &mut lim) } == 0;
+    // rlim_t is u64 on Linux but not on every Unix.
+    #[allow(clippy::unnecessary_cast)]
     (ok && lim.rlim_cur != libc::RLIM_INFINITY).then_some(lim.rlim_cur as u64)
 }
 
