@@ -246,7 +246,7 @@ fn a_machine_that_needs_more_memory_than_the_limit_is_refused_with_the_numbers()
             "network of 16777216 nodes",
             "needs ~",
             "GiB",
-            "RLIMIT_AS",
+            ", limit ",
             "--force",
         ] {
             assert!(err.contains(needle), "{cmd}: `{needle}` missing: {err}");
