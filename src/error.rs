@@ -23,6 +23,9 @@ pub enum Error {
     /// A trace is malformed; the message names the file and the line or byte offset.
     #[error("{0}")]
     Trace(String),
+    /// A run would exceed a resource limit (memory), or an allocation failed.
+    #[error("{0}")]
+    Limit(String),
     /// Reading or writing a file failed.
     #[error("{path}: {source}")]
     Io {

@@ -16,6 +16,7 @@ pub mod cli;
 pub mod config;
 pub mod engine;
 pub mod error;
+pub mod limits;
 pub mod model;
 pub mod rng;
 pub mod router;

@@ -18,7 +18,7 @@ use serde_json::Value;
 /// Feeds `n` Poisson arrivals of rate `lambda` per cycle to a one-server controller with
 /// service `s` cycles; returns the measured mean wait.
 fn measured_wait(lambda: f64, s: Cycle, n: u64, seed: u64) -> f64 {
-    let mut c = Controllers::new(1, 1, 1 << 16);
+    let mut c = Controllers::new(1, 1, 1 << 16).unwrap();
     let mut rng = stream(seed, 0, 0, 0);
     let mut next = exponential(&mut rng, lambda);
     let mut pushed = 0u64;

@@ -500,7 +500,7 @@ fn time_parts<N: Network + Send, B: CycleBarrier>(
     // Nothing may stop the run early: no window end, no saturation, no watchdog.
     let e = &mut cfg.experiment;
     e.warmup = 0;
-    e.measure = Measure::Cycles(u64::MAX / 4);
+    e.measure = Measure::Cycles(crate::limits::MAX_RUN_CYCLES);
     e.saturation_backlog = 1e15;
     e.deadlock_cycles = u64::MAX / 4;
     let before = alloc::live_bytes();

@@ -6,16 +6,19 @@ use crate::bench::{
 };
 use clap::Args;
 
+/// Largest `--scale`: a hundred times the standard scenarios' cycles.
+pub const MAX_SCALE: f64 = 100.0;
+
 /// `routemu bench` arguments.
 #[derive(Debug, Args)]
 pub struct BenchArgs {
-    /// Multiply every scenario's cycle count (e.g. 0.1 for a quick look).
+    /// Multiply every scenario's cycle count (e.g. 0.1 for a quick look; at most 100).
     #[arg(long, default_value_t = 1.0)]
     pub scale: f64,
-    /// Timed repeats per scenario (the best is reported).
+    /// Timed repeats per scenario (the best is reported; 1 to 1000).
     #[arg(long, default_value_t = 3)]
     pub repeats: usize,
-    /// Threads of the partitioned scenarios (compared with one thread).
+    /// Threads of the partitioned scenarios (compared with one thread; 1 to 1024).
     #[arg(long, default_value_t = 2)]
     pub threads: usize,
     /// Run only the scenarios whose name contains this text (case-insensitive; the
@@ -34,10 +37,20 @@ impl BenchArgs {
 
 /// Runs the benchmark and prints a table.
 pub fn bench(a: &BenchArgs) -> crate::error::Result<i32> {
-    if !(a.scale > 0.0 && a.scale.is_finite()) {
-        return Err(crate::error::Error::Arg(
-            "--scale must be a positive number".into(),
+    let bad = |m: String| Err(crate::error::Error::Arg(m));
+    // Bounded so a typo cannot ask for centuries of stepping (the scenarios' cycle
+    // counts are multiplied by the scale) or for a run on no thread.
+    if !(a.scale > 0.0 && a.scale <= MAX_SCALE) {
+        return bad(format!(
+            "--scale {}: a positive factor of at most {MAX_SCALE}",
+            a.scale
         ));
+    }
+    if !(1..=1024).contains(&a.threads) {
+        return bad(format!("--threads {}: 1 to 1024 threads", a.threads));
+    }
+    if !(1..=1000).contains(&a.repeats) {
+        return bad(format!("--repeats {}: 1 to 1000 repeats", a.repeats));
     }
     crate::outln!(
         "{:<58} {:>6} {:>12} {:>9} {:>14} {:>16} {:>8}",

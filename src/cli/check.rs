@@ -16,6 +16,9 @@ use std::path::Path;
 /// Runs `routemu check`; returns the exit status.
 pub fn check(file: &Path, set: &[String]) -> Result<i32> {
     let cfg = apply_overrides(&load_hw(file)?, set)?;
+    // A machine that cannot be built here is not OK here: refused with the estimate and
+    // the limit (unless --force), as `run` would refuse it.
+    crate::limits::enforce_memory(&cfg, &validate(&cfg)?)?;
     super::output::print(&explain(&cfg, &file.display().to_string())?)?;
     Ok(0)
 }
@@ -40,6 +43,18 @@ pub fn explain(cfg: &HwConfig, origin: &str) -> Result<String> {
         t.diameter(),
         t.mean_distance()
     );
+    let mem = crate::limits::memory_check(cfg, &m);
+    let _ = writeln!(
+        s,
+        "  memory: {}{}",
+        mem.describe(),
+        if mem.fits() {
+            ""
+        } else {
+            " — DOES NOT FIT (runs are refused without --force)"
+        }
+    );
+    let _ = writeln!(s, "  work: {}", crate::limits::work(cfg, &m).describe());
     let len = m.workload.length.mean();
     match cfg.switching {
         SwitchingConfig::Wormhole { .. } => explain_wormhole(cfg, &m, &mut s),

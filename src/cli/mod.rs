@@ -29,6 +29,10 @@ pub struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
+    /// Run even when the estimated memory exceeds what this process may use (available
+    /// memory, cgroup limit, ulimit); see README, "Limits".
+    #[arg(long, global = true)]
+    pub force: bool,
 }
 
 /// Subcommands.
@@ -85,7 +89,7 @@ pub struct ExperimentArgs {
     /// Seed of every random stream.
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Independent replications (≥ 2 for confidence intervals).
+    /// Independent replications (≥ 2 for confidence intervals; at most 100000).
     #[arg(long)]
     pub replications: Option<u32>,
     /// Warm-up cycles before measurement.
@@ -180,16 +184,18 @@ pub struct RunArgs {
 }
 
 /// Exit statuses: 0 done; 1 bad input or a runtime error; 2 a command-line usage error
-/// (clap's own); 3 deadlock ([`EXIT_DEADLOCK`]); 4 saturation not rankable
+/// (clap's own); 3 deadlock ([`EXIT_DEADLOCK`]: `run`, `compare`, `replay`, and `sweep`
+/// and `saturation` after writing their outputs); 4 saturation not rankable
 /// (`saturation::EXIT_UNRANKABLE`); 130 and 143 interrupted by SIGINT and SIGTERM
 /// ([`interrupt::exit_status`]).
 ///
-/// Exit status of a run stopped by the deadlock watchdog.
+/// Exit status when an emulation deadlocked.
 pub const EXIT_DEADLOCK: i32 = 3;
 
 /// Runs the command line; returns the process exit status.
 pub fn main_with(cli: Cli) -> i32 {
     interrupt::install();
+    crate::limits::set_force(cli.force);
     let result = match cli.command {
         Command::Run(a) => run::run(&a),
         Command::Predict(a) => predict::predict(&a),

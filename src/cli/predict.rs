@@ -165,6 +165,9 @@ pub fn predict(args: &PredictArgs) -> Result<i32> {
             .map(|j| ("--json", j.as_str()))
             .collect::<Vec<_>>(),
     )?;
+    // The same checks as an emulation (the rate at most traffic::MAX_RATE, ...): a
+    // model fed an impossible workload answers with impossible numbers.
+    crate::config::validate::validate(&cfg)?;
     let (model, outcome) = model_outcome(&cfg, args.path_form)?;
     let mut s = String::new();
     let _ = writeln!(s, "routemu predict: {} — {model}", cfg.name);

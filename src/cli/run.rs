@@ -18,11 +18,12 @@ pub fn emulate(cfg: &HwConfig) -> Result<Report> {
 /// As [`emulate`], with the measurements for files (`experiment.observe`).
 pub fn emulate_observed(cfg: &HwConfig) -> Result<(Report, Extras)> {
     let e = &cfg.experiment;
-    let planned = e.warmup
-        + match e.measure {
-            Measure::Cycles(c) => c,
-            Measure::Messages(m) => (m as f64 / (cfg.workload.rate.max(1e-12) * 1.0)) as u64,
-        };
+    // Saturating: the bar is a guess, and must never be what fails a run (validation
+    // bounds the run's own cycle arithmetic).
+    let planned = e.warmup.saturating_add(match e.measure {
+        Measure::Cycles(c) => c,
+        Measure::Messages(m) => (m as f64 / cfg.workload.rate.max(1e-12)) as u64,
+    });
     let bar = if std::io::stderr().is_terminal() {
         let b = ProgressBar::new(planned.saturating_mul(e.replications as u64));
         b.set_style(
@@ -40,7 +41,11 @@ pub fn emulate_observed(cfg: &HwConfig) -> Result<(Report, Extras)> {
     let report = run_experiment_observed(cfg, &mut |rep, t| {
         if let Some(b) = &bar {
             b.set_message(format!("{}/{}", rep + 1, reps));
-            b.set_position(rep as u64 * planned + t.min(planned));
+            b.set_position(
+                (rep as u64)
+                    .saturating_mul(planned)
+                    .saturating_add(t.min(planned)),
+            );
         }
     })?;
     if let Some(b) = bar {

@@ -6,7 +6,7 @@ use super::output::{check_outputs, eprint, print, write_json};
 use super::ExperimentArgs;
 use crate::config::HwConfig;
 use crate::engine::saturation::{
-    search, Criterion, FlitLoad, Progress, SaturationOptions, SaturationResult,
+    search, Criterion, FlitLoad, ProbeStop, Progress, SaturationOptions, SaturationResult,
 };
 use crate::error::{Error, Result};
 use clap::Args;
@@ -247,7 +247,13 @@ pub fn saturation(args: &SaturationArgs) -> Result<i32> {
         Some("-") => eprint(&text),
         _ => print(&text)?,
     }
-    Ok(if result.saturation.rankable {
+    let deadlocked = result
+        .replications
+        .iter()
+        .any(|r| r.probes.iter().any(|p| p.stop == ProbeStop::Deadlock));
+    Ok(if deadlocked {
+        super::EXIT_DEADLOCK
+    } else if result.saturation.rankable {
         0
     } else {
         EXIT_UNRANKABLE

@@ -530,6 +530,15 @@ pub fn sweep(args: &SweepArgs) -> Result<i32> {
         .map(|n| resolve_quantity(n, &template, trace))
         .collect::<Result<Vec<_>>>()?;
     let (side, per_point) = share_jobs(base.experiment.jobs, points.len());
+    if !trace {
+        // The points that run side by side hold their tables at once: each point's
+        // estimate counts all the replications in memory together.
+        for cfg in &configs {
+            let mut c = cfg.clone();
+            c.experiment.jobs = per_point.saturating_mul(side as u32);
+            crate::limits::enforce_memory(&c, &crate::config::validate::validate(&c)?)?;
+        }
+    }
     let bar = std::io::stderr().is_terminal().then(|| {
         let b = ProgressBar::new(points.len() as u64);
         b.set_style(
@@ -630,5 +639,21 @@ pub fn sweep(args: &SweepArgs) -> Result<i32> {
     } else {
         print(&s)?;
     }
-    Ok(0)
+    // A deadlocked point is a deadlock, not a result: the outputs are written (the point
+    // flagged), then the exit status says so.
+    let deadlocked: Vec<String> = done
+        .iter()
+        .filter(|d| d.point.as_ref().is_some_and(|p| p.deadlock))
+        .map(|d| d.values.join(", "))
+        .collect();
+    if deadlocked.is_empty() {
+        Ok(0)
+    } else {
+        eprintln!(
+            "routemu: {} point(s) deadlocked: {}",
+            deadlocked.len(),
+            deadlocked.join("; ")
+        );
+        Ok(super::EXIT_DEADLOCK)
+    }
 }

@@ -5,12 +5,54 @@ use crate::error::{Error, Result};
 use std::path::Path;
 
 /// Parses a hardware description from RON text; `origin` names the source in errors.
-/// Optional fields take plain values (`dma: 2`, not `dma: Some(2)`).
+/// Optional fields take plain values (`dma: 2`, not `dma: Some(2)`). A UTF-8 byte-order
+/// mark at the start (some Windows editors write one) is skipped.
 pub fn parse_hw(text: &str, origin: &str) -> Result<HwConfig> {
-    ron::Options::default()
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let cfg = ron::Options::default()
         .with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME)
         .from_str::<HwConfig>(text)
-        .map_err(|e| Error::Parse(format!("{origin}:{}: {}", e.span.start, e.code)))
+        .map_err(|e| Error::Parse(format!("{origin}:{}: {}", e.span.start, e.code)))?;
+    check_finite(&cfg).map_err(|e| Error::Parse(format!("{origin}: {e}")))?;
+    Ok(cfg)
+}
+
+/// Refuses infinite or NaN numbers (RON reads `inf` and `NaN`): no field means them, and
+/// JSON — the `--set` overrides and the reports — has no spelling for them.
+fn check_finite(cfg: &HwConfig) -> std::result::Result<(), String> {
+    use super::{LengthConfig, PatternConfig, SwitchingConfig};
+    let mut fields = vec![
+        ("workload.rate", cfg.workload.rate),
+        (
+            "experiment.saturation_backlog",
+            cfg.experiment.saturation_backlog,
+        ),
+    ];
+    if let LengthConfig::Exponential { mean } = cfg.workload.length {
+        fields.push(("workload.length.mean", mean));
+    }
+    match cfg.workload.pattern {
+        PatternConfig::SphereOfLocality { probability, .. } => {
+            fields.push(("workload.pattern.probability", probability))
+        }
+        PatternConfig::DecreasingProbability { decay } => {
+            fields.push(("workload.pattern.decay", decay))
+        }
+        PatternConfig::Hotspot { fraction, .. } => {
+            fields.push(("workload.pattern.fraction", fraction))
+        }
+        _ => {}
+    }
+    if let SwitchingConfig::Deflection {
+        hop_limit: Some(h), ..
+    } = cfg.switching
+    {
+        fields.push(("switching.hop_limit", h));
+    }
+    match fields.iter().find(|(_, v)| !v.is_finite()) {
+        Some((name, v)) => Err(format!("{name} = {v}: must be a finite number")),
+        None => Ok(()),
+    }
 }
 
 /// Reads and parses a hardware description file.
@@ -52,5 +94,36 @@ mod tests {
         .unwrap();
         assert_eq!(cfg.router.vcs, 4);
         assert_eq!(cfg.links.latency, 1);
+    }
+
+    #[test]
+    fn infinite_numbers_are_refused_naming_the_field() {
+        let err = parse_hw(
+            "(topology: Mesh(k: 4, n: 2), switching: Wormhole(routing: DimensionOrder), \
+             experiment: (saturation_backlog: inf))",
+            "x.ron",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("x.ron: experiment.saturation_backlog = inf"),
+            "{err}"
+        );
+        assert!(parse_hw(
+            "(topology: Mesh(k: 4, n: 2), switching: Wormhole(routing: DimensionOrder), \
+             workload: (rate: NaN))",
+            "x.ron",
+        )
+        .is_err());
+    }
+
+    #[test]
+    fn a_utf8_byte_order_mark_before_the_description_is_ignored() {
+        let cfg = parse_hw(
+            "\u{feff}(topology: Mesh(k: 4, n: 2), switching: Wormhole(routing: DimensionOrder))",
+            "x.ron",
+        )
+        .unwrap();
+        assert_eq!(cfg.router.vcs, 4);
     }
 }

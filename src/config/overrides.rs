@@ -172,7 +172,13 @@ fn variant_body(body: &str) -> std::result::Result<Value, String> {
     if fields.iter().all(Option::is_some) {
         let mut m = Map::new();
         for (k, v) in fields.into_iter().flatten() {
-            m.insert(k.trim().to_string(), parse_value(v.trim())?);
+            // The RON loader refuses a field given twice; so does --set, rather than
+            // keeping the last one silently.
+            if m.insert(k.trim().to_string(), parse_value(v.trim())?)
+                .is_some()
+            {
+                return Err(format!("the field `{}` is given twice", k.trim()));
+            }
         }
         return Ok(Value::Object(m));
     }
@@ -345,6 +351,15 @@ mod tests {
             }
         ));
         assert!(set(&torus(), "workload.length=Uniform(min: 8, max: (16)").is_err());
+    }
+
+    #[test]
+    fn a_field_given_twice_in_a_compound_value_is_refused() {
+        let err = set(&torus(), "topology=Hypercube(dim: 3, dim: 4)")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("`dim` is given twice"), "{err}");
+        assert!(set(&torus(), "topology=Hypercube(dim: 3)").is_ok());
     }
 
     #[test]

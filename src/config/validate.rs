@@ -7,6 +7,7 @@ use super::{
     NetworkInterface, PatternConfig, SwitchingConfig, VcRelease,
 };
 use crate::error::{Error, Result};
+use crate::limits::{check_run_length, MAX_REPLICATIONS};
 use crate::routing::{RoutingFn, MAX_VCS};
 use crate::topology::Topology;
 use crate::traffic::Workload;
@@ -95,7 +96,8 @@ pub fn validate(cfg: &HwConfig) -> Result<Machine> {
     }
     if topology.degree() + dma as usize > crate::router::crossbar::MAX_XPUTS {
         return Err(Error::config(format!(
-            "{} network ports and {dma} DMA engines: the crossbar has at most {} inputs              (ports plus injection engines)",
+            "{} network ports and {dma} DMA engines: the crossbar has at most {} inputs \
+             (ports plus injection engines)",
             topology.degree(),
             crate::router::crossbar::MAX_XPUTS
         )));
@@ -174,25 +176,9 @@ pub fn validate(cfg: &HwConfig) -> Result<Machine> {
              router.pipeline.switch_alloc = 0)",
         ));
     }
-    if routing.is_some() {
-        check_memory(&topology, r.vcs as usize, dma as usize, machine_memory())?;
-        if r.vc_release == VcRelease::TailSent {
-            // A VC then keeps a ring of `buffer_flits` message slots (88 bytes each).
-            let slots = (topology.degree() * r.vcs as usize + dma as usize) as u64;
-            let need = topology.nodes() as u64 * slots * 88 * r.buffer_flits as u64;
-            check_bytes(&topology, need, r.vcs as usize, machine_memory())?;
-        }
-    }
-    if matches!(cfg.switching, SwitchingConfig::Deflection { .. }) {
-        let need = topology.nodes() as u64 * deflection_bytes_per_node(r.vcs as usize);
-        check_bytes(&topology, need, r.vcs as usize, machine_memory())?;
-    }
-    if hosts {
-        // Per port: a FIFO of buffer_flits flits of 56 bytes and the port's state.
-        let ports = topology.channels() as u64;
-        let need = ports * (56 * r.buffer_flits as u64 + 96) + topology.nodes() as u64 * 128;
-        check_bytes(&topology, need, 1, machine_memory())?;
-    }
+    // The memory the routers' tables need is checked against the machine's limit by
+    // `limits::enforce_memory` before a run starts (and reported by `routemu check`),
+    // where `--force` can overrule it; validity does not depend on the machine.
     if let ArrivalProcess::Saturated { depth } = cfg.workload.process {
         if !matches!(cfg.switching, SwitchingConfig::Timeout { .. }) {
             return Err(Error::config(
@@ -270,64 +256,6 @@ fn check_network_interface(cfg: &HwConfig, wormhole: bool) -> Result<()> {
              memory takes a cycle)",
             ni.ejection_latency
         )));
-    }
-    Ok(())
-}
-
-/// Bytes of per-node tables a wormhole router needs: per VC slot the buffer state, the
-/// message slot, the controller queue entry and the output side's credits; per port the
-/// masks, counters and pointers (a generous round figure).
-pub fn wormhole_bytes_per_node(ports: usize, vcs: usize, dma: usize) -> u64 {
-    let slots = (ports * vcs + dma) as u64;
-    let all_ports = ports as u64 + 1;
-    slots * (24 + 88 + 16 + 6) + all_ports * 96 + 512
-}
-
-/// Memory of the machine (RAM plus swap) from /proc/meminfo, if it can be read.
-fn machine_memory() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let kib = |key: &str| -> Option<u64> {
-        text.lines()
-            .find(|l| l.starts_with(key))?
-            .split_whitespace()
-            .nth(1)?
-            .parse()
-            .ok()
-    };
-    Some((kib("MemTotal:")? + kib("SwapTotal:").unwrap_or(0)) * 1024)
-}
-
-/// Bytes of per-node tables a deflection router needs: per lane of its two outputs the
-/// holder record, per lane of its two inputs the forwarding entry, and the node's own
-/// counters and random stream (a generous round figure; pending messages come on top).
-pub fn deflection_bytes_per_node(vcs: usize) -> u64 {
-    (2 * vcs as u64) * (40 + 24) + 512
-}
-
-/// Refuses a network whose tables could not be allocated in `have` bytes (the machine's
-/// memory), instead of failing half-way through building it.
-fn check_memory(topology: &Topology, vcs: usize, dma: usize, have: Option<u64>) -> Result<()> {
-    let need = topology.nodes() as u64 * wormhole_bytes_per_node(topology.degree(), vcs, dma);
-    check_bytes(topology, need, vcs, have).map_err(|e| {
-        Error::config(format!(
-            "{e} ({dma} DMA engines per node; fewer VCs or DMA engines would also fit)"
-        ))
-    })
-}
-
-/// Refuses `need` bytes of router tables when the machine has fewer (`have`).
-fn check_bytes(topology: &Topology, need: u64, vcs: usize, have: Option<u64>) -> Result<()> {
-    if let Some(have) = have {
-        if need > have {
-            let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
-            return Err(Error::config(format!(
-                "{} nodes with {vcs} VCs per port need about {:.1} GiB of router tables; this \
-                 machine has {:.1} GiB (a smaller network would fit)",
-                topology.nodes(),
-                gib(need),
-                gib(have)
-            )));
-        }
     }
     Ok(())
 }
@@ -549,11 +477,14 @@ fn check_timeout(cfg: &HwConfig, topology: &Topology) -> Result<()> {
 /// Checks the experiment section.
 pub fn check_experiment(cfg: &HwConfig) -> Result<()> {
     let e = &cfg.experiment;
-    if e.replications == 0 {
-        return Err(Error::config(
-            "experiment.replications = 0: run at least one replication",
-        ));
+    if e.replications == 0 || e.replications > MAX_REPLICATIONS {
+        return Err(Error::config(format!(
+            "experiment.replications = {} (--replications): run 1 to {MAX_REPLICATIONS} \
+             replications",
+            e.replications
+        )));
     }
+    check_run_length(e.warmup, e.measure)?;
     if e.threads == 0 {
         return Err(Error::config("experiment.threads = 0: at least one thread"));
     }
@@ -593,10 +524,17 @@ pub fn check_experiment(cfg: &HwConfig) -> Result<()> {
             "experiment.observe.max_links = 0: list at least one link (None lists all)",
         ));
     }
-    if e.saturation_backlog.is_nan() || e.saturation_backlog <= 0.0 {
-        return Err(Error::config(
-            "experiment.saturation_backlog must be a positive number of messages per node",
-        ));
+    // Finite, so the configuration survives --set and the JSON report (where infinity
+    // has no spelling); 1e15 messages per node is beyond any memory anyway.
+    if !(e.saturation_backlog.is_finite()
+        && e.saturation_backlog > 0.0
+        && e.saturation_backlog <= 1e15)
+    {
+        return Err(Error::config(format!(
+            "experiment.saturation_backlog = {}: must be a positive, finite number of \
+             messages per node (at most 1e15)",
+            e.saturation_backlog
+        )));
     }
     let p = &cfg.router.pipeline;
     let slowest = cfg.router.controller.route
@@ -613,25 +551,4 @@ pub fn check_experiment(cfg: &HwConfig) -> Result<()> {
         )));
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::config::TopologyConfig;
-
-    #[test]
-    fn a_network_too_big_for_the_machine_is_refused_with_the_sizes() {
-        let t = Topology::from_config(&TopologyConfig::Hypercube { dim: 20 }).unwrap();
-        let err = check_memory(&t, 64, 20, Some(16 << 30))
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("GiB") && err.contains("16.0"), "{err}");
-        // The d = 20 hypercube preset (2 VCs, 20 engines) fits in 16 GiB.
-        assert!(check_memory(&t, 2, 20, Some(16 << 30)).is_ok());
-        assert!(
-            check_memory(&t, 64, 20, None).is_ok(),
-            "unknown memory: no check"
-        );
-    }
 }

@@ -50,6 +50,8 @@ pub struct RepResult<M> {
     pub accepted: f64,
     /// Messages created in the window per node per cycle.
     pub offered_messages: f64,
+    /// The run drained but was overloaded all the same: see [`overloaded`].
+    pub overloaded: bool,
     /// Controller: requests per node per cycle, utilisation, mean wait, P-K wait,
     /// service mean and second moment.
     pub ctrl: (f64, f64, Option<f64>, Option<f64>, Option<f64>, Option<f64>),
@@ -85,6 +87,30 @@ pub fn run_replication<N: Network + Send>(
     let (mut sims, stop) = run_partitioned::<N>(cfg, rep, parts, progress)?;
     let r = reduce(&mut sims, stop);
     Ok((r, sims))
+}
+
+/// Share of the offered load (flits per node per cycle) by which the source backlog
+/// must grow over the window, significantly, for [`overloaded`].
+pub const OVERLOAD_GROWTH_SHARE: f64 = 0.1;
+
+/// Whether a window was overloaded although the source backlog never reached
+/// `experiment.saturation_backlog`: the messages in the system (created, not yet
+/// delivered: waiting in memory, held by an engine or in flight), sampled at every check
+/// point of the window's second half, grew significantly (one-sided t-test at 95% on the increments,
+/// as the saturation search's backlog criterion) and by more than
+/// [`OVERLOAD_GROWTH_SHARE`] of the offered load in flits (messages × the window's mean
+/// message length). This catches long messages, of which few wait for an engine while
+/// the flits offered pile up. `offered` is in flits per node per cycle over `nodes`
+/// sources.
+pub fn overloaded(samples: &[(Cycle, u64)], offered: f64, mean_flits: f64, nodes: f64) -> bool {
+    // The second half of the window only: after a short warm-up the messages in the
+    // system still ramp up to their steady level (about the rate times the latency),
+    // which is growth without overload.
+    let Some(g) = crate::engine::saturation::backlog_growth(&samples[samples.len() / 2..]) else {
+        return false;
+    };
+    let flits_per_node = g.per_cycle * mean_flits / nodes.max(1.0);
+    offered > 0.0 && g.significant() && flits_per_node > OVERLOAD_GROWTH_SHARE * offered
 }
 
 /// What one replication's controller arrivals found (every node together).
@@ -172,7 +198,13 @@ fn reduce_counts<N: Network>(parts: &[Simulation<N>], stop: Stop) -> RepResult<N
     let (mut arr, mut wait, mut ssum, mut ssq, mut pk_weighted) = (0u64, 0u64, 0u64, 0u64, 0.0f64);
     let mut pk_ok = nservers == 1.0;
     let (mut busy, mut chained, mut coef_weighted) = (0u64, 0u64, 0.0f64);
+    // The servers' busy time: the service of the requests that arrived in the window,
+    // at most the whole window per server — a service that runs on past the window's end
+    // (longer than the window, or begun near its end) does not make a server more than
+    // fully busy.
+    let mut busy_time = 0.0f64;
     for st in parts.iter().flat_map(|p| p.net.ctrl_stats()) {
+        busy_time += (st.service_sum as f64).min(nservers * w);
         arr += st.arrivals;
         wait += st.wait_sum;
         ssum += st.service_sum;
@@ -193,7 +225,7 @@ fn reduce_counts<N: Network>(parts: &[Simulation<N>], stop: Stop) -> RepResult<N
     let per = |x: u64| (arr > 0).then(|| x as f64 / arr as f64);
     let ctrl = (
         arr as f64 / (n * w),
-        ssum as f64 / (n * nservers * w),
+        busy_time / (n * nservers * w),
         per(wait),
         if pk_ok {
             per(0).map(|_| pk_weighted / arr as f64)
@@ -231,6 +263,7 @@ fn reduce_counts<N: Network>(parts: &[Simulation<N>], stop: Stop) -> RepResult<N
     for p in &parts[1..] {
         mode.merge(&p.net.mode_measures(start, end));
     }
+    let drained = stop == Stop::Drained;
     RepResult {
         cycles: t,
         window: end - start,
@@ -244,6 +277,14 @@ fn reduce_counts<N: Network>(parts: &[Simulation<N>], stop: Stop) -> RepResult<N
         offered: sum(&|p| p.window_flits) as f64 / (ends * w),
         accepted: m.flits_accepted as f64 / (ends * w),
         offered_messages: sum(&|p| p.window_messages) as f64 / (ends * w),
+        // A deadlocked run is a deadlock, and a saturated one is flagged already.
+        overloaded: drained
+            && overloaded(
+                first.outstanding_samples(),
+                sum(&|p| p.window_flits) as f64 / (ends * w),
+                sum(&|p| p.window_flits) as f64 / sum(&|p| p.window_messages).max(1) as f64,
+                ends,
+            ),
         ctrl,
         ctrl_arrivals,
         links: m.utilization(),
@@ -451,7 +492,11 @@ fn run_reps<N: Network + Send>(
     cfg: &HwConfig,
     progress: &mut (dyn FnMut(u32, Cycle) + Send),
 ) -> Result<(Report, Extras)> {
-    let topology = validate(cfg)?.topology;
+    let machine = validate(cfg)?;
+    // Before any table is built: the memory the replications held at once will need,
+    // against what this process may use (refused unless --force).
+    crate::limits::enforce_memory(cfg, &machine)?;
+    let topology = machine.topology;
     let started = Instant::now();
     let reps = cfg.experiment.replications;
     let jobs = (cfg.experiment.jobs.max(1)).min(reps) as usize;
@@ -686,8 +731,10 @@ pub fn aggregate<M: ModeMeasures>(
             offered_messages: reps.iter().map(|r| r.offered_messages).sum::<f64>() / k,
             accepted_messages: reps
                 .iter()
+                // Messages absorbed in the window (measured or not), like the flits of
+                // `accepted`: not the measured messages eventually delivered.
                 .map(|r| {
-                    r.msgs.count as f64
+                    r.msgs.window_absorbed as f64
                         / (topology.endpoints().len() as f64 * r.window.max(1) as f64)
                 })
                 .sum::<f64>()
@@ -732,7 +779,9 @@ pub fn aggregate<M: ModeMeasures>(
             diameter: topology.diameter(),
             mean_distance: topology.mean_distance(),
         },
-        saturated: reps.iter().any(|r| r.stop == Stop::Saturated),
+        saturated: reps
+            .iter()
+            .any(|r| r.stop == Stop::Saturated || r.overloaded),
         deadlock,
         wall_seconds: wall,
         node_cycles_per_second: if wall > 0.0 {

@@ -472,9 +472,17 @@ struct Plan {
 fn plan(cfg: &HwConfig, opts: &SaturationOptions) -> Result<Plan> {
     let machine = validate(cfg)?;
     let arg = |m: String| Err(Error::Arg(m));
-    if opts.replications == 0 {
-        return arg("saturation: at least one replication".into());
+    if opts.replications == 0 || opts.replications > crate::limits::MAX_REPLICATIONS {
+        return arg(format!(
+            "saturation: {} replications (--replications): run 1 to {}",
+            opts.replications,
+            crate::limits::MAX_REPLICATIONS
+        ));
     }
+    // The searches held at once (experiment.jobs) against the memory limit, before any.
+    let mut at_once = cfg.clone();
+    at_once.experiment.replications = opts.replications;
+    crate::limits::enforce_memory(&at_once, &machine)?;
     if !(opts.tolerance > 0.0 && opts.tolerance <= 0.5) {
         return arg(format!(
             "saturation tolerance {}: a fraction in (0, 0.5]",

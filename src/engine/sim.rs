@@ -96,6 +96,9 @@ pub struct Summary {
     pub measured_delivered: u64,
     /// Messages waiting in source memory.
     pub backlog: u64,
+    /// Messages created and not yet delivered or lost: waiting in memory, held by an
+    /// engine, or in the network.
+    pub outstanding: u64,
     /// Work that must keep moving (see `Network::live_work`; partial counts may be
     /// negative, their sum is not).
     pub live: i64,
@@ -135,6 +138,9 @@ pub struct Coordinator {
     /// (cycle, messages waiting in source memory over all partitions) at every check
     /// point inside the measurement window: the saturation search tests their trend.
     backlog_samples: Vec<(Cycle, u64)>,
+    /// (cycle, messages created and not delivered over all partitions) at the same
+    /// check points: the overload test of a drained run (`experiment::overloaded`).
+    outstanding_samples: Vec<(Cycle, u64)>,
 }
 
 impl Coordinator {
@@ -153,6 +159,7 @@ impl Coordinator {
                 Measure::Messages(_) => SATURATION_OBSERVE,
             },
             backlog_samples: Vec::new(),
+            outstanding_samples: Vec::new(),
         }
     }
 
@@ -199,6 +206,7 @@ impl Coordinator {
             check(now);
             if self.window.contains(now) || self.window.end == Some(now) {
                 self.backlog_samples.push((now, sum(|s| s.backlog)));
+                self.outstanding_samples.push((now, sum(|s| s.outstanding)));
             }
             let last = parts.iter().map(|s| s.last_progress).max().unwrap_or(0);
             let live: i64 = parts.iter().map(|s| s.live).sum();
@@ -276,7 +284,16 @@ fn observing_stats(
         Measure::Cycles(c) => c,
         Measure::Messages(m) => (m as f64 / (rate * nodes as f64).max(1e-9)) as Cycle,
     };
-    let mut stats = MsgStats::default();
+    let mut stats = MsgStats {
+        window: (
+            exp.warmup,
+            match exp.measure {
+                Measure::Cycles(c) => exp.warmup.checked_add(c),
+                Measure::Messages(_) => None,
+            },
+        ),
+        ..MsgStats::default()
+    };
     if let Some(width) = exp.observe.interval {
         stats.series = Some(Box::new(SeriesAcc::new(Intervals {
             width: width.max(1),
@@ -388,7 +405,13 @@ impl<N: Network> Simulation<N> {
         let window = MeasureWindow {
             start: exp.warmup,
             end: match exp.measure {
-                Measure::Cycles(c) => Some(exp.warmup + c),
+                // Validation bounds warm-up plus window (limits::MAX_RUN_CYCLES); checked
+                // all the same, as the library may be handed an unvalidated config.
+                Measure::Cycles(c) => Some(exp.warmup.checked_add(c).ok_or_else(|| {
+                    crate::error::Error::config(
+                        "experiment.warmup + measured cycles overflow a cycle count",
+                    )
+                })?),
                 Measure::Messages(_) => None,
             },
             measure: exp.measure,
@@ -585,6 +608,9 @@ impl<N: Network> Simulation<N> {
             measured_created: self.measured_created,
             measured_delivered: self.net.measured_delivered() + self.net.measured_lost(),
             backlog: self.net.backlog() as u64,
+            outstanding: self
+                .generated
+                .saturating_sub(self.net.delivered() + self.net.lost()),
             live: self.net.live_work(),
             last_progress: self.net.last_progress(),
             // Searching for a cycle of waits is only worth it at a check point; split
@@ -627,6 +653,12 @@ impl<N: Network> Simulation<N> {
         &self.coord.backlog_samples
     }
 
+    /// (cycle, messages created and not yet delivered, every partition together) at
+    /// every check point inside the measurement window.
+    pub fn outstanding_samples(&self) -> &[(Cycle, u64)] {
+        &self.coord.outstanding_samples
+    }
+
     /// Takes events (and their side data) that other partitions sent to this one.
     pub fn absorb(&mut self, events: &mut Vec<(Cycle, N::Event)>, extras: &mut Vec<N::Remote>) {
         for (at, e) in events.drain(..) {
@@ -640,6 +672,7 @@ impl<N: Network> Simulation<N> {
     /// Moves the clock to `next` with the window end the coordinator decided.
     pub fn advance(&mut self, next: Cycle, window_end: Option<Cycle>) {
         self.window.end = window_end;
+        self.stats.window.1 = window_end;
         self.out.earliest_remote = Cycle::MAX;
         self.t = next;
     }
@@ -652,6 +685,7 @@ impl<N: Network> Simulation<N> {
     /// Ends the replication after the current cycle with the window's final end.
     pub fn finish(&mut self, window_end: Option<Cycle>) {
         self.window.end = window_end;
+        self.stats.window.1 = window_end;
         self.t += 1;
     }
 

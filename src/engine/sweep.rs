@@ -127,10 +127,20 @@ impl Axis {
             if b < a {
                 return Err(bad("FROM must not exceed TO"));
             }
-            let n = ((b - a) / st * (1.0 + 1e-12)).floor() as usize + 1;
-            if n > MAX_AXIS_POINTS {
-                return Err(bad(&format!("{n} points (at most {MAX_AXIS_POINTS})")));
+            // Counted in f64 and bounded before it becomes an integer: a tiny step makes
+            // the quotient huge or infinite, which must be refused, not wrapped.
+            let steps = ((b - a) / st * (1.0 + 1e-12)).floor();
+            if !(steps.is_finite() && steps < MAX_AXIS_POINTS as f64) {
+                let count = if steps.is_finite() {
+                    format!("{:.3e}", steps + 1.0)
+                } else {
+                    "too many".to_string()
+                };
+                return Err(bad(&format!(
+                    "{count} points (at most {MAX_AXIS_POINTS}); use a larger step"
+                )));
             }
+            let n = steps as usize + 1;
             let integral = [from, to, step].iter().all(|s| s.parse::<i64>().is_ok());
             (0..n)
                 .map(|i| {
@@ -694,6 +704,20 @@ mod tests {
                 .map(|i| vec![b.values[i / 2].clone(), ["Hold", "Drop"][i % 2].to_string()])
                 .collect::<Vec<_>>()
         );
+    }
+
+    #[test]
+    fn a_range_with_too_many_or_uncountable_steps_is_refused_not_wrapped() {
+        for spec in [
+            "workload.rate=0.001:0.002:1e-320",
+            "workload.rate=0:1e300:1e-300",
+            "workload.rate=0.001:0.002:0.0000001",
+        ] {
+            let err = Axis::parse(spec).unwrap_err().to_string();
+            assert!(err.contains("points (at most 10000)"), "{spec}: {err}");
+        }
+        assert_eq!(Axis::parse("x=0:9999:1").unwrap().values.len(), 10_000);
+        assert!(Axis::parse("x=0:10000:1").is_err());
     }
 
     #[test]

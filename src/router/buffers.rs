@@ -169,17 +169,22 @@ pub struct InputBuffers {
 }
 
 impl InputBuffers {
-    /// Empty buffers with `ring` message slots per VC.
-    pub fn new(nodes: usize, layout: &Layout, ring: usize) -> Self {
-        InputBuffers {
-            vc: bytemuck::zeroed_vec(nodes * layout.per_node),
-            msg: bytemuck::zeroed_vec(nodes * layout.per_node * ring),
+    /// Empty buffers with `ring` message slots per VC; an error when the memory cannot
+    /// be had.
+    pub fn new(nodes: usize, layout: &Layout, ring: usize) -> crate::error::Result<Self> {
+        let slots = nodes.checked_mul(layout.per_node);
+        Ok(InputBuffers {
+            vc: crate::limits::zeroed_table(slots, "input virtual-channel")?,
+            msg: crate::limits::zeroed_table(
+                slots.and_then(|s| s.checked_mul(ring)),
+                "input message",
+            )?,
             ring,
             wait_vc: VcMasks::new(nodes, layout),
             ready: VcMasks::new(nodes, layout),
             new_head: vec![0; nodes],
             new_head_vc: vec![0; nodes * layout.all_ports()],
-        }
+        })
     }
 
     /// Index in `msg` of the message at the front of VC `i` (a `Layout::vc_idx`).

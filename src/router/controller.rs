@@ -127,12 +127,13 @@ pub struct Controllers {
 
 impl Controllers {
     /// Controllers for `nodes` nodes, each with `servers` servers and room for `cap`
-    /// queued requests (every requester has at most one request outstanding).
-    pub fn new(nodes: usize, servers: usize, cap: usize) -> Self {
-        Controllers {
+    /// queued requests (every requester has at most one request outstanding); an error
+    /// when the memory cannot be had.
+    pub fn new(nodes: usize, servers: usize, cap: usize) -> crate::error::Result<Self> {
+        Ok(Controllers {
             cap,
             // Zeroed, so that queue space nobody uses is never mapped.
-            queue: bytemuck::zeroed_vec(nodes * cap),
+            queue: crate::limits::zeroed_table(nodes.checked_mul(cap), "controller queue")?,
             slot_class: vec![0; nodes * cap],
             slot_found: vec![0; nodes * cap],
             head: vec![0; nodes],
@@ -143,7 +144,7 @@ impl Controllers {
             srv_found: vec![0; nodes * servers],
             stats: vec![CtrlStats::default(); nodes],
             classes: ClassStats::default(),
-        }
+        })
     }
 
     /// Servers per node.
@@ -323,7 +324,7 @@ mod tests {
 
     #[test]
     fn one_server_serves_in_fifo_order_and_measures_waits() {
-        let mut c = Controllers::new(1, 1, 4);
+        let mut c = Controllers::new(1, 1, 4).unwrap();
         for (port, t) in [(0, 0), (1, 0), (2, 1)] {
             c.push(
                 0,
@@ -350,7 +351,7 @@ mod tests {
 
     #[test]
     fn two_servers_start_two_requests_in_one_cycle() {
-        let mut c = Controllers::new(1, 2, 4);
+        let mut c = Controllers::new(1, 2, 4).unwrap();
         c.push(
             0,
             CtrlRequest {

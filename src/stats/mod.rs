@@ -64,6 +64,12 @@ pub struct MsgStats {
     pub eject_wait_sum: u64,
     /// Sum of routing-controller queueing over all hops.
     pub ctrl_wait_sum: u64,
+    /// Messages, measured or not, whose tail was absorbed inside the measurement window
+    /// (`throughput.accepted_messages`, like the flits of `throughput.accepted`).
+    pub window_absorbed: u64,
+    /// The measurement window as far as it is known: its first cycle and, once decided,
+    /// its end (exclusive). The engine keeps it current.
+    pub window: (Cycle, Option<Cycle>),
     /// When set, every delivery (measured or not) is recorded here, for invariant checks
     /// and the per-message log.
     pub deliveries: Option<Vec<Delivery>>,
@@ -87,6 +93,8 @@ impl Default for MsgStats {
             blocking_sum: 0,
             eject_wait_sum: 0,
             ctrl_wait_sum: 0,
+            window_absorbed: 0,
+            window: (0, None),
             deliveries: None,
             series: None,
             hops: None,
@@ -108,6 +116,7 @@ impl MsgStats {
         self.blocking_sum += o.blocking_sum;
         self.eject_wait_sum += o.eject_wait_sum;
         self.ctrl_wait_sum += o.ctrl_wait_sum;
+        self.window_absorbed += o.window_absorbed;
         if let (Some(a), Some(b)) = (&mut self.deliveries, &o.deliveries) {
             a.extend_from_slice(b);
         }
@@ -159,6 +168,10 @@ impl MsgStats {
         }
         if let Some(s) = &mut self.series {
             s.delivered(h.created, h.injected, absorbed);
+        }
+        let (start, end) = self.window;
+        if absorbed >= start && end.is_none_or(|e| absorbed < e) {
+            self.window_absorbed += 1;
         }
         if !h.measured {
             return;

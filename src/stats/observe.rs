@@ -524,7 +524,8 @@ pub fn router_load(reps: &[&RepObs], nodes: usize) -> Vec<f64> {
         let w = o.window.max(1) as f64;
         if has_ctrl {
             for (x, st) in load.iter_mut().zip(&o.ctrl) {
-                *x += st.service_sum as f64 / (o.servers.max(1) as f64 * w);
+                // At most fully busy, whatever ran on past the window's end.
+                *x += (st.service_sum as f64 / (o.servers.max(1) as f64 * w)).min(1.0);
             }
         } else {
             for p in &o.ports {

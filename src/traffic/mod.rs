@@ -45,7 +45,7 @@ impl Workload {
                 "workload.rate = {}: at most {MAX_RATE} messages per node per cycle (far past \
                  what any node can inject; saturation needs only a rate above the \
                  network's capacity)",
-                cfg.rate
+                crate::limits::show(cfg.rate)
             )));
         }
         Ok(Workload {

@@ -433,7 +433,7 @@ impl CircuitNet {
             // request holds the link it came in on (or is a local engine's), and a release
             // or connect request concerns an output the circuit holds; links, outputs and
             // engines are each held by one circuit, so 2·degree + engines bound the queue.
-            ctrl: Controllers::new(nodes, servers, 2 * deg + dma + 2),
+            ctrl: Controllers::new(nodes, servers, 2 * deg + dma + 2)?,
             servers: vec![IDLE_SERVER; nodes * servers],
             dma: Dma::new(nodes, dma),
             rx_idle: vec![u64::MAX >> (64 - dma); nodes],

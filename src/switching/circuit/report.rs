@@ -110,7 +110,9 @@ fn circuit_report(ctx: ModeContext<'_>, reps: &[RepResult<CircuitMeasures>]) -> 
                     arrival_rate: lambda,
                     service_mean: per(st.service_sum),
                     service_m2: per(st.service_sq_sum),
-                    utilization: rho / servers,
+                    // Services longer than the window cannot make a server more
+                    // than fully busy.
+                    utilization: (rho / servers).min(1.0),
                     wait_mean: per(st.wait_sum),
                     wait_mg1,
                     p_busy_at_arrival: per(st.busy_arrivals),

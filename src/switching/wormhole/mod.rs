@@ -242,9 +242,9 @@ impl WormholeNet {
             topology: topology.clone(),
             layout,
             routing,
-            inputs: InputBuffers::new(nodes, &layout, ring),
+            inputs: InputBuffers::new(nodes, &layout, ring)?,
             outputs: OutputVcs::new(nodes, &layout, r.buffer_flits, tail_sent, exists),
-            ctrl: Controllers::new(nodes, r.controller.servers as usize, layout.per_node),
+            ctrl: Controllers::new(nodes, r.controller.servers as usize, layout.per_node)?,
             vca: VcAllocator::new(
                 nodes,
                 &layout,
