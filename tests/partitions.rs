@@ -206,3 +206,34 @@ fn a_thread_count_that_would_leave_the_last_partition_empty_runs_on_the_partitio
         assert_eq!(one, report(&cfg), "{name} with {threads} threads");
     }
 }
+
+#[test]
+fn more_partition_threads_than_free_cores_are_warned_about_and_one_thread_is_not() {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let many = (cores + 1).to_string();
+    let args = |threads: &str| {
+        common::routemu(&[
+            "run",
+            "hw/wormhole-torus-dor.ron",
+            "--warmup",
+            "10",
+            "--cycles",
+            "100",
+            "--replications",
+            "1",
+            "--threads",
+            threads,
+            "--set",
+            "experiment.partition_min_nodes=1",
+        ])
+    };
+    let out = args(&many);
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("warning:") && err.contains(&format!("{many} threads")),
+        "{err}"
+    );
+    let out = args("1");
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("warning:"));
+}

@@ -541,24 +541,18 @@ fn time_parts_any<B: CycleBarrier>(
     with_mode(&cfg.switching, Parts(cfg, parts, barrier, cycles))
 }
 
-/// Partitions a scenario of `nodes` nodes runs on when `threads` are asked for.
-fn scenario_parts(s: &PartScenario, nodes: usize, threads: usize) -> usize {
-    let min = s.cfg.experiment.partition_min_nodes.map(|m| m as usize);
-    struct Split(usize, usize, Option<usize>);
-    impl WithMode for Split {
-        type Output = usize;
-        fn run<N: Network + Send>(self) -> usize {
-            crate::engine::parallel::partitions_for::<N>(self.0, self.1, self.2)
-        }
-    }
-    with_mode(&s.cfg.switching, Split(nodes, threads, min))
+/// Partitions a scenario runs on when `threads` are asked for.
+fn scenario_parts(s: &PartScenario, threads: usize) -> Result<usize> {
+    let mut cfg = s.cfg.clone();
+    cfg.experiment.threads = threads as u32;
+    crate::engine::parallel::partitions_of(&cfg)
 }
 
 /// Runs a partitioned scenario: one thread, then `threads` with each barrier (best of
 /// `repeats` each).
 pub fn run_parts(s: &PartScenario, threads: usize, repeats: usize) -> Result<PartResult> {
     let nodes = crate::config::validate::validate(&s.cfg)?.topology.nodes();
-    let parts = scenario_parts(s, nodes, threads);
+    let parts = scenario_parts(s, threads)?;
     let best = |parts: usize, spin: bool| -> Result<(f64, Option<usize>)> {
         let mut b = (f64::MAX, None);
         for _ in 0..repeats.max(1) {
@@ -632,7 +626,7 @@ pub fn run_busy(
         std::thread::sleep(std::time::Duration::from_millis(50));
         let result = (|| {
             let nodes = crate::config::validate::validate(&s.cfg)?.topology.nodes();
-            let parts = scenario_parts(s, nodes, threads);
+            let parts = scenario_parts(s, threads)?;
             let best = |barrier: &dyn Fn() -> SpinBarrier| -> Result<f64> {
                 let mut b = f64::MAX;
                 for _ in 0..repeats.max(1) {

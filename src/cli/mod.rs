@@ -192,6 +192,18 @@ pub struct RunArgs {
 /// Exit status when an emulation deadlocked.
 pub const EXIT_DEADLOCK: i32 = 3;
 
+/// Warns on standard error when the threads a command is about to run (`concurrent`
+/// runs at once, each on the partitions `cfg` gets) outnumber the cores free now: the
+/// partitions then wait for one another at every cycle's barrier.
+pub(crate) fn warn_oversubscribed(cfg: &HwConfig, concurrent: usize) {
+    if let Ok(parts) = crate::engine::parallel::partitions_of(cfg) {
+        let threads = parts.saturating_mul(concurrent.max(1));
+        if let Some(w) = crate::engine::parallel::oversubscription_warning(threads) {
+            eprintln!("routemu: warning: {w}");
+        }
+    }
+}
+
 /// Runs the command line; returns the process exit status.
 pub fn main_with(cli: Cli) -> i32 {
     interrupt::install();

@@ -18,6 +18,7 @@ pub fn emulate(cfg: &HwConfig) -> Result<Report> {
 /// As [`emulate`], with the measurements for files (`experiment.observe`).
 pub fn emulate_observed(cfg: &HwConfig) -> Result<(Report, Extras)> {
     let e = &cfg.experiment;
+    super::warn_oversubscribed(cfg, e.jobs.min(e.replications) as usize);
     // Saturating: the bar is a guess, and must never be what fails a run (validation
     // bounds the run's own cycle arithmetic).
     let planned = e.warmup.saturating_add(match e.measure {

@@ -193,6 +193,7 @@ pub fn saturation(args: &SaturationArgs) -> Result<i32> {
             .collect::<Vec<_>>(),
     )?;
     let opts = args.options(&cfg)?;
+    super::warn_oversubscribed(&cfg, cfg.experiment.jobs.min(opts.replications) as usize);
     // The bar counts probes against the usual number per search — the first bracket, one
     // zero-load probe for the latency criterion, the bisection's halvings down to the
     // tolerance — so its ETA is an estimate (a bracket that must grow adds probes).

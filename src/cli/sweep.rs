@@ -550,6 +550,10 @@ pub fn sweep(args: &SweepArgs) -> Result<i32> {
         );
         b
     });
+    if let Some(first) = configs.first() {
+        let reps = first.experiment.replications.max(1);
+        super::warn_oversubscribed(first, side * per_point.min(reps) as usize);
+    }
     let mut point_base = base.clone();
     point_base.experiment.jobs = per_point;
     let one = |i: usize| -> Result<Done> {
