@@ -97,8 +97,9 @@ pub struct Summary {
     /// Messages waiting in source memory.
     pub backlog: u64,
     /// Messages created and not yet delivered or lost: waiting in memory, held by an
-    /// engine, or in the network.
-    pub outstanding: u64,
+    /// engine, or in the network. A partition counts the messages its sources created
+    /// less those its destinations absorbed, so a part may be negative; the sum is not.
+    pub outstanding: i64,
     /// Work that must keep moving (see `Network::live_work`; partial counts may be
     /// negative, their sum is not).
     pub live: i64,
@@ -206,7 +207,9 @@ impl Coordinator {
             check(now);
             if self.window.contains(now) || self.window.end == Some(now) {
                 self.backlog_samples.push((now, sum(|s| s.backlog)));
-                self.outstanding_samples.push((now, sum(|s| s.outstanding)));
+                let outstanding: i64 = parts.iter().map(|s| s.outstanding).sum();
+                self.outstanding_samples
+                    .push((now, outstanding.max(0) as u64));
             }
             let last = parts.iter().map(|s| s.last_progress).max().unwrap_or(0);
             let live: i64 = parts.iter().map(|s| s.live).sum();
@@ -608,9 +611,7 @@ impl<N: Network> Simulation<N> {
             measured_created: self.measured_created,
             measured_delivered: self.net.measured_delivered() + self.net.measured_lost(),
             backlog: self.net.backlog() as u64,
-            outstanding: self
-                .generated
-                .saturating_sub(self.net.delivered() + self.net.lost()),
+            outstanding: self.generated as i64 - (self.net.delivered() + self.net.lost()) as i64,
             live: self.net.live_work(),
             last_progress: self.net.last_progress(),
             // Searching for a cycle of waits is only worth it at a check point; split
