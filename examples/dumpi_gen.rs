@@ -186,7 +186,14 @@ impl Sim {
 
     /// Records a call of rank r entering at `enter` and returning at `leave`; the
     /// rank's next call comes 100-105 ns later.
-    fn record(&mut self, r: usize, label: u16, enter: u64, leave: u64, args: Args) -> Result<(), String> {
+    fn record(
+        &mut self,
+        r: usize,
+        label: u16,
+        enter: u64,
+        leave: u64,
+        args: Args,
+    ) -> Result<(), String> {
         // CPU time runs with the wall clock from the rank's start (MPI libraries poll
         // while they wait).
         let (cpu0, start) = (self.cpu0[r], self.start[r]);
@@ -201,7 +208,9 @@ impl Sim {
             statuses: Vec::new(),
             args,
         };
-        self.files[r].write(&call).map_err(|e| format!("rank {r}: {e}"))?;
+        self.files[r]
+            .write(&call)
+            .map_err(|e| format!("rank {r}: {e}"))?;
         self.clock[r] = leave + self.jitter(r, 100);
         Ok(())
     }
@@ -289,9 +298,32 @@ impl Sim {
     fn init(&mut self, argv: &[String]) -> Result<(), String> {
         let p = self.ranks();
         for r in 0..p {
-            self.call(r, 124, 60_000, Args::Init { argv: argv.to_vec() })?;
-            self.call(r, 82, 300, Args::CommQuery { comm: WORLD, value: r as i32 })?;
-            self.call(r, 81, 200, Args::CommQuery { comm: WORLD, value: p as i32 })?;
+            self.call(
+                r,
+                124,
+                60_000,
+                Args::Init {
+                    argv: argv.to_vec(),
+                },
+            )?;
+            self.call(
+                r,
+                82,
+                300,
+                Args::CommQuery {
+                    comm: WORLD,
+                    value: r as i32,
+                },
+            )?;
+            self.call(
+                r,
+                81,
+                200,
+                Args::CommQuery {
+                    comm: WORLD,
+                    value: p as i32,
+                },
+            )?;
         }
         Ok(())
     }
@@ -323,7 +355,7 @@ fn all_cost(p: usize, block: u64) -> u64 {
 /// The most nearly square a × b = p with a ≤ b.
 fn grid2(p: u32) -> (u32, u32) {
     let mut a = (p as f64).sqrt() as u32;
-    while a > 1 && p % a != 0 {
+    while a > 1 && !p.is_multiple_of(a) {
         a -= 1;
     }
     (a.max(1), p / a.max(1))
@@ -331,7 +363,7 @@ fn grid2(p: u32) -> (u32, u32) {
 
 /// Whole doubles in `bytes`, or why not.
 fn doubles(bytes: u64, what: &str) -> Result<i32, String> {
-    if bytes == 0 || bytes % 8 != 0 || bytes / 8 > i32::MAX as u64 {
+    if bytes == 0 || !bytes.is_multiple_of(8) || bytes / 8 > i32::MAX as u64 {
         return Err(format!(
             "--bytes {bytes}: {what} must be a positive whole number of doubles (a multiple of 8, at most {} bytes)",
             8 * i32::MAX as u64
@@ -361,20 +393,21 @@ pub fn generate(cli: &Cli) -> Result<Trace, String> {
         .file_name()
         .and_then(|n| n.to_str())
         .filter(|n| !n.is_empty() && !n.starts_with('.'))
-        .ok_or_else(|| format!("--out {}: give DIR/PREFIX (a file prefix)", cli.out.display()))?
+        .ok_or_else(|| {
+            format!(
+                "--out {}: give DIR/PREFIX (a file prefix)",
+                cli.out.display()
+            )
+        })?
         .to_string();
     let name = match cli.app {
         App::Halo2d => "halo2d",
         App::Halo3d26 => "halo3d26",
         App::Fft => "fft",
     };
-    let argv: Vec<String> = [
-        format!("./{name}"),
-        "-i".into(),
-        cli.iters.to_string(),
-    ]
-    .into_iter()
-    .collect();
+    let argv: Vec<String> = [format!("./{name}"), "-i".into(), cli.iters.to_string()]
+        .into_iter()
+        .collect();
     let ranks = match cli.app {
         App::Halo2d => halo2d(cli, &argv)?,
         App::Halo3d26 => halo3d26(cli, &argv)?,
@@ -397,7 +430,9 @@ pub fn generate(cli: &Cli) -> Result<Trace, String> {
 
 /// The Barrier before a main loop.
 fn barrier(sim: &mut Sim, world: &[usize]) -> Result<(), String> {
-    sim.collective(world, 52, tree_cost(world.len(), 0), |_| Args::Barrier { comm: WORLD })
+    sim.collective(world, 52, tree_cost(world.len(), 0), |_| Args::Barrier {
+        comm: WORLD,
+    })
 }
 
 /// An Allreduce of one double on MPI_COMM_WORLD.
@@ -447,7 +482,11 @@ fn halo2d(cli: &Cli, argv: &[String]) -> Result<Vec<Vec<u8>>, String> {
     let sends: Vec<Vec<P2p>> = (0..p)
         .map(|r| {
             (0..4)
-                .map(|d| P2p { peer: step(r, d), count: n, tag: d as i32 })
+                .map(|d| P2p {
+                    peer: step(r, d),
+                    count: n,
+                    tag: d as i32,
+                })
                 .collect()
         })
         .collect();
@@ -455,7 +494,11 @@ fn halo2d(cli: &Cli, argv: &[String]) -> Result<Vec<Vec<u8>>, String> {
     let recvs: Vec<Vec<P2p>> = (0..p)
         .map(|r| {
             (0..4)
-                .map(|d| P2p { peer: step(r, d), count: n, tag: opposite[d] })
+                .map(|d| P2p {
+                    peer: step(r, d),
+                    count: n,
+                    tag: opposite[d],
+                })
                 .collect()
         })
         .collect();
@@ -521,8 +564,16 @@ fn halo3d26(cli: &Cli, argv: &[String]) -> Result<Vec<Vec<u8>>, String> {
                 let count = size_of(d);
                 // The tag is the direction the message travels in: this rank's message
                 // to q goes in d, q's message to this rank in −d (index 25 − i).
-                sends[r].push(P2p { peer: q, count, tag: i as i32 });
-                recvs[r].push(P2p { peer: q, count, tag: (25 - i) as i32 });
+                sends[r].push(P2p {
+                    peer: q,
+                    count,
+                    tag: i as i32,
+                });
+                recvs[r].push(P2p {
+                    peer: q,
+                    count,
+                    tag: (25 - i) as i32,
+                });
             }
         }
     }
@@ -553,20 +604,21 @@ fn fft(cli: &Cli, argv: &[String]) -> Result<Vec<Vec<u8>>, String> {
     let p = pr * pc;
     let bytes = cli.bytes.unwrap_or(4096);
     let share = doubles(bytes, "a rank's share")?;
-    if share as usize % p != 0 {
+    if !(share as usize).is_multiple_of(p) {
         return Err(format!(
             "fft --bytes {bytes}: a rank's share must split into {p} blocks of whole doubles (a multiple of {})",
             8 * p
         ));
     }
-    let (world_block, row_block, col_block) = (
-        share / p as i32,
-        share / pc as i32,
-        share / pr as i32,
-    );
+    let (world_block, row_block, col_block) =
+        (share / p as i32, share / pc as i32, share / pr as i32);
     // Rank r = x + pc·y: row y holds pc ranks ordered by x, column x holds pr ranks.
-    let rows: Vec<Vec<usize>> = (0..pr).map(|y| (0..pc).map(|x| x + pc * y).collect()).collect();
-    let cols: Vec<Vec<usize>> = (0..pc).map(|x| (0..pr).map(|y| x + pc * y).collect()).collect();
+    let rows: Vec<Vec<usize>> = (0..pr)
+        .map(|y| (0..pc).map(|x| x + pc * y).collect())
+        .collect();
+    let cols: Vec<Vec<usize>> = (0..pc)
+        .map(|x| (0..pr).map(|y| x + pc * y).collect())
+        .collect();
     let (row_comm, col_comm) = (FIRST_USER_COMM, FIRST_USER_COMM + 1);
     let world: Vec<usize> = (0..p).collect();
     let mut sim = Sim::new(p, cli.seed)?;
@@ -591,10 +643,42 @@ fn fft(cli: &Cli, argv: &[String]) -> Result<Vec<Vec<u8>>, String> {
     })?;
     for r in 0..p {
         let (x, y) = (r % pc, r / pc);
-        sim.call(r, 82, 300, Args::CommQuery { comm: row_comm, value: x as i32 })?;
-        sim.call(r, 81, 200, Args::CommQuery { comm: row_comm, value: pc as i32 })?;
-        sim.call(r, 82, 300, Args::CommQuery { comm: col_comm, value: y as i32 })?;
-        sim.call(r, 81, 200, Args::CommQuery { comm: col_comm, value: pr as i32 })?;
+        sim.call(
+            r,
+            82,
+            300,
+            Args::CommQuery {
+                comm: row_comm,
+                value: x as i32,
+            },
+        )?;
+        sim.call(
+            r,
+            81,
+            200,
+            Args::CommQuery {
+                comm: row_comm,
+                value: pc as i32,
+            },
+        )?;
+        sim.call(
+            r,
+            82,
+            300,
+            Args::CommQuery {
+                comm: col_comm,
+                value: y as i32,
+            },
+        )?;
+        sim.call(
+            r,
+            81,
+            200,
+            Args::CommQuery {
+                comm: col_comm,
+                value: pr as i32,
+            },
+        )?;
     }
     let alltoall = |block: i32, comm: i16| {
         move |_| Args::Alltoall {
@@ -611,14 +695,29 @@ fn fft(cli: &Cli, argv: &[String]) -> Result<Vec<Vec<u8>>, String> {
     for _ in 0..cli.iters {
         sim.compute(compute);
         for row in &rows {
-            sim.collective(row, 60, all_cost(pc, 8 * row_block as u64), alltoall(row_block, row_comm))?;
+            sim.collective(
+                row,
+                60,
+                all_cost(pc, 8 * row_block as u64),
+                alltoall(row_block, row_comm),
+            )?;
         }
         sim.compute(compute);
         for col in &cols {
-            sim.collective(col, 60, all_cost(pr, 8 * col_block as u64), alltoall(col_block, col_comm))?;
+            sim.collective(
+                col,
+                60,
+                all_cost(pr, 8 * col_block as u64),
+                alltoall(col_block, col_comm),
+            )?;
         }
         sim.compute(compute);
-        sim.collective(&world, 60, all_cost(p, 8 * world_block as u64), alltoall(world_block, WORLD))?;
+        sim.collective(
+            &world,
+            60,
+            all_cost(p, 8 * world_block as u64),
+            alltoall(world_block, WORLD),
+        )?;
     }
     sim.collective(&world, 58, all_cost(p, 8), |_| Args::Allgather {
         sendcount: 1,
@@ -639,9 +738,17 @@ pub fn write(trace: &Trace, dir: &Path) -> Result<(), String> {
         .ranks
         .iter()
         .enumerate()
-        .map(|(r, b)| (dir.join(format!("{}-{r:04}.bin", trace.prefix)), b.as_slice()))
+        .map(|(r, b)| {
+            (
+                dir.join(format!("{}-{r:04}.bin", trace.prefix)),
+                b.as_slice(),
+            )
+        })
         .collect();
-    files.push((dir.join(format!("{}.meta", trace.prefix)), trace.meta.as_bytes()));
+    files.push((
+        dir.join(format!("{}.meta", trace.prefix)),
+        trace.meta.as_bytes(),
+    ));
     let tmp = |f: &Path| {
         let mut name = std::ffi::OsString::from(".");
         name.push(f.file_name().unwrap_or_default());

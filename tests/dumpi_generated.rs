@@ -15,7 +15,7 @@ use dumpi_gen::{generate, write, Cli};
 use routemu::engine::replay::{replay, ReplayMode, ReplayOptions};
 use routemu::switching::wormhole::WormholeNet;
 use routemu::trace::collectives::{resolve, Algorithm, Collective, Op, Sizes};
-use routemu::trace::dumpi::{Args, Call, DumpiFile, Stamp};
+use routemu::trace::dumpi::{Args, Call, DumpiFile, Stamp, Status};
 use routemu::trace::dumpi_write::{Header, RankWriter, X86_64_TYPE_SIZES};
 use routemu::trace::open;
 use std::path::PathBuf;
@@ -30,31 +30,189 @@ fn every_call() -> Vec<Call> {
     use Args::*;
     let p2p = |count, peer, tag| (count, 14i16, peer, tag);
     let (c, d, peer, tag) = p2p(1600, 3, 7);
-    let calls: Vec<(u16, Args, Vec<(i32, i32, u8, u8, i32)>)> = vec![
-        (124, Init { argv: vec!["./app".into(), "-n".into(), "".into()] }, vec![]),
+    let calls: Vec<(u16, Args, Vec<Status>)> = vec![
+        (
+            124,
+            Init {
+                argv: vec!["./app".into(), "-n".into(), "".into()],
+            },
+            vec![],
+        ),
         (82, CommQuery { comm: 2, value: 3 }, vec![]),
         (81, CommQuery { comm: 2, value: 8 }, vec![]),
-        (0, Send { count: c, datatype: d, dest: peer, tag, comm: 2, request: None }, vec![]),
-        (4, Send { count: 0, datatype: 5, dest: 0, tag: 0, comm: 2, request: None }, vec![]),
-        (8, Send { count: c, datatype: d, dest: peer, tag, comm: 2, request: Some(2) }, vec![]),
-        (10, Send { count: 1, datatype: 9, dest: 1, tag: 1, comm: 4, request: Some(3) }, vec![]),
-        (1, Recv { count: c, datatype: d, source: -1, tag: -1, comm: 2, request: None },
-            vec![(12_800, 5, 0, 0, 7)]),
-        (1, Recv { count: 1, datatype: 9, source: 2, tag: 9, comm: 2, request: None }, vec![]),
-        (12, Recv { count: c, datatype: d, source: 1, tag: 7, comm: 2, request: Some(4) }, vec![]),
+        (
+            0,
+            Send {
+                count: c,
+                datatype: d,
+                dest: peer,
+                tag,
+                comm: 2,
+                request: Option::None,
+            },
+            vec![],
+        ),
+        (
+            4,
+            Send {
+                count: 0,
+                datatype: 5,
+                dest: 0,
+                tag: 0,
+                comm: 2,
+                request: Option::None,
+            },
+            vec![],
+        ),
+        (
+            8,
+            Send {
+                count: c,
+                datatype: d,
+                dest: peer,
+                tag,
+                comm: 2,
+                request: Some(2),
+            },
+            vec![],
+        ),
+        (
+            10,
+            Send {
+                count: 1,
+                datatype: 9,
+                dest: 1,
+                tag: 1,
+                comm: 4,
+                request: Some(3),
+            },
+            vec![],
+        ),
+        (
+            1,
+            Recv {
+                count: c,
+                datatype: d,
+                source: -1,
+                tag: -1,
+                comm: 2,
+                request: Option::None,
+            },
+            vec![(12_800, 5, 0, 0, 7)],
+        ),
+        (
+            1,
+            Recv {
+                count: 1,
+                datatype: 9,
+                source: 2,
+                tag: 9,
+                comm: 2,
+                request: Option::None,
+            },
+            vec![],
+        ),
+        (
+            12,
+            Recv {
+                count: c,
+                datatype: d,
+                source: 1,
+                tag: 7,
+                comm: 2,
+                request: Some(4),
+            },
+            vec![],
+        ),
         (13, Wait { requests: vec![2] }, vec![(12_800, 3, 0, 0, 7)]),
-        (18, Wait { requests: vec![3, 4] }, vec![(4, 1, 0, 0, 1), (12_800, 1, 0, 0, 7)]),
-        (18, Wait { requests: vec![5, 6, 7] }, vec![]),
+        (
+            18,
+            Wait {
+                requests: vec![3, 4],
+            },
+            vec![(4, 1, 0, 0, 1), (12_800, 1, 0, 0, 7)],
+        ),
+        (
+            18,
+            Wait {
+                requests: vec![5, 6, 7],
+            },
+            vec![],
+        ),
         (52, Barrier { comm: 2 }, vec![]),
-        (53, Bcast { count: 4, datatype: 9, root: 0, comm: 2 }, vec![]),
-        (62, Reduce { count: 1, datatype: 14, op: 1, root: 3, comm: 2 }, vec![]),
-        (65, Allreduce { count: 2, datatype: 14, op: 3, comm: 4 }, vec![]),
-        (60, Alltoall { sendcount: 32, sendtype: 14, recvcount: 32, recvtype: 14, comm: 5 },
-            vec![]),
-        (58, Allgather { sendcount: 1, sendtype: 14, recvcount: 1, recvtype: 14, comm: 2 },
-            vec![]),
-        (86, CommSplit { comm: 2, color: 1, key: -3, newcomm: 4 }, vec![]),
-        (86, CommSplit { comm: 2, color: -32766, key: 0, newcomm: 1 }, vec![]),
+        (
+            53,
+            Bcast {
+                count: 4,
+                datatype: 9,
+                root: 0,
+                comm: 2,
+            },
+            vec![],
+        ),
+        (
+            62,
+            Reduce {
+                count: 1,
+                datatype: 14,
+                op: 1,
+                root: 3,
+                comm: 2,
+            },
+            vec![],
+        ),
+        (
+            65,
+            Allreduce {
+                count: 2,
+                datatype: 14,
+                op: 3,
+                comm: 4,
+            },
+            vec![],
+        ),
+        (
+            60,
+            Alltoall {
+                sendcount: 32,
+                sendtype: 14,
+                recvcount: 32,
+                recvtype: 14,
+                comm: 5,
+            },
+            vec![],
+        ),
+        (
+            58,
+            Allgather {
+                sendcount: 1,
+                sendtype: 14,
+                recvcount: 1,
+                recvtype: 14,
+                comm: 2,
+            },
+            vec![],
+        ),
+        (
+            86,
+            CommSplit {
+                comm: 2,
+                color: 1,
+                key: -3,
+                newcomm: 4,
+            },
+            vec![],
+        ),
+        (
+            86,
+            CommSplit {
+                comm: 2,
+                color: -32766,
+                key: 0,
+                newcomm: 1,
+            },
+            vec![],
+        ),
         (125, None, vec![]),
     ];
     calls
@@ -71,8 +229,14 @@ fn every_call() -> Vec<Call> {
                 offset: 0,
                 thread: Some(i as u16 % 2),
                 cpu: Some((
-                    Stamp { sec: 0, nsec: 10 * k as u32 },
-                    Stamp { sec: 1, nsec: 10 * k as u32 + 5 },
+                    Stamp {
+                        sec: 0,
+                        nsec: 10 * k as u32,
+                    },
+                    Stamp {
+                        sec: 1,
+                        nsec: 10 * k as u32 + 5,
+                    },
                 )),
                 wall: Some((t(k), t(k + 1))),
                 counters: Vec::new(),
@@ -133,7 +297,9 @@ fn header_of(bytes: &[u8]) -> (Header, u32, u32) {
     let (hostname, username) = (text(), text());
     let mut ints = || {
         let n = u32_at(h) as usize;
-        let v = (0..n).map(|i| u32_at(h + 4 + 4 * i) as i32).collect::<Vec<_>>();
+        let v = (0..n)
+            .map(|i| u32_at(h + 4 + 4 * i) as i32)
+            .collect::<Vec<_>>();
         h += 4 + 4 * n;
         v
     };
@@ -154,8 +320,7 @@ fn re_encoding_sandias_testtrace_rank_file_reproduces_it_byte_for_byte() {
     // testtrace-0000.bin (written by sst-dumpi's libdumpi on a laptop) holds only calls
     // the writer encodes: re-encoding its header, biases, size table and calls must give
     // the same file, footer call counts and index included.
-    let original =
-        std::fs::read(root().join("traces/dumpi-sst/testtrace-0000.bin")).unwrap();
+    let original = std::fs::read(root().join("traces/dumpi-sst/testtrace-0000.bin")).unwrap();
     let (header, cpu_bias, wall_bias) = header_of(&original);
     let mut r = DumpiFile::from_bytes(original.clone(), "testtrace-0000.bin").unwrap();
     let mut w = RankWriter::new(header, &r.type_sizes, cpu_bias, wall_bias).unwrap();
@@ -165,7 +330,10 @@ fn re_encoding_sandias_testtrace_rank_file_reproduces_it_byte_for_byte() {
         n += 1;
     }
     assert_eq!(n, 9);
-    assert!(w.finish() == original, "re-encoded testtrace-0000.bin differs");
+    assert!(
+        w.finish() == original,
+        "re-encoded testtrace-0000.bin differs"
+    );
 }
 
 /// The committed traces: the arguments of each generator command.
@@ -195,7 +363,10 @@ fn the_committed_traces_are_what_the_generator_writes_today() {
         for name in names {
             let now = std::fs::read(tmp.path().join(&name)).unwrap();
             let then = std::fs::read(committed.join(&name)).unwrap();
-            assert!(now == then, "{name} differs from what `{command}` writes now");
+            assert!(
+                now == then,
+                "{name} differs from what `{command}` writes now"
+            );
         }
         // No more rank files than the generator writes.
         let extra = committed.join(format!("{}-{:04}.bin", t.prefix, t.ranks.len()));
@@ -228,10 +399,14 @@ fn parameters_that_do_not_fit_the_application_are_refused_with_the_flag() {
         ("fft --ranks 16 --bytes 1000", "--bytes 1000"),
         ("halo2d --ranks 8192", "--ranks 8192"),
     ] {
-        let e = generate(&cli(&format!("{args} --out x/p"))).err().unwrap_or_default();
+        let e = generate(&cli(&format!("{args} --out x/p")))
+            .err()
+            .unwrap_or_default();
         assert!(e.contains(says), "{args}: {e}");
     }
-    let e = generate(&cli("halo2d --ranks 4 --out ..")).err().unwrap_or_default();
+    let e = generate(&cli("halo2d --ranks 4 --out .."))
+        .err()
+        .unwrap_or_default();
     assert!(e.contains("--out"), "{e}");
 }
 
@@ -239,8 +414,14 @@ fn parameters_that_do_not_fit_the_application_are_refused_with_the_flag() {
 /// kinds) on p ranks: the counts docs/collectives.md gives for the algorithm MPICH's
 /// default choice takes (asked of `resolve`).
 fn collective_msgs(c: Collective, p: u64, bytes: u64) -> u64 {
-    let alg = resolve(&c, Algorithm::Auto, p as u32, Sizes::Uniform(bytes), Op::builtin(8))
-        .unwrap();
+    let alg = resolve(
+        &c,
+        Algorithm::Auto,
+        p as u32,
+        Sizes::Uniform(bytes),
+        Op::builtin(8),
+    )
+    .unwrap();
     let rounds = u64::from(p.next_power_of_two().trailing_zeros());
     let pof2 = 1u64 << p.ilog2();
     let (r, l) = (p - pof2, u64::from(pof2.trailing_zeros()));
@@ -310,7 +491,9 @@ fn every_generated_trace_replays_with_the_messages_its_application_sends() {
         let expected = expected_messages(&c);
         let d = open(&meta).unwrap().describe();
         assert!(
-            d.contains(&format!("{expected} receives matched, 0 receives without a send")),
+            d.contains(&format!(
+                "{expected} receives matched, 0 receives without a send"
+            )),
             "{args}: every receive takes one send: {d}"
         );
         for mode in [ReplayMode::Open, ReplayMode::Deps] {
@@ -347,5 +530,9 @@ fn a_trace_that_cannot_be_written_whole_leaves_no_file_behind() {
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())
         .collect();
-    assert_eq!(left, [".p-0003.bin.tmp"], "nothing written, no temporary left");
+    assert_eq!(
+        left,
+        [".p-0003.bin.tmp"],
+        "nothing written, no temporary left"
+    );
 }

@@ -114,7 +114,10 @@ impl RankWriter {
                 header.mesh_size.len()
             )));
         }
-        for (what, s) in [("hostname", &header.hostname), ("username", &header.username)] {
+        for (what, s) in [
+            ("hostname", &header.hostname),
+            ("username", &header.username),
+        ] {
             if s.len() > u16::MAX as usize {
                 return Err(bad(format!("{what} longer than 65,535 bytes")));
             }
@@ -252,10 +255,19 @@ impl RankWriter {
     fn args(&mut self, label: u16, args: &Args, st: &[Status]) -> bool {
         use Args::*;
         match (label, args) {
-            (0 | 3 | 4 | 5, Send { request: Option::None, .. })
-            | (8..=11, Send {
-                request: Some(_), ..
-            }) => {
+            (
+                0 | 3 | 4 | 5,
+                Send {
+                    request: Option::None,
+                    ..
+                },
+            )
+            | (
+                8..=11,
+                Send {
+                    request: Some(_), ..
+                },
+            ) => {
                 let Send {
                     count,
                     datatype,
@@ -276,9 +288,19 @@ impl RankWriter {
                     self.int(r);
                 }
             }
-            (1, Recv { request: Option::None, .. }) | (12, Recv {
-                request: Some(_), ..
-            }) => {
+            (
+                1,
+                Recv {
+                    request: Option::None,
+                    ..
+                },
+            )
+            | (
+                12,
+                Recv {
+                    request: Some(_), ..
+                },
+            ) => {
                 let Recv {
                     count,
                     datatype,
