@@ -14,6 +14,7 @@
 pub mod collectives;
 pub mod comm;
 pub mod dumpi;
+pub mod dumpi_write;
 pub mod mpi;
 pub mod netrace;
 pub mod text;

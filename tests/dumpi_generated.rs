@@ -1,0 +1,538 @@
+//! The DUMPI writer (`trace::dumpi_write`) writes what sst-dumpi writes and what the reader
+//! reads back call for call; the generated application traces in traces/generated replay
+//! with every message delivered once and exactly as many messages as the applications'
+//! communication and the collectives' documented algorithms give; and the committed files
+//! are what the generator (examples/dumpi_gen.rs) writes today.
+
+mod common;
+
+#[path = "../examples/dumpi_gen.rs"]
+#[allow(dead_code)]
+mod dumpi_gen;
+
+use clap::Parser;
+use dumpi_gen::{generate, write, Cli};
+use routemu::engine::replay::{replay, ReplayMode, ReplayOptions};
+use routemu::switching::wormhole::WormholeNet;
+use routemu::trace::collectives::{resolve, Algorithm, Collective, Op, Sizes};
+use routemu::trace::dumpi::{Args, Call, DumpiFile, Stamp, Status};
+use routemu::trace::dumpi_write::{Header, RankWriter, X86_64_TYPE_SIZES};
+use routemu::trace::open;
+use std::path::PathBuf;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Every call the writer encodes, with arguments a reader could confuse (negative
+/// sources, several statuses, a request array, MPI_UNDEFINED colour).
+fn every_call() -> Vec<Call> {
+    use Args::*;
+    let p2p = |count, peer, tag| (count, 14i16, peer, tag);
+    let (c, d, peer, tag) = p2p(1600, 3, 7);
+    let calls: Vec<(u16, Args, Vec<Status>)> = vec![
+        (
+            124,
+            Init {
+                argv: vec!["./app".into(), "-n".into(), "".into()],
+            },
+            vec![],
+        ),
+        (82, CommQuery { comm: 2, value: 3 }, vec![]),
+        (81, CommQuery { comm: 2, value: 8 }, vec![]),
+        (
+            0,
+            Send {
+                count: c,
+                datatype: d,
+                dest: peer,
+                tag,
+                comm: 2,
+                request: Option::None,
+            },
+            vec![],
+        ),
+        (
+            4,
+            Send {
+                count: 0,
+                datatype: 5,
+                dest: 0,
+                tag: 0,
+                comm: 2,
+                request: Option::None,
+            },
+            vec![],
+        ),
+        (
+            8,
+            Send {
+                count: c,
+                datatype: d,
+                dest: peer,
+                tag,
+                comm: 2,
+                request: Some(2),
+            },
+            vec![],
+        ),
+        (
+            10,
+            Send {
+                count: 1,
+                datatype: 9,
+                dest: 1,
+                tag: 1,
+                comm: 4,
+                request: Some(3),
+            },
+            vec![],
+        ),
+        (
+            1,
+            Recv {
+                count: c,
+                datatype: d,
+                source: -1,
+                tag: -1,
+                comm: 2,
+                request: Option::None,
+            },
+            vec![(12_800, 5, 0, 0, 7)],
+        ),
+        (
+            1,
+            Recv {
+                count: 1,
+                datatype: 9,
+                source: 2,
+                tag: 9,
+                comm: 2,
+                request: Option::None,
+            },
+            vec![],
+        ),
+        (
+            12,
+            Recv {
+                count: c,
+                datatype: d,
+                source: 1,
+                tag: 7,
+                comm: 2,
+                request: Some(4),
+            },
+            vec![],
+        ),
+        (13, Wait { requests: vec![2] }, vec![(12_800, 3, 0, 0, 7)]),
+        (
+            18,
+            Wait {
+                requests: vec![3, 4],
+            },
+            vec![(4, 1, 0, 0, 1), (12_800, 1, 0, 0, 7)],
+        ),
+        (
+            18,
+            Wait {
+                requests: vec![5, 6, 7],
+            },
+            vec![],
+        ),
+        (52, Barrier { comm: 2 }, vec![]),
+        (
+            53,
+            Bcast {
+                count: 4,
+                datatype: 9,
+                root: 0,
+                comm: 2,
+            },
+            vec![],
+        ),
+        (
+            62,
+            Reduce {
+                count: 1,
+                datatype: 14,
+                op: 1,
+                root: 3,
+                comm: 2,
+            },
+            vec![],
+        ),
+        (
+            65,
+            Allreduce {
+                count: 2,
+                datatype: 14,
+                op: 3,
+                comm: 4,
+            },
+            vec![],
+        ),
+        (
+            60,
+            Alltoall {
+                sendcount: 32,
+                sendtype: 14,
+                recvcount: 32,
+                recvtype: 14,
+                comm: 5,
+            },
+            vec![],
+        ),
+        (
+            58,
+            Allgather {
+                sendcount: 1,
+                sendtype: 14,
+                recvcount: 1,
+                recvtype: 14,
+                comm: 2,
+            },
+            vec![],
+        ),
+        (
+            86,
+            CommSplit {
+                comm: 2,
+                color: 1,
+                key: -3,
+                newcomm: 4,
+            },
+            vec![],
+        ),
+        (
+            86,
+            CommSplit {
+                comm: 2,
+                color: -32766,
+                key: 0,
+                newcomm: 1,
+            },
+            vec![],
+        ),
+        (125, None, vec![]),
+    ];
+    calls
+        .into_iter()
+        .enumerate()
+        .map(|(i, (label, args, statuses))| {
+            let t = |k: u64| Stamp {
+                sec: 1_704_067_200 + k / 3,
+                nsec: (k * 333_333_333 % 1_000_000_000) as u32,
+            };
+            let k = 3 * i as u64;
+            Call {
+                label,
+                offset: 0,
+                thread: Some(i as u16 % 2),
+                cpu: Some((
+                    Stamp {
+                        sec: 0,
+                        nsec: 10 * k as u32,
+                    },
+                    Stamp {
+                        sec: 1,
+                        nsec: 10 * k as u32 + 5,
+                    },
+                )),
+                wall: Some((t(k), t(k + 1))),
+                counters: Vec::new(),
+                statuses,
+                args,
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn what_the_writer_writes_the_reader_reads_back_call_for_call() {
+    let header = Header {
+        version: (13, 0, 0),
+        start_time: 1_704_067_200,
+        hostname: "nid00042".into(),
+        username: "<none>".into(),
+        mesh_coords: vec![1, 0, 0],
+        mesh_size: vec![4, 2, 2],
+    };
+    let mut w = RankWriter::new(header, &X86_64_TYPE_SIZES, 0, 1_704_067_200).unwrap();
+    let calls = every_call();
+    for c in &calls {
+        w.write(c).unwrap();
+    }
+    // A call without stamps or thread id (a mask without those bits) reads back too.
+    let mut bare = calls[13].clone();
+    (bare.thread, bare.cpu, bare.wall) = (None, None, None);
+    w.write(&bare).unwrap();
+    let mut f = DumpiFile::from_bytes(w.finish(), "round-trip").unwrap();
+    assert_eq!(f.version, (13, 0, 0));
+    assert_eq!(f.type_sizes, X86_64_TYPE_SIZES);
+    for want in calls.iter().chain([&bare]) {
+        let mut got = f.next_call().unwrap().expect("as many calls as written");
+        got.offset = 0;
+        assert_eq!(&got, want);
+    }
+    assert_eq!(f.next_call().unwrap(), None);
+}
+
+/// The header fields and biases of a rank file, read from its bytes.
+fn header_of(bytes: &[u8]) -> (Header, u32, u32) {
+    let at = |o: usize, n: usize| &bytes[o..o + n];
+    let u64_at = |o: usize| u64::from_be_bytes(at(o, 8).try_into().unwrap());
+    let u32_at = |o: usize| u32::from_be_bytes(at(o, 4).try_into().unwrap());
+    let u16_at = |o: usize| u16::from_be_bytes(at(o, 2).try_into().unwrap()) as usize;
+    let idx = bytes.len() - 64;
+    let (mut h, body) = (u64_at(idx + 32) as usize, u64_at(idx + 40) as usize);
+    let version = (bytes[h], bytes[h + 1], bytes[h + 2]);
+    let start_time = u64_at(h + 3);
+    h += 11;
+    let mut text = || {
+        let n = u16_at(h);
+        let s = String::from_utf8(at(h + 2, n).to_vec()).unwrap();
+        h += 2 + n;
+        s
+    };
+    let (hostname, username) = (text(), text());
+    let mut ints = || {
+        let n = u32_at(h) as usize;
+        let v = (0..n)
+            .map(|i| u32_at(h + 4 + 4 * i) as i32)
+            .collect::<Vec<_>>();
+        h += 4 + 4 * n;
+        v
+    };
+    let (mesh_coords, mesh_size) = (ints(), ints());
+    let header = Header {
+        version,
+        start_time,
+        hostname,
+        username,
+        mesh_coords,
+        mesh_size,
+    };
+    (header, u32_at(body), u32_at(body + 4))
+}
+
+#[test]
+fn re_encoding_sandias_testtrace_rank_file_reproduces_it_byte_for_byte() {
+    // testtrace-0000.bin (written by sst-dumpi's libdumpi on a laptop) holds only calls
+    // the writer encodes: re-encoding its header, biases, size table and calls must give
+    // the same file, footer call counts and index included.
+    let original = std::fs::read(root().join("traces/dumpi-sst/testtrace-0000.bin")).unwrap();
+    let (header, cpu_bias, wall_bias) = header_of(&original);
+    let mut r = DumpiFile::from_bytes(original.clone(), "testtrace-0000.bin").unwrap();
+    let mut w = RankWriter::new(header, &r.type_sizes, cpu_bias, wall_bias).unwrap();
+    let mut n = 0;
+    while let Some(c) = r.next_call().unwrap() {
+        w.write(&c).unwrap();
+        n += 1;
+    }
+    assert_eq!(n, 9);
+    assert!(
+        w.finish() == original,
+        "re-encoded testtrace-0000.bin differs"
+    );
+}
+
+/// The committed traces: the arguments of each generator command.
+const GENERATED: [&str; 3] = [
+    "halo2d --ranks 16 --iters 10 --out traces/generated/halo2d-16",
+    "halo3d26 --ranks 27 --iters 5 --out traces/generated/halo3d26-27",
+    "fft --ranks 16 --iters 4 --out traces/generated/fft-16",
+];
+
+fn cli(args: &str) -> Cli {
+    Cli::try_parse_from(std::iter::once("dumpi_gen").chain(args.split_whitespace())).unwrap()
+}
+
+#[test]
+fn the_committed_traces_are_what_the_generator_writes_today() {
+    let readme = std::fs::read_to_string(root().join("traces/generated/README.md")).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    for args in GENERATED {
+        let command = format!("cargo run --release --example dumpi_gen -- {args}");
+        assert!(readme.contains(&command), "README gives `{command}`");
+        let c = cli(args);
+        let t = generate(&c).unwrap();
+        write(&t, tmp.path()).unwrap();
+        let committed = root().join(c.out.parent().unwrap());
+        let mut names = vec![format!("{}.meta", t.prefix)];
+        names.extend((0..t.ranks.len()).map(|r| format!("{}-{r:04}.bin", t.prefix)));
+        for name in names {
+            let now = std::fs::read(tmp.path().join(&name)).unwrap();
+            let then = std::fs::read(committed.join(&name)).unwrap();
+            assert!(
+                now == then,
+                "{name} differs from what `{command}` writes now"
+            );
+        }
+        // No more rank files than the generator writes.
+        let extra = committed.join(format!("{}-{:04}.bin", t.prefix, t.ranks.len()));
+        assert!(!extra.exists(), "{} is stale", extra.display());
+    }
+}
+
+#[test]
+fn the_same_command_gives_the_same_bytes_and_another_seed_other_timings() {
+    for args in GENERATED {
+        let (a, b) = (generate(&cli(args)).unwrap(), generate(&cli(args)).unwrap());
+        assert!(a.ranks == b.ranks && a.meta == b.meta, "{args}");
+        let c = generate(&cli(&format!("{args} --seed 2"))).unwrap();
+        assert_eq!(c.ranks.len(), a.ranks.len());
+        assert!(c.ranks != a.ranks, "{args}: the seed changes the timings");
+    }
+}
+
+#[test]
+fn parameters_that_do_not_fit_the_application_are_refused_with_the_flag() {
+    for (args, says) in [
+        ("halo2d --ranks 7", "--ranks 7"),
+        ("halo2d --ranks 2", "--ranks 2"),
+        ("halo3d26 --ranks 9", "--ranks 9"),
+        ("halo3d26 --ranks 1", "--ranks 1"),
+        ("fft --ranks 13", "--ranks 13"),
+        ("halo2d --ranks 16 --iters 0", "--iters 0"),
+        ("halo2d --ranks 16 --bytes 12", "--bytes 12"),
+        ("halo3d26 --ranks 8 --bytes 0", "--bytes 0"),
+        ("fft --ranks 16 --bytes 1000", "--bytes 1000"),
+        ("halo2d --ranks 8192", "--ranks 8192"),
+    ] {
+        let e = generate(&cli(&format!("{args} --out x/p")))
+            .err()
+            .unwrap_or_default();
+        assert!(e.contains(says), "{args}: {e}");
+    }
+    let e = generate(&cli("halo2d --ranks 4 --out .."))
+        .err()
+        .unwrap_or_default();
+    assert!(e.contains("--out"), "{e}");
+}
+
+/// Messages the expansion gives a collective of `bytes` (per block for the all-to-all
+/// kinds) on p ranks: the counts docs/collectives.md gives for the algorithm MPICH's
+/// default choice takes (asked of `resolve`).
+fn collective_msgs(c: Collective, p: u64, bytes: u64) -> u64 {
+    let alg = resolve(
+        &c,
+        Algorithm::Auto,
+        p as u32,
+        Sizes::Uniform(bytes),
+        Op::builtin(8),
+    )
+    .unwrap();
+    let rounds = u64::from(p.next_power_of_two().trailing_zeros());
+    let pof2 = 1u64 << p.ilog2();
+    let (r, l) = (p - pof2, u64::from(pof2.trailing_zeros()));
+    match (c, alg) {
+        (Collective::Barrier, Algorithm::Dissemination) => p * rounds,
+        (Collective::Bcast { .. } | Collective::Reduce { .. }, Algorithm::Binomial) => p - 1,
+        (Collective::Allreduce, Algorithm::RecursiveDoubling) => 2 * r + pof2 * l,
+        (Collective::Allgather, Algorithm::RecursiveDoubling) => p * l,
+        (Collective::Allgather | Collective::Alltoall, Algorithm::Bruck) => p * rounds,
+        (Collective::Alltoall, Algorithm::Scattered | Algorithm::Pairwise) => p * (p - 1),
+        other => panic!("no count for {other:?} in this test"),
+    }
+}
+
+/// Messages in a trace of the generator's applications, from their parameters.
+fn expected_messages(c: &Cli) -> u64 {
+    let p = u64::from(c.ranks);
+    let iters = u64::from(c.iters);
+    let world_colls = |point_to_point: u64| {
+        point_to_point
+            + collective_msgs(Collective::Barrier, p, 0)
+            + iters * collective_msgs(Collective::Allreduce, p, 8)
+            + collective_msgs(Collective::Reduce { root: 0 }, p, 8)
+    };
+    match c.app {
+        // 4 neighbours on a 4 × 4 periodic grid.
+        dumpi_gen::App::Halo2d => world_colls(4 * p * iters),
+        // Not periodic: direction d has Π(c − |d_i|) ranks with a neighbour that way.
+        dumpi_gen::App::Halo3d26 => {
+            let side = (1..).find(|s: &u64| s * s * s >= p).unwrap();
+            let mut pairs = 0;
+            for dx in [-1i64, 0, 1] {
+                for dy in [-1i64, 0, 1] {
+                    for dz in [-1i64, 0, 1] {
+                        if (dx, dy, dz) != (0, 0, 0) {
+                            pairs += [dx, dy, dz]
+                                .iter()
+                                .map(|d| side - d.unsigned_abs())
+                                .product::<u64>();
+                        }
+                    }
+                }
+            }
+            world_colls(pairs * iters)
+        }
+        // A 4 × 4 grid: 4 row and 4 column Alltoalls and a world one per iteration.
+        dumpi_gen::App::Fft => {
+            let (pr, pc) = (4u64, 4u64);
+            assert_eq!(pr * pc, p);
+            let share = c.bytes.unwrap_or(4096);
+            collective_msgs(Collective::Bcast { root: 0 }, p, 16)
+                + iters
+                    * (pr * collective_msgs(Collective::Alltoall, pc, share / pc)
+                        + pc * collective_msgs(Collective::Alltoall, pr, share / pr)
+                        + collective_msgs(Collective::Alltoall, p, share / p))
+                + collective_msgs(Collective::Allgather, p, 8)
+        }
+    }
+}
+
+#[test]
+fn every_generated_trace_replays_with_the_messages_its_application_sends() {
+    let cfg = common::preset("wormhole-torus-dor.ron");
+    for args in GENERATED {
+        let c = cli(args);
+        let meta = root().join(format!("{}.meta", c.out.display()));
+        let expected = expected_messages(&c);
+        let d = open(&meta).unwrap().describe();
+        assert!(
+            d.contains(&format!(
+                "{expected} receives matched, 0 receives without a send"
+            )),
+            "{args}: every receive takes one send: {d}"
+        );
+        for mode in [ReplayMode::Open, ReplayMode::Deps] {
+            let mut src = open(&meta).unwrap();
+            let opts = ReplayOptions {
+                mode,
+                time_scale: 0.001, // 1 cycle per µs
+                ..ReplayOptions::default()
+            };
+            let mut ids = std::collections::HashSet::new();
+            let s = replay::<WormholeNet>(&cfg, src.as_mut(), &opts, &mut |r| {
+                assert!(ids.insert(r.id), "{args}: message {} delivered twice", r.id);
+                Ok(())
+            })
+            .unwrap();
+            assert_eq!(
+                (s.messages, s.delivered, ids.len() as u64),
+                (expected, expected, expected),
+                "{args} {mode:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_trace_that_cannot_be_written_whole_leaves_no_file_behind() {
+    let tmp = tempfile::tempdir().unwrap();
+    let t = generate(&cli("halo2d --ranks 4 --iters 1 --out x/p")).unwrap();
+    // Rank 3's temporary file cannot be created (a directory is in the way).
+    std::fs::create_dir(tmp.path().join(".p-0003.bin.tmp")).unwrap();
+    let e = write(&t, tmp.path()).unwrap_err();
+    assert!(e.contains(".p-0003.bin.tmp"), "{e}");
+    let left: Vec<_> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert_eq!(
+        left,
+        [".p-0003.bin.tmp"],
+        "nothing written, no temporary left"
+    );
+}
