@@ -23,6 +23,11 @@ pub enum Error {
     /// A trace is malformed; the message names the file and the line or byte offset.
     #[error("{0}")]
     Trace(String),
+    /// A replay's network deadlocked (messages in flight, nothing moving); the text says
+    /// what waits for what. The command line exits with status 3 for it, as `run` does
+    /// for a deadlock.
+    #[error("{0}")]
+    Deadlock(String),
     /// Reading or writing a file failed.
     #[error("{path}: {source}")]
     Io {

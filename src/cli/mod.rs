@@ -196,6 +196,10 @@ pub fn main_with(cli: Cli) -> i32 {
     };
     match result {
         Ok(code) => code,
+        Err(e @ crate::error::Error::Deadlock(_)) => {
+            eprintln!("routemu: {e}");
+            EXIT_DEADLOCK
+        }
         Err(e) => {
             eprintln!("routemu: {e}");
             1
