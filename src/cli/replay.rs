@@ -447,6 +447,10 @@ fn summary_text(
         "  dependencies: {}",
         match (sum.dependencies, a.mode) {
             (0, _) => "none in the trace: --mode deps is the same as open loop".to_string(),
+            (n, ReplayMode::Deps) if sum.dangling_dependencies > 0 => format!(
+                "{n} in the trace, followed ({} on messages not in the trace or region, dropped)",
+                sum.dangling_dependencies
+            ),
             (n, ReplayMode::Deps) => format!("{n} in the trace, followed"),
             (n, ReplayMode::Open) => format!("{n} in the trace, ignored (open loop)"),
         }

@@ -13,7 +13,8 @@
 //! increase ([`crate::trace::TraceSource::ids_increase`]: text, Netrace) refuse both
 //! outright, and then a dependency on an id the reader has gone past without seeing is
 //! dangling: an error for a whole trace, dropped and counted for part of one (a Netrace
-//! region), so that nothing is kept for it for ever.
+//! region) and for ids beyond the end of the trace, so that nothing is kept for it for
+//! ever.
 //!
 //! The watchdog counts progress as the network reports it (a flit moved) as well as
 //! deliveries; when messages are in flight and nothing has moved for the window, the
@@ -322,8 +323,9 @@ impl Driver {
 
     /// Handles the dependencies on ids the reader has gone past without seeing them
     /// (below `next`, the id about to be ingested; every id at the end, None): their
-    /// dependant is not in the trace. An error for a whole trace; for a part of one,
-    /// dropped and counted.
+    /// dependant is not in the trace. An error for a whole trace; dropped and counted
+    /// for a part of one, and for dependants beyond the trace's last id (a recording
+    /// that ended before them).
     fn drop_dangling(&mut self, next: Option<u64>) -> Result<()> {
         while let Some(&Reverse(c)) = self.awaited.peek() {
             if next.is_some_and(|n| c >= n) {
@@ -335,15 +337,11 @@ impl Driver {
                 // Read: created already, or waiting for its parents.
                 continue;
             }
-            if !self.partial {
+            if let Some(n) = next.filter(|_| !self.partial) {
                 return Err(Error::Trace(format!(
                     "{}: a message lists {c} as a dependant, but there is no message {c} \
-                     ({}; ids increase)",
-                    self.name,
-                    match next {
-                        Some(n) => format!("message {n} came without it"),
-                        None => "the trace ended without it".into(),
-                    }
+                     (message {n} came without it; ids increase)",
+                    self.name
                 )));
             }
             self.parents.remove(&c);

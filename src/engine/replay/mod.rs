@@ -142,7 +142,8 @@ pub struct ReplaySummary {
     /// in either mode; 0: `--mode deps` is the same as open loop.
     pub dependencies: u64,
     /// Dependencies dropped because their dependant is not in the part of the trace
-    /// replayed (a Netrace `--region`); in a whole trace such a dependency is an error.
+    /// replayed (a Netrace `--region`) or comes after the trace's last id; a dependant
+    /// missing inside a whole trace is an error.
     pub dangling_dependencies: u64,
     /// Cycle the first message was created (null: none was).
     pub first_created: Option<Cycle>,
