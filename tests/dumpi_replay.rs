@@ -443,17 +443,24 @@ fn a_receive_from_a_negative_rank_other_than_proc_null_is_refused_with_its_place
     let dir = tempfile::tempdir().unwrap();
     let (r0, _, r2) = three_ranks();
     let mut r1 = Rank::new();
-    r1.recv(0, -1, -1).recv(1000, 0, 5).recv(2000, 0, 5).recv(3000, -5, 5);
+    r1.recv(0, -1, -1)
+        .recv(1000, 0, 5)
+        .recv(2000, 0, 5)
+        .recv(3000, -5, 5);
     let meta = write_trace(dir.path(), &[&r0, &r1, &r2]);
     let e = open(&meta).err().unwrap().to_string();
     let at = r1.offsets[3];
     assert!(
-        e.contains(&format!("t-0001.bin: byte {at}")) && e.contains("from rank -5, which is no rank"),
+        e.contains(&format!("t-0001.bin: byte {at}"))
+            && e.contains("from rank -5, which is no rank"),
         "{e}"
     );
     // MPI_PROC_NULL (-2) stays legal: nothing arrives from it.
     let mut r1 = Rank::new();
-    r1.recv(0, -1, -1).recv(1000, 0, 5).recv(2000, 0, 5).recv(3000, -2, 5);
+    r1.recv(0, -1, -1)
+        .recv(1000, 0, 5)
+        .recv(2000, 0, 5)
+        .recv(3000, -2, 5);
     let meta = write_trace(dir.path(), &[&r0, &r1, &r2]);
     assert_eq!(all(&meta).len(), 4);
 }

@@ -7,8 +7,8 @@
 
 mod common;
 
-use routemu::engine::replay::{replay_machine, ReplayMode, ReplayOptions, ReplaySummary};
 use routemu::config::overrides::apply_overrides;
+use routemu::engine::replay::{replay_machine, ReplayMode, ReplayOptions, ReplaySummary};
 use routemu::trace::{open, open_with, OpenOptions};
 use routemu::Error;
 use std::path::{Path, PathBuf};
@@ -133,9 +133,16 @@ fn a_time_beyond_the_horizon_is_refused_naming_the_line_and_the_scale() {
     let e = replay(&p, &ReplayOptions::default())
         .unwrap_err()
         .to_string();
-    assert!(e.contains("tmax.txt:3: message 1") && e.contains("2^62"), "{e}");
+    assert!(
+        e.contains("tmax.txt:3: message 1") && e.contains("2^62"),
+        "{e}"
+    );
     // A scale that carries ordinary times beyond it.
-    let p = write(dir.path(), "s.txt", "time src dst flits\n0 1 2 3\n415 2 3 3\n");
+    let p = write(
+        dir.path(),
+        "s.txt",
+        "time src dst flits\n0 1 2 3\n415 2 3 3\n",
+    );
     let opts = ReplayOptions {
         time_scale: 1e30,
         ..ReplayOptions::default()
@@ -239,7 +246,11 @@ fn a_compressed_line_longer_than_the_cap_is_refused_with_its_line() {
 #[test]
 fn a_text_trace_starting_with_a_byte_order_mark_replays() {
     let dir = tempfile::tempdir().unwrap();
-    let p = write(dir.path(), "bom.txt", "\u{feff}time src dst flits\n0 1 2 3\n");
+    let p = write(
+        dir.path(),
+        "bom.txt",
+        "\u{feff}time src dst flits\n0 1 2 3\n",
+    );
     assert_eq!(replay(&p, &ReplayOptions::default()).unwrap().delivered, 1);
 }
 
@@ -256,7 +267,9 @@ fn netrace_times_going_backwards_are_refused_like_the_text_readers() {
         .unwrap_err()
         .to_string();
     assert!(
-        e.contains("uns.tra.bz2: byte 95 (decompressed): packet 1: time goes backwards (5 after 100)"),
+        e.contains(
+            "uns.tra.bz2: byte 95 (decompressed): packet 1: time goes backwards (5 after 100)"
+        ),
         "{e}"
     );
 }

@@ -6,8 +6,8 @@ use super::output::write_json;
 use crate::config::load::load_hw;
 use crate::config::overrides::apply_overrides;
 use crate::engine::replay::{
-    replay_machine, replay_machine_observed, NodeMap, Placement, ReplayMode, ReplayOptions, ReplayRecord,
-    ReplaySummary, MAX_GAP,
+    replay_machine, replay_machine_observed, NodeMap, Placement, ReplayMode, ReplayOptions,
+    ReplayRecord, ReplaySummary, MAX_GAP,
 };
 use crate::error::{Error, Result};
 use crate::topology::Topology;

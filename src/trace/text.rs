@@ -309,7 +309,11 @@ mod tests {
             ("time src dst bytes id deps\n0 0 1 8 4 3\n", 2, "come later"),
             // Duplicate ids (issue 18, D02), and a dependant read before the parent
             // that names it (D12): both break the increasing ids.
-            ("time src dst flits id\n0 0 1 1 5\n0 1 2 1 5\n", 3, "id 5 after 5"),
+            (
+                "time src dst flits id\n0 0 1 1 5\n0 1 2 1 5\n",
+                3,
+                "id 5 after 5",
+            ),
             (
                 "time src dst flits id deps\n0 0 1 1 10 -\n0 1 2 4 3 10\n",
                 3,
@@ -346,7 +350,10 @@ mod tests {
         let r = std::io::BufReader::new(std::io::Read::chain(head, Endless));
         let mut t = TextReader::new(Box::new(r), Path::new("t.txt")).unwrap();
         let e = t.next_msg().unwrap_err().to_string();
-        assert!(e.contains("t.txt:2:") && e.contains("longer than 65536"), "{e}");
+        assert!(
+            e.contains("t.txt:2:") && e.contains("longer than 65536"),
+            "{e}"
+        );
         // A line of exactly the cap is fine.
         let line = format!("0 1 2 3 {}\n", "x".repeat(MAX_LINE - 9));
         assert_eq!(line.len(), MAX_LINE);

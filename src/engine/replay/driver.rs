@@ -355,10 +355,7 @@ impl Driver {
     /// recorded time and its cleared parents allow.
     fn make_due(&mut self, p: Pending, earliest: Cycle) {
         let a = self.allowed.remove(&p.id).unwrap_or_default();
-        let at = a
-            .at
-            .max(p.recorded.saturating_add(a.delay))
-            .max(earliest);
+        let at = a.at.max(p.recorded.saturating_add(a.delay)).max(earliest);
         self.due.push(Reverse((at, p.id)));
         self.ready.insert(p.id, p);
     }
@@ -723,7 +720,13 @@ mod tests {
         let e = d.ingest(&[m(5, vec![]), m(5, vec![])], None).unwrap_err();
         assert!(e.to_string().contains("the id 5 is used twice"), "{e}");
         let mut d = Driver::new(&opts, (0, 64), SizeUnit::Flits, "t");
-        let e = d.ingest(&[m(10, vec![]), m(3, vec![10])], None).unwrap_err();
-        assert!(e.to_string().contains("lists 10 as a dependant, but 10 came before"), "{e}");
+        let e = d
+            .ingest(&[m(10, vec![]), m(3, vec![10])], None)
+            .unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("lists 10 as a dependant, but 10 came before"),
+            "{e}"
+        );
     }
 }
