@@ -26,6 +26,11 @@ pub enum Error {
     /// A run would exceed a resource limit (memory), or an allocation failed.
     #[error("{0}")]
     Limit(String),
+    /// A replay's network deadlocked (messages in flight, nothing moving); the text says
+    /// what waits for what. The command line exits with status 3 for it, as `run` does
+    /// for a deadlock.
+    #[error("{0}")]
+    Deadlock(String),
     /// Reading or writing a file failed.
     #[error("{path}: {source}")]
     Io {

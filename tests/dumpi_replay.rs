@@ -438,6 +438,62 @@ fn broken_dumpi_traces_are_refused_with_the_file_and_place() {
 }
 
 #[test]
+fn a_receive_from_a_negative_rank_other_than_proc_null_is_refused_with_its_place() {
+    // Issue 18 (D33): -5 is no rank; it used to be taken silently as MPI_PROC_NULL.
+    let dir = tempfile::tempdir().unwrap();
+    let (r0, _, r2) = three_ranks();
+    let mut r1 = Rank::new();
+    r1.recv(0, -1, -1)
+        .recv(1000, 0, 5)
+        .recv(2000, 0, 5)
+        .recv(3000, -5, 5);
+    let meta = write_trace(dir.path(), &[&r0, &r1, &r2]);
+    let e = open(&meta).err().unwrap().to_string();
+    let at = r1.offsets[3];
+    assert!(
+        e.contains(&format!("t-0001.bin: byte {at}"))
+            && e.contains("from rank -5, which is no rank"),
+        "{e}"
+    );
+    // MPI_PROC_NULL (-2) stays legal: nothing arrives from it.
+    let mut r1 = Rank::new();
+    r1.recv(0, -1, -1)
+        .recv(1000, 0, 5)
+        .recv(2000, 0, 5)
+        .recv(3000, -2, 5);
+    let meta = write_trace(dir.path(), &[&r0, &r1, &r2]);
+    assert_eq!(all(&meta).len(), 4);
+}
+
+#[test]
+fn a_meta_file_naming_more_ranks_than_there_are_files_is_refused_before_building_them() {
+    // Issue 18 (D32): numprocs = 2^24 used to build 16M paths (over 1 GB) before failing.
+    let dir = tempfile::tempdir().unwrap();
+    let (r0, r1, r2) = three_ranks();
+    let meta = write_trace(dir.path(), &[&r0, &r1, &r2]);
+    std::fs::write(&meta, "numprocs=16777216\nfileprefix=t\n").unwrap();
+    let e = open(&meta).err().unwrap().to_string();
+    assert!(
+        e.contains("numprocs is 16777216, but there is no rank file") && e.contains("t-0003.bin"),
+        "{e}"
+    );
+    // Above the limit: refused outright.
+    std::fs::write(&meta, "numprocs=16777217\nfileprefix=t\n").unwrap();
+    let e = open(&meta).err().unwrap().to_string();
+    assert!(e.contains("numprocs 16777217 is out of range"), "{e}");
+}
+
+#[test]
+fn a_meta_file_starting_with_a_byte_order_mark_is_read() {
+    // Issue 18 (D33): the mark used to hide the first key ("no numprocs line").
+    let dir = tempfile::tempdir().unwrap();
+    let (r0, r1, r2) = three_ranks();
+    let meta = write_trace(dir.path(), &[&r0, &r1, &r2]);
+    std::fs::write(&meta, "\u{feff}numprocs=3\nfileprefix=t\n").unwrap();
+    assert_eq!(all(&meta).len(), 4);
+}
+
+#[test]
 fn the_shipped_ring_replays_with_its_collectives_skipped_or_refused_on_request() {
     let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("traces/dumpi-sst/testtrace.meta");
     let refuse = OpenOptions {

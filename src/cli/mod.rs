@@ -226,6 +226,10 @@ pub fn main_with(cli: Cli) -> i32 {
         // The reader of our output went away (`| head`): nothing to say, and nobody to
         // say it to on standard output.
         Err(e) if output::is_broken_stdout(&e) => 1,
+        Err(e @ crate::error::Error::Deadlock(_)) => {
+            output::eprint(&format!("routemu: {e}\n"));
+            EXIT_DEADLOCK
+        }
         Err(e) => {
             output::eprint(&format!("routemu: {e}\n"));
             1

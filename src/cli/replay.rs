@@ -6,8 +6,8 @@ use super::output::{eprint, print, write_json, Output};
 use crate::config::load::load_hw;
 use crate::config::overrides::apply_overrides;
 use crate::engine::replay::{
-    replay_machine_observed, NodeMap, Placement, ReplayMode, ReplayOptions, ReplayRecord,
-    ReplaySummary,
+    replay_machine, replay_machine_observed, NodeMap, Placement, ReplayMode, ReplayOptions,
+    ReplayRecord, ReplaySummary, MAX_GAP,
 };
 use crate::error::{Error, Result};
 use crate::topology::Topology;
@@ -36,7 +36,8 @@ pub struct ReplayArgs {
     /// open: create at the recorded times; deps: also wait for parents to be delivered.
     #[arg(long, value_enum, default_value_t = ReplayMode::Open)]
     pub mode: ReplayMode,
-    /// Cycles between a parent's delivery and its child's creation (deps mode).
+    /// Cycles between a parent's delivery and its child's creation (deps mode; at
+    /// most 2^40).
     #[arg(long, default_value_t = 8)]
     pub gap: u64,
     /// Cycles per trace time unit.
@@ -187,24 +188,28 @@ pub fn replay(a: &ReplayArgs) -> Result<i32> {
             a.time_scale
         )));
     }
+    if a.gap > MAX_GAP {
+        return Err(Error::Arg(format!(
+            "--gap {}: at most {MAX_GAP} cycles (2^40)",
+            a.gap
+        )));
+    }
     if a.flit_bytes == 0 {
         return Err(Error::Arg(
             "--flit-bytes 0: a flit carries at least one byte".into(),
         ));
     }
-    let mut src = open_with(
-        &a.trace,
-        &OpenOptions {
-            region: a.region,
-            collectives: a.collectives,
-            collective_algorithms: a.collective_algorithm.unwrap_or_default(),
-            mpich_tuning: if a.mpich_tuning == 4 {
-                Tuning::MPICH4
-            } else {
-                Tuning::MPICH3
-            },
+    let open_options = OpenOptions {
+        region: a.region,
+        collectives: a.collectives,
+        collective_algorithms: a.collective_algorithm.unwrap_or_default(),
+        mpich_tuning: if a.mpich_tuning == 4 {
+            Tuning::MPICH4
+        } else {
+            Tuning::MPICH3
         },
-    )?;
+    };
+    let mut src = open_with(&a.trace, &open_options)?;
     let topo = Topology::from_config(&cfg.topology)?;
     let mut outputs: Vec<(&str, &str)> = a.json.iter().map(|j| ("--json", j.as_str())).collect();
     if let Some(m) = &a.messages {
@@ -285,9 +290,21 @@ pub fn replay(a: &ReplayArgs) -> Result<i32> {
         }
         Ok(())
     };
-    let sum = replay_machine_observed(&cfg, src.as_mut(), &opts, &mut each);
+    let mut sum = replay_machine_observed(&cfg, src.as_mut(), &opts, &mut each);
     if let Some(b) = bar {
         b.finish_and_clear();
+    }
+    if matches!(sum, Err(Error::Deadlock(_))) && cfg.experiment.threads > 1 {
+        // Split networks cannot describe their waits: the replay on one partition
+        // reaches the very same deadlock and describes it (nothing is written for it).
+        let mut one = cfg.clone();
+        one.experiment.threads = 1;
+        let mut again = open_with(&a.trace, &open_options)?;
+        if let Err(e @ Error::Deadlock(_)) =
+            replay_machine(&one, again.as_mut(), &opts, &mut |_| Ok(()))
+        {
+            sum = Err(e);
+        }
     }
     let (sum, mut extras) = sum?;
     // Every file is rendered before any is written.
@@ -411,6 +428,10 @@ fn summary_text(
         "  dependencies: {}",
         match (sum.dependencies, a.mode) {
             (0, _) => "none in the trace: --mode deps is the same as open loop".to_string(),
+            (n, ReplayMode::Deps) if sum.dangling_dependencies > 0 => format!(
+                "{n} in the trace, followed ({} on messages not in the trace or region, dropped)",
+                sum.dangling_dependencies
+            ),
             (n, ReplayMode::Deps) => format!("{n} in the trace, followed"),
             (n, ReplayMode::Open) => format!("{n} in the trace, ignored (open loop)"),
         }

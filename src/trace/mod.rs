@@ -65,6 +65,22 @@ pub trait TraceSource {
     fn endpoints(&self) -> Option<u32>;
     /// What the trace is, for the summary.
     fn describe(&self) -> String;
+    /// Where the last message read came from (`file:line`, `file: byte N`), for errors
+    /// about it found after reading; the file by default.
+    fn place(&self) -> String {
+        self.describe()
+    }
+    /// Whether the ids strictly increase in reading order (text and Netrace traces:
+    /// their readers refuse anything else). Then an id smaller than the last one read
+    /// will never come, and a dependency on it can be judged dangling at once.
+    fn ids_increase(&self) -> bool {
+        false
+    }
+    /// Whether only part of the trace is read (a Netrace `--region`): dependants
+    /// outside it are expected, not an error.
+    fn partial(&self) -> bool {
+        false
+    }
     /// Messages the source yields in all, as known when it was opened (Netrace's header
     /// or region, an MPI trace matched in memory), for progress bars; None when only
     /// reading to the end tells.

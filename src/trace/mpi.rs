@@ -7,8 +7,8 @@
 //!   count × size(datatype) bytes (sizes from the rank's file) from the rank to `dest`, at
 //!   the wall-clock time the call was entered, in nanoseconds after the earliest such
 //!   time of any rank. Peers are ranks of the call's communicator, mapped to world ranks
-//!   by [`super::comm`]. Sends to a negative rank (MPI_PROC_NULL) carry nothing and are
-//!   dropped.
+//!   by [`super::comm`]. Sends to and receives from MPI_PROC_NULL (-2) carry nothing and
+//!   are dropped; any other negative peer (but a receive's MPI_ANY_SOURCE, -1) is refused.
 //! - Receives are matched to sends the way MPI does, per communicator: a rank's receives
 //!   in the order it posted them, each taking the first not yet matched send from its
 //!   source on that communicator (in the sender's program order) whose tag it accepts. A
@@ -61,6 +61,8 @@ use std::path::{Path, PathBuf};
 
 /// DUMPI's MPI_ANY_SOURCE and MPI_ANY_TAG.
 const ANY: i32 = -1;
+/// DUMPI's MPI_PROC_NULL: a peer that sends or receives nothing.
+const PROC_NULL: i32 = -2;
 
 /// What to do with collective calls.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
@@ -157,6 +159,8 @@ pub fn rank_files(path: &Path) -> Result<(String, Vec<PathBuf>)> {
             })?;
             let mut ranks = None;
             let mut prefix_in = None;
+            // A byte-order mark (an editor's) is not part of the first key.
+            let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
             for (i, line) in text.lines().enumerate() {
                 match line.split_once('=') {
                     Some(("numprocs", v)) => {
@@ -190,7 +194,21 @@ pub fn rank_files(path: &Path) -> Result<(String, Vec<PathBuf>)> {
                     m.display()
                 )));
             }
-            (0..ranks).map(file).collect()
+            // Every rank file must be there: found one by one, so that a huge
+            // numprocs costs nothing before the first missing file is reported.
+            let mut files = Vec::new();
+            for r in 0..ranks {
+                let f = file(r);
+                if !f.is_file() {
+                    return Err(Error::Trace(format!(
+                        "{}: numprocs is {ranks}, but there is no rank file {}",
+                        m.display(),
+                        f.display()
+                    )));
+                }
+                files.push(f);
+            }
+            files
         }
         None => (0..)
             .map(file)
@@ -1024,10 +1042,17 @@ impl<'a> Here<'a> {
         Ok((id, members))
     }
 
-    /// The world rank of communicator rank `r` (None for MPI_PROC_NULL).
+    /// The world rank of communicator rank `r` (None for MPI_PROC_NULL; any other
+    /// negative rank is no rank, and refused).
     fn peer(&self, members: &[u32], comm: i16, r: i32, dir: &str) -> Result<Option<u32>> {
-        if r < 0 {
+        if r == PROC_NULL {
             return Ok(None);
+        }
+        if r < 0 {
+            return Err(self.err(format!(
+                "{} {dir} rank {r}, which is no rank (MPI_PROC_NULL is {PROC_NULL})",
+                self.name
+            )));
         }
         match members.get(r as usize) {
             Some(&w) => Ok(Some(w)),

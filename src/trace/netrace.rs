@@ -2,7 +2,10 @@
 //! holding a 72-byte header, the notes, the region table and then packet records up to
 //! the end. Packets are streamed; a region is reached by reading and discarding bytes,
 //! as the reference reader does. Sizes are Netrace's fixed bytes per packet type; an
-//! unknown type is an error naming its byte offset.
+//! unknown type is an error naming its byte offset. Packet times must not decrease and
+//! packet ids must increase, as Netrace's own traces have them: a streamed replay then
+//! needs no memory of the ids read to know every id unique and every dependant later
+//! than its parent.
 
 use super::{read_full, SizeUnit, TraceMsg, TraceSource};
 use crate::error::{Error, Result};
@@ -61,6 +64,10 @@ pub struct NetraceReader {
     left: Option<u64>,
     /// Packets of the selected region (None: the whole trace).
     region_packets: Option<u64>,
+    /// Time and id of the last packet read.
+    last: Option<(u64, u64)>,
+    /// Offset of the last packet read.
+    last_at: u64,
 }
 
 impl NetraceReader {
@@ -81,6 +88,8 @@ impl NetraceReader {
             },
             left: None,
             region_packets: None,
+            last: None,
+            last_at: 0,
         };
         let mut h = [0u8; 72];
         n.exact(&mut h, "header")?;
@@ -195,12 +204,32 @@ impl TraceSource for NetraceReader {
                 &format!("packet {id} lists {d} as a dependant; dependants come later"),
             ));
         }
+        let time = u64::from_le_bytes(p[0..8].try_into().expect("8 bytes"));
+        if let Some((t, i)) = self.last {
+            if time < t {
+                return Err(self.err(
+                    at,
+                    &format!("packet {id}: time goes backwards ({time} after {t})"),
+                ));
+            }
+            if id <= i {
+                return Err(self.err(
+                    at + 8,
+                    &format!(
+                        "packet id {id} after {i}: ids must increase from packet to packet \
+                         (each is unique, and a dependant comes after its parent)"
+                    ),
+                ));
+            }
+        }
+        self.last = Some((time, id));
+        self.last_at = at;
         if let Some(l) = &mut self.left {
             *l -= 1;
         }
         Ok(Some(TraceMsg {
             id,
-            time: u64::from_le_bytes(p[0..8].try_into().expect("8 bytes")),
+            time,
             src: p[17] as u32,
             dst: p[18] as u32,
             size,
@@ -211,6 +240,18 @@ impl TraceSource for NetraceReader {
 
     fn unit(&self) -> SizeUnit {
         SizeUnit::Bytes
+    }
+
+    fn place(&self) -> String {
+        format!("{}: byte {} (decompressed)", self.path, self.last_at)
+    }
+
+    fn ids_increase(&self) -> bool {
+        true
+    }
+
+    fn partial(&self) -> bool {
+        self.region_packets.is_some()
     }
 
     fn endpoints(&self) -> Option<u32> {

@@ -12,13 +12,21 @@
 //! `bytes` or `flits` are required, which also says the size unit; `id` and `deps`
 //! (the ids of later messages that wait for this one, comma-separated, `-` for none) are
 //! optional; other columns (`tag`, …) are ignored. Without an `id` column a message's id
-//! is its line's rank (0, 1, …). Times must not decrease. The stencil4d tables of
-//! ../shared/traces/ are valid input as they are. Plain, gzip or bzip2.
+//! is its line's rank (0, 1, …). Times must not decrease, and ids must increase from
+//! line to line: that makes every id unique and every dependant later than its parent
+//! with no memory of the ids read (the trace is streamed). A line is at most
+//! [`MAX_LINE`] bytes, and a UTF-8 byte-order mark before the first line is skipped. The
+//! stencil4d tables of ../shared/traces/ are valid input as they are. Plain, gzip or
+//! bzip2.
 
 use super::{SizeUnit, TraceMsg, TraceSource};
 use crate::error::{Error, Result};
 use std::io::BufRead;
 use std::path::Path;
+
+/// The longest line a text trace may have, in bytes (a line is a handful of numbers; a
+/// cap keeps a corrupt or hostile file — one endless line — from filling memory).
+pub const MAX_LINE: usize = 64 * 1024;
 
 /// Streams a text trace.
 pub struct TextReader {
@@ -30,6 +38,8 @@ pub struct TextReader {
     cols: Columns,
     next_id: u64,
     last_time: u64,
+    /// The last id read (None before the first message).
+    last_id: Option<u64>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -63,6 +73,7 @@ impl TextReader {
             },
             next_id: 0,
             last_time: 0,
+            last_id: None,
         };
         let Some(head) = r.content_line()? else {
             return Err(r.err("no column line (expected e.g. `time src dst bytes`)"));
@@ -100,20 +111,58 @@ impl TextReader {
     /// The next line that is neither empty nor a comment.
     fn content_line(&mut self) -> Result<Option<String>> {
         loop {
-            self.buf.clear();
-            let n = self
-                .lines
-                .read_line(&mut self.buf)
-                .map_err(|e| Error::Trace(format!("{}:{}: {e}", self.path, self.line + 1)))?;
-            if n == 0 {
+            if !self.read_line()? {
                 return Ok(None);
             }
             self.line += 1;
-            let t = self.buf.split('#').next().unwrap_or("").trim();
+            let mut text = self.buf.as_str();
+            if self.line == 1 {
+                text = text.strip_prefix('\u{feff}').unwrap_or(text);
+            }
+            let t = text.split('#').next().unwrap_or("").trim();
             if !t.is_empty() {
                 return Ok(Some(t.to_string()));
             }
         }
+    }
+
+    /// Reads the next line into `buf` (false at the end), refusing one longer than
+    /// [`MAX_LINE`] before holding more than that of it.
+    fn read_line(&mut self) -> Result<bool> {
+        let at = self.line + 1;
+        let fail = |path: &str, what: String| Error::Trace(format!("{path}:{at}: {what}"));
+        let mut bytes = Vec::new();
+        loop {
+            let chunk = match self.lines.fill_buf() {
+                Ok(c) => c,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(fail(&self.path, e.to_string())),
+            };
+            if chunk.is_empty() {
+                break;
+            }
+            let (take, end) = match chunk.iter().position(|&b| b == b'\n') {
+                Some(i) => (i + 1, true),
+                None => (chunk.len(), false),
+            };
+            if bytes.len() + take > MAX_LINE + 1 {
+                return Err(fail(
+                    &self.path,
+                    format!("line longer than {MAX_LINE} bytes (not a text trace?)"),
+                ));
+            }
+            bytes.extend_from_slice(&chunk[..take]);
+            self.lines.consume(take);
+            if end {
+                break;
+            }
+        }
+        if bytes.is_empty() {
+            return Ok(false);
+        }
+        self.buf = String::from_utf8(bytes)
+            .map_err(|_| fail(&self.path, "stream did not contain valid UTF-8".into()))?;
+        Ok(true)
     }
 }
 
@@ -153,6 +202,13 @@ impl TraceSource for TextReader {
             None => self.next_id,
         };
         self.next_id += 1;
+        if let Some(last) = self.last_id.filter(|&l| id <= l) {
+            return Err(err(&format!(
+                "id {id} after {last}: ids must increase from line to line \
+                 (each is unique, and a dependant comes after its parent)"
+            )));
+        }
+        self.last_id = Some(id);
         let children = match c.deps {
             Some(i) if f[i] != "-" => f[i]
                 .split(',')
@@ -181,6 +237,14 @@ impl TraceSource for TextReader {
 
     fn unit(&self) -> SizeUnit {
         self.unit
+    }
+
+    fn place(&self) -> String {
+        format!("{}:{}", self.path, self.line)
+    }
+
+    fn ids_increase(&self) -> bool {
+        true
     }
 
     fn endpoints(&self) -> Option<u32> {
@@ -243,6 +307,18 @@ mod tests {
             ("time src dst bytes flits\n", 1, "exactly one"),
             ("# only comments\n", 1, "no column line"),
             ("time src dst bytes id deps\n0 0 1 8 4 3\n", 2, "come later"),
+            // Duplicate ids (issue 18, D02), and a dependant read before the parent
+            // that names it (D12): both break the increasing ids.
+            (
+                "time src dst flits id\n0 0 1 1 5\n0 1 2 1 5\n",
+                3,
+                "id 5 after 5",
+            ),
+            (
+                "time src dst flits id deps\n0 0 1 1 10 -\n0 1 2 4 3 10\n",
+                3,
+                "id 3 after 10",
+            ),
         ] {
             let e = all(text).unwrap_err().to_string();
             assert!(
@@ -250,5 +326,38 @@ mod tests {
                 "{text:?}: {e}"
             );
         }
+    }
+
+    #[test]
+    fn a_byte_order_mark_before_the_column_line_is_skipped() {
+        let v = all("\u{feff}time src dst flits\n0 1 2 3\n").unwrap();
+        assert_eq!((v[0].src, v[0].dst, v[0].size), (1, 2, 3));
+        // Only at the very start: elsewhere it is a malformed field.
+        assert!(all("time src dst flits\n\u{feff}0 1 2 3\n").is_err());
+    }
+
+    #[test]
+    fn a_line_longer_than_the_cap_is_refused_without_reading_it_whole() {
+        // An endless line (a decompression bomb's): the reader must stop at the cap.
+        struct Endless;
+        impl std::io::Read for Endless {
+            fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+                buf.fill(b'9');
+                Ok(buf.len())
+            }
+        }
+        let head = std::io::Cursor::new(b"time src dst flits\n0 1 2 ".to_vec());
+        let r = std::io::BufReader::new(std::io::Read::chain(head, Endless));
+        let mut t = TextReader::new(Box::new(r), Path::new("t.txt")).unwrap();
+        let e = t.next_msg().unwrap_err().to_string();
+        assert!(
+            e.contains("t.txt:2:") && e.contains("longer than 65536"),
+            "{e}"
+        );
+        // A line of exactly the cap is fine.
+        let line = format!("0 1 2 3 {}\n", "x".repeat(MAX_LINE - 9));
+        assert_eq!(line.len(), MAX_LINE);
+        let v = all(&format!("time src dst flits tag\n{line}")).unwrap();
+        assert_eq!(v.len(), 1);
     }
 }

@@ -7,10 +7,23 @@
 //! looked up: a source numbers its messages in creation order, and every copy creates
 //! in the same order.
 //!
+//! The trace's ids are checked here as far as memory allows: an id read again while
+//! its first message is still pending (read, not delivered), and a parent naming a
+//! dependant that was already read and is still pending, are refused. Readers whose ids
+//! increase ([`crate::trace::TraceSource::ids_increase`]: text, Netrace) refuse both
+//! outright, and then a dependency on an id the reader has gone past without seeing is
+//! dangling: an error for a whole trace, dropped and counted for part of one (a Netrace
+//! region) and for ids beyond the end of the trace, so that nothing is kept for it for
+//! ever.
+//!
+//! The watchdog counts progress as the network reports it (a flit moved) as well as
+//! deliveries; when messages are in flight and nothing has moved for the window, the
+//! network is deadlocked ([`Step::Deadlock`]), which is not the trace's fault.
+//!
 //! Not here: reading the trace (the leader partition does, `lockstep`), stepping the
 //! routers (`engine::sim`).
 
-use super::{scale, RankRow, ReplayMode, ReplayOptions, ReplayRecord, ReplaySummary};
+use super::{flits_of, scale, RankRow, ReplayMode, ReplayOptions, ReplayRecord, ReplaySummary};
 use crate::engine::network::Network;
 use crate::engine::sim::Simulation;
 use crate::error::{Error, Result};
@@ -19,7 +32,30 @@ use crate::trace::{SizeUnit, TraceMsg};
 use crate::types::{Cycle, MsgId, NodeId};
 use hdrhistogram::Histogram;
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::{BinaryHeap, HashMap, HashSet};
+
+/// What the driver decided after a cycle.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Step {
+    /// Step this cycle next.
+    Next(Cycle),
+    /// Everything was delivered.
+    Done,
+    /// Messages are in flight and the network has not moved for the watchdog's window
+    /// (or has nothing left to do): a deadlock; the text says what was stuck.
+    Deadlock(String),
+}
+
+/// The network's progress as the partitions report it after a cycle.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct NetProgress {
+    /// The next cycle any partition has work in (Cycle::MAX: none).
+    pub next: Cycle,
+    /// The last cycle work moved in any partition (0 for modes that do not say).
+    pub last_move: Cycle,
+    /// Work that must keep moving, over every partition (0 for modes that do not say).
+    pub live: i64,
+}
 
 /// A message read and mapped onto the network, not yet created.
 struct Pending {
@@ -108,6 +144,17 @@ pub(super) struct Driver {
     delivered_lag_sum: u128,
     /// Per rank; sorted only for the summary.
     ranks: HashMap<u32, RankAcc>,
+    /// Whether the source's ids increase (then `live` is not needed and dangling
+    /// dependencies can be found).
+    ids_increase: bool,
+    /// Whether only part of the trace is read: dangling dependencies are dropped.
+    partial: bool,
+    /// Ids read and not yet delivered (sources whose ids need not increase).
+    live: HashSet<u64>,
+    /// Children named by a dependency, smallest first, to find the dangling ones.
+    awaited: BinaryHeap<Reverse<u64>>,
+    /// Dependencies dropped because their dependant is not in the part read.
+    dangling: u64,
     /// Every delivery, for the per-message log (`experiment.observe.message_log`; the
     /// leader's copy only).
     pub(super) log: Option<Vec<Delivery>>,
@@ -156,7 +203,26 @@ impl Driver {
             delivered_lag_sum: 0,
             ranks: HashMap::new(),
             log: None,
+            ids_increase: false,
+            partial: false,
+            live: HashSet::new(),
+            awaited: BinaryHeap::new(),
+            dangling: 0,
         }
+    }
+
+    /// Says what the source guarantees (see [`crate::trace::TraceSource::ids_increase`]
+    /// and [`crate::trace::TraceSource::partial`]).
+    pub(super) fn source_traits(&mut self, ids_increase: bool, partial: bool) {
+        self.ids_increase = ids_increase;
+        self.partial = partial;
+    }
+
+    /// Entries kept for dependencies (uncleared parents and what cleared ones
+    /// allow): bounded by the messages pending, never by the trace's length.
+    #[cfg(test)]
+    pub(super) fn dependency_entries(&self) -> usize {
+        self.parents.len() + self.allowed.len()
     }
 
     /// The node of endpoint `e` of message `m`.
@@ -183,6 +249,11 @@ impl Driver {
     pub(super) fn ingest(&mut self, msgs: &[TraceMsg], t: Option<Cycle>) -> Result<()> {
         let earliest = t.map_or(0, |t| t + 1);
         for m in msgs {
+            if self.ids_increase {
+                self.drop_dangling(Some(m.id))?;
+            } else {
+                self.check_ids(m)?;
+            }
             let recorded = scale(m.time, self.opts.time_scale);
             self.read += 1;
             // Dependency-driven traces need not be in time order.
@@ -190,11 +261,8 @@ impl Driver {
             *first = (*first).min(recorded);
             self.last_recorded = self.last_recorded.max(recorded);
             self.dependencies += m.children.len() as u64 + u64::from(m.successor.is_some());
-            let flits = match self.unit {
-                SizeUnit::Bytes => m.size.div_ceil(self.opts.flit_bytes.max(1)),
-                SizeUnit::Flits => m.size,
-            }
-            .clamp(1, u32::MAX as u64) as u32;
+            // The reader refused larger messages.
+            let flits = flits_of(m.size, self.unit, self.opts.flit_bytes).unwrap_or(u32::MAX);
             let p = Pending {
                 id: m.id,
                 rank: m.src,
@@ -211,7 +279,11 @@ impl Driver {
                 successor: m.successor.filter(|_| self.deps),
             };
             for &c in p.children.iter().chain(&p.successor) {
-                *self.parents.entry(c).or_insert(0) += 1;
+                let n = self.parents.entry(c).or_insert(0);
+                if *n == 0 && self.ids_increase {
+                    self.awaited.push(Reverse(c));
+                }
+                *n += 1;
             }
             if self.deps && self.parents.contains_key(&m.id) {
                 self.blocked.insert(m.id, p);
@@ -222,11 +294,68 @@ impl Driver {
         Ok(())
     }
 
+    /// Refuses `m` when its id is that of a message still pending, or when it names a
+    /// dependant already read (and still pending): for sources whose ids need not
+    /// increase, as far as the messages kept tell.
+    fn check_ids(&mut self, m: &TraceMsg) -> Result<()> {
+        let at = || format!("{}: message {} (recorded at {})", self.name, m.id, m.time);
+        if !self.live.insert(m.id) {
+            return Err(Error::Trace(format!(
+                "{}: the id {} is used twice (ids are unique)",
+                at(),
+                m.id
+            )));
+        }
+        if let Some(c) = m
+            .children
+            .iter()
+            .chain(&m.successor)
+            .find(|c| self.live.contains(c))
+        {
+            return Err(Error::Trace(format!(
+                "{}: lists {c} as a dependant, but {c} came before it (a dependant comes \
+                 after its parent)",
+                at()
+            )));
+        }
+        Ok(())
+    }
+
+    /// Handles the dependencies on ids the reader has gone past without seeing them
+    /// (below `next`, the id about to be ingested; every id at the end, None): their
+    /// dependant is not in the trace. An error for a whole trace; dropped and counted
+    /// for a part of one, and for dependants beyond the trace's last id (a recording
+    /// that ended before them).
+    fn drop_dangling(&mut self, next: Option<u64>) -> Result<()> {
+        while let Some(&Reverse(c)) = self.awaited.peek() {
+            if next.is_some_and(|n| c >= n) {
+                break;
+            }
+            self.awaited.pop();
+            let named = self.parents.contains_key(&c) || self.allowed.contains_key(&c);
+            if !named || self.blocked.contains_key(&c) {
+                // Read: created already, or waiting for its parents.
+                continue;
+            }
+            if let Some(n) = next.filter(|_| !self.partial) {
+                return Err(Error::Trace(format!(
+                    "{}: a message lists {c} as a dependant, but there is no message {c} \
+                     (message {n} came without it; ids increase)",
+                    self.name
+                )));
+            }
+            self.parents.remove(&c);
+            self.allowed.remove(&c);
+            self.dangling += 1;
+        }
+        Ok(())
+    }
+
     /// Queues `p` for creation at the earliest cycle from `earliest` on that its
     /// recorded time and its cleared parents allow.
     fn make_due(&mut self, p: Pending, earliest: Cycle) {
         let a = self.allowed.remove(&p.id).unwrap_or_default();
-        let at = a.at.max(p.recorded + a.delay).max(earliest);
+        let at = a.at.max(p.recorded.saturating_add(a.delay)).max(earliest);
         self.due.push(Reverse((at, p.id)));
         self.ready.insert(p.id, p);
     }
@@ -234,15 +363,15 @@ impl Driver {
     /// One of `c`'s parents is cleared, allowing `a`; queues `c` (from `earliest` on)
     /// once it was read and all are.
     fn clear_parent(&mut self, c: u64, a: Allowed, earliest: Cycle) {
+        let Some(left) = self.parents.get_mut(&c) else {
+            // A dangling dependant, dropped (not in the part of the trace read).
+            return;
+        };
+        *left -= 1;
         let e = self.allowed.entry(c).or_default();
         e.at = e.at.max(a.at);
         e.delay = e.delay.max(a.delay);
-        let left = self
-            .parents
-            .get_mut(&c)
-            .expect("a child counts its parents");
-        *left -= 1;
-        if *left == 0 {
+        if self.parents.get(&c) == Some(&0) {
             self.parents.remove(&c);
             if let Some(p) = self.blocked.remove(&c) {
                 self.make_due(p, earliest);
@@ -252,14 +381,21 @@ impl Driver {
 
     /// Creates the messages due in cycle `sim.t`; the partition injects those whose
     /// source it owns.
-    pub(super) fn create<N: Network>(&mut self, sim: &mut Simulation<N>) {
+    pub(super) fn create<N: Network>(&mut self, sim: &mut Simulation<N>) -> Result<()> {
         let t = sim.t;
         while let Some(&Reverse((at, id))) = self.due.peek() {
             if at > t {
                 break;
             }
             self.due.pop();
-            let p = self.ready.remove(&id).expect("a due message is ready");
+            // The ids were checked when read; a trace that still gets here is refused
+            // rather than trusted.
+            let p = self.ready.remove(&id).ok_or_else(|| {
+                Error::Trace(format!(
+                    "{}: message {id} came due twice (its id is used twice?)",
+                    self.name
+                ))
+            })?;
             let s = p.src as usize;
             let mid = MsgId::new(NodeId(p.src), self.seq[s]);
             self.seq[s] += 1;
@@ -275,6 +411,7 @@ impl Driver {
             self.first_created.get_or_insert(t);
             self.flying.insert(mid, InFlight { msg: p, created: t });
         }
+        Ok(())
     }
 
     /// Takes the deliveries of cycle `t` (every partition's, in a canonical order);
@@ -334,9 +471,12 @@ impl Driver {
             self.flits += f.msg.flits as u64;
             self.last_delivery = self.last_delivery.max(dv.absorbed);
             self.last_progress = t;
+            if !self.ids_increase {
+                self.live.remove(&f.msg.id);
+            }
             each(&rec)?;
             let a = Allowed {
-                at: dv.absorbed + self.opts.gap,
+                at: dv.absorbed.saturating_add(self.opts.gap),
                 delay: 0,
             };
             for c in f.msg.children {
@@ -346,30 +486,29 @@ impl Driver {
         Ok(())
     }
 
-    /// The cycle after `t` to step next, from the network's next busy cycle and the
-    /// first unread message's recorded time (Cycle::MAX: none); None when the replay is
-    /// over. The cycle before an unread message is stepped (idle if nothing else
-    /// happens) so that the leader reads it in time for every copy to know it.
+    /// The cycle after `t` to step next, from the network's progress `net` and the
+    /// first unread message's recorded time (None: all read). The cycle before an
+    /// unread message is stepped (idle if nothing else happens) so that the leader reads
+    /// it in time for every copy to know it.
     pub(super) fn next(
         &mut self,
         t: Cycle,
-        network: Cycle,
-        unread: Cycle,
-    ) -> Result<Option<Cycle>> {
+        net: NetProgress,
+        unread: Option<Cycle>,
+    ) -> Result<Step> {
+        if unread.is_none() && self.ids_increase {
+            self.drop_dangling(None)?;
+        }
         if self.flying.is_empty() {
             // A stall is counted only while something is in flight.
             self.last_progress = t;
         }
-        let before_unread = if unread == Cycle::MAX {
-            unread
-        } else {
-            unread - 1
-        };
+        let before_unread = unread.map_or(Cycle::MAX, |u| u.saturating_sub(1));
         let due = self.due.peek().map_or(Cycle::MAX, |r| r.0 .0);
-        let upcoming = network.min(due).min(before_unread);
+        let upcoming = net.next.min(due).min(before_unread);
         if upcoming == Cycle::MAX {
             if self.flying.is_empty() && self.blocked.is_empty() {
-                return Ok(None);
+                return Ok(Step::Done);
             }
             if self.flying.is_empty() {
                 let mut ids: Vec<u64> = self.blocked.keys().copied().collect();
@@ -383,28 +522,46 @@ impl Driver {
                 )));
             }
         }
-        if !self.flying.is_empty()
-            && (upcoming == Cycle::MAX
-                || t.saturating_sub(self.last_progress) > self.opts.stall_cycles)
-        {
+        if self.flying.is_empty() {
+            return Ok(Step::Next(upcoming.max(t + 1)));
+        }
+        // Progress: a delivery, or (where the network says) a flit that moved.
+        let progress = self.last_progress.max(net.last_move.min(t));
+        let idle = t.saturating_sub(progress);
+        let stalled = upcoming == Cycle::MAX
+            || idle > self.opts.stall_cycles && {
+                // A network that does not report movement (circuits, deflection) is
+                // given the time its longest message takes to stream.
+                let longest = if net.live > 0 || net.last_move > 0 {
+                    0
+                } else {
+                    self.flying.values().map(|f| f.msg.flits).max().unwrap_or(0)
+                };
+                idle > self.opts.stall_cycles.saturating_add(Cycle::from(longest))
+            };
+        if stalled {
             let oldest = self
                 .flying
                 .values()
                 .min_by_key(|f| (f.created, f.msg.id))
                 .expect("in flight");
-            return Err(Error::Trace(format!(
-                "{}: replay stalled at cycle {t}: {} messages in flight and none delivered \
-                 for {} cycles (the oldest, trace id {}, {} → {}, created at cycle {})",
+            return Ok(Step::Deadlock(format!(
+                "{}: replay deadlocked at cycle {t}: {} messages in flight and {} (the \
+                 oldest, trace id {}, {} → {}, created at cycle {})",
                 self.name,
                 self.flying.len(),
-                t.saturating_sub(self.last_progress),
+                if upcoming == Cycle::MAX {
+                    "nothing left for the network to do".to_string()
+                } else {
+                    format!("nothing moved for {idle} cycles")
+                },
                 oldest.msg.id,
                 oldest.msg.src,
                 oldest.msg.dst,
                 oldest.created
             )));
         }
-        Ok(Some(upcoming.max(t + 1)))
+        Ok(Step::Next(upcoming.max(t + 1)))
     }
 
     /// What the replay measured.
@@ -474,6 +631,7 @@ impl Driver {
             behind_max: some.then_some(self.behind_max),
             recorded_span,
             dependencies: self.dependencies,
+            dangling_dependencies: self.dangling,
             first_created: self.first_created,
             replayed_span,
             slowdown: (recorded_span > 0).then(|| replayed_span as f64 / recorded_span as f64),
@@ -492,5 +650,83 @@ impl Driver {
             // Added from the partitions' networks by `replay` when asked for.
             ..ReplaySummary::default()
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dangling_dependencies_of_a_partial_trace_keep_no_memory() {
+        // A region's worth of messages, each naming a dependant that is not there (the
+        // odd ids): what is kept for them stays flat however long the trace is.
+        let opts = ReplayOptions {
+            mode: ReplayMode::Deps,
+            ..ReplayOptions::default()
+        };
+        let mut d = Driver::new(&opts, (0, 64), SizeUnit::Flits, "t");
+        d.source_traits(true, true);
+        let mut most = 0;
+        for i in 0..100_000u64 {
+            let m = TraceMsg {
+                id: 2 * i,
+                time: i,
+                src: (i % 64) as u32,
+                dst: ((i + 1) % 64) as u32,
+                size: 1,
+                children: vec![2 * i + 1],
+                successor: None,
+            };
+            d.ingest(&[m], Some(i)).unwrap();
+            most = most.max(d.dependency_entries());
+        }
+        d.drop_dangling(None).unwrap();
+        assert_eq!(most, 1);
+        assert_eq!((d.dependency_entries(), d.dangling), (0, 100_000));
+        // A whole trace refuses the first one.
+        let mut d = Driver::new(&opts, (0, 64), SizeUnit::Flits, "t");
+        d.source_traits(true, false);
+        let m = |id: u64, children: Vec<u64>| TraceMsg {
+            id,
+            time: 0,
+            src: 0,
+            dst: 1,
+            size: 1,
+            children,
+            successor: None,
+        };
+        d.ingest(&[m(0, vec![1])], None).unwrap();
+        let e = d.ingest(&[m(2, vec![])], None).unwrap_err().to_string();
+        assert!(e.contains("no message 1"), "{e}");
+    }
+
+    #[test]
+    fn sources_without_increasing_ids_are_checked_against_the_pending_ids() {
+        let opts = ReplayOptions {
+            mode: ReplayMode::Deps,
+            ..ReplayOptions::default()
+        };
+        let m = |id: u64, children: Vec<u64>| TraceMsg {
+            id,
+            time: 0,
+            src: 0,
+            dst: 1,
+            size: 1,
+            children,
+            successor: None,
+        };
+        let mut d = Driver::new(&opts, (0, 64), SizeUnit::Flits, "t");
+        let e = d.ingest(&[m(5, vec![]), m(5, vec![])], None).unwrap_err();
+        assert!(e.to_string().contains("the id 5 is used twice"), "{e}");
+        let mut d = Driver::new(&opts, (0, 64), SizeUnit::Flits, "t");
+        let e = d
+            .ingest(&[m(10, vec![]), m(3, vec![10])], None)
+            .unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("lists 10 as a dependant, but 10 came before"),
+            "{e}"
+        );
     }
 }

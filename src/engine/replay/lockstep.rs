@@ -16,8 +16,8 @@
 //! locks, so the partitions read them side by side. With T = 1 the very same loop runs
 //! on the caller's thread.
 
-use super::driver::Driver;
-use super::{scale, ReplayRecord, ReplaySummary};
+use super::driver::{Driver, NetProgress, Step};
+use super::{flits_of, scale, ReplayOptions, ReplayRecord, ReplaySummary, HORIZON};
 use crate::engine::network::Network;
 use crate::engine::parallel::{
     hand_over, mailboxes, take_over, CycleBarrier, FailOnPanic, Failed, Mail, SpinBarrier,
@@ -25,41 +25,95 @@ use crate::engine::parallel::{
 use crate::engine::sim::Simulation;
 use crate::error::{Error, Result};
 use crate::stats::Delivery;
-use crate::trace::{TraceMsg, TraceSource};
+use crate::trace::{SizeUnit, TraceMsg, TraceSource};
 use crate::types::Cycle;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, RwLock};
 
-/// The leader's cursor in the trace: reads no further than it must.
+/// The leader's cursor in the trace: reads no further than it must, and refuses a
+/// message the replay cannot take (a time beyond [`HORIZON`], more flits than a message
+/// can have) where it was read, so nothing is dropped or clamped.
 pub(super) struct Reader<'a> {
     src: &'a mut dyn TraceSource,
-    next: Option<TraceMsg>,
+    /// The next message and its recorded time in cycles.
+    next: Option<(TraceMsg, Cycle)>,
     time_scale: f64,
+    flit_bytes: u64,
 }
 
 impl<'a> Reader<'a> {
-    pub(super) fn new(src: &'a mut dyn TraceSource, time_scale: f64) -> Result<Self> {
-        let next = src.next_msg()?;
-        Ok(Reader {
+    pub(super) fn new(src: &'a mut dyn TraceSource, opts: &ReplayOptions) -> Result<Self> {
+        let mut r = Reader {
             src,
-            next,
-            time_scale,
-        })
+            next: None,
+            time_scale: opts.time_scale,
+            flit_bytes: opts.flit_bytes,
+        };
+        r.next = r.read_one()?;
+        Ok(r)
+    }
+
+    /// The source's next message, checked, with its time in cycles.
+    fn read_one(&mut self) -> Result<Option<(TraceMsg, Cycle)>> {
+        let Some(m) = self.src.next_msg()? else {
+            return Ok(None);
+        };
+        let cycles = m.time as f64 * self.time_scale;
+        if cycles.round() > HORIZON as f64 {
+            return Err(Error::Trace(format!(
+                "{}: message {} is recorded at {} × {:?} cycles per unit (--time-scale) = \
+                 {cycles:.3e} cycles, beyond the replay's horizon of 2^62 cycles",
+                self.src.place(),
+                m.id,
+                m.time,
+                self.time_scale
+            )));
+        }
+        let unit = self.src.unit();
+        if flits_of(m.size, unit, self.flit_bytes).is_none() {
+            let per = match unit {
+                SizeUnit::Bytes => format!(" at {} bytes per flit", self.flit_bytes),
+                SizeUnit::Flits => String::new(),
+            };
+            return Err(Error::Trace(format!(
+                "{}: message {} of size {}{per} has more than {} flits, the most a \
+                 message can have",
+                self.src.place(),
+                m.id,
+                m.size,
+                u32::MAX
+            )));
+        }
+        let at = scale(m.time, self.time_scale);
+        Ok(Some((m, at)))
     }
 
     /// Appends the messages recorded no later than `bound` (cycles) to `out`; returns
-    /// the recorded time of the first message left unread (Cycle::MAX at the end).
-    pub(super) fn read_upto(&mut self, bound: Cycle, out: &mut Vec<TraceMsg>) -> Result<Cycle> {
-        while let Some(m) = self.next.take() {
-            let at = scale(m.time, self.time_scale);
+    /// the recorded time of the first message left unread (None at the end).
+    pub(super) fn read_upto(
+        &mut self,
+        bound: Cycle,
+        out: &mut Vec<TraceMsg>,
+    ) -> Result<Option<Cycle>> {
+        while let Some((m, at)) = self.next.take() {
             if at > bound {
-                self.next = Some(m);
-                return Ok(at);
+                self.next = Some((m, at));
+                return Ok(Some(at));
             }
             out.push(m);
-            self.next = self.src.next_msg()?;
+            self.next = self.read_one()?;
         }
-        Ok(Cycle::MAX)
+        Ok(None)
+    }
+
+    /// Whether the source's ids increase (see [`TraceSource::ids_increase`]).
+    pub(super) fn ids_increase(&self) -> bool {
+        self.src.ids_increase()
+    }
+
+    /// Whether only part of the trace is read (see [`TraceSource::partial`]).
+    pub(super) fn partial(&self) -> bool {
+        self.src.partial()
     }
 }
 
@@ -67,12 +121,15 @@ impl<'a> Reader<'a> {
 struct Post {
     /// Its next busy cycle.
     next: Cycle,
+    /// The last cycle its work moved, and the work that must keep moving.
+    last_move: Cycle,
+    live: i64,
     /// Its deliveries of the cycle.
     deliveries: Vec<Delivery>,
     /// Leader only: the messages read.
     read: Vec<TraceMsg>,
-    /// Leader only: recorded time of the first unread message.
-    unread: Cycle,
+    /// Leader only: recorded time of the first unread message (None: all read).
+    unread: Option<Cycle>,
     /// The leader saw a stop request (`engine::interrupt`): every partition ends the
     /// replay after this cycle with what was delivered so far.
     stop: bool,
@@ -82,9 +139,11 @@ impl Default for Post {
     fn default() -> Self {
         Post {
             next: Cycle::MAX,
+            last_move: 0,
+            live: 0,
             deliveries: Vec::new(),
             read: Vec::new(),
-            unread: Cycle::MAX,
+            unread: None,
             stop: false,
         }
     }
@@ -186,7 +245,9 @@ fn partition<N: Network>(
     let mut parity = 0;
     let mut inbox: Vec<Delivery> = Vec::new();
     loop {
-        driver.create(sim);
+        if let Err(e) = driver.create(sim) {
+            return fail(e);
+        }
         sim.step_local();
         if sim.net.lost() > 0 {
             return fail(Error::Trace(format!(
@@ -200,6 +261,8 @@ fn partition<N: Network>(
         {
             let mut post = lock_write(&sh.posts[parity * t + p]);
             post.next = sim.next_busy();
+            post.last_move = sim.net.last_progress();
+            post.live = sim.net.live_work();
             post.deliveries.clear();
             if let Some(d) = sim.stats.deliveries.as_mut() {
                 std::mem::swap(d, &mut post.deliveries);
@@ -224,26 +287,47 @@ fn partition<N: Network>(
         let now = sim.t;
         // Every partition's deliveries, in an order that does not depend on T.
         inbox.clear();
-        let mut network = Cycle::MAX;
+        let mut network = NetProgress {
+            next: Cycle::MAX,
+            last_move: 0,
+            live: 0,
+        };
         for q in 0..t {
             let post = lock_read(&sh.posts[parity * t + q]);
             inbox.extend_from_slice(&post.deliveries);
-            network = network.min(post.next);
+            network.next = network.next.min(post.next);
+            network.last_move = network.last_move.max(post.last_move);
+            network.live += post.live;
         }
         inbox.sort_unstable_by_key(|d| (d.absorbed, d.header.id));
         let step = driver.deliver(now, &inbox, each).and_then(|()| {
             let lead = lock_read(&sh.posts[parity * t]);
             if lead.stop {
-                return Ok(None);
+                // Interrupted: end here with what was delivered so far.
+                return Ok(Step::Done);
             }
             driver.ingest(&lead.read, Some(now))?;
             driver.next(now, network, lead.unread)
         });
         match step {
-            Ok(Some(next)) => sim.advance(next, None),
-            Ok(None) => {
+            Ok(Step::Next(next)) => sim.advance(next, None),
+            Ok(Step::Done) => {
                 let log = driver.log.take().unwrap_or_default();
                 return Ok(Some((driver.summary(t as u32), log)));
+            }
+            Ok(Step::Deadlock(what)) => {
+                // Every copy decides alike; the leader alone reports. The waits can be
+                // described only with the whole network in one partition (a replay
+                // on one thread reaches the very same state).
+                let waits = if t == 1 {
+                    N::explain_deadlock(sim)
+                } else {
+                    format!(
+                        "the network is split into {t} partitions: replay with --threads 1 \
+                         for the waits\n"
+                    )
+                };
+                return fail(Error::Deadlock(format!("{what}\n{waits}")));
             }
             Err(e) => return fail(e),
         }

@@ -58,8 +58,10 @@ pub struct ReplayOptions {
     pub flit_bytes: u64,
     /// Trace endpoint → node.
     pub map: NodeMap,
-    /// Stop with an error when messages are in flight and none is delivered for this
-    /// many cycles (a deadlock, or a network far too slow for the trace).
+    /// Stop with [`Error::Deadlock`] when messages are in flight and nothing moved —
+    /// no delivery, and no flit where the switching mode reports flit movement — for
+    /// this many cycles (modes that do not report movement get the longest message in
+    /// flight's flits on top).
     pub stall_cycles: Cycle,
     /// List at most this many ranks in [`ReplaySummary::ranks`] (the latest to finish);
     /// None: all.
@@ -139,6 +141,10 @@ pub struct ReplaySummary {
     /// Dependency edges in the trace (children and program-order successors), counted
     /// in either mode; 0: `--mode deps` is the same as open loop.
     pub dependencies: u64,
+    /// Dependencies dropped because their dependant is not in the part of the trace
+    /// replayed (a Netrace `--region`) or comes after the trace's last id; a dependant
+    /// missing inside a whole trace is an error.
+    pub dangling_dependencies: u64,
     /// Cycle the first message was created (null: none was).
     pub first_created: Option<Cycle>,
     /// Cycles from the first creation to the last delivery.
@@ -213,9 +219,28 @@ pub struct RankRow {
     pub last_delivery: Cycle,
 }
 
-/// A recorded time in cycles.
+/// The latest recorded time a replay takes, in cycles (2^62): a time that scales
+/// beyond it is refused, naming the message and the scale — far beyond any real trace,
+/// and it leaves room for gaps and lags to be added without overflow.
+pub const HORIZON: Cycle = 1 << 62;
+
+/// The largest `--gap` (2^40 cycles).
+pub const MAX_GAP: Cycle = 1 << 40;
+
+/// A recorded time in cycles (saturating; the reader refuses anything beyond
+/// [`HORIZON`] before it gets here).
 pub(crate) fn scale(time: u64, time_scale: f64) -> Cycle {
     (time as f64 * time_scale).round() as Cycle
+}
+
+/// The flits of a message of `size` in `unit` (a message carries at least its head:
+/// size 0 is one flit); None beyond `u32::MAX` flits, the most a message can have.
+pub(crate) fn flits_of(size: u64, unit: crate::trace::SizeUnit, flit_bytes: u64) -> Option<u32> {
+    let f = match unit {
+        crate::trace::SizeUnit::Bytes => size.div_ceil(flit_bytes.max(1)),
+        crate::trace::SizeUnit::Flits => size,
+    };
+    u32::try_from(f.max(1)).ok()
 }
 
 /// Replays `src` on the machine `cfg` with the routers of its switching mode (see
@@ -310,12 +335,20 @@ pub fn replay_observed<N: Network + Send>(
             )));
         }
     }
-    let mut reader = lockstep::Reader::new(src, opts.time_scale)?;
+    if opts.gap > MAX_GAP {
+        return Err(Error::Arg(format!(
+            "--gap {}: at most {MAX_GAP} cycles (2^40)",
+            opts.gap
+        )));
+    }
+    let mut reader = lockstep::Reader::new(src, opts)?;
     let mut first = Vec::new();
     reader.read_upto(0, &mut first)?;
+    let traits = (reader.ids_increase(), reader.partial());
     let mut drivers = (0..sims.len())
         .map(|_| {
             let mut d = Driver::new(opts, (ends.start, ends.len() as u32), unit, &name);
+            d.source_traits(traits.0, traits.1);
             d.ingest(&first, None).map(|()| d)
         })
         .collect::<Result<Vec<_>>>()?;
