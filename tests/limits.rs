@@ -255,6 +255,27 @@ fn a_machine_that_needs_more_memory_than_the_limit_is_refused_with_the_numbers()
 }
 
 #[test]
+fn a_replay_on_a_machine_beyond_the_memory_limit_is_refused_before_building_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("one.txt");
+    std::fs::write(&trace, "time src dst flits\n0 1 2 3\n").unwrap();
+    let out = capped(
+        2_000_000,
+        &[
+            "replay",
+            "hw/circuit-hold.ron",
+            "--set",
+            HUGE_CIRCUIT,
+            "--trace",
+            trace.to_str().unwrap(),
+        ],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("needs ~") && err.contains("--force"), "{err}");
+}
+
+#[test]
 fn every_switching_mode_is_held_against_the_memory_limit() {
     for (hw, set) in [
         ("hw/wormhole-hypercube.ron", "topology.dim=20"),

@@ -309,7 +309,10 @@ pub fn replay_observed<N: Network + Send>(
     let mut cfg = cfg.clone();
     cfg.experiment.warmup = 0;
     cfg.experiment.idle_skip = true;
-    let topology = validate(&cfg)?.topology;
+    let machine = validate(&cfg)?;
+    // Before any table is built, as for a run: refused unless it fits (or --force).
+    crate::limits::enforce_memory(&cfg, &machine)?;
+    let topology = machine.topology;
     let nodes = topology.nodes();
     // A trace's endpoints sit on the nodes that send and receive (a host network's hosts).
     let ends = topology.endpoints();
