@@ -2,7 +2,7 @@
 //! interrupted run never leaves a half-written file; `-` means standard output; devices
 //! and FIFOs are written in place and symbolic links followed (docs/cli.md, "Output
 //! files"). The checks of output flags before a run ([`check_outputs`]) and the printing
-//! of summaries without panicking on a failing standard output ([`print`]) are here too.
+//! of summaries without panicking on a failing standard output ([`print()`]) are here too.
 //! Every JSON document carries its provenance ([`Provenance`]): the routemu version and
 //! commit that wrote it and the command line, and `partial` when a signal cut it short.
 
@@ -114,7 +114,7 @@ pub fn eprint(text: &str) {
 }
 
 /// `print!` for summaries that a failing standard output must not turn into a panic:
-/// evaluates to a [`Result`] (see [`print`]).
+/// evaluates to a [`Result`] (see [`print()`]).
 #[macro_export]
 macro_rules! outln {
     () => { $crate::cli::output::print("\n") };
