@@ -1,7 +1,7 @@
 //! `routemu compare`: emulate and predict the same machine, one table of measured
 //! against predicted with the relative errors (and the JSON document with both).
 
-use super::output::{check_outputs, eprint, print, write_json};
+use super::output::{check_json_output, eprint, print, write_json};
 use super::predict::{model_outcome, PredictArgs};
 use super::run::emulate;
 use super::EXIT_DEADLOCK;
@@ -38,13 +38,7 @@ pub struct Comparison {
 /// Runs `routemu compare`; returns the exit status (as `run`'s).
 pub fn compare(args: &PredictArgs) -> Result<i32> {
     let cfg = args.exp.config()?;
-    check_outputs(
-        &args
-            .json
-            .iter()
-            .map(|j| ("--json", j.as_str()))
-            .collect::<Vec<_>>(),
-    )?;
+    check_json_output(args.json.as_deref())?;
     // A machine without a model is refused before the emulation, not after.
     let (model, outcome) = model_outcome(&cfg, args.path_form)?;
     let report = emulate(&cfg)?;

@@ -297,6 +297,11 @@ pub fn resolve_links(path: &Path) -> std::io::Result<PathBuf> {
     Err(std::io::Error::other("too many levels of symbolic links"))
 }
 
+/// [`check_outputs`] for a command whose one output is `--json`.
+pub fn check_json_output(json: Option<&str>) -> Result<()> {
+    check_outputs(&json.map(|j| ("--json", j)).into_iter().collect::<Vec<_>>())
+}
+
 /// Checks, before any work, the output files a command was asked for, as (flag,
 /// destination): each can be written (its directory exists and is writable, it is not
 /// a directory), no two name the same file, and at most one goes to standard output

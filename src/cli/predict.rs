@@ -4,7 +4,7 @@
 //! model on the Manhattan Street network; paper 002's wormhole-with-timeout model on
 //! host/switch networks).
 
-use super::output::{check_outputs, eprint, print, write_json};
+use super::output::{check_json_output, eprint, print, write_json};
 use super::ExperimentArgs;
 use crate::config::HwConfig;
 use crate::error::Result;
@@ -158,13 +158,7 @@ pub fn describe(p: &Prediction) -> String {
 /// Runs `routemu predict`; returns the exit status.
 pub fn predict(args: &PredictArgs) -> Result<i32> {
     let cfg = args.exp.config()?;
-    check_outputs(
-        &args
-            .json
-            .iter()
-            .map(|j| ("--json", j.as_str()))
-            .collect::<Vec<_>>(),
-    )?;
+    check_json_output(args.json.as_deref())?;
     // The same checks as an emulation (the rate at most traffic::MAX_RATE, ...): a
     // model fed an impossible workload answers with impossible numbers.
     crate::config::validate::validate(&cfg)?;

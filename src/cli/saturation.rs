@@ -2,7 +2,7 @@
 //! (`engine::saturation::search`), a human summary, the JSON document and the exit status
 //! that says whether the result can rank machines. The search itself is not here.
 
-use super::output::{check_outputs, eprint, print, write_json};
+use super::output::{check_json_output, eprint, print, write_json};
 use super::ExperimentArgs;
 use crate::config::HwConfig;
 use crate::engine::saturation::{
@@ -185,13 +185,7 @@ pub fn saturation(args: &SaturationArgs) -> Result<i32> {
         ));
     }
     let cfg = args.exp.config()?;
-    check_outputs(
-        &args
-            .json
-            .iter()
-            .map(|j| ("--json", j.as_str()))
-            .collect::<Vec<_>>(),
-    )?;
+    check_json_output(args.json.as_deref())?;
     let opts = args.options(&cfg)?;
     super::warn_oversubscribed(&cfg, cfg.experiment.jobs.min(opts.replications) as usize);
     // The bar counts probes against the usual number per search — the first bracket, one
