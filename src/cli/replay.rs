@@ -388,7 +388,7 @@ fn summary_text(
     );
     let _ = writeln!(
         s,
-        "  replayed vs recorded: first creation → last delivery {} cycles against the recorded {} ({:+} cycles; slowdown {})",
+        "  replayed vs recorded: first recorded time → last delivery {} cycles against the recorded {} ({:+} cycles; slowdown {})",
         sum.replayed_span,
         sum.recorded_span,
         sum.replayed_span as i128 - sum.recorded_span as i128,

@@ -53,6 +53,12 @@ pub struct TraceMsg {
     /// time plus however late this one was created, so a rank held up by a receive
     /// stays held up for the rest of its sends.
     pub successor: Option<u64>,
+    /// The recorded time, in the trace's units, that the successor's lag is measured
+    /// from when it is not this message's own `time`: a collective's sends are stamped
+    /// with the rank's entry into the call, but the rank's next call starts from its
+    /// recorded exit, so a rank that waited inside the collective is late only by what
+    /// the replay adds to that exit (DUMPI; None elsewhere).
+    pub lag_from: Option<u64>,
 }
 
 /// A stream of messages in time order.

@@ -101,6 +101,9 @@ struct SendRec {
     bytes: u64,
     /// The sends that wait for this message's delivery.
     children: Vec<usize>,
+    /// A collective's send: the rank's recorded exit from the call, which its next
+    /// send's lag is measured from (see `TraceMsg::lag_from`).
+    exit_ns: Option<u64>,
 }
 
 struct RecvRec {
@@ -890,6 +893,7 @@ fn read_rank(
                                 time_ns: time,
                                 bytes,
                                 children: Vec::new(),
+                                exit_ns: None,
                             };
                             gate(sends, recvs, &mut completed, s);
                         }
@@ -1077,6 +1081,14 @@ impl<'a> Here<'a> {
         Ok(enter.sec * 1_000_000_000 + u64::from(enter.nsec))
     }
 
+    /// The call's recorded exit, in ns (its entry when the record has no exit stamp).
+    fn exit_time(&self) -> Result<u64> {
+        match self.call.wall {
+            Some((_, exit)) => Ok(exit.sec * 1_000_000_000 + u64::from(exit.nsec)),
+            None => self.time(),
+        }
+    }
+
     /// The message a send makes (None for MPI_PROC_NULL).
     fn send(
         &self,
@@ -1107,6 +1119,7 @@ impl<'a> Here<'a> {
             time_ns: self.time()?,
             bytes: count.max(0) as u64 * u64::from(size),
             children: Vec::new(),
+            exit_ns: None,
         }))
     }
 
@@ -1152,6 +1165,7 @@ impl<'a> Here<'a> {
         completed: &mut Vec<usize>,
     ) -> Result<u64> {
         let time = self.time()?;
+        let exit = self.exit_time()?;
         let mut sched = coll
             .plan
             .rank(coll.me)
@@ -1177,6 +1191,7 @@ impl<'a> Here<'a> {
                     time_ns: time,
                     bytes: t.bytes,
                     children: Vec::new(),
+                    exit_ns: Some(exit),
                 };
                 gate(sends, recvs, completed, s);
                 made += 1;
@@ -1303,6 +1318,7 @@ fn order(sends: &mut [SendRec], prefix: &str) -> Result<Vec<TraceMsg>> {
             size: s.bytes,
             children: s.children.iter().map(|&c| c as u64).collect(),
             successor: successor[i].map(|c| c as u64),
+            lag_from: s.exit_ns.map(|e| e.saturating_sub(t0)),
         });
     }
     if out.len() < sends.len() {

@@ -234,6 +234,7 @@ impl TraceSource for NetraceReader {
             dst: p[18] as u32,
             size,
             children,
+            lag_from: None,
             successor: None,
         }))
     }

@@ -231,6 +231,7 @@ impl TraceSource for TextReader {
             dst: node(c.dst, "dst")?,
             size: num(c.size, "size")?,
             children,
+            lag_from: None,
             successor: None,
         }))
     }

@@ -67,6 +67,9 @@ struct Pending {
     size: u64,
     flits: u32,
     recorded: Cycle,
+    /// The recorded cycle its successor's lag is measured from (`TraceMsg::lag_from`;
+    /// its own recorded cycle by default).
+    lag_from: Cycle,
     children: Vec<u64>,
     successor: Option<u64>,
 }
@@ -271,6 +274,9 @@ impl Driver {
                 size: m.size,
                 flits,
                 recorded,
+                lag_from: m
+                    .lag_from
+                    .map_or(recorded, |l| scale(l, self.opts.time_scale)),
                 children: if self.deps {
                     m.children.clone()
                 } else {
@@ -405,7 +411,7 @@ impl Driver {
             }
             if let Some(s) = p.successor {
                 // Program order: the successor may come due in this very cycle.
-                let delay = t - p.recorded;
+                let delay = t.saturating_sub(p.lag_from);
                 self.clear_parent(s, Allowed { at: 0, delay }, t);
             }
             self.first_created.get_or_insert(t);
@@ -570,9 +576,14 @@ impl Driver {
         let some = !self.lat.is_empty();
         let first = self.first_recorded.unwrap_or(0);
         let recorded_span = self.last_recorded - first;
-        let replayed_span = self
-            .first_created
-            .map_or(0, |c| self.last_delivery.saturating_sub(c));
+        // From the same origin as the recorded span: a message is never created before
+        // its recorded time, but the first one recorded may be created late (it waits
+        // for a parent), and measuring from that creation would hide the wait.
+        let replayed_span = if self.first_created.is_some() {
+            self.last_delivery.saturating_sub(first)
+        } else {
+            0
+        };
         let mean = |sum: u128| some.then(|| sum as f64 / n);
         let q = |h: &Histogram<u64>, q: f64| some.then(|| h.value_at_quantile(q));
         let mut all: Vec<(u32, RankAcc)> = self.ranks.iter().map(|(&k, &v)| (k, v)).collect();
@@ -677,6 +688,7 @@ mod tests {
                 size: 1,
                 children: vec![2 * i + 1],
                 successor: None,
+                lag_from: None,
             };
             d.ingest(&[m], Some(i)).unwrap();
             most = most.max(d.dependency_entries());
@@ -695,6 +707,7 @@ mod tests {
             size: 1,
             children,
             successor: None,
+            lag_from: None,
         };
         d.ingest(&[m(0, vec![1])], None).unwrap();
         let e = d.ingest(&[m(2, vec![])], None).unwrap_err().to_string();
@@ -715,6 +728,7 @@ mod tests {
             size: 1,
             children,
             successor: None,
+            lag_from: None,
         };
         let mut d = Driver::new(&opts, (0, 64), SizeUnit::Flits, "t");
         let e = d.ingest(&[m(5, vec![]), m(5, vec![])], None).unwrap_err();

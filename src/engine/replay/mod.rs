@@ -147,7 +147,8 @@ pub struct ReplaySummary {
     pub dangling_dependencies: u64,
     /// Cycle the first message was created (null: none was).
     pub first_created: Option<Cycle>,
-    /// Cycles from the first creation to the last delivery.
+    /// Cycles from the first recorded time (the recorded span's origin) to the last
+    /// delivery.
     pub replayed_span: Cycle,
     /// `replayed_span / recorded_span` (null when the trace spans no time).
     pub slowdown: Option<f64>,
