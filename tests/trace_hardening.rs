@@ -371,3 +371,41 @@ fn a_deadlocked_replay_is_a_deadlock_with_the_waiting_cycle_on_any_thread_count(
     assert_eq!(code, 3, "{err}");
     assert!(err.contains("waiting cycle of 8 channels"), "{err}");
 }
+
+/// D31: dependants named far ahead of the reader are held until they come; more than
+/// `MAX_AHEAD` (2^20) of them at once is refused instead of holding memory without bound.
+#[test]
+fn dependants_named_too_far_ahead_are_refused_instead_of_held_without_bound() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::from("time src dst flits id deps\n");
+    for i in 0..(1u64 << 20) + 10 {
+        text.push_str(&format!("{} 1 2 1 {i} {}\n", i, 1_000_000_000_000u64 + i));
+    }
+    let p = write(dir.path(), "ahead.txt", &text);
+    let e = replay(&p, &deps()).unwrap_err().to_string();
+    assert!(e.contains("named ahead") && e.contains("1048576"), "{e}");
+}
+
+/// The shipped traces name their dependants far fewer ahead than the limit: the limit
+/// refuses only traces no recording produces.
+#[test]
+fn the_shipped_netrace_traces_name_their_dependants_well_within_the_limit() {
+    for name in ["example", "shrtex", "lngrex", "multiregion"] {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("traces/netrace")
+            .join(format!("{name}.tra.bz2"));
+        let mut src = open(&path).unwrap();
+        let mut ahead = std::collections::BTreeSet::new();
+        let mut most = 0;
+        while let Some(m) = src.next_msg().unwrap() {
+            ahead = ahead.split_off(&(m.id + 1));
+            ahead.extend(m.children.iter().copied().filter(|&c| c > m.id));
+            most = most.max(ahead.len());
+        }
+        assert!(
+            most < 10_000,
+            "{name}: {most} dependants named ahead at once"
+        );
+        eprintln!("{name}: at most {most} dependants named ahead");
+    }
+}

@@ -57,6 +57,12 @@ pub(super) struct NetProgress {
     pub live: i64,
 }
 
+/// Most dependants a trace may name ahead of the messages read (ids not yet seen that
+/// a read message lists as its dependants): about 60 bytes each, so the replay's memory
+/// stays bounded (60 MB) whatever the trace; real traces name their dependants a few
+/// hundred ahead (the shipped Netrace traces: at most 103 at once; tested).
+pub(crate) const MAX_AHEAD: usize = 1 << 20;
+
 /// A message read and mapped onto the network, not yet created.
 struct Pending {
     id: u64,
@@ -290,6 +296,18 @@ impl Driver {
                     self.awaited.push(Reverse(c));
                 }
                 *n += 1;
+            }
+            if self.awaited.len() > MAX_AHEAD {
+                return Err(Error::Trace(format!(
+                    "{}: more than {MAX_AHEAD} dependants are named ahead of the messages \
+                     read so far (the nearest is id {}, the last read id {}): dependencies \
+                     reaching that far ahead would hold memory without bound, so they are \
+                     refused (a dependant must come within {MAX_AHEAD} named dependants of \
+                     its parent)",
+                    self.name,
+                    self.awaited.peek().map_or(0, |r| r.0),
+                    m.id
+                )));
             }
             if self.deps && self.parents.contains_key(&m.id) {
                 self.blocked.insert(m.id, p);
