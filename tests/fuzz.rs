@@ -639,22 +639,6 @@ fn shortest_message(length: &routemu::config::LengthConfig) -> u32 {
     .max(1)
 }
 
-/// The report as JSON without what may differ between equivalent runs (wall time,
-/// threads, and the settings that chose them).
-fn comparable(report: &routemu::stats::report::Report) -> serde_json::Value {
-    let mut v = serde_json::to_value(report).unwrap();
-    let o = v.as_object_mut().unwrap();
-    for k in [
-        "wall_seconds",
-        "node_cycles_per_second",
-        "threads",
-        "config",
-    ] {
-        o.remove(k);
-    }
-    v
-}
-
 /// Random small machines keep the report's invariants, and neither the thread count nor
 /// idle skipping changes a statistic.
 #[test]
@@ -721,7 +705,7 @@ fn random_machines_keep_the_report_invariants_for_any_threads_and_idle_skip() {
                 ));
             }
         }
-        let base = comparable(&report);
+        let base = common::statistics(&report);
         let mut threaded = cfg.clone();
         threaded.experiment.threads = 2;
         threaded.experiment.partition_min_nodes = Some(1);
@@ -729,7 +713,7 @@ fn random_machines_keep_the_report_invariants_for_any_threads_and_idle_skip() {
         no_skip.experiment.idle_skip = false;
         for (what, c) in [("2 threads", &threaded), ("idle_skip = false", &no_skip)] {
             match run(c) {
-                Ok(r) if comparable(&r) != base => {
+                Ok(r) if common::statistics(&r) != base => {
                     why.push(format!("{what} changed the statistics"));
                 }
                 Ok(_) => {}

@@ -420,16 +420,7 @@ fn observations_do_not_depend_on_threads_or_idle_skipping() {
         cfg.experiment.partition_min_nodes = Some(1);
         let run = |cfg: &HwConfig| {
             let (report, mut extras) = run_experiment_observed(cfg, &mut |_, _| {}).unwrap();
-            let mut v = serde_json::to_value(&report).unwrap();
-            let o = v.as_object_mut().unwrap();
-            for k in [
-                "wall_seconds",
-                "node_cycles_per_second",
-                "threads",
-                "config",
-            ] {
-                o.remove(k);
-            }
+            let v = common::statistics(&report);
             let topo = Topology::from_config(&cfg.topology).unwrap();
             let rule = LatencyRule {
                 def: cfg.experiment.latency,

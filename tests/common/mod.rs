@@ -63,3 +63,19 @@ pub fn routemu(args: &[&str]) -> Output {
         .output()
         .expect("binary runs")
 }
+
+/// A report as JSON without what may differ between runs that must agree (wall time,
+/// threads, and the configuration that chose them): the statistics.
+pub fn statistics(report: &routemu::stats::report::Report) -> serde_json::Value {
+    let mut v = serde_json::to_value(report).unwrap();
+    let o = v.as_object_mut().unwrap();
+    for k in [
+        "wall_seconds",
+        "node_cycles_per_second",
+        "threads",
+        "config",
+    ] {
+        o.remove(k);
+    }
+    v
+}

@@ -686,6 +686,20 @@ impl Driver {
 mod tests {
     use super::*;
 
+    /// A one-flit message from endpoint 0 to 1 at time 0 with dependants `children`.
+    fn msg(id: u64, children: Vec<u64>) -> TraceMsg {
+        TraceMsg {
+            id,
+            time: 0,
+            src: 0,
+            dst: 1,
+            size: 1,
+            children,
+            successor: None,
+            lag_from: None,
+        }
+    }
+
     #[test]
     fn dangling_dependencies_of_a_partial_trace_keep_no_memory() {
         // A region's worth of messages, each naming a dependant that is not there (the
@@ -717,18 +731,8 @@ mod tests {
         // A whole trace refuses the first one.
         let mut d = Driver::new(&opts, (0, 64), SizeUnit::Flits, "t");
         d.source_traits(true, false);
-        let m = |id: u64, children: Vec<u64>| TraceMsg {
-            id,
-            time: 0,
-            src: 0,
-            dst: 1,
-            size: 1,
-            children,
-            successor: None,
-            lag_from: None,
-        };
-        d.ingest(&[m(0, vec![1])], None).unwrap();
-        let e = d.ingest(&[m(2, vec![])], None).unwrap_err().to_string();
+        d.ingest(&[msg(0, vec![1])], None).unwrap();
+        let e = d.ingest(&[msg(2, vec![])], None).unwrap_err().to_string();
         assert!(e.contains("no message 1"), "{e}");
     }
 
@@ -738,22 +742,14 @@ mod tests {
             mode: ReplayMode::Deps,
             ..ReplayOptions::default()
         };
-        let m = |id: u64, children: Vec<u64>| TraceMsg {
-            id,
-            time: 0,
-            src: 0,
-            dst: 1,
-            size: 1,
-            children,
-            successor: None,
-            lag_from: None,
-        };
         let mut d = Driver::new(&opts, (0, 64), SizeUnit::Flits, "t");
-        let e = d.ingest(&[m(5, vec![]), m(5, vec![])], None).unwrap_err();
+        let e = d
+            .ingest(&[msg(5, vec![]), msg(5, vec![])], None)
+            .unwrap_err();
         assert!(e.to_string().contains("the id 5 is used twice"), "{e}");
         let mut d = Driver::new(&opts, (0, 64), SizeUnit::Flits, "t");
         let e = d
-            .ingest(&[m(10, vec![]), m(3, vec![10])], None)
+            .ingest(&[msg(10, vec![]), msg(3, vec![10])], None)
             .unwrap_err();
         assert!(
             e.to_string()
