@@ -9,7 +9,18 @@ pub type Cycle = u64;
 
 /// A node (router + processing element) of the network, numbered from 0.
 #[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, bytemuck::Zeroable,
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    serde::Deserialize,
+    bytemuck::Zeroable,
 )]
 pub struct NodeId(pub u32);
 
@@ -34,7 +45,18 @@ impl fmt::Display for NodeId {
 /// arrives at the neighbour on *input* port `p` ("the input that receives traffic moving
 /// in direction `p`"), and credits for that input go back to output port `p` of `u`.
 #[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, bytemuck::Zeroable,
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    serde::Deserialize,
+    bytemuck::Zeroable,
 )]
 pub struct PortId(pub u8);
 
@@ -63,7 +85,18 @@ impl VcId {
 /// bits and the source's own sequence number above them, so ids never depend on the
 /// order in which nodes are stepped.
 #[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, bytemuck::Zeroable,
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    serde::Deserialize,
+    bytemuck::Zeroable,
 )]
 pub struct MsgId(pub u64);
 

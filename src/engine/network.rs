@@ -43,7 +43,7 @@ pub trait Outbox<E> {
 
 /// Mode-independent measurements a network (partition) reports at the end of a
 /// replication; partitions' measures add up.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct NetMeasures {
     /// Flits absorbed at destinations inside the window.
     pub flits_accepted: u64,

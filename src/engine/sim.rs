@@ -85,7 +85,7 @@ pub enum Stop {
 }
 
 /// What a partition tells the others at the end of a cycle.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Summary {
     /// The next cycle this partition has anything to do in (its own busy routers, its
     /// calendar, its message creations, and what it sent to other partitions).

@@ -21,7 +21,17 @@ use crate::types::{Cycle, MsgId, NodeId};
 
 /// What travels with a message's head flit: its identity and the measurements gathered
 /// hop by hop.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, bytemuck::Zeroable)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    bytemuck::Zeroable,
+    serde::Serialize,
+    serde::Deserialize,
+)]
 pub struct MsgHeader {
     /// Message id.
     pub id: MsgId,

@@ -49,7 +49,7 @@ const FOUND_FREE: u8 = 0;
 const FOUND_QUEUE: u8 = CLASSES as u8 + 1;
 
 /// Measurements of one node's controller (requests that arrived in the window).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct CtrlStats {
     /// Requests.
     pub arrivals: u64,
@@ -70,7 +70,7 @@ pub struct CtrlStats {
 /// Arrivals by class, summed over a partition's nodes (the switching mode names the
 /// classes; wormhole headers are all class 0). Counts of requests that arrived in the
 /// window, like [`CtrlStats`].
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ClassStats {
     /// Requests of each class.
     pub arrivals: [u64; CLASSES],

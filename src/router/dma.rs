@@ -10,7 +10,7 @@ use crate::types::{Cycle, MsgId, NodeId};
 use std::collections::VecDeque;
 
 /// A message waiting in the source's memory for an injection engine.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PendingMsg {
     /// Id.
     pub id: MsgId,

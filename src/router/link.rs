@@ -60,7 +60,7 @@ impl LinkTiming {
 }
 
 /// Something arriving at a node's input or output side in a given cycle.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 pub enum LinkEvent {
     /// Flits arriving in an input VC buffer.
     Flit {

@@ -5,6 +5,7 @@
 
 pub mod ci;
 pub mod heatmap;
+pub mod hist_serde;
 pub mod latency_dist;
 pub mod msglog;
 pub mod observe;
@@ -31,7 +32,7 @@ pub fn histogram() -> Histogram<u64> {
 }
 
 /// A delivered message, as recorded for invariant checks and per-message output.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Delivery {
     /// Its header as it arrived (source in the id, destination, length, times, hops).
     pub header: MsgHeader,
@@ -40,13 +41,16 @@ pub struct Delivery {
 }
 
 /// Per-message measurements of one replication (measured messages only).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct MsgStats {
     /// Creation to tail absorbed.
+    #[serde(with = "crate::stats::hist_serde")]
     pub latency: Histogram<u64>,
     /// Head leaving the source router to tail absorbed.
+    #[serde(with = "crate::stats::hist_serde")]
     pub network: Histogram<u64>,
     /// Creation to head leaving the source router.
+    #[serde(with = "crate::stats::hist_serde")]
     pub source_queue: Histogram<u64>,
     /// Measured messages delivered.
     pub count: u64,

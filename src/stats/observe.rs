@@ -21,7 +21,7 @@ use std::fmt::Write;
 /// One directed network link's counts over a replication's window, as a switching mode
 /// reports it. The links and `busy` units are exactly those of the mode's
 /// `Network::measures`, so the per-link sums equal the report's link totals.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct LinkObs {
     /// The node the link leaves.
     pub from: u32,
@@ -42,7 +42,7 @@ pub struct LinkObs {
 
 /// One router input port's occupancy over a replication's window: time integrals, so
 /// their ratio to the window is a time average.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PortObs {
     /// Node.
     pub node: u32,
@@ -90,7 +90,7 @@ impl Level {
 }
 
 /// A node a message's header visited, recorded for the per-message log's path.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct HopRec {
     /// The message.
     pub id: MsgId,
@@ -103,7 +103,7 @@ pub struct HopRec {
 }
 
 /// Counts of one interval of the time series (one replication, one partition).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct IntervalCounts {
     /// Messages created.
     pub created: u64,
@@ -136,7 +136,7 @@ impl IntervalCounts {
 /// Interval boundaries: every `width` cycles, anchored at `anchor` (the end of the
 /// warm-up), so the measurement window starts on a boundary; the first interval,
 /// `[0, anchor mod width)`, is shorter when the warm-up is not a multiple of the width.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Intervals {
     /// Length of an interval (cycles, ≥ 1).
     pub width: Cycle,
@@ -178,7 +178,7 @@ impl Intervals {
 
 /// The time series one partition of one replication collects (`experiment.observe.
 /// interval`): counts by interval, and the backlog sampled at every boundary.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SeriesAcc {
     /// The boundaries.
     pub intervals: Intervals,

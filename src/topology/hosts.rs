@@ -38,7 +38,9 @@ use crate::error::{Error, Result};
 use std::collections::{HashMap, VecDeque};
 
 /// The three kinds of link paper 002 names (by the direction a worm crosses them).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum LinkClass {
     /// Host to switch.
     HostSwitch,

@@ -135,7 +135,7 @@ pub const FREE: CircuitId = u64::MAX;
 /// What a node knows of a link end in another partition (the peer of one of its own
 /// half-duplex ends): its state at the end of the previous cycle, sent by the peer's
 /// partition at every change.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct EndView {
     /// The circuit holding it (FREE: none).
     pub holder: CircuitId,

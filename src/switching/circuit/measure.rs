@@ -8,7 +8,7 @@ use crate::types::Cycle;
 use hdrhistogram::Histogram;
 
 /// Phase of a communication (paper 000's states, grouped).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[repr(u8)]
 pub enum Phase {
     /// Path set-up, including aborted attempts, their releases and back-offs.
@@ -44,17 +44,22 @@ pub enum HopKind {
 }
 
 /// Accumulated measurements of one replication.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct CircuitStats {
     /// Set-up time per measured message (DMA engine taken → destination DMA taken).
+    #[serde(with = "crate::stats::hist_serde")]
     pub setup: Histogram<u64>,
     /// Ack time.
+    #[serde(with = "crate::stats::hist_serde")]
     pub ack: Histogram<u64>,
     /// Data time.
+    #[serde(with = "crate::stats::hist_serde")]
     pub data: Histogram<u64>,
     /// Release time (data sent → last link released and tail absorbed).
+    #[serde(with = "crate::stats::hist_serde")]
     pub release: Histogram<u64>,
     /// Waits of measured controller requests.
+    #[serde(with = "crate::stats::hist_serde")]
     pub ctrl_wait: Histogram<u64>,
     /// Measured messages completed.
     pub count: u64,

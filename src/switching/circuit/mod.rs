@@ -130,7 +130,9 @@ fn ack_cycles(ack: AckDelay, hops: u64) -> Cycle {
 }
 
 /// What happens to a node in a cycle.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 #[repr(u8)]
 pub enum EventKind {
     /// A controller activity reaches the last cycle of a stage (`aux`: the server).
@@ -172,7 +174,7 @@ impl EventKind {
 }
 
 /// A signal or timer delivered to a node.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 pub struct CircuitEvent {
     /// The circuit it concerns (message id; 0 for `CtrlDone` and `LinkFreed`).
     pub id: u64,
@@ -1386,7 +1388,7 @@ impl CircuitNet {
 }
 
 /// What a circuit-switched replication measured, for the report.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct CircuitMeasures {
     /// The accumulated statistics (link-cycles held completed to the window's end).
     pub stats: CircuitStats,

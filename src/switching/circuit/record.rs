@@ -20,7 +20,7 @@ use crate::router::dma::PendingMsg;
 use crate::types::Cycle;
 
 /// When a circuit that reached its destination enters its later phases.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Timeline {
     /// The circuit (message id).
     pub id: u64,
@@ -48,7 +48,7 @@ impl Timeline {
 }
 
 /// What one partition hands another at the end of a cycle, besides events.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub enum CircuitRemote {
     /// A circuit's record, travelling with the signal sent to a node of the receiving
     /// partition (the event names the circuit by message id).
@@ -67,7 +67,7 @@ pub enum CircuitRemote {
 }
 
 /// A communication in progress, from the moment a sending DMA engine takes its message.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Circuit {
     pub(super) msg: PendingMsg,
     pub(super) engine: u8,

@@ -11,7 +11,7 @@ use crate::types::Cycle;
 pub const MAX_PATH_BUCKET: usize = 255;
 
 /// Accumulated measurements of one replication (one partition's share).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct DeflectionStats {
     /// Originating attempts (new messages and retries) decided in the window.
     pub attempts: u64,

@@ -110,7 +110,7 @@ pub fn router_delay(cfg: &HwConfig) -> Cycle {
 
 /// What a segment's header carries, and its end mark and abort name: the message and
 /// the segment's place in it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Seg {
     /// The message.
     pub id: MsgId,
@@ -137,7 +137,9 @@ pub struct Seg {
 }
 
 /// What happens at a node; the discriminant orders one node's events within a cycle.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 #[repr(u8)]
 pub enum Kind {
     /// The source has sent a segment's last flit (`port`, `lane`: its output lane).
@@ -155,7 +157,7 @@ pub enum Kind {
 }
 
 /// An event for a node.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 pub struct DeflEvent {
     /// Receiving node (global).
     pub node: u32,
@@ -1211,7 +1213,7 @@ impl DeflectionNet {
 }
 
 /// What a deflection replication measured, for the report.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct DeflectionMeasures {
     /// The counters (occupancies completed to the window's end).
     pub stats: DeflectionStats,

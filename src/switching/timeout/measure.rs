@@ -12,7 +12,7 @@ use crate::topology::hosts::LinkClass;
 use hdrhistogram::Histogram;
 
 /// Sums of x, x², x³ and the count: three raw moments, exactly mergeable.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Moments3 {
     /// Observations.
     pub n: u64,
@@ -67,7 +67,7 @@ impl Moments3 {
 pub const OCCUPANCY: usize = 8;
 
 /// Counts of one directed link (the output of a node's port).
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct LinkCounters {
     /// Headers that asked for the link (a host: tries it started).
     pub requests: u64,
@@ -105,11 +105,13 @@ impl LinkCounters {
 }
 
 /// Head inter-arrival times and waits (no timeout), cycles.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Distributions {
     /// Cycles between two headers asking for the same link.
+    #[serde(with = "crate::stats::hist_serde")]
     pub interarrival: Histogram<u64>,
     /// Waits of the headers granted the link.
+    #[serde(with = "crate::stats::hist_serde")]
     pub wait: Histogram<u64>,
 }
 
@@ -131,7 +133,7 @@ impl Distributions {
 }
 
 /// Accumulated measurements of one replication (one partition's share).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct TimeoutStats {
     /// Per directed link this partition owns: (global port index, class, counts).
     pub links: Vec<(u32, LinkClass, LinkCounters)>,
@@ -152,6 +154,7 @@ pub struct TimeoutStats {
     /// Delivered measured worms: tries each.
     pub worm_tries: Moments3,
     /// Their distribution.
+    #[serde(with = "crate::stats::hist_serde")]
     pub worm_tries_hist: Histogram<u64>,
     /// Delivered measured worms: cycles waited in the host queue, all visits together.
     pub worm_host_wait: Moments3,

@@ -86,7 +86,7 @@ pub fn zero_load_latency(links: u64, len: u64, latency: u64) -> Cycle {
 }
 
 /// What a worm's flits, resets and retries carry.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Worm {
     /// The message.
     pub id: MsgId,
@@ -118,7 +118,9 @@ const TAIL: u8 = 2;
 const NONE: u8 = u8::MAX;
 
 /// What happens at a node; the discriminant orders one node's events within a cycle.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 #[repr(u8)]
 pub enum Kind {
     /// `n` credits for output `port` (`flags` TAIL: the last is the tail's).
@@ -133,7 +135,7 @@ pub enum Kind {
 }
 
 /// An event for a node.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 pub struct TimeoutEvent {
     /// Receiving node.
     pub node: u32,
@@ -1098,7 +1100,7 @@ impl TimeoutNet {
 }
 
 /// What a timeout replication measured, for the report.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct TimeoutMeasures {
     /// The counters (holding of links still held completed to the window's end).
     pub stats: TimeoutStats,

@@ -108,7 +108,7 @@ fn obs_vec<T: Clone + Default>(cfg: &HwConfig, n: usize) -> Vec<T> {
 
 /// A message header that travels to another partition with its head flit: the sender
 /// writes it into the downstream VC's message slot, which belongs to the receiver.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 pub struct RemoteHeader {
     /// Downstream node (global number).
     pub node: u32,
@@ -787,7 +787,7 @@ impl WormholeNet {
 
 /// Wormhole switching's own measurements: none beyond the per-message statistics and
 /// link counts every mode keeps, from which its report block is computed.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct WormholeMeasures;
 
 impl ModeMeasures for WormholeMeasures {
