@@ -39,6 +39,10 @@ pub enum Error {
         /// The underlying error.
         source: std::io::Error,
     },
+    /// Ranks of a distributed run (`engine::distributed`) could not work together: what
+    /// one sent another could not be read, or the ranks disagree.
+    #[error("distributed run: {0}")]
+    Distributed(String),
     /// A signal (SIGINT, SIGTERM) stopped the work before it had anything to report.
     #[error("interrupted before anything could be written")]
     Interrupted,

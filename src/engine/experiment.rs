@@ -8,10 +8,13 @@ use super::sim::{Simulation, Stop};
 use crate::config::validate::validate;
 use crate::config::HwConfig;
 use crate::error::Result;
+use crate::router::controller::CtrlStats;
 use crate::stats::ci::mean_ci;
 use crate::stats::latency_dist::LatencyHistograms;
 use crate::stats::msglog::RepLog;
-use crate::stats::observe::{self, LinkRow, LinkTotals, RepObs, RouterRow, SeriesAcc};
+use crate::stats::observe::{
+    self, LinkObs, LinkRow, LinkTotals, PortObs, RepObs, RouterRow, SeriesAcc,
+};
 use crate::stats::report::{
     self, Controller, Deadlock, Dist, Latency, Messages, Phases, Report, Throughput, TopologyInfo,
 };
@@ -67,8 +70,8 @@ pub struct RepResult<M> {
     pub obs: Option<Box<RepObs>>,
 }
 
-/// A replication's results and the partitions that ran it.
-pub type Replication<N> = (RepResult<<N as Network>::Measures>, Vec<Simulation<N>>);
+/// A replication's results and what its partitions knew alike at its end.
+pub type Replication<N> = (RepResult<<N as Network>::Measures>, RunEnd);
 
 /// Runs one replication of a machine on the routers of switching mode `N` to its end,
 /// on as many partitions as `experiment.threads` asks for (and the network can use).
@@ -77,6 +80,9 @@ pub fn run_replication<N: Network + Send>(
     rep: u32,
     progress: &mut dyn FnMut(Cycle),
 ) -> Result<Replication<N>> {
+    if let Some(t) = crate::engine::distributed::current() {
+        return crate::engine::distributed::run_replication::<N>(cfg, rep, &*t, progress);
+    }
     let nodes = validate(cfg)?.topology.nodes();
     let e = &cfg.experiment;
     let parts = partitions_for::<N>(
@@ -85,8 +91,7 @@ pub fn run_replication<N: Network + Send>(
         e.partition_min_nodes.map(|m| m as usize),
     );
     let (mut sims, stop) = run_partitioned::<N>(cfg, rep, parts, progress)?;
-    let r = reduce(&mut sims, stop);
-    Ok((r, sims))
+    Ok(reduce(&mut sims, stop))
 }
 
 /// Share of the offered load (flits per node per cycle) by which the source backlog
@@ -155,46 +160,142 @@ pub fn chained_coef(st: &crate::router::controller::CtrlStats, w: f64) -> f64 {
     crate::model::mg1::chained_coefficient(lambda, rho, f, s_chained).unwrap_or(0.0)
 }
 
-/// One replication's results from its partitions. The per-message log's records
-/// (`experiment.observe.message_log`) move into the result rather than being copied:
-/// they can be most of the memory a run holds.
-fn reduce<N: Network>(parts: &mut [Simulation<N>], stop: Stop) -> RepResult<N::Measures> {
-    if !parts[0].exp_logs() {
-        return reduce_counts(parts, stop);
-    }
-    let (mut deliveries, mut hops) = (Vec::new(), Vec::new());
-    for p in parts.iter_mut() {
-        // One partition's vectors are taken whole, the others' appended.
-        if let Some(d) = p.stats.deliveries.as_mut() {
-            if deliveries.is_empty() {
-                std::mem::swap(&mut deliveries, d);
-            } else {
-                deliveries.append(d);
-            }
-        }
-        if let Some(h) = p.stats.hops.as_mut() {
-            if hops.is_empty() {
-                std::mem::swap(&mut hops, h);
-            } else {
-                hops.append(h);
-            }
-        }
-    }
-    let mut r = reduce_counts(parts, stop);
-    r.msgs.deliveries = Some(deliveries);
-    r.msgs.hops = Some(hops);
-    r
+/// What one partition measured in a replication, reduced to what [`reduce_parts`] needs:
+/// the unit that crosses from another process when partitions live in MPI ranks
+/// (`engine::distributed`). Built by [`PartResult::of`]; merged in partition (node)
+/// order, so the result does not depend on where partitions ran.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+#[serde(bound = "M: serde::Serialize + serde::de::DeserializeOwned")]
+pub struct PartResult<M> {
+    /// Nodes the partition stepped.
+    pub nodes: usize,
+    /// Its nodes' routing controllers.
+    pub ctrl: Vec<CtrlStats>,
+    /// Its link measures over the window.
+    pub measures: NetMeasures,
+    /// Its per-message statistics (the per-message log's records moved, not copied).
+    pub stats: MsgStats,
+    /// Messages left in its sources' memory.
+    pub backlog: u64,
+    /// The mode's own measures over the window.
+    pub mode: M,
+    /// Per-link rows (`experiment.observe.per_link` only).
+    pub links: Vec<LinkObs>,
+    /// Per-input-port rows (`experiment.observe.per_link` only).
+    pub ports: Vec<PortObs>,
+    /// Messages created (all).
+    pub generated: u64,
+    /// Messages delivered.
+    pub delivered: u64,
+    /// Messages lost (refused by a full source memory).
+    pub lost: u64,
+    /// Measured messages created.
+    pub measured_created: u64,
+    /// Flits created inside the window.
+    pub window_flits: u64,
+    /// Messages created inside the window.
+    pub window_messages: u64,
 }
 
-fn reduce_counts<N: Network>(parts: &[Simulation<N>], stop: Stop) -> RepResult<N::Measures> {
-    let first = &parts[0];
-    let n: f64 = parts.iter().map(|p| p.net.nodes() as f64).sum();
-    let ends = first.endpoints as f64;
-    let start = first.window.start;
-    let t = first.t;
-    let end = first.window.end.unwrap_or(t).min(t).max(start);
+/// What every partition of a replication knows alike when it ends: the clock, the
+/// window and the coordinator's samples (each partition holds a copy of the same
+/// coordinator).
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct RunEnd {
+    /// The cycle the replication ended at.
+    pub t: Cycle,
+    /// The window's first cycle.
+    pub start: Cycle,
+    /// The window's end, once known.
+    pub end: Option<Cycle>,
+    /// Nodes that create and receive messages.
+    pub endpoints: usize,
+    /// Servers per routing controller.
+    pub servers: usize,
+    /// See [`Simulation::backlog_samples`].
+    pub backlog_samples: Vec<(Cycle, u64)>,
+    /// See [`Simulation::outstanding_samples`].
+    pub outstanding_samples: Vec<(Cycle, u64)>,
+    /// `experiment.observe.per_link`.
+    pub per_link: bool,
+}
+
+impl RunEnd {
+    /// What partition `sim` knows of the end of its replication.
+    pub fn of<N: Network>(sim: &Simulation<N>) -> Self {
+        RunEnd {
+            t: sim.t,
+            start: sim.window.start,
+            end: sim.window.end,
+            endpoints: sim.endpoints,
+            servers: sim.net.ctrl_servers(),
+            backlog_samples: sim.backlog_samples().to_vec(),
+            outstanding_samples: sim.outstanding_samples().to_vec(),
+            per_link: sim.experiment().observe.per_link,
+        }
+    }
+
+    /// The window as measured: `[start, end)`, clipped to the cycles run.
+    pub fn window(&self) -> (Cycle, Cycle) {
+        let end = self.end.unwrap_or(self.t).min(self.t).max(self.start);
+        (self.start, end)
+    }
+}
+
+impl<M: ModeMeasures> PartResult<M> {
+    /// Partition `sim`'s results over the window of `end`; its per-message log records
+    /// move into the result.
+    pub fn of<N: Network<Measures = M>>(sim: &mut Simulation<N>, end: &RunEnd) -> Self {
+        let (start, stop) = end.window();
+        let deliveries = sim.stats.deliveries.as_mut().map(std::mem::take);
+        let hops = sim.stats.hops.as_mut().map(std::mem::take);
+        let mut stats = sim.stats.clone();
+        stats.deliveries = deliveries;
+        stats.hops = hops;
+        let (mut links, mut ports) = (Vec::new(), Vec::new());
+        if end.per_link {
+            sim.net.link_obs(start, stop, &mut links);
+            sim.net.port_obs(start, stop, &mut ports);
+        }
+        PartResult {
+            nodes: sim.net.nodes(),
+            ctrl: sim.net.ctrl_stats().to_vec(),
+            measures: sim.net.measures(start, stop),
+            stats,
+            backlog: sim.net.backlog() as u64,
+            mode: sim.net.mode_measures(start, stop),
+            links,
+            ports,
+            generated: sim.generated,
+            delivered: sim.net.delivered(),
+            lost: sim.net.lost(),
+            measured_created: sim.measured_created,
+            window_flits: sim.window_flits,
+            window_messages: sim.window_messages,
+        }
+    }
+}
+
+/// One replication's results from its partitions (in node order).
+fn reduce<N: Network>(parts: &mut [Simulation<N>], stop: Stop) -> Replication<N> {
+    let end = RunEnd::of(&parts[0]);
+    let results = parts.iter_mut().map(|p| PartResult::of(p, &end)).collect();
+    (reduce_parts::<N>(results, &end, stop), end)
+}
+
+/// One replication's results from what its partitions measured, in partition (node)
+/// order, wherever they ran.
+pub fn reduce_parts<N: Network>(
+    mut parts: Vec<PartResult<N::Measures>>,
+    run: &RunEnd,
+    stop: Stop,
+) -> RepResult<N::Measures> {
+    let n: f64 = parts.iter().map(|p| p.nodes as f64).sum();
+    let ends = run.endpoints as f64;
+    let t = run.t;
+    let (start, end) = run.window();
     let w = (end - start).max(1) as f64;
-    let nservers = first.net.ctrl_servers() as f64;
+    let nservers = run.servers as f64;
     let (mut arr, mut wait, mut ssum, mut ssq, mut pk_weighted) = (0u64, 0u64, 0u64, 0u64, 0.0f64);
     let mut pk_ok = nservers == 1.0;
     let (mut busy, mut chained, mut coef_weighted) = (0u64, 0u64, 0.0f64);
@@ -203,7 +304,7 @@ fn reduce_counts<N: Network>(parts: &[Simulation<N>], stop: Stop) -> RepResult<N
     // (longer than the window, or begun near its end) does not make a server more than
     // fully busy.
     let mut busy_time = 0.0f64;
-    for st in parts.iter().flat_map(|p| p.net.ctrl_stats()) {
+    for st in parts.iter().flat_map(|p| &p.ctrl) {
         busy_time += (st.service_sum as f64).min(nservers * w);
         arr += st.arrivals;
         wait += st.wait_sum;
@@ -241,28 +342,60 @@ fn reduce_counts<N: Network>(parts: &[Simulation<N>], stop: Stop) -> RepResult<N
         coef: per(0).filter(|_| pk_ok).map(|_| coef_weighted / arr as f64),
     };
     let mut m = NetMeasures::default();
-    let mut msgs = first.stats.clone();
-    for (i, p) in parts.iter().enumerate() {
-        m.add(&p.net.measures(start, end));
-        if i > 0 {
-            msgs.merge(&p.stats);
+    for p in &parts {
+        m.add(&p.measures);
+    }
+    // The per-message log's records: one partition's vectors taken whole, the others'
+    // appended (they can be most of the memory a run holds).
+    let (mut deliveries, mut hops) = (None::<Vec<_>>, None::<Vec<_>>);
+    for p in parts.iter_mut() {
+        if let Some(d) = p.stats.deliveries.take() {
+            match &mut deliveries {
+                Some(all) => all.extend(d),
+                None => deliveries = Some(d),
+            }
+        }
+        if let Some(h) = p.stats.hops.take() {
+            match &mut hops {
+                Some(all) => all.extend(h),
+                None => hops = Some(h),
+            }
         }
     }
+    let mut msgs = parts[0].stats.clone();
+    for p in &parts[1..] {
+        msgs.merge(&p.stats);
+    }
+    msgs.deliveries = deliveries;
+    msgs.hops = hops;
     if let Some(s) = &mut msgs.series {
         // Every partition sampled the same boundaries; the rest see the final backlog.
-        let backlog = parts.iter().map(|p| p.net.backlog() as u64).sum();
+        let backlog = parts.iter().map(|p| p.backlog).sum();
         s.close(t, backlog);
     }
-    let obs = first
-        .experiment()
-        .observe
-        .per_link
-        .then(|| Box::new(observe_links(parts, start, end, &m)));
-    let sum = |f: &dyn Fn(&Simulation<N>) -> u64| parts.iter().map(f).sum::<u64>();
-    let mut mode = first.net.mode_measures(start, end);
+    let mut mode = parts[0].mode.clone();
     for p in &parts[1..] {
-        mode.merge(&p.net.mode_measures(start, end));
+        mode.merge(&p.mode);
     }
+    let obs = run.per_link.then(|| {
+        let mut o = RepObs {
+            capacity: m.link_capacity,
+            servers: run.servers,
+            window: end - start,
+            busy_total: m.link_busy,
+            busy_max: m.link_busy_max,
+            link_count: m.link_count,
+            units: N::LINK_UNITS,
+            ..RepObs::default()
+        };
+        for p in &mut parts {
+            o.links.append(&mut p.links);
+            o.ports.append(&mut p.ports);
+            o.ctrl.extend_from_slice(&p.ctrl);
+        }
+        Box::new(sort_observations(o))
+    });
+    let sum = |f: &dyn Fn(&PartResult<N::Measures>) -> u64| parts.iter().map(f).sum::<u64>();
     let drained = stop == Stop::Drained;
     RepResult {
         cycles: t,
@@ -270,8 +403,8 @@ fn reduce_counts<N: Network>(parts: &[Simulation<N>], stop: Stop) -> RepResult<N
         stop,
         msgs,
         generated: sum(&|p| p.generated),
-        delivered: sum(&|p| p.net.delivered()),
-        lost: sum(&|p| p.net.lost()),
+        delivered: sum(&|p| p.delivered),
+        lost: sum(&|p| p.lost),
         measured: sum(&|p| p.measured_created),
         // Per node that creates and receives messages (switches do neither).
         offered: sum(&|p| p.window_flits) as f64 / (ends * w),
@@ -280,7 +413,7 @@ fn reduce_counts<N: Network>(parts: &[Simulation<N>], stop: Stop) -> RepResult<N
         // A deadlocked run is a deadlock, and a saturated one is flagged already.
         overloaded: drained
             && overloaded(
-                first.outstanding_samples(),
+                &run.outstanding_samples,
                 sum(&|p| p.window_flits) as f64 / (ends * w),
                 sum(&|p| p.window_flits) as f64 / sum(&|p| p.window_messages).max(1) as f64,
                 ends,
@@ -318,6 +451,12 @@ pub(crate) fn observe_links<N: Network>(
         p.net.port_obs(start, end, &mut o.ports);
         o.ctrl.extend_from_slice(p.net.ctrl_stats());
     }
+    sort_observations(o)
+}
+
+/// Orders a run's per-link and per-port rows, so that they do not depend on the
+/// partition count.
+fn sort_observations(mut o: RepObs) -> RepObs {
     o.links.sort_by_key(|l| (l.from, l.port));
     // A link whose ends live in two partitions (a half-duplex circuit link) comes
     // as one row per end: they add up.
@@ -522,7 +661,7 @@ fn run_reps<N: Network + Send>(
                 (*p)(rep, t);
             }
         })
-        .map(|(r, sims)| (r, sims[0].t));
+        .map(|(r, end)| (r, end.t));
         if matches!(&r, Ok((x, _)) if matches!(x.stop, Stop::Deadlock(_))) {
             first_deadlock.fetch_min(rep, Ordering::Relaxed);
         }

@@ -5,6 +5,7 @@
 //! replication; [`wheel`] holds what is in flight on the links. Nothing here knows a switching mode:
 //! each mode implements [`network::Network`] in `switching/`.
 
+pub mod distributed;
 pub mod experiment;
 pub mod interrupt;
 pub mod network;

@@ -94,7 +94,9 @@ pub struct ModeContext<'a> {
 /// at the end of the replication, merged, and turned into the mode's block of the report
 /// from every replication's (so confidence intervals over replications are the mode's to
 /// compute).
-pub trait ModeMeasures: Clone + std::fmt::Debug + Send + Sized {
+pub trait ModeMeasures:
+    Clone + std::fmt::Debug + Send + Sized + serde::Serialize + serde::de::DeserializeOwned
+{
     /// Adds another partition's measurements of the same replication (exact: integer
     /// counts and histograms, so the partition count never shows).
     fn merge(&mut self, other: &Self);
@@ -107,11 +109,16 @@ pub trait ModeMeasures: Clone + std::fmt::Debug + Send + Sized {
 /// A switching mode's network of routers.
 pub trait Network: Sized {
     /// Something delivered to a node in a given cycle (a flit, a credit, a signal).
-    type Event: Copy + std::fmt::Debug + Send + Located;
+    type Event: Copy
+        + std::fmt::Debug
+        + Send
+        + Located
+        + serde::Serialize
+        + serde::de::DeserializeOwned;
 
     /// Side data that crosses to another partition with an event (see
     /// `engine::partition`).
-    type Remote: Clone + std::fmt::Debug + Send;
+    type Remote: Clone + std::fmt::Debug + Send + serde::Serialize + serde::de::DeserializeOwned;
 
     /// Whether the events due in one cycle must be delivered in the canonical order of
     /// [`Network::event_key`] (per node) for the result not to depend on the order in which
@@ -149,6 +156,15 @@ pub trait Network: Sized {
 
     /// Cycles ahead the calendar's wheel should cover (further events use its heap).
     fn horizon(&self) -> Cycle;
+
+    /// The fewest cycles from a cycle in which an event (or side data) is sent to another
+    /// partition to the cycle it is due there: partitions in other processes then need to
+    /// exchange only this often (conservative synchronisation, `engine::distributed`).
+    /// 1, the default, is always safe; a mode that declares more is checked on every
+    /// event it sends across ([`PartOut`]).
+    fn lookahead(&self) -> Cycle {
+        1
+    }
 
     /// Canonical order of the events one node receives in one cycle.
     fn event_key(&self, e: &Self::Event) -> u64;

@@ -221,9 +221,12 @@ impl CycleBarrier for StdBarrier {
 
 /// Runs `worker` on `jobs` threads at once (on the caller's thread alone when `jobs` is
 /// 1), returning when every copy has returned. The workers share their queue of tasks
-/// (replications, sweep points, searches) through what `worker` captures.
+/// (replications, sweep points, searches) through what `worker` captures. When the
+/// caller's emulations are split over several ranks (`engine::distributed`), on the
+/// caller's thread alone: each replication is then a collective operation of the ranks,
+/// which must run the same ones in the same order.
 pub fn on_workers(jobs: usize, worker: impl Fn() + Sync) {
-    if jobs <= 1 {
+    if jobs <= 1 || crate::engine::distributed::current().is_some() {
         worker();
     } else {
         std::thread::scope(|s| {

@@ -43,6 +43,11 @@ pub struct PartOut<E, R> {
     pub extras: Vec<Vec<R>>,
     /// Earliest cycle of an event sent to another partition since the last hand-over.
     pub earliest_remote: Cycle,
+    /// The cycle being stepped.
+    pub now: Cycle,
+    /// The network's [`Network::lookahead`](super::network::Network::lookahead): an
+    /// event for another partition is due at least this many cycles after `now`.
+    pub lookahead: Cycle,
 }
 
 impl<E, R> PartOut<E, R> {
@@ -56,7 +61,16 @@ impl<E, R> PartOut<E, R> {
             events: (0..parts).map(|_| Vec::new()).collect(),
             extras: (0..parts).map(|_| Vec::new()).collect(),
             earliest_remote: Cycle::MAX,
+            now: 0,
+            lookahead: 1,
         }
+    }
+
+    /// The outbox, its events to other partitions due at least `lookahead` cycles after
+    /// they are sent.
+    pub fn with_lookahead(mut self, lookahead: Cycle) -> Self {
+        self.lookahead = lookahead.max(1);
+        self
     }
 
     /// Whether `node` belongs to this partition.
@@ -96,6 +110,15 @@ impl<E: Located, R> PartOut<E, R> {
     #[inline(never)]
     fn send_remote(&mut self, n: u32, at: Cycle, e: E) {
         let p = self.part_of(n);
+        // Partitions in other processes exchange only every `lookahead` cycles: an
+        // event due sooner would arrive late. A mode that declares too long a lookahead
+        // is a bug, caught here rather than as a silently different result.
+        assert!(
+            at >= self.now + self.lookahead,
+            "event for cycle {at} sent to another partition in cycle {} (lookahead {})",
+            self.now,
+            self.lookahead
+        );
         self.earliest_remote = self.earliest_remote.min(at);
         self.events[p].push((at, e));
     }

@@ -784,12 +784,12 @@ fn run_probe<N: Network + Send>(
     let mut c = cfg.clone();
     c.workload.rate = load.to_rate(plan.mean_length);
     c.experiment.saturation_backlog = probe_backlog_limit(cfg, opts.margin, plan.mean_length, load);
-    let (r, sims) = run_replication::<N>(&c, rep, progress)?;
+    let (r, end) = run_replication::<N>(&c, rep, progress)?;
     // A probe cut short says nothing about the load: the search has no result.
     if r.stop == Stop::Interrupted {
         return Err(crate::error::Error::Interrupted);
     }
-    let growth = backlog_growth(sims[0].backlog_samples());
+    let growth = backlog_growth(&end.backlog_samples);
     // Messages per cycle over the whole network → flits per node per cycle.
     let to_flits = |per_cycle: f64| FlitLoad(per_cycle * plan.mean_length / plan.endpoints);
     let lost_share = if r.generated > 0 {

@@ -262,6 +262,29 @@ impl Coordinator {
         }
     }
 
+    /// The end (exclusive) of the stretch of cycles from `next` that partitions can step
+    /// without a decision of the coordinator, when events between partitions are due
+    /// `lookahead` cycles or more after they are sent: the decision after the stretch's
+    /// last cycle is the first that can do anything but step on (stop, end or grow the
+    /// window, sample at a check point), and every event sent inside the stretch is due
+    /// after it. Partitions in other processes exchange once per stretch
+    /// (`engine::distributed`). One cycle when the window's end is not known in advance
+    /// (a window counted in messages, which closes in the cycle its last message is
+    /// created) and after the window's end (the run stops in the cycle the last measured
+    /// message is delivered).
+    pub fn horizon_end(&self, next: Cycle, lookahead: Cycle) -> Cycle {
+        let one = next + 1;
+        match self.window.end {
+            None => one,
+            Some(e) if next >= e => one,
+            Some(e) => next
+                .saturating_add(lookahead)
+                .min(self.next_check)
+                .min(e)
+                .max(one),
+        }
+    }
+
     /// Ends the window at `t` if it is still open (a run stopped early measures what it
     /// saw); returns the end.
     fn close(&mut self, t: Cycle) -> Cycle {
@@ -426,7 +449,7 @@ impl<N: Network> Simulation<N> {
                 n,
                 machine.topology.mean_distance().ceil() as usize + 2,
             ),
-            out: PartOut::new(net.horizon(), range, chunk, parts),
+            out: PartOut::new(net.horizon(), range, chunk, parts).with_lookahead(net.lookahead()),
             lo,
             due: Vec::new(),
             order: Vec::new(),
@@ -527,6 +550,7 @@ impl<N: Network> Simulation<N> {
     /// does not move (see [`Simulation::advance`]).
     pub fn step_local(&mut self) {
         let t = self.t;
+        self.out.now = t;
         if let Some(s) = &mut self.stats.series {
             // Before anything of cycle t: the backlog as the boundary saw it.
             if s.sample_due(t) {
@@ -681,6 +705,12 @@ impl<N: Network> Simulation<N> {
     /// The coordinator's decision after this cycle, from every partition's summary.
     pub fn coordinate(&mut self, parts: &[Summary], check: &mut dyn FnMut(Cycle)) -> Decision {
         self.coord.decide(self.t, parts, check)
+    }
+
+    /// See [`Coordinator::horizon_end`]: from the current cycle, with this network's
+    /// lookahead.
+    pub fn horizon_end(&self) -> Cycle {
+        self.coord.horizon_end(self.t, self.out.lookahead)
     }
 
     /// Ends the replication after the current cycle with the window's final end.

@@ -845,6 +845,15 @@ impl Network for WormholeNet {
     fn horizon(&self) -> Cycle {
         self.timing.horizon()
     }
+    // A flit is due downstream `traversal + latency` cycles after its grant, a credit
+    // `credit_latency` after it is sent; a head's header is written into the downstream
+    // slot with it, and nothing reads that slot before the head arrives.
+    fn lookahead(&self) -> Cycle {
+        self.timing
+            .flit_delay()
+            .min(self.timing.credit_latency)
+            .max(1)
+    }
     fn event_key(&self, _e: &LinkEvent) -> u64 {
         0
     }

@@ -1,0 +1,181 @@
+//! Partitions in several ranks change nothing: every preset gives, on every rank, the
+//! report one process gives, whatever the number of ranks and of threads per rank and
+//! whatever the links' lookahead; a deadlock is reported alike. Ranks are threads here
+//! (`engine::distributed::local`); tests/mpi.rs runs the same comparison under `mpirun`
+//! when the `mpi` feature is built.
+
+mod common;
+
+use routemu::config::{HwConfig, Measure};
+use routemu::engine::distributed::{local::LocalRanks, with_transport};
+use routemu::engine::experiment::run_experiment;
+use serde_json::Value;
+use std::sync::Arc;
+
+fn report(cfg: &HwConfig) -> Value {
+    let r = run_experiment(cfg, &mut |_, _| {}).unwrap();
+    let mut v = serde_json::to_value(&r).unwrap();
+    let o = v.as_object_mut().unwrap();
+    for k in ["wall_seconds", "node_cycles_per_second", "threads"] {
+        o.remove(k);
+    }
+    let e = v["config"]["experiment"].as_object_mut().unwrap();
+    for k in ["threads", "jobs"] {
+        e.remove(k);
+    }
+    v
+}
+
+/// The report of `cfg` run over `ranks` ranks (every rank must hold the same one), the
+/// partitions it ran on and the exchanges the ranks made.
+fn ranked_with(cfg: &HwConfig, ranks: usize) -> (Value, u64, u64) {
+    let ts: Vec<Arc<LocalRanks>> = LocalRanks::new(ranks).into_iter().map(Arc::new).collect();
+    let reports: Vec<Value> = std::thread::scope(|s| {
+        let handles: Vec<_> = ts
+            .iter()
+            .map(|t| {
+                let t = t.clone();
+                s.spawn(move || {
+                    with_transport(t, || {
+                        serde_json::to_value(run_experiment(cfg, &mut |_, _| {}).unwrap()).unwrap()
+                    })
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let parts = reports[0]["threads"].as_u64().unwrap();
+    let strip = |mut v: Value| {
+        let o = v.as_object_mut().unwrap();
+        for k in ["wall_seconds", "node_cycles_per_second", "threads"] {
+            o.remove(k);
+        }
+        let e = v["config"]["experiment"].as_object_mut().unwrap();
+        for k in ["threads", "jobs"] {
+            e.remove(k);
+        }
+        v
+    };
+    let reports: Vec<Value> = reports.into_iter().map(strip).collect();
+    for (r, v) in reports.iter().enumerate().skip(1) {
+        assert_eq!(&reports[0], v, "rank {r} holds another report than rank 0");
+    }
+    (
+        reports.into_iter().next().unwrap(),
+        parts,
+        ts[0].exchanges(),
+    )
+}
+
+fn ranked(cfg: &HwConfig, ranks: usize) -> Value {
+    ranked_with(cfg, ranks).0
+}
+
+fn short(name: &str, mut cfg: HwConfig) -> HwConfig {
+    cfg.experiment.replications = 2;
+    cfg.experiment.partition_min_nodes = Some(1);
+    if name.starts_with("circuit") {
+        cfg.experiment.warmup = 5_000;
+        cfg.experiment.measure = Measure::Cycles(15_000);
+        cfg.workload.rate *= 2.0;
+    } else if name.starts_with("timeout") {
+        cfg.experiment.warmup = 1_000;
+        cfg.experiment.measure = Measure::Cycles(4_000);
+    } else {
+        cfg.experiment.warmup = 1_000;
+        cfg.experiment.measure = Measure::Cycles(2_000);
+        cfg.workload.rate *= 3.0;
+    }
+    cfg
+}
+
+fn all_presets() -> Vec<(String, HwConfig)> {
+    let mut v = common::wormhole_presets();
+    v.extend(common::circuit_presets());
+    v.extend(common::deflection_presets());
+    v.extend(common::timeout_presets());
+    v
+}
+
+#[test]
+fn every_preset_gives_one_process_report_on_2_and_3_ranks() {
+    for (name, cfg) in all_presets() {
+        let cfg = short(&name, cfg);
+        let one = report(&cfg);
+        assert_eq!(one, ranked(&cfg, 2), "{name} on 2 ranks");
+        let mut c = cfg.clone();
+        c.experiment.threads = 2;
+        assert_eq!(one, ranked(&c, 3), "{name} on 3 ranks of 2 threads");
+    }
+}
+
+#[test]
+fn ranks_really_split_the_network_into_ranks_times_threads_partitions() {
+    let mut cfg = short("w", common::preset("wormhole-torus-dor.ron"));
+    cfg.experiment.replications = 1;
+    assert_eq!(ranked_with(&cfg, 2).1, 2);
+    cfg.experiment.threads = 2;
+    assert_eq!(ranked_with(&cfg, 3).1, 6);
+}
+
+#[test]
+fn long_links_let_ranks_exchange_less_often_with_the_same_result() {
+    let mut base = short("w", common::preset("wormhole-torus-dor.ron"));
+    base.experiment.replications = 1;
+    let (_, _, every_cycle) = ranked_with(&base, 2);
+    base.links.latency = 20;
+    base.links.credit_latency = None;
+    let (_, _, stretched) = ranked_with(&base, 2);
+    // Stretches of 20 cycles or more (the crossbar traversal adds to the link), cut at
+    // check points and the window's end, up to the window's end; then one cycle each
+    // until the last measured message is delivered (the stop can come in any cycle).
+    assert!(
+        stretched * 4 < every_cycle,
+        "latency 20: {stretched} exchanges, latency 1: {every_cycle}"
+    );
+    for latency in [4, 20] {
+        let mut cfg = base.clone();
+        cfg.links.latency = latency;
+        cfg.links.credit_latency = None;
+        let one = report(&cfg);
+        assert_eq!(one, ranked(&cfg, 2), "latency {latency} on 2 ranks");
+        cfg.experiment.threads = 2;
+        assert_eq!(
+            one,
+            ranked(&cfg, 3),
+            "latency {latency} on 3 ranks of 2 threads"
+        );
+    }
+}
+
+#[test]
+fn a_window_counted_in_messages_closes_alike_on_ranks() {
+    let mut cfg = short("w", common::preset("wormhole-torus-adaptive.ron"));
+    cfg.links.latency = 4;
+    cfg.experiment.measure = Measure::Messages(3_000);
+    assert_eq!(report(&cfg), ranked(&cfg, 3));
+}
+
+#[test]
+fn a_network_smaller_than_the_ranks_is_refused() {
+    let mut cfg = short("w", common::preset("wormhole-torus-dor.ron"));
+    cfg.topology = ron::from_str("Torus(k: 2, n: 1)").unwrap();
+    let errors: Vec<String> = std::thread::scope(|s| {
+        let handles: Vec<_> = LocalRanks::new(3)
+            .into_iter()
+            .map(|t| {
+                let cfg = &cfg;
+                s.spawn(move || {
+                    with_transport(Arc::new(t), || run_experiment(cfg, &mut |_, _| {}))
+                        .err()
+                        .map(|e| e.to_string())
+                        .unwrap_or_default()
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    for e in errors {
+        assert!(e.contains("cannot be split over 3 MPI ranks"), "{e}");
+    }
+}
