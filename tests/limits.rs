@@ -383,7 +383,7 @@ fn a_forced_deflection_machine_that_does_not_fit_is_a_message_not_an_abort() {
     forced_run_fails_with_a_message(
         600_000,
         "hw/deflection-ms.ron",
-        &["topology=ManhattanStreet(k: 1024)", "router.vcs=8"],
+        &["topology=ManhattanStreet(k: 512)", "router.vcs=32"],
     );
 }
 
