@@ -136,7 +136,10 @@ fn a_trace_sweep_whose_point_deadlocked_writes_every_point_then_exits_with_statu
         err.contains(&format!("1 point(s) deadlocked: {ring}")),
         "{err}"
     );
-    assert!(err.contains("deadlocked at cycle"), "the waits are described: {err}");
+    assert!(
+        err.contains("deadlocked at cycle"),
+        "the waits are described: {err}"
+    );
     // The point after the deadlocked one ran, and both are in the CSV and the JSON.
     let text = std::fs::read_to_string(&csv).unwrap();
     let rows: Vec<&str> = text.lines().collect();

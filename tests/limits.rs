@@ -355,7 +355,10 @@ fn forced_run_fails_with_a_message(kib: u64, hw: &str, sets: &[&str]) {
     let out = capped(kib, &args);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{hw} {sets:?}: {err}");
-    assert!(err.contains("--force to try anyway"), "{hw} {sets:?}: {err}");
+    assert!(
+        err.contains("--force to try anyway"),
+        "{hw} {sets:?}: {err}"
+    );
     args.push("--force");
     let out = capped(kib, &args);
     let err = String::from_utf8_lossy(&out.stderr);
@@ -369,7 +372,10 @@ fn forced_run_fails_with_a_message(kib: u64, hw: &str, sets: &[&str]) {
         err.contains("out of memory: the ") && err.contains("cannot be allocated"),
         "{hw} {sets:?}: {err}"
     );
-    assert!(!err.contains("memory allocation of"), "{hw} {sets:?}: {err}");
+    assert!(
+        !err.contains("memory allocation of"),
+        "{hw} {sets:?}: {err}"
+    );
     assert!(!json.exists(), "{hw} {sets:?}: nothing written");
 }
 

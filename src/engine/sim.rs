@@ -392,10 +392,9 @@ impl<N: Network> Simulation<N> {
         let mut next_arrival = filled_table(Some(n), f64::INFINITY, "next arrival")?;
         let mut creations = BinaryHeap::from(empty_table(Some(n), "message creation calendar")?);
         let (mut saturated, depth) = match workload.arrivals.process {
-            ArrivalProcess::Saturated { depth } => (
-                empty_table(Some(n), "saturated source")?,
-                depth as usize,
-            ),
+            ArrivalProcess::Saturated { depth } => {
+                (empty_table(Some(n), "saturated source")?, depth as usize)
+            }
             _ => (Vec::new(), 0),
         };
         for i in 0..n {

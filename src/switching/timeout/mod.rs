@@ -330,8 +330,7 @@ impl TimeoutNet {
             .map(|(u, p)| base[u as usize - lo] as usize + p as usize);
         let port_of = collected_table(
             ports,
-            (0..hi - lo)
-                .flat_map(|n| (0..base[n + 1] - base[n]).map(move |p| (n as u32, p as u8))),
+            (0..hi - lo).flat_map(|n| (0..base[n + 1] - base[n]).map(move |p| (n as u32, p as u8))),
             "timeout port owner",
         )?;
         let obs_len = if cfg.experiment.observe.per_link {
@@ -373,7 +372,11 @@ impl TimeoutNet {
             hosts: filled_table(Some(hosts), Host::default(), "timeout host")?,
             active: zeroed_table(Some(hi - lo), "timeout active ports")?,
             port_of,
-            link: filled_table(Some(ports), LinkCounters::default(), "timeout link counters")?,
+            link: filled_table(
+                Some(ports),
+                LinkCounters::default(),
+                "timeout link counters",
+            )?,
             last_request: filled_table(Some(ports), Cycle::MAX, "timeout last request")?,
             in_sys: zeroed_table(Some(ports), "timeout messages in system")?,
             sys_since: zeroed_table(Some(ports), "timeout system time")?,

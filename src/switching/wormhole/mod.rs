@@ -299,7 +299,11 @@ impl WormholeNet {
             local: nodes,
             obs: cfg.experiment.observe.per_link,
             link_heads: obs_vec(cfg, nodes.checked_mul(layout.all_ports()), "per-link heads")?,
-            occ: obs_vec(cfg, nodes.checked_mul(layout.all_ports()), "per-port occupancy")?,
+            occ: obs_vec(
+                cfg,
+                nodes.checked_mul(layout.all_ports()),
+                "per-port occupancy",
+            )?,
         })
     }
 
