@@ -341,22 +341,62 @@ pub fn work(cfg: &HwConfig, m: &Machine) -> Work {
     }
 }
 
+/// The error of a table that cannot be had: `len` entries of `T` (None: the count
+/// overflowed) for the table named `what`.
+fn table_error<T>(what: &str, len: Option<usize>) -> Error {
+    let size = std::mem::size_of::<T>();
+    Error::Limit(format!(
+        "out of memory: the {what} table ({} entries of {size} bytes{}) cannot be allocated",
+        len.map_or("too many".to_string(), |n| n.to_string()),
+        len.and_then(|n| n.checked_mul(size))
+            .map_or(String::new(), |b| format!(", {}", gib(b as u64)))
+    ))
+}
+
 /// A zeroed table of `len` entries (None: the count overflowed), or an error naming
 /// `what` when the memory cannot be had — instead of the allocator's abort, for runs
-/// that went ahead with `--force` or whose estimate fell short.
+/// that went ahead with `--force` or whose estimate fell short. Zeroed memory is mapped
+/// lazily, so entries nobody touches cost no memory.
 pub fn zeroed_table<T: bytemuck::Zeroable>(len: Option<usize>, what: &str) -> Result<Vec<T>> {
-    let fail = |n: Option<usize>| {
-        Error::Limit(format!(
-            "out of memory: the {what} table ({} entries of {} bytes) cannot be allocated",
-            n.map_or("too many".to_string(), |n| n.to_string()),
-            std::mem::size_of::<T>()
-        ))
-    };
-    let n = len.ok_or_else(|| fail(None))?;
+    let n = len.ok_or_else(|| table_error::<T>(what, None))?;
     n.checked_mul(std::mem::size_of::<T>())
         .filter(|&b| b <= isize::MAX as usize)
-        .ok_or_else(|| fail(len))?;
-    bytemuck::allocation::try_zeroed_vec(n).map_err(|_| fail(len))
+        .ok_or_else(|| table_error::<T>(what, len))?;
+    bytemuck::allocation::try_zeroed_vec(n).map_err(|_| table_error::<T>(what, len))
+}
+
+/// A table of `len` copies of `value` (None: the count overflowed), or an error naming
+/// `what` when the memory cannot be had (see [`zeroed_table`], which suits zero values
+/// better).
+pub fn filled_table<T: Clone>(len: Option<usize>, value: T, what: &str) -> Result<Vec<T>> {
+    let mut v = empty_table(len, what)?;
+    if let Some(n) = len {
+        v.resize(n, value);
+    }
+    Ok(v)
+}
+
+/// An empty table with room for `len` entries (None: the count overflowed), or an
+/// error naming `what` when the memory cannot be had; filling it up to `len` entries
+/// allocates nothing more.
+pub fn empty_table<T>(len: Option<usize>, what: &str) -> Result<Vec<T>> {
+    let n = len.ok_or_else(|| table_error::<T>(what, None))?;
+    let mut v = Vec::new();
+    v.try_reserve_exact(n)
+        .map_err(|_| table_error::<T>(what, len))?;
+    Ok(v)
+}
+
+/// A table of the `len` items of `items` (one per node, say), or an error naming `what`
+/// when the memory cannot be had.
+pub fn collected_table<T>(
+    len: usize,
+    items: impl IntoIterator<Item = T>,
+    what: &str,
+) -> Result<Vec<T>> {
+    let mut v = empty_table(Some(len), what)?;
+    v.extend(items);
+    Ok(v)
 }
 
 #[cfg(test)]
@@ -445,6 +485,17 @@ mod tests {
         );
         assert!(zeroed_table::<u64>(None, "test").is_err());
         assert_eq!(zeroed_table::<u64>(Some(3), "test").unwrap(), vec![0; 3]);
+        for err in [
+            filled_table(Some(usize::MAX / 2), 7u64, "filled").unwrap_err(),
+            empty_table::<u64>(Some(usize::MAX / 2), "filled").unwrap_err(),
+            collected_table::<u64>(usize::MAX / 2, [], "filled").unwrap_err(),
+            filled_table(None, 7u64, "filled").unwrap_err(),
+        ] {
+            let err = err.to_string();
+            assert!(err.contains("out of memory: the filled table"), "{err}");
+        }
+        assert_eq!(filled_table(Some(3), 7u64, "t").unwrap(), vec![7; 3]);
+        assert_eq!(collected_table(2, 0..2u8, "t").unwrap(), vec![0, 1]);
     }
 
     #[test]

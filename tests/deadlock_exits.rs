@@ -94,3 +94,62 @@ fn a_saturation_search_that_met_a_deadlock_writes_its_result_then_exits_with_sta
         "{warnings:?}"
     );
 }
+
+#[test]
+fn a_trace_sweep_whose_point_deadlocked_writes_every_point_then_exits_with_status_three() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        p.to_str().unwrap().to_string()
+    };
+    // Eight long messages around a ring of the torus on one VC without dateline classes
+    // wait for one another for ever; a few short ones between neighbours do not.
+    let mut ring = String::from("time src dst flits\n");
+    for i in 0..8 {
+        ring.push_str(&format!("0 {i} {} 64\n", (i + 5) % 8));
+    }
+    let ring = write("ring.txt", &ring);
+    let calm = write("calm.txt", "time src dst flits\n0 1 2 3\n5 3 4 4\n");
+    let csv = dir.path().join("t.csv");
+    let json = dir.path().join("t.json");
+    let mut args = vec![
+        "sweep",
+        "hw/wormhole-torus-dor.ron",
+        "--trace",
+        &ring,
+        "--trace",
+        &calm,
+        "--y",
+        "messages",
+        "--csv",
+        csv.to_str().unwrap(),
+        "--json",
+        json.to_str().unwrap(),
+    ];
+    args.extend(&UNSAFE[..6]);
+    let out = routemu(&args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(
+        err.contains(&format!("1 point(s) deadlocked: {ring}")),
+        "{err}"
+    );
+    assert!(
+        err.contains("deadlocked at cycle"),
+        "the waits are described: {err}"
+    );
+    // The point after the deadlocked one ran, and both are in the CSV and the JSON.
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let rows: Vec<&str> = text.lines().collect();
+    assert_eq!(rows[0], "trace,messages_measured,deadlock", "{text}");
+    assert_eq!(rows[1], format!("{ring},,true"), "{text}");
+    assert_eq!(rows[2], format!("{calm},2,false"), "{text}");
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let points = v["points"].as_array().unwrap();
+    assert_eq!(points.len(), 2);
+    assert_eq!(points[0]["deadlock"], true);
+    assert_eq!(points[1]["deadlock"], false);
+    assert_eq!(points[1]["quantities"]["messages"]["measured"], 2.0);
+}

@@ -330,3 +330,74 @@ fn force_lets_a_refused_machine_go_ahead_and_a_failed_table_is_a_message() {
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("out of memory"), "{err}");
 }
+
+/// Runs `args` with `--force` under an address-space cap of `kib` KiB and expects the
+/// first table that does not fit to end the run with a message naming it: exit status 1
+/// (not the allocator's abort, which is a signal), no panic, nothing written.
+fn forced_run_fails_with_a_message(kib: u64, hw: &str, sets: &[&str]) {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("r.json");
+    let mut args = vec!["run", hw];
+    for s in sets {
+        args.extend(["--set", s]);
+    }
+    args.extend([
+        "--warmup",
+        "10",
+        "--cycles",
+        "100",
+        "--replications",
+        "1",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    // Without --force the estimate refuses the machine outright.
+    let out = capped(kib, &args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{hw} {sets:?}: {err}");
+    assert!(
+        err.contains("--force to try anyway"),
+        "{hw} {sets:?}: {err}"
+    );
+    args.push("--force");
+    let out = capped(kib, &args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{hw} {sets:?}: an exit status, not a signal: {err}"
+    );
+    assert!(!err.contains("panicked"), "{hw} {sets:?}: {err}");
+    assert!(
+        err.contains("out of memory: the ") && err.contains("cannot be allocated"),
+        "{hw} {sets:?}: {err}"
+    );
+    assert!(
+        !err.contains("memory allocation of"),
+        "{hw} {sets:?}: {err}"
+    );
+    assert!(!json.exists(), "{hw} {sets:?}: nothing written");
+}
+
+#[test]
+fn a_forced_circuit_machine_that_does_not_fit_is_a_message_not_an_abort() {
+    forced_run_fails_with_a_message(600_000, "hw/circuit-hold.ron", &["topology.dim=20"]);
+}
+
+#[test]
+fn a_forced_deflection_machine_that_does_not_fit_is_a_message_not_an_abort() {
+    forced_run_fails_with_a_message(
+        600_000,
+        "hw/deflection-ms.ron",
+        &["topology=ManhattanStreet(k: 512)", "router.vcs=32"],
+    );
+}
+
+#[test]
+fn a_forced_timeout_machine_that_does_not_fit_is_a_message_not_an_abort() {
+    forced_run_fails_with_a_message(
+        600_000,
+        "hw/timeout-lan-3x3.ron",
+        &["topology=SwitchedTorus(k: 512, hosts: 4)"],
+    );
+}

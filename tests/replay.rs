@@ -168,6 +168,43 @@ fn the_command_writes_the_summary_json_and_per_message_csv() {
 }
 
 #[test]
+fn a_replay_on_more_threads_than_cores_warns_that_they_oversubscribe_the_machine() {
+    // More partitions than the machine has cores, so more than are free whatever else
+    // runs. A k×k torus with k ≥ T splits into exactly T partitions when a partition may
+    // hold a single node.
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = (cores + 1).to_string();
+    let k = (cores + 1).max(8);
+    let set_k = format!("topology.k={k}");
+    let args = |threads: &str| {
+        common::routemu(&[
+            "replay",
+            "hw/wormhole-torus-dor.ron",
+            "--set",
+            &set_k,
+            "--trace",
+            "traces/netrace/shrtex.tra.bz2",
+            "--threads",
+            threads,
+            "--set",
+            "experiment.partition_min_nodes=1",
+        ])
+    };
+    let out = args(&threads);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains(&format!("warning: {threads} threads asked for but only")),
+        "{err}"
+    );
+    // One thread never oversubscribes.
+    let out = args("1");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(!err.contains("threads asked for"), "{err}");
+}
+
+#[test]
 fn bad_traces_and_maps_are_refused_with_the_place_and_nothing_written() {
     let dir = tempfile::tempdir().unwrap();
     let csv = dir.path().join("m.csv");

@@ -216,9 +216,11 @@ fn a_sweep_over_traces_replays_each_trace_at_each_point() {
             "router.vcs",
             "trace",
             "latency_mean_measured",
-            "messages_measured"
+            "messages_measured",
+            "deadlock"
         ]
     );
+    assert_eq!(col(&t, "deadlock"), ["false"; 4]);
     assert_eq!(
         col(&t, "trace"),
         [a.clone(), b.clone(), a.clone(), b.clone()]

@@ -219,6 +219,9 @@ pub fn replay(a: &ReplayArgs) -> Result<i32> {
         outputs.push(("--messages", m));
     }
     a.observe.check_with(outputs, &topo)?;
+    // The replay runs one partition per thread (as many as the network can use), one
+    // replay at a time.
+    super::warn_oversubscribed(&cfg, 1);
     let opts = ReplayOptions {
         mode: a.mode,
         gap: a.gap,

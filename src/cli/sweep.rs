@@ -116,12 +116,18 @@ pub struct Done {
     pub point: Option<Point>,
     /// Each quantity's cells, one per column suffix.
     pub cells: Vec<Vec<Option<f64>>>,
+    /// Whether the point deadlocked (its cells then hold what was measured, or nothing
+    /// for a trace replay).
+    pub deadlock: bool,
+    /// A deadlocked trace replay's description of the waits (said on standard error).
+    pub waits: Option<String>,
 }
 
 /// The table of a sweep (the CSV and what figures are drawn from): the axes; for a
 /// synthetic sweep every compare key's measured, 95% half-width, model and relative
 /// error, then each report quantity's measured and half-width, then `saturated,
-/// deadlock, model_saturated`; for a trace sweep each quantity's measured column.
+/// deadlock, model_saturated`; for a trace sweep each quantity's measured column, then
+/// `deadlock`.
 pub fn table(axes: &[Axis], quantities: &[Quantity], done: &[Done]) -> Table {
     let trace = axes.iter().any(|a| a.path == TRACE_AXIS);
     let mut head: Vec<String> = axes.iter().map(|a| a.path.clone()).collect();
@@ -141,7 +147,9 @@ pub fn table(axes: &[Axis], quantities: &[Quantity], done: &[Done]) -> Table {
             head.push(format!("{}_{s}", quantities[i].name()));
         }
     }
-    if !trace {
+    if trace {
+        head.push("deadlock".into());
+    } else {
         head.extend(FLAGS.map(String::from));
     }
     let rows = done
@@ -161,10 +169,13 @@ pub fn table(axes: &[Axis], quantities: &[Quantity], done: &[Done]) -> Table {
             for &i in &extra {
                 line.extend(d.cells[i].iter().map(|c| cell(*c)));
             }
-            if let Some(p) = &d.point {
-                line.push(p.saturated.to_string());
-                line.push(p.deadlock.to_string());
-                line.push(p.model_saturated.is_some().to_string());
+            match &d.point {
+                Some(p) => {
+                    line.push(p.saturated.to_string());
+                    line.push(p.deadlock.to_string());
+                    line.push(p.model_saturated.is_some().to_string());
+                }
+                None => line.push(d.deadlock.to_string()),
             }
             line
         })
@@ -241,12 +252,11 @@ fn summary(base: &HwConfig, axes: &[Axis], quantities: &[Quantity], done: &[Done
                 line.push(c[3].map_or(String::new(), |e| format!("{:+.1}%", 100.0 * e)));
             }
         }
-        if let Some(p) = &d.point {
-            match (p.saturated, p.deadlock) {
-                (_, true) => line.push("(deadlock)".into()),
-                (true, _) => line.push("(saturated)".into()),
-                _ => {}
-            }
+        let saturated = d.point.as_ref().is_some_and(|p| p.saturated);
+        match (saturated, d.deadlock) {
+            (_, true) => line.push("(deadlock)".into()),
+            (true, _) => line.push("(saturated)".into()),
+            _ => {}
         }
         lines.push(line);
     }
@@ -348,9 +358,9 @@ fn document(
                 })
                 .collect();
             let mut p = serde_json::json!({ "values": values, "quantities": cells });
+            p["deadlock"] = d.deadlock.into();
             if let Some(pt) = &d.point {
                 p["saturated"] = pt.saturated.into();
-                p["deadlock"] = pt.deadlock.into();
                 p["model"] = serde_json::json!(pt.model);
                 p["model_saturated"] = serde_json::json!(pt.model_saturated);
             }
@@ -559,12 +569,31 @@ pub fn sweep(args: &SweepArgs) -> Result<i32> {
     let one = |i: usize| -> Result<Done> {
         let values = &points[i];
         if trace {
-            let sum = replay_point(&point_base, &axes, values, &run)?;
+            let sum = match replay_point(&point_base, &axes, values, &run) {
+                Ok(sum) => sum,
+                // A deadlocked replay is this point's result, as a synthetic point's
+                // deadlock is: the other points run and every output is written.
+                Err(Error::Deadlock(waits)) => {
+                    return Ok(Done {
+                        values: values.clone(),
+                        point: None,
+                        cells: quantities
+                            .iter()
+                            .map(|q| vec![None; q.suffixes().len()])
+                            .collect(),
+                        deadlock: true,
+                        waits: Some(waits),
+                    })
+                }
+                Err(e) => return Err(e),
+            };
             let json = serde_json::to_value(&sum).map_err(|e| Error::Arg(e.to_string()))?;
             Ok(Done {
                 values: values.clone(),
                 point: None,
                 cells: quantities.iter().map(|q| q.replay_cells(&json)).collect(),
+                deadlock: false,
+                waits: None,
             })
         } else {
             let (point, report) =
@@ -586,7 +615,9 @@ pub fn sweep(args: &SweepArgs) -> Result<i32> {
             Ok(Done {
                 values: values.clone(),
                 cells,
+                deadlock: point.deadlock,
                 point: Some(point),
+                waits: None,
             })
         }
     };
@@ -647,12 +678,17 @@ pub fn sweep(args: &SweepArgs) -> Result<i32> {
     // flagged), then the exit status says so.
     let deadlocked: Vec<String> = done
         .iter()
-        .filter(|d| d.point.as_ref().is_some_and(|p| p.deadlock))
+        .filter(|d| d.deadlock)
         .map(|d| d.values.join(", "))
         .collect();
     if deadlocked.is_empty() {
         Ok(0)
     } else {
+        for d in done.iter().filter(|d| d.deadlock) {
+            if let Some(w) = &d.waits {
+                eprintln!("routemu: point {}: {w}", d.values.join(", "));
+            }
+        }
         eprintln!(
             "routemu: {} point(s) deadlocked: {}",
             deadlocked.len(),

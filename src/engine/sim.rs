@@ -27,6 +27,7 @@ use super::waits::has_cycle;
 use crate::config::validate::validate;
 use crate::config::{ArrivalProcess, ExperimentConfig, HwConfig, Measure};
 use crate::error::Result;
+use crate::limits::{collected_table, empty_table, filled_table, zeroed_table};
 use crate::rng::{stream, NodeRng};
 use crate::router::dma::PendingMsg;
 use crate::stats::observe::{Intervals, SeriesAcc};
@@ -404,15 +405,20 @@ impl<N: Network> Simulation<N> {
         let workload = machine.workload;
         let (lo, hi) = range;
         let n = hi - lo;
-        let mut traffic_rng: Vec<NodeRng> = (lo as u32..hi as u32)
-            .map(|i| stream(exp.seed, rep, i, 0))
-            .collect();
-        let mut next_arrival = vec![f64::INFINITY; n];
-        let mut creations = BinaryHeap::with_capacity(n);
-        let mut saturated = Vec::new();
-        let depth = match workload.arrivals.process {
-            ArrivalProcess::Saturated { depth } => depth as usize,
-            _ => 0,
+        // Per-node tables are allocated fallibly, as the network's are: a run let through
+        // with --force that does not fit ends in a message, not an abort.
+        let mut traffic_rng: Vec<NodeRng> = collected_table(
+            n,
+            (lo as u32..hi as u32).map(|i| stream(exp.seed, rep, i, 0)),
+            "traffic random stream",
+        )?;
+        let mut next_arrival = filled_table(Some(n), f64::INFINITY, "next arrival")?;
+        let mut creations = BinaryHeap::from(empty_table(Some(n), "message creation calendar")?);
+        let (mut saturated, depth) = match workload.arrivals.process {
+            ArrivalProcess::Saturated { depth } => {
+                (empty_table(Some(n), "saturated source")?, depth as usize)
+            }
+            _ => (Vec::new(), 0),
         };
         for i in 0..n {
             if !workload.pattern.sends(NodeId((lo + i) as u32)) {
@@ -453,16 +459,16 @@ impl<N: Network> Simulation<N> {
             lo,
             due: Vec::new(),
             order: Vec::new(),
-            now: Vec::with_capacity(n),
-            next: Vec::with_capacity(n),
-            stamp: vec![Cycle::MAX; n],
+            now: empty_table(Some(n), "active node")?,
+            next: empty_table(Some(n), "next active node")?,
+            stamp: filled_table(Some(n), Cycle::MAX, "node activity stamp")?,
             net,
             workload,
             traffic_rng,
             next_arrival,
             saturated,
             depth,
-            seq: vec![0; n],
+            seq: zeroed_table(Some(n), "message sequence")?,
             creations,
             t: 0,
             window,

@@ -119,13 +119,14 @@ pub struct VcMasks {
 }
 
 impl VcMasks {
-    /// Empty masks for `nodes` nodes.
-    pub fn new(nodes: usize, layout: &Layout) -> Self {
-        VcMasks {
-            per_port: vec![0; nodes * layout.all_ports()],
-            per_node: vec![0; nodes],
+    /// Empty masks for `nodes` nodes; an error when the memory cannot be had.
+    pub fn new(nodes: usize, layout: &Layout) -> crate::error::Result<Self> {
+        use crate::limits::zeroed_table;
+        Ok(VcMasks {
+            per_port: zeroed_table(nodes.checked_mul(layout.all_ports()), "VC mask")?,
+            per_node: zeroed_table(Some(nodes), "node VC mask")?,
             all_ports: layout.all_ports(),
-        }
+        })
     }
 
     /// Marks (node, port, vc).
@@ -190,10 +191,13 @@ impl InputBuffers {
                 "input message",
             )?,
             ring,
-            wait_vc: VcMasks::new(nodes, layout),
-            ready: VcMasks::new(nodes, layout),
-            new_head: vec![0; nodes],
-            new_head_vc: vec![0; nodes * layout.all_ports()],
+            wait_vc: VcMasks::new(nodes, layout)?,
+            ready: VcMasks::new(nodes, layout)?,
+            new_head: crate::limits::zeroed_table(Some(nodes), "new head")?,
+            new_head_vc: crate::limits::zeroed_table(
+                nodes.checked_mul(layout.all_ports()),
+                "new head VC",
+            )?,
         })
     }
 
@@ -234,24 +238,23 @@ pub struct OutputVcs {
 
 impl OutputVcs {
     /// All VCs free with full credits; absent ports (mesh boundary) have no free VC.
+    /// An error when the memory cannot be had.
     pub fn new(
         nodes: usize,
         layout: &Layout,
         buffer: u32,
         ring: bool,
         exists: impl Fn(usize, usize) -> bool,
-    ) -> Self {
+    ) -> crate::error::Result<Self> {
+        use crate::limits::zeroed_table;
         let np = layout.all_ports();
+        let (slots, ports) = (nodes.checked_mul(layout.per_node), nodes.checked_mul(np));
         let mut o = OutputVcs {
-            credits: vec![0; nodes * layout.per_node],
-            free: vec![0; nodes * np],
-            credit_sum: vec![0; nodes * np],
-            holder: vec![0; nodes * layout.per_node],
-            ring_pos: if ring {
-                vec![0; nodes * layout.per_node]
-            } else {
-                Vec::new()
-            },
+            credits: zeroed_table(slots, "output VC credit")?,
+            free: zeroed_table(ports, "free output VC")?,
+            credit_sum: zeroed_table(ports, "output port credit")?,
+            holder: zeroed_table(slots, "output VC holder")?,
+            ring_pos: zeroed_table(if ring { slots } else { Some(0) }, "output VC ring")?,
         };
         for n in 0..nodes {
             for p in 0..np {
@@ -268,6 +271,6 @@ impl OutputVcs {
                 }
             }
         }
-        o
+        Ok(o)
     }
 }

@@ -130,19 +130,20 @@ impl Controllers {
     /// queued requests (every requester has at most one request outstanding); an error
     /// when the memory cannot be had.
     pub fn new(nodes: usize, servers: usize, cap: usize) -> crate::error::Result<Self> {
+        use crate::limits::{filled_table, zeroed_table};
         Ok(Controllers {
             cap,
             // Zeroed, so that queue space nobody uses is never mapped.
-            queue: crate::limits::zeroed_table(nodes.checked_mul(cap), "controller queue")?,
-            slot_class: vec![0; nodes * cap],
-            slot_found: vec![0; nodes * cap],
-            head: vec![0; nodes],
-            len: vec![0; nodes],
+            queue: zeroed_table(nodes.checked_mul(cap), "controller queue")?,
+            slot_class: zeroed_table(nodes.checked_mul(cap), "controller queue class")?,
+            slot_found: zeroed_table(nodes.checked_mul(cap), "controller queue lookup")?,
+            head: zeroed_table(Some(nodes), "controller queue head")?,
+            len: zeroed_table(Some(nodes), "controller queue length")?,
             servers,
-            free_at: vec![0; nodes * servers],
-            srv_class: vec![0; nodes * servers],
-            srv_found: vec![0; nodes * servers],
-            stats: vec![CtrlStats::default(); nodes],
+            free_at: zeroed_table(nodes.checked_mul(servers), "controller server")?,
+            srv_class: zeroed_table(nodes.checked_mul(servers), "controller server class")?,
+            srv_found: zeroed_table(nodes.checked_mul(servers), "controller server lookup")?,
+            stats: filled_table(Some(nodes), CtrlStats::default(), "controller statistics")?,
             classes: ClassStats::default(),
         })
     }

@@ -168,12 +168,13 @@ impl Crossbar {
         iterations: usize,
         arbiter: Arbiter,
         caps: NiCaps,
-    ) -> Self {
+    ) -> crate::error::Result<Self> {
+        use crate::limits::zeroed_table;
         let xputs = layout.ports + layout.dma;
         assert!(xputs <= MAX_XPUTS, "crossbar of {xputs} ports");
-        Crossbar {
-            in_ptr: vec![0; nodes * layout.all_ports()],
-            out_ptr: vec![0; nodes * xputs],
+        Ok(Crossbar {
+            in_ptr: zeroed_table(nodes.checked_mul(layout.all_ports()), "crossbar input")?,
+            out_ptr: zeroed_table(nodes.checked_mul(xputs), "crossbar output")?,
             speedup,
             iterations,
             arbiter,
@@ -190,12 +191,11 @@ impl Crossbar {
             granted: 0,
             inj_cap: caps.injection.unwrap_or(usize::MAX),
             ej_cap: caps.ejection.unwrap_or(usize::MAX),
-            ej_ptr: if caps.ejection.is_some() {
-                vec![0; nodes]
-            } else {
-                Vec::new()
-            },
-        }
+            ej_ptr: zeroed_table(
+                Some(if caps.ejection.is_some() { nodes } else { 0 }),
+                "ejection pointer",
+            )?,
+        })
     }
 
     /// Grants of the last call to `allocate`, in crossbar-output order.
@@ -424,7 +424,7 @@ mod tests {
     fn router(active: &[(usize, usize, usize)]) -> (Layout, InputBuffers, OutputVcs) {
         let lay = Layout::new(2, 2, 1);
         let mut inputs = InputBuffers::new(1, &lay, 1).unwrap();
-        let outputs = OutputVcs::new(1, &lay, 8, false, |_, _| true);
+        let outputs = OutputVcs::new(1, &lay, 8, false, |_, _| true).unwrap();
         for &(ip, iv, op) in active {
             let vc = &mut inputs.vc[lay.vc_idx(0, ip, iv)];
             vc.state = VcState::Active;
@@ -441,7 +441,7 @@ mod tests {
             injection: None,
             ejection: None,
         };
-        Crossbar::new(1, lay, 1, 1, Arbiter::RoundRobin, caps)
+        Crossbar::new(1, lay, 1, 1, Arbiter::RoundRobin, caps).unwrap()
     }
 
     #[test]

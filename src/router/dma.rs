@@ -34,18 +34,23 @@ pub struct Dma {
 }
 
 impl Dma {
-    /// `engines` injection engines at each of `nodes` nodes, all idle.
-    pub fn new(nodes: usize, engines: usize) -> Self {
+    /// `engines` injection engines at each of `nodes` nodes, all idle; an error when
+    /// the memory cannot be had.
+    pub fn new(nodes: usize, engines: usize) -> crate::error::Result<Self> {
         let all = if engines == 64 {
             u64::MAX
         } else {
             (1u64 << engines) - 1
         };
-        Dma {
-            queues: vec![VecDeque::new(); nodes],
-            idle: vec![all; nodes],
+        Ok(Dma {
+            queues: crate::limits::collected_table(
+                nodes,
+                (0..nodes).map(|_| VecDeque::new()),
+                "source memory queue",
+            )?,
+            idle: crate::limits::filled_table(Some(nodes), all, "idle injection engine")?,
             backlog: 0,
-        }
+        })
     }
 
     /// A newly created message joins `node`'s memory queue.

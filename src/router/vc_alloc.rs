@@ -49,16 +49,19 @@ impl VcAllocator {
         selection: Selection,
         switch_alloc_delay: Cycle,
         speculative: bool,
-    ) -> Self {
-        VcAllocator {
-            ptr: vec![0; nodes * layout.all_ports()],
+    ) -> crate::error::Result<Self> {
+        Ok(VcAllocator {
+            ptr: crate::limits::zeroed_table(
+                nodes.checked_mul(layout.all_ports()),
+                "VC allocator pointer",
+            )?,
             arbiter,
             selection,
             switch_alloc_delay,
             scratch: Vec::with_capacity(layout.per_node),
             order: Vec::with_capacity(layout.per_node),
             spec: speculative.then(|| SpecRequests::new(layout)),
-        }
+        })
     }
 
     /// The speculative switch requests of the router last allocated (None without

@@ -38,13 +38,14 @@ pub struct Fifos {
 }
 
 impl Fifos {
-    /// `owners` empty FIFOs.
-    pub fn new(owners: usize) -> Self {
-        Fifos {
-            head: vec![NONE; owners],
-            tail: vec![NONE; owners],
-            len: vec![0; owners],
-        }
+    /// `owners` empty FIFOs; an error when the memory cannot be had.
+    pub fn new(owners: usize) -> crate::error::Result<Self> {
+        use crate::limits::{filled_table, zeroed_table};
+        Ok(Fifos {
+            head: filled_table(Some(owners), NONE, "circuit FIFO head")?,
+            tail: filled_table(Some(owners), NONE, "circuit FIFO tail")?,
+            len: zeroed_table(Some(owners), "circuit FIFO length")?,
+        })
     }
 
     /// Circuits waiting at `o`.
@@ -176,20 +177,21 @@ pub struct LinkEnds {
 
 impl LinkEnds {
     /// Ends for `peer.len()` output ports starting at global index `base`, with the
-    /// given peers (global indices).
-    pub fn new(peer: Vec<u32>, base: u32) -> Self {
-        let n = peer.len();
-        LinkEnds {
-            holder: vec![FREE; n],
-            prev: vec![FREE; n],
-            changed: vec![Cycle::MAX; n],
-            since: vec![Cycle::MAX; n],
+    /// given peers (global indices); an error when the memory cannot be had.
+    pub fn new(peer: Vec<u32>, base: u32) -> crate::error::Result<Self> {
+        use crate::limits::{filled_table, zeroed_table};
+        let n = Some(peer.len());
+        Ok(LinkEnds {
+            holder: filled_table(n, FREE, "circuit link holder")?,
+            prev: filled_table(n, FREE, "circuit link previous holder")?,
+            changed: filled_table(n, Cycle::MAX, "circuit link change time")?,
+            since: filled_table(n, Cycle::MAX, "circuit link hold time")?,
+            busy_cycles: zeroed_table(n, "circuit link busy cycles")?,
+            waiters: Fifos::new(peer.len())?,
             peer,
             base,
-            busy_cycles: vec![0; n],
-            waiters: Fifos::new(n),
             mirror: HashMap::new(),
-        }
+        })
     }
 
     /// The local index of global end `g`, if it is one of this partition's.
@@ -318,7 +320,7 @@ mod tests {
     #[test]
     fn fifo_keeps_arrival_order_and_takes_returns_at_the_head() {
         let mut next = vec![NONE; 8];
-        let mut f = Fifos::new(2);
+        let mut f = Fifos::new(2).unwrap();
         for c in [3, 5, 1] {
             f.push_back(1, c, &mut next);
         }
@@ -338,7 +340,7 @@ mod tests {
     #[test]
     fn a_node_sees_its_peer_end_as_it_was_last_cycle() {
         // Ends 0 and 1 are the two ends of one half-duplex link.
-        let mut ends = LinkEnds::new(vec![1, 0], 0);
+        let mut ends = LinkEnds::new(vec![1, 0], 0).unwrap();
         assert!(ends.free_for_new(0, 10));
         ends.set(1, 10, 42); // the peer claims in cycle 10
         assert!(ends.free_for_new(0, 10), "not visible in the same cycle");
@@ -351,7 +353,7 @@ mod tests {
 
     #[test]
     fn the_lower_node_wins_a_same_cycle_claim() {
-        let mut ends = LinkEnds::new(vec![1, 0], 0);
+        let mut ends = LinkEnds::new(vec![1, 0], 0).unwrap();
         ends.set(0, 5, 1);
         ends.set(1, 5, 2);
         assert!(
@@ -360,7 +362,7 @@ mod tests {
         );
         assert!(ends.lost_race(1, 8, 3, 6));
         // A claim one cycle later is no race.
-        let mut ends = LinkEnds::new(vec![1, 0], 0);
+        let mut ends = LinkEnds::new(vec![1, 0], 0).unwrap();
         ends.set(0, 5, 1);
         ends.set(1, 6, 2);
         assert!(!ends.lost_race(1, 8, 3, 7));
@@ -369,7 +371,7 @@ mod tests {
     #[test]
     fn a_peer_in_another_partition_is_seen_through_its_reports() {
         // Local ends 0..2 are global 10 and 11; end 10's peer is global end 3, elsewhere.
-        let mut ends = LinkEnds::new(vec![3, NONE], 10);
+        let mut ends = LinkEnds::new(vec![3, NONE], 10).unwrap();
         assert_eq!(ends.remote_peer(0), Some(3));
         assert_eq!(ends.remote_peer(1), None);
         assert!(ends.free_for_new(0, 4), "never reported: free");

@@ -87,6 +87,7 @@ use crate::engine::partition::PartOut;
 use crate::engine::sim::{MeasureWindow, Simulation};
 use crate::engine::waits::WaitEdge;
 use crate::error::{Error, Result};
+use crate::limits::{collected_table, filled_table, zeroed_table};
 use crate::rng::{below, delay, stream, NodeRng};
 use crate::router::buffers::MsgHeader;
 use crate::router::controller::{ClassStats, Controllers, CtrlRequest, CtrlStats, CHAINED};
@@ -389,8 +390,11 @@ impl CircuitNet {
         let deg = topology.degree();
         let nodes = hi - lo;
         let half = cfg.links.duplex == Duplex::Half;
-        let mut down = vec![u32::MAX; nodes * deg];
-        let mut peer = vec![NONE; nodes * deg];
+        // Every table whose size grows with the network is allocated fallibly: a run let
+        // through with --force that does not fit ends in a message, not an abort.
+        let n_ends = nodes.checked_mul(deg);
+        let mut down = filled_table(n_ends, u32::MAX, "circuit downstream node")?;
+        let mut peer = filled_table(n_ends, NONE, "circuit link peer")?;
         let mut n_links = 0;
         for u in lo..hi {
             for p in 0..deg {
@@ -415,6 +419,11 @@ impl CircuitNet {
         let dma = machine.dma as usize;
         let servers = cfg.router.controller.servers as usize;
         let c = &cfg.router.controller;
+        let obs_len = if cfg.experiment.observe.per_link {
+            n_ends
+        } else {
+            Some(0)
+        };
         Ok(CircuitNet {
             strategy,
             deg,
@@ -429,18 +438,22 @@ impl CircuitNet {
             width: cfg.links.width as u64,
             lo,
             down,
-            ends: LinkEnds::new(peer, (lo * deg) as u32),
+            ends: LinkEnds::new(peer, (lo * deg) as u32)?,
             n_links,
             // A circuit has at most one request queued anywhere. At a node, a set-up
             // request holds the link it came in on (or is a local engine's), and a release
             // or connect request concerns an output the circuit holds; links, outputs and
             // engines are each held by one circuit, so 2·degree + engines bound the queue.
             ctrl: Controllers::new(nodes, servers, 2 * deg + dma + 2)?,
-            servers: vec![IDLE_SERVER; nodes * servers],
-            dma: Dma::new(nodes, dma),
-            rx_idle: vec![u64::MAX >> (64 - dma); nodes],
+            servers: filled_table(
+                nodes.checked_mul(servers),
+                IDLE_SERVER,
+                "circuit controller server",
+            )?,
+            dma: Dma::new(nodes, dma)?,
+            rx_idle: filled_table(Some(nodes), u64::MAX >> (64 - dma), "receiving engine")?,
             rx_all: u64::MAX >> (64 - dma),
-            rx_waiters: Fifos::new(nodes),
+            rx_waiters: Fifos::new(nodes)?,
             circuits: Vec::new(),
             next: Vec::new(),
             free: Vec::new(),
@@ -449,7 +462,11 @@ impl CircuitNet {
             timelines: HashMap::new(),
             announced: Vec::new(),
             last_t: 0,
-            rng: (lo..hi).map(|n| stream(seed, rep, n as u32, 2)).collect(),
+            rng: collected_table(
+                nodes,
+                (lo..hi).map(|n| stream(seed, rep, n as u32, 2)),
+                "circuit random stream",
+            )?,
             live: 0,
             link_waiting: 0,
             timeouts_total: 0,
@@ -460,30 +477,9 @@ impl CircuitNet {
             half_duplex: half,
             last_step: 0,
             obs: cfg.experiment.observe.per_link,
-            obs_requests: vec![
-                0;
-                if cfg.experiment.observe.per_link {
-                    nodes * deg
-                } else {
-                    0
-                }
-            ],
-            obs_conflicts: vec![
-                0;
-                if cfg.experiment.observe.per_link {
-                    nodes * deg
-                } else {
-                    0
-                }
-            ],
-            obs_flits: vec![
-                0;
-                if cfg.experiment.observe.per_link {
-                    nodes * deg
-                } else {
-                    0
-                }
-            ],
+            obs_requests: zeroed_table(obs_len, "per-link set-up requests")?,
+            obs_conflicts: zeroed_table(obs_len, "per-link conflicts")?,
+            obs_flits: zeroed_table(obs_len, "per-link flits")?,
             topology,
         })
     }

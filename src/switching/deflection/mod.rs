@@ -77,6 +77,7 @@ use crate::engine::network::{NetMeasures, Network, Outbox, Window};
 use crate::engine::partition::{Located, PartOut};
 use crate::engine::sim::{MeasureWindow, Simulation};
 use crate::error::{Error, Result};
+use crate::limits::{collected_table, filled_table, zeroed_table};
 use crate::rng::{below, delay, stream, NodeRng};
 use crate::router::buffers::MsgHeader;
 use crate::router::controller::CtrlStats;
@@ -354,7 +355,16 @@ impl DeflectionNet {
         }
         let m = cfg.router.vcs as usize;
         let n = hi - lo;
-        let mut down = vec![u32::MAX; n * PORTS];
+        // Every table whose size grows with the network is allocated fallibly: a run let
+        // through with --force that does not fit ends in a message, not an abort.
+        let links = n.checked_mul(PORTS);
+        let lanes = links.and_then(|l| l.checked_mul(m));
+        let obs_len = if cfg.experiment.observe.per_link {
+            links
+        } else {
+            Some(0)
+        };
+        let mut down = filled_table(links, u32::MAX, "deflection downstream node")?;
         for u in lo..hi {
             for p in 0..PORTS {
                 if let Some(v) = topology.neighbor(NodeId(u as u32), PortId(p as u8)) {
@@ -377,17 +387,21 @@ impl DeflectionNet {
             max_pending,
             lo,
             down,
-            out: vec![FREE_LANE; n * PORTS * m],
-            inp: vec![InLane::Free; n * PORTS * m],
-            out_level: vec![Level::default(); n * PORTS],
-            in_level: vec![Level::default(); n * PORTS],
-            link_busy: vec![0; n * PORTS],
+            out: filled_table(lanes, FREE_LANE, "deflection output lane")?,
+            inp: filled_table(lanes, InLane::Free, "deflection input lane")?,
+            out_level: filled_table(links, Level::default(), "deflection output level")?,
+            in_level: filled_table(links, Level::default(), "deflection input level")?,
+            link_busy: zeroed_table(links, "deflection link busy")?,
             msgs: Vec::new(),
             free: Vec::new(),
-            held: vec![0; n],
-            due: vec![Vec::new(); n],
+            held: zeroed_table(Some(n), "deflection held messages")?,
+            due: collected_table(n, (0..n).map(|_| Vec::new()), "deflection due")?,
             partial: HashMap::new(),
-            rng: (lo..hi).map(|u| stream(seed, rep, u as u32, 2)).collect(),
+            rng: collected_table(
+                n,
+                (lo..hi).map(|u| stream(seed, rep, u as u32, 2)),
+                "deflection random stream",
+            )?,
             stats: DeflectionStats::new(m),
             flits_accepted: 0,
             delivered: 0,
@@ -399,30 +413,9 @@ impl DeflectionNet {
             segs_live: 0,
             head_moves: 0,
             obs: cfg.experiment.observe.per_link,
-            obs_headers: vec![
-                0;
-                if cfg.experiment.observe.per_link {
-                    n * PORTS
-                } else {
-                    0
-                }
-            ],
-            obs_refused: vec![
-                0;
-                if cfg.experiment.observe.per_link {
-                    n * PORTS
-                } else {
-                    0
-                }
-            ],
-            obs_lanes_in: vec![
-                ObsLevel::default();
-                if cfg.experiment.observe.per_link {
-                    n * PORTS
-                } else {
-                    0
-                }
-            ],
+            obs_headers: zeroed_table(obs_len, "per-link headers")?,
+            obs_refused: zeroed_table(obs_len, "per-link refusals")?,
+            obs_lanes_in: filled_table(obs_len, ObsLevel::default(), "per-link lanes")?,
             topology,
         })
     }

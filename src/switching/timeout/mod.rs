@@ -56,6 +56,7 @@ use crate::engine::network::{NetMeasures, Network, Outbox, Window};
 use crate::engine::partition::{Located, PartOut};
 use crate::engine::sim::{MeasureWindow, Simulation};
 use crate::error::{Error, Result};
+use crate::limits::{collected_table, empty_table, filled_table, zeroed_table};
 use crate::router::buffers::MsgHeader;
 use crate::router::controller::CtrlStats;
 use crate::router::dma::PendingMsg;
@@ -306,8 +307,13 @@ impl TimeoutNet {
         };
         let depth = cfg.router.buffer_flits;
         let default_latency = cfg.links.latency;
-        let (mut base, mut latency, mut peer, mut class) =
-            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        // Every table whose size grows with the network is allocated fallibly: a run let
+        // through with --force that does not fit ends in a message, not an abort.
+        let ports: usize = (lo..hi).map(|u| net.ports(u as u32).len()).sum();
+        let mut base = empty_table(Some(hi - lo + 1), "timeout port index")?;
+        let mut latency = empty_table(Some(ports), "timeout link latency")?;
+        let mut peer = empty_table(Some(ports), "timeout link peer")?;
+        let mut class = empty_table(Some(ports), "timeout port class")?;
         for u in lo..hi {
             base.push(latency.len() as u32);
             for (p, end) in net.ports(u as u32).iter().enumerate() {
@@ -317,7 +323,6 @@ impl TimeoutNet {
             }
         }
         base.push(latency.len() as u32);
-        let ports = latency.len();
         let first_host = net.switches as usize;
         let hosts = hi.max(first_host) - lo.max(first_host);
         // Paper 002's Figs. 2–3 watch one switch output (validation checked it exists).
@@ -325,9 +330,16 @@ impl TimeoutNet {
             .or_else(|| net.first_switch_output())
             .filter(|&(u, _)| (lo..hi).contains(&(u as usize)))
             .map(|(u, p)| base[u as usize - lo] as usize + p as usize);
-        let port_of = (0..hi - lo)
-            .flat_map(|n| (0..base[n + 1] - base[n]).map(move |p| (n as u32, p as u8)))
-            .collect();
+        let port_of = collected_table(
+            ports,
+            (0..hi - lo).flat_map(|n| (0..base[n + 1] - base[n]).map(move |p| (n as u32, p as u8))),
+            "timeout port owner",
+        )?;
+        let obs_len = if cfg.experiment.observe.per_link {
+            ports
+        } else {
+            0
+        };
         Ok(TimeoutNet {
             timeout,
             retry_delay,
@@ -340,8 +352,9 @@ impl TimeoutNet {
             latency,
             peer,
             class,
-            inp: vec![IDLE_IN; ports],
-            out: vec![
+            inp: filled_table(Some(ports), IDLE_IN, "timeout input port")?,
+            out: filled_table(
+                Some(ports),
                 OutPort {
                     holder: None,
                     from: NONE,
@@ -350,17 +363,25 @@ impl TimeoutNet {
                     since: 0,
                     tail_out: false,
                     rr: 0,
-                };
-                ports
-            ],
-            fifo: vec![Slot::default(); ports * depth as usize],
-            hosts: vec![Host::default(); hosts],
-            active: vec![0; hi - lo],
+                },
+                "timeout output port",
+            )?,
+            fifo: filled_table(
+                ports.checked_mul(depth as usize),
+                Slot::default(),
+                "timeout flit buffer",
+            )?,
+            hosts: filled_table(Some(hosts), Host::default(), "timeout host")?,
+            active: zeroed_table(Some(hi - lo), "timeout active ports")?,
             port_of,
-            link: vec![LinkCounters::default(); ports],
-            last_request: vec![Cycle::MAX; ports],
-            in_sys: vec![0; ports],
-            sys_since: vec![0; ports],
+            link: filled_table(
+                Some(ports),
+                LinkCounters::default(),
+                "timeout link counters",
+            )?,
+            last_request: filled_table(Some(ports), Cycle::MAX, "timeout last request")?,
+            in_sys: zeroed_table(Some(ports), "timeout messages in system")?,
+            sys_since: zeroed_table(Some(ports), "timeout system time")?,
             stats: TimeoutStats::default(),
             watch,
             watch_dist: Distributions::default(),
@@ -375,14 +396,7 @@ impl TimeoutNet {
             moves: 0,
             resets_home: 0,
             obs: cfg.experiment.observe.per_link,
-            obs_flits: vec![
-                0;
-                if cfg.experiment.observe.per_link {
-                    ports
-                } else {
-                    0
-                }
-            ],
+            obs_flits: zeroed_table(Some(obs_len), "per-link flits")?,
             net: net.clone(),
         })
     }

@@ -97,13 +97,15 @@ pub fn zero_load_latency(cfg: &HwConfig, hops: u64, len: u64) -> Cycle {
         - source
 }
 
-/// `n` zeroed counters when per-link observation is on, none otherwise.
-fn obs_vec<T: Clone + Default>(cfg: &HwConfig, n: usize) -> Vec<T> {
-    if cfg.experiment.observe.per_link {
-        vec![T::default(); n]
+/// `n` zeroed counters when per-link observation is on, none otherwise; an error naming
+/// `what` when the memory cannot be had.
+fn obs_vec<T: Clone + Default>(cfg: &HwConfig, n: Option<usize>, what: &str) -> Result<Vec<T>> {
+    let n = if cfg.experiment.observe.per_link {
+        n
     } else {
-        Vec::new()
-    }
+        Some(0)
+    };
+    crate::limits::filled_table(n, T::default(), what)
 }
 
 /// A message header that travels to another partition with its head flit: the sender
@@ -243,7 +245,7 @@ impl WormholeNet {
             layout,
             routing,
             inputs: InputBuffers::new(nodes, &layout, ring)?,
-            outputs: OutputVcs::new(nodes, &layout, r.buffer_flits, tail_sent, exists),
+            outputs: OutputVcs::new(nodes, &layout, r.buffer_flits, tail_sent, exists)?,
             ctrl: Controllers::new(nodes, r.controller.servers as usize, layout.per_node)?,
             vca: VcAllocator::new(
                 nodes,
@@ -252,7 +254,7 @@ impl WormholeNet {
                 selection,
                 p.switch_alloc,
                 p.speculative,
-            ),
+            )?,
             xbar: Crossbar::new(
                 nodes,
                 &layout,
@@ -263,8 +265,8 @@ impl WormholeNet {
                     injection: connections(r.ni.injection),
                     ejection: connections(r.ni.ejection),
                 },
-            ),
-            dma: Dma::new(nodes, dma as usize),
+            )?,
+            dma: Dma::new(nodes, dma as usize)?,
             timing,
             route_service: r.controller.route,
             inj_latency: r.ni.injection_latency,
@@ -272,12 +274,21 @@ impl WormholeNet {
             feed_limit: r.ni.sequential_injection.then_some(r.buffer_flits),
             vc_alloc_delay: p.vc_alloc,
             switch_alloc_delay: p.switch_alloc,
-            router_rng: (lo as u32..hi as u32)
-                .map(|n| stream(seed, rep, n, 1))
-                .collect(),
-            down: Self::table(topology, lo..hi, |n, p| topology.neighbor(n, p)),
-            up: Self::table(topology, lo..hi, |n, p| topology.upstream(n, p)),
-            link_flits: vec![0; nodes * layout.all_ports()],
+            router_rng: crate::limits::collected_table(
+                nodes,
+                (lo as u32..hi as u32).map(|n| stream(seed, rep, n, 1)),
+                "router random stream",
+            )?,
+            down: Self::table(topology, lo..hi, "downstream node", |n, p| {
+                topology.neighbor(n, p)
+            })?,
+            up: Self::table(topology, lo..hi, "upstream node", |n, p| {
+                topology.upstream(n, p)
+            })?,
+            link_flits: crate::limits::zeroed_table(
+                nodes.checked_mul(layout.all_ports()),
+                "link flits",
+            )?,
             flits_live: 0,
             last_move: 0,
             flit_moves: 0,
@@ -287,23 +298,31 @@ impl WormholeNet {
             lo,
             local: nodes,
             obs: cfg.experiment.observe.per_link,
-            link_heads: obs_vec(cfg, nodes * layout.all_ports()),
-            occ: obs_vec(cfg, nodes * layout.all_ports()),
+            link_heads: obs_vec(cfg, nodes.checked_mul(layout.all_ports()), "per-link heads")?,
+            occ: obs_vec(
+                cfg,
+                nodes.checked_mul(layout.all_ports()),
+                "per-port occupancy",
+            )?,
         })
     }
 
     /// Neighbour table [node][port] of the nodes in `range`, so the per-flit path does no
-    /// coordinate arithmetic.
+    /// coordinate arithmetic; an error naming `what` when the memory cannot be had.
     fn table(
         topology: &Topology,
         range: std::ops::Range<usize>,
+        what: &str,
         f: impl Fn(NodeId, PortId) -> Option<NodeId>,
-    ) -> Vec<u32> {
+    ) -> Result<Vec<u32>> {
         let d = topology.degree();
-        (range.start as u32..range.end as u32)
-            .flat_map(|n| (0..d).map(move |p| (n, p)))
-            .map(|(n, p)| f(NodeId(n), PortId(p as u8)).map_or(u32::MAX, |x| x.0))
-            .collect()
+        crate::limits::collected_table(
+            range.len() * d,
+            (range.start as u32..range.end as u32)
+                .flat_map(|n| (0..d).map(move |p| (n, p)))
+                .map(|(n, p)| f(NodeId(n), PortId(p as u8)).map_or(u32::MAX, |x| x.0)),
+            what,
+        )
     }
 
     /// The input VCs (port, vc) of router `n` that hold output VC `ov` of output `op`
