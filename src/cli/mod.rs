@@ -5,6 +5,8 @@ pub mod bench;
 pub mod check;
 pub mod compare;
 pub mod interrupt;
+#[cfg(feature = "mpi")]
+pub mod mpi;
 pub mod observe;
 pub mod output;
 pub mod plot;
@@ -199,16 +201,22 @@ pub(crate) fn warn_oversubscribed(cfg: &HwConfig, concurrent: usize) {
     if let Ok(parts) = crate::engine::parallel::partitions_of(cfg) {
         let threads = parts.saturating_mul(concurrent.max(1));
         if let Some(w) = crate::engine::parallel::oversubscription_warning(threads) {
-            eprintln!("routemu: warning: {w}");
+            output::eprint(&format!("routemu: warning: {w}\n"));
         }
     }
 }
 
 /// Runs the command line; returns the process exit status.
 pub fn main_with(cli: Cli) -> i32 {
+    let result = run_command(cli);
+    exit_status(result)
+}
+
+/// Runs the command of `cli`: its exit status, or the error that ended it.
+fn run_command(cli: Cli) -> crate::error::Result<i32> {
     interrupt::install();
     crate::limits::set_force(cli.force);
-    let result = match cli.command {
+    match cli.command {
         Command::Run(a) => run::run(&a),
         Command::Predict(a) => predict::predict(&a),
         Command::Compare(a) => compare::compare(&a),
@@ -218,7 +226,12 @@ pub fn main_with(cli: Cli) -> i32 {
         Command::Replay(a) => replay::replay(&a),
         Command::Check { file, set } => check::check(&file, &set),
         Command::Bench(a) => bench::bench(&a),
-    };
+    }
+}
+
+/// The exit status of a command that ended with `result`, its error (if any) told on
+/// standard error.
+fn exit_status(result: crate::error::Result<i32>) -> i32 {
     let nothing = matches!(result, Err(crate::error::Error::Interrupted));
     let code = match result {
         Ok(code) => code,

@@ -99,9 +99,19 @@ pub fn write_bytes(dest: &str, bytes: &[u8]) -> Result<()> {
     out.finish()
 }
 
+/// Whether a progress bar is drawn: standard error is a terminal, and this process
+/// writes outputs (rank 0 of an MPI run, or a run on one process).
+pub fn progress_wanted() -> bool {
+    std::io::IsTerminal::is_terminal(&std::io::stderr())
+        && crate::engine::distributed::writes_outputs()
+}
+
 /// Writes `text` to standard output (a human summary): an error names `<stdout>`
-/// instead of panicking as `print!` does.
+/// instead of panicking as `print!` does. Nothing on the ranks of an MPI run but rank 0.
 pub fn print(text: &str) -> Result<()> {
+    if !crate::engine::distributed::writes_outputs() {
+        return Ok(());
+    }
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())
         .and_then(|_| out.flush())
@@ -109,7 +119,11 @@ pub fn print(text: &str) -> Result<()> {
 }
 
 /// Writes `text` to standard error, ignoring failures (nowhere left to report them).
+/// Nothing on the ranks of an MPI run but rank 0 (every rank would say the same).
 pub fn eprint(text: &str) {
+    if !crate::engine::distributed::writes_outputs() {
+        return;
+    }
     let _ = std::io::stderr().lock().write_all(text.as_bytes());
 }
 
@@ -147,6 +161,8 @@ pub struct Output {
 }
 
 enum Sink {
+    /// The ranks of an MPI run but rank 0 write nothing.
+    Discard,
     Stdout(std::io::BufWriter<std::io::Stdout>),
     InPlace(std::io::BufWriter<std::fs::File>),
     Temp {
@@ -161,11 +177,18 @@ impl Output {
     /// created securely (an unpredictable name, never an existing file or link) in the
     /// target's directory, with the mode a plain create would give: the target's own if
     /// it exists, else 0666 less the umask.
+    /// On the ranks of an MPI run but rank 0, an output that discards what it is given.
     pub fn create(dest: &str) -> Result<Self> {
         let io = |source| Error::Io {
             path: dest.to_string(),
             source,
         };
+        if !crate::engine::distributed::writes_outputs() {
+            return Ok(Output {
+                dest: dest.into(),
+                sink: Sink::Discard,
+            });
+        }
         if dest == "-" {
             return Ok(Output {
                 dest: dest.into(),
@@ -233,6 +256,7 @@ impl Output {
     /// Appends `bytes`.
     pub fn write_all(&mut self, bytes: &[u8]) -> Result<()> {
         let r = match &mut self.sink {
+            Sink::Discard => Ok(()),
             Sink::Stdout(w) => w.write_all(bytes),
             Sink::InPlace(w) => w.write_all(bytes),
             Sink::Temp { w, .. } => w.write_all(bytes),
@@ -254,6 +278,7 @@ impl Output {
             }
         };
         match sink {
+            Sink::Discard => Ok(()),
             Sink::Stdout(mut w) => w.flush().map_err(io),
             Sink::InPlace(mut w) => w.flush().map_err(io),
             Sink::Temp { w, target, _guard } => {
@@ -306,7 +331,11 @@ pub fn check_json_output(json: Option<&str>) -> Result<()> {
 /// destination): each can be written (its directory exists and is writable, it is not
 /// a directory), no two name the same file, and at most one goes to standard output
 /// (`-`). A long run then never ends on an output it cannot write.
+/// On the ranks of an MPI run but rank 0, which write nothing, nothing is checked.
 pub fn check_outputs(outputs: &[(&str, &str)]) -> Result<()> {
+    if !crate::engine::distributed::writes_outputs() {
+        return Ok(());
+    }
     let stdout: Vec<&str> = outputs
         .iter()
         .filter(|(_, d)| *d == "-")

@@ -18,7 +18,6 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 use std::fmt::Write as _;
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 /// Schema identifier of `routemu replay --json`.
@@ -248,7 +247,7 @@ pub fn replay(a: &ReplayArgs) -> Result<i32> {
     // On a terminal: a bar with an ETA over the trace's messages when the format says
     // how many there are, else a spinner; updated from the first delivery on.
     let total = src.declared_messages();
-    let bar = std::io::stderr().is_terminal().then(|| {
+    let bar = super::output::progress_wanted().then(|| {
         let (b, template) = match total {
             Some(n) => (
                 ProgressBar::new(n),

@@ -8,7 +8,6 @@ use crate::engine::experiment::{run_experiment_observed, Extras};
 use crate::error::Result;
 use crate::stats::report::Report;
 use indicatif::{ProgressBar, ProgressStyle};
-use std::io::IsTerminal;
 
 /// Emulates `cfg` with a progress bar on a terminal.
 pub fn emulate(cfg: &HwConfig) -> Result<Report> {
@@ -25,7 +24,7 @@ pub fn emulate_observed(cfg: &HwConfig) -> Result<(Report, Extras)> {
         Measure::Cycles(c) => c,
         Measure::Messages(m) => (m as f64 / cfg.workload.rate.max(1e-12)) as u64,
     });
-    let bar = if std::io::stderr().is_terminal() {
+    let bar = if super::output::progress_wanted() {
         let b = ProgressBar::new(planned.saturating_mul(e.replications as u64));
         b.set_style(
             ProgressStyle::with_template(

@@ -13,7 +13,6 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 use std::fmt::Write;
-use std::io::IsTerminal;
 
 /// Schema of the JSON `routemu saturation` writes.
 pub const SCHEMA: &str = "routemu.saturation/1";
@@ -194,7 +193,7 @@ pub fn saturation(args: &SaturationArgs) -> Result<i32> {
     let per_search = 1
         + u64::from(matches!(opts.criterion, Criterion::Latency(_)))
         + (1.0 / opts.tolerance.max(1e-6)).log2().ceil().max(1.0) as u64;
-    let bar = std::io::stderr().is_terminal().then(|| {
+    let bar = super::output::progress_wanted().then(|| {
         let b = ProgressBar::new(per_search * u64::from(opts.replications));
         b.set_style(
             ProgressStyle::with_template("{spinner} [{bar:30}] {msg} {elapsed} ETA ≈{eta}")

@@ -27,7 +27,6 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::Value;
 use std::fmt::Write;
-use std::io::IsTerminal;
 use std::path::Path;
 
 /// `routemu sweep` arguments.
@@ -549,7 +548,7 @@ pub fn sweep(args: &SweepArgs) -> Result<i32> {
             crate::limits::enforce_memory(&c, &crate::config::validate::validate(&c)?)?;
         }
     }
-    let bar = std::io::stderr().is_terminal().then(|| {
+    let bar = super::output::progress_wanted().then(|| {
         let b = ProgressBar::new(points.len() as u64);
         b.set_style(
             ProgressStyle::with_template(
@@ -686,14 +685,14 @@ pub fn sweep(args: &SweepArgs) -> Result<i32> {
     } else {
         for d in done.iter().filter(|d| d.deadlock) {
             if let Some(w) = &d.waits {
-                eprintln!("routemu: point {}: {w}", d.values.join(", "));
+                super::output::eprint(&format!("routemu: point {}: {w}\n", d.values.join(", ")));
             }
         }
-        eprintln!(
-            "routemu: {} point(s) deadlocked: {}",
+        super::output::eprint(&format!(
+            "routemu: {} point(s) deadlocked: {}\n",
             deadlocked.len(),
             deadlocked.join("; ")
-        );
+        ));
         Ok(super::EXIT_DEADLOCK)
     }
 }

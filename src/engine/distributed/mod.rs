@@ -97,6 +97,9 @@ pub fn writes_outputs() -> bool {
     current().is_none_or(|t| t.rank() == 0)
 }
 
+/// Partitions' node ranges, and the partitions (by index) each rank steps.
+pub type Plan = (Vec<(usize, usize)>, Vec<Range<usize>>);
+
 /// The partitions of a network of `nodes` nodes over `ranks` ranks of `threads` threads
 /// (`min_nodes`: `experiment.partition_min_nodes`): the partitions' node ranges, and the
 /// partitions (by index) each rank steps. Every rank gets at least one partition, even
@@ -107,7 +110,7 @@ pub fn plan<N: Network>(
     ranks: usize,
     threads: usize,
     min_nodes: Option<usize>,
-) -> Result<(Vec<(usize, usize)>, Vec<Range<usize>>)> {
+) -> Result<Plan> {
     if !N::PARTITIONABLE {
         return Err(Error::config(
             "this switching mode cannot be split into partitions, so it cannot run on several MPI ranks",

@@ -49,13 +49,18 @@ impl<N: Network> Outgoing<N> {
     }
 }
 
+/// Mail from one partition to another: (from, to, events, side data).
+type MailRef<'a, E, R> = (u32, u32, &'a [(Cycle, E)], &'a [R]);
+
+/// [`MailRef`], owned.
+type MailOwned<E, R> = (u32, u32, Vec<(Cycle, E)>, Vec<R>);
+
 /// What a rank sends another at an exchange (borrowed for writing).
 #[derive(Serialize)]
 struct PacketRef<'a, E: Serialize, R: Serialize> {
     sums: &'a [(u32, Summary)],
     edges: &'a [WaitEdge],
-    /// (from partition, to partition, events, side data).
-    mail: Vec<(u32, u32, &'a [(Cycle, E)], &'a [R])>,
+    mail: Vec<MailRef<'a, E, R>>,
 }
 
 /// What a rank receives from another at an exchange.
@@ -63,7 +68,7 @@ struct PacketRef<'a, E: Serialize, R: Serialize> {
 struct Packet<E, R> {
     sums: Vec<(u32, Summary)>,
     edges: Vec<WaitEdge>,
-    mail: Vec<(u32, u32, Vec<(Cycle, E)>, Vec<R>)>,
+    mail: Vec<MailOwned<E, R>>,
 }
 
 /// The exchanging thread's buffers.

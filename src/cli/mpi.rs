@@ -1,0 +1,64 @@
+//! The command line under `mpirun -np R routemu …` (feature `mpi`): MPI started on the
+//! main thread, every emulation of the command split over the R ranks
+//! (`engine::distributed`), rank 0 alone writing outputs, summaries and progress.
+//!
+//! Failures: an error every rank meets alike (a bad configuration, a bad argument, a
+//! deadlock) ends every rank the same way, with the usual exit status and rank 0's
+//! message. An error one rank may meet alone (memory, a file, the exchange) is told by
+//! that rank and ends every rank through `MPI_Abort` with the error's exit status (the
+//! others may be waiting for it in a collective); so does a panic on any rank.
+
+use super::output;
+use crate::engine::distributed::mpi::{self, Started};
+use crate::engine::distributed::{with_transport, Transport};
+use crate::error::Error;
+use std::sync::Arc;
+
+/// Runs the command line as one rank of an MPI run; returns the exit status.
+pub fn main_mpi(cli: super::Cli) -> i32 {
+    let Some(Started {
+        transport,
+        universe,
+    }) = mpi::start()
+    else {
+        output::eprint("routemu: MPI could not be initialised with funneled threads\n");
+        return 1;
+    };
+    let t = Arc::new(transport);
+    let ranks = t.ranks();
+    let rank = t.rank();
+    let on_panic = t.clone();
+    let report = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        report(info);
+        eprintln!("routemu: rank {rank} of {ranks} panicked; ending every rank");
+        on_panic.abort(101);
+    }));
+    let dynt: Arc<dyn Transport> = t.clone();
+    let (code, alone) = with_transport(dynt, || {
+        let result = super::run_command(cli);
+        let alone = matches!(&result, Err(e) if met_alone(e));
+        if alone && rank != 0 {
+            // Rank 0's message would not tell this rank's failure.
+            eprintln!(
+                "routemu: rank {rank} of {ranks}: {}",
+                result.as_ref().err().unwrap()
+            );
+        }
+        (super::exit_status(result), alone)
+    });
+    if alone && ranks > 1 {
+        t.abort(code);
+    }
+    drop(universe);
+    code
+}
+
+/// Whether one rank can meet `e` without the others (its memory, its files, what it
+/// received): then the others may be waiting for it and must be ended.
+fn met_alone(e: &Error) -> bool {
+    matches!(
+        e,
+        Error::Limit(_) | Error::Io { .. } | Error::Distributed(_)
+    ) && !output::is_broken_stdout(e)
+}
