@@ -1,0 +1,161 @@
+//! Under `mpirun` (feature `mpi`): every preset gives with 2 and 3 ranks the JSON one
+//! process gives, rank 0 alone writes, a deadlock is reported alike with exit status 3,
+//! and a bad configuration ends every rank with exit status 1. Needs Open MPI or MPICH
+//! (`mpirun` on the PATH); `.ci/run` installs it and runs this file.
+
+#![cfg(feature = "mpi")]
+
+mod common;
+
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Output};
+
+/// `routemu ARGS` on `np` ranks (`None`: one process, no `mpirun`).
+fn launch(np: Option<usize>, args: &[&str]) -> Output {
+    let exe = env!("CARGO_BIN_EXE_routemu");
+    let mut c = match np {
+        None => Command::new(exe),
+        Some(n) => {
+            let mut c = Command::new("mpirun");
+            c.args(["--oversubscribe", "-np", &n.to_string(), exe]);
+            c
+        }
+    };
+    c.args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        // Open MPI refuses to start as root (CI containers run as root) unless told.
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        // Ranks that wait in a collective give up their core: the tests oversubscribe.
+        .env("OMPI_MCA_mpi_yield_when_idle", "1")
+        .output()
+        .expect("mpirun runs (install Open MPI: apt-get install openmpi-bin libopenmpi-dev)")
+}
+
+/// The JSON a run wrote, without what may differ (wall time, the command line, threads).
+fn statistics(path: &Path) -> Value {
+    let mut v: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let o = v.as_object_mut().unwrap();
+    for k in [
+        "wall_seconds",
+        "node_cycles_per_second",
+        "threads",
+        "command",
+    ] {
+        o.remove(k);
+    }
+    let e = v["config"]["experiment"].as_object_mut().unwrap();
+    for k in ["threads", "jobs"] {
+        e.remove(k);
+    }
+    v
+}
+
+fn short_args(name: &str) -> Vec<&'static str> {
+    let mut a = vec!["--replications", "1"];
+    a.extend(if name.starts_with("circuit") {
+        ["--warmup", "3000", "--cycles", "6000"]
+    } else {
+        ["--warmup", "500", "--cycles", "1500"]
+    });
+    a.extend(["--set", "experiment.partition_min_nodes=1"]);
+    a
+}
+
+#[test]
+fn every_preset_writes_one_process_json_on_2_and_3_ranks() {
+    let dir = tempfile::tempdir().unwrap();
+    let presets = common::wormhole_presets()
+        .into_iter()
+        .chain(common::circuit_presets())
+        .chain(common::deflection_presets())
+        .chain(common::timeout_presets());
+    for (name, _) in presets {
+        let hw = format!("hw/{name}");
+        let mut base = vec!["run", hw.as_str()];
+        base.extend(short_args(&name));
+        let one = dir.path().join(format!("{name}.1.json"));
+        let mut a = base.clone();
+        a.extend(["--json", one.to_str().unwrap()]);
+        let out = launch(None, &a);
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        for (np, threads) in [(2, "1"), (3, "2")] {
+            let many = dir.path().join(format!("{name}.{np}.json"));
+            let mut a = base.clone();
+            a.extend(["--threads", threads, "--json", many.to_str().unwrap()]);
+            let out = launch(Some(np), &a);
+            assert!(
+                out.status.success(),
+                "{name} on {np} ranks: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let summary = String::from_utf8_lossy(&out.stdout);
+            assert_eq!(
+                summary.matches("node-cycles/s").count(),
+                1,
+                "{name}: rank 0 alone prints the summary: {summary}"
+            );
+            assert_eq!(statistics(&one), statistics(&many), "{name} on {np} ranks");
+        }
+    }
+}
+
+#[test]
+fn a_deadlock_is_found_and_described_alike_on_ranks() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = |json: &Path| {
+        [
+            "run",
+            "hw/wormhole-torus-dor.ron",
+            "--set",
+            "switching.unsafe_routing=true",
+            "--set",
+            "router.vcs=1",
+            "--set",
+            "experiment.deadlock_cycles=3000",
+            "--replications",
+            "1",
+            "--rate",
+            "0.05",
+            "--json",
+            json.to_str().unwrap(),
+        ]
+        .map(String::from)
+    };
+    let (one, two) = (dir.path().join("one.json"), dir.path().join("two.json"));
+    let a = args(&one);
+    let out = launch(None, &a.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let a = args(&two);
+    let out = launch(Some(2), &a.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_ne!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (s1, s2) = (statistics(&one), statistics(&two));
+    assert!(s1["deadlock"].is_object(), "{s1}");
+    assert_eq!(s1, s2);
+}
+
+#[test]
+fn a_bad_configuration_ends_every_rank_with_status_one_and_one_message() {
+    let out = launch(
+        Some(2),
+        &["run", "hw/wormhole-torus-dor.ron", "--set", "router.vcs=0"],
+    );
+    assert_ne!(out.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.matches("routemu: invalid").count(), 1, "{err}");
+}
