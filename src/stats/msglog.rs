@@ -370,7 +370,20 @@ mod tests {
 
     #[test]
     fn numbers_are_written_in_decimal() {
-        for v in [0u64, 7, 10, 99, 100, 101, 12345, 1_000_000, u64::MAX] {
+        for v in [
+            0u64,
+            7,
+            10,
+            99,
+            100,
+            101,
+            12345,
+            1_000_000,
+            u32::MAX as u64,
+            u32::MAX as u64 + 1,
+            10_000_000_000,
+            u64::MAX,
+        ] {
             let mut out = Vec::new();
             push_num(&mut out, v);
             assert_eq!(String::from_utf8(out).unwrap(), v.to_string());
@@ -424,6 +437,91 @@ mod tests {
             lines.write_in(&mut many, chunks);
             assert_eq!(one, many, "{chunks} chunks");
         }
+    }
+
+    /// A deflection-like message: `segments` attempts of `per` nodes each, every one
+    /// from node 0, with node numbers as large as a node id gets.
+    fn long_path_log(segments: u32, per: u32) -> (RepLog, String) {
+        let id = MsgId::new(NodeId(0), 1);
+        let header = MsgHeader {
+            id,
+            dst: NodeId(3),
+            len: 1,
+            created: 1,
+            injected: 2,
+            ..MsgHeader::default()
+        };
+        let mut hops = Vec::new();
+        let mut expect = Vec::new();
+        for a in 0..segments {
+            let nodes: Vec<String> = (0..per)
+                .map(|k| {
+                    let node = if k == 0 { 0 } else { (1 << 24) - 1 - k };
+                    // Recorded out of order: the log orders them.
+                    hops.push(HopRec {
+                        id,
+                        attempt: segments - 1 - a,
+                        at: 100 + k as Cycle,
+                        node,
+                    });
+                    node.to_string()
+                })
+                .collect();
+            expect.push(nodes.join(">"));
+        }
+        expect.reverse();
+        hops.reverse();
+        let log = RepLog {
+            deliveries: vec![Delivery {
+                header,
+                absorbed: 500,
+            }],
+            hops,
+        };
+        (log, expect.join("|"))
+    }
+
+    #[test]
+    fn a_path_longer_than_the_line_buffer_is_written_whole() {
+        let topo =
+            Topology::from_config(&crate::config::TopologyConfig::Hypercube { dim: 2 }).unwrap();
+        let rule = LatencyRule {
+            def: LatencyDef::default(),
+            ejection: 1,
+        };
+        for (segments, per) in [(1, 3), (2, SHORT_PATH as u32 / 2), (3, 40), (50, 30)] {
+            let (log, path) = long_path_log(segments, per);
+            let text = render(&mut [log], &topo, rule);
+            let line = text.lines().nth(1).unwrap();
+            let fields: Vec<&str> = line.split(',').collect();
+            assert_eq!(fields.len(), 19, "{segments}×{per}");
+            assert_eq!(fields[18], path, "{segments}×{per}");
+            assert_eq!(fields[8], "500");
+        }
+    }
+
+    #[test]
+    fn deliveries_of_one_cycle_are_ordered_by_id_whatever_order_they_came_in() {
+        let d = |src: u32, seq: u64, absorbed: Cycle| Delivery {
+            header: MsgHeader {
+                id: MsgId::new(NodeId(src), seq),
+                ..MsgHeader::default()
+            },
+            absorbed,
+        };
+        // Two partitions' runs, each in cycle order with ties in any id order.
+        let mut ds = vec![
+            d(3, 0, 5),
+            d(1, 0, 5),
+            d(2, 1, 9),
+            d(0, 2, 4),
+            d(2, 0, 5),
+            d(0, 0, 9),
+        ];
+        let mut want = ds.clone();
+        want.sort_by_key(|d| (d.absorbed, d.header.id.0));
+        sort_deliveries(&mut ds);
+        assert_eq!(ds, want);
     }
 
     #[test]
