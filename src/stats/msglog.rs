@@ -366,7 +366,7 @@ pub fn render(reps: &mut [RepLog], topo: &Topology, rule: LatencyRule) -> String
 mod tests {
     use super::*;
     use crate::router::buffers::MsgHeader;
-    use crate::types::MsgId;
+    use crate::types::{Cycle, MsgId};
 
     #[test]
     fn numbers_are_written_in_decimal() {
