@@ -11,7 +11,7 @@ use super::observe::HopRec;
 use super::Delivery;
 use crate::config::{LatencyDef, LatencyFrom, LatencyTo};
 use crate::topology::Topology;
-use crate::types::{Cycle, NodeId};
+use crate::types::NodeId;
 
 /// The CSV header line (without its newline).
 pub const HEADER: &str = "replication,id,seq,src,dst,flits,created,injected,delivered,latency,\
@@ -51,17 +51,34 @@ impl LatencyRule {
     }
 }
 
-/// Appends the decimal digits of `v`, two at a time (the log has millions of numbers:
-/// `write!` is several times slower).
-#[inline]
-fn push_num(out: &mut Vec<u8>, mut v: u64) {
-    const PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
-        2021222324252627282930313233343536373839\
-        4041424344454647484950515253545556575859\
-        6061626364656667686970717273747576777879\
-        8081828384858687888990919293949596979899";
-    let mut buf = [0u8; 20];
-    let mut i = buf.len();
+/// Two decimal digits for every value below 100.
+const PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
+    2021222324252627282930313233343536373839\
+    4041424344454647484950515253545556575859\
+    6061626364656667686970717273747576777879\
+    8081828384858687888990919293949596979899";
+
+/// Writes the decimal digits of `v` to end just before `buf[end]` and returns where
+/// they start. Lines are assembled from their end, so the digits come out in the order
+/// division yields them, two per division, with no count and no copy (the log has
+/// millions of numbers: `write!` is several times slower, and copying each number out
+/// of a scratch buffer cost a third of the formatting).
+#[inline(always)]
+fn put_num(buf: &mut [u8], end: usize, v: u64) -> usize {
+    let mut i = end;
+    // Most values fit 32 bits, whose divisions are cheaper.
+    let mut v = if v > u32::MAX as u64 {
+        let mut w = v;
+        while w > u32::MAX as u64 {
+            let p = (w % 100) as usize * 2;
+            w /= 100;
+            i -= 2;
+            buf[i..i + 2].copy_from_slice(&PAIRS[p..p + 2]);
+        }
+        w as u32
+    } else {
+        v as u32
+    };
     while v >= 100 {
         let p = (v % 100) as usize * 2;
         v /= 100;
@@ -76,7 +93,32 @@ fn push_num(out: &mut Vec<u8>, mut v: u64) {
         i -= 1;
         buf[i] = b'0' + v as u8;
     }
-    out.extend_from_slice(&buf[i..]);
+    i
+}
+
+/// Appends the decimal digits of `v` to `out`.
+fn push_num(out: &mut Vec<u8>, v: u64) {
+    let mut buf = [0u8; 20];
+    let start = put_num(&mut buf, 20, v);
+    out.extend_from_slice(&buf[start..]);
+}
+
+/// Sorts a replication's deliveries by delivery cycle, then id. Each partition records
+/// its deliveries in nondecreasing cycles, only the id order among one cycle's
+/// deliveries is arbitrary: a stable sort by cycle alone finds the partitions' runs and
+/// merges them (nothing to do for one partition), then each cycle's few deliveries are
+/// put in id order. Sorting by (cycle, id) at once cost as much as formatting the
+/// lines: the ties cut the runs short.
+#[inline(never)]
+fn sort_deliveries(ds: &mut [Delivery]) {
+    if !ds.is_sorted_by_key(|d| d.absorbed) {
+        ds.sort_by_key(|d| d.absorbed);
+    }
+    for same in ds.chunk_by_mut(|a, b| a.absorbed == b.absorbed) {
+        if same.len() > 1 {
+            same.sort_by_key(|d| d.header.id.0);
+        }
+    }
 }
 
 /// Appends replication `rep`'s lines to `out`, ordered by delivery cycle, then id (so
@@ -90,17 +132,15 @@ pub fn write_rep(
     topo: &Topology,
     rule: LatencyRule,
 ) {
-    let ds = &mut log.deliveries;
-    // Each partition recorded its deliveries in nearly increasing cycles: runs a stable
-    // merge sort takes in linear time.
-    ds.sort_by_key(|d| (d.absorbed, d.header.id.0));
+    sort_deliveries(&mut log.deliveries);
     let ds = &log.deliveries;
-    let (start, nodes) = group_hops(ds, &log.hops);
+    let (start, order) = group_hops(ds, &log.hops);
     let lines = Lines {
         rep,
         ds,
         start: &start,
-        nodes: &nodes,
+        order: &order,
+        hops: &log.hops,
         topo,
         rule,
     };
@@ -122,7 +162,8 @@ struct Lines<'a> {
     rep: u32,
     ds: &'a [Delivery],
     start: &'a [u32],
-    nodes: &'a [(u32, Cycle, u32)],
+    order: &'a [u32],
+    hops: &'a [HopRec],
     topo: &'a Topology,
     rule: LatencyRule,
 }
@@ -158,14 +199,37 @@ impl Lines<'_> {
         }
     }
 
-    /// Appends the lines of deliveries `range` to `out`.
+    /// Appends the lines of deliveries `range` to `out`. A line is assembled from its
+    /// end in a buffer on the stack and appended whole (the path of a line too long for
+    /// the buffer is appended after it).
     fn write(&self, out: &mut Vec<u8>, range: std::ops::Range<usize>) {
-        let (start, nodes, rule) = (self.start, self.nodes, self.rule);
+        let (start, order, hops, rule) = (self.start, self.order, self.hops, self.rule);
+        let mut buf = [0u8; LINE_BUF];
         for i in range {
             let d = &self.ds[i];
             let h = &d.header;
             let src = h.id.src();
-            for v in [
+            let path = &order[start[i] as usize..start[i + 1] as usize];
+            let short = path.len() <= SHORT_PATH;
+            let mut pos = LINE_BUF - 1;
+            buf[pos] = b'\n';
+            if short {
+                // Last node first; a node follows the one before it with `>` within an
+                // attempt, `|` where the next attempt starts.
+                for k in (0..path.len()).rev() {
+                    let h = &hops[path[k] as usize];
+                    pos = put_num(&mut buf, pos, h.node as u64);
+                    if k > 0 {
+                        pos -= 1;
+                        buf[pos] = if hops[path[k - 1] as usize].attempt == h.attempt {
+                            b'>'
+                        } else {
+                            b'|'
+                        };
+                    }
+                }
+            }
+            let fields = [
                 self.rep as u64,
                 h.id.0,
                 h.id.seq(),
@@ -184,31 +248,45 @@ impl Lines<'_> {
                 h.eject_wait as u64,
                 h.ctrl_wait as u64,
                 h.measured as u64,
-            ] {
-                push_num(out, v);
-                out.push(b',');
+            ];
+            for &v in fields.iter().rev() {
+                pos -= 1;
+                buf[pos] = b',';
+                pos = put_num(&mut buf, pos, v);
             }
-            let mut attempt = None;
-            for &(a, _, node) in &nodes[start[i] as usize..start[i + 1] as usize] {
-                match attempt {
-                    None => {}
-                    Some(b) if a == b => out.push(b'>'),
-                    Some(_) => out.push(b'|'),
+            if short {
+                out.extend_from_slice(&buf[pos..]);
+                continue;
+            }
+            out.extend_from_slice(&buf[pos..LINE_BUF - 1]);
+            for (k, &j) in path.iter().enumerate() {
+                let h = &hops[j as usize];
+                if k > 0 {
+                    let before = hops[path[k - 1] as usize].attempt;
+                    out.push(if before == h.attempt { b'>' } else { b'|' });
                 }
-                attempt = Some(a);
-                push_num(out, node as u64);
+                push_num(out, h.node as u64);
             }
             out.push(b'\n');
         }
     }
 }
 
-/// The hops of each delivery, in path order: `nodes[start[i]..start[i + 1]]` holds
-/// delivery i's (attempt, cycle, node). Linear time: a message id is (sequence number,
-/// source), and each source's sequence numbers are dense, so a table indexed by
-/// (source, sequence) finds a hop's delivery without hashing or sorting the hops.
-#[allow(clippy::type_complexity)]
-fn group_hops(ds: &[Delivery], hops: &[HopRec]) -> (Vec<u32>, Vec<(u32, Cycle, u32)>) {
+/// Bytes of the buffer a line is assembled in.
+const LINE_BUF: usize = 1024;
+/// The longest path formatted in the line's buffer: with the 18 numbers (at most 20
+/// digits and a comma each), each node (at most 10 digits and a separator) and the
+/// newline, it fits `LINE_BUF`.
+const SHORT_PATH: usize = (LINE_BUF - 18 * 21 - 1) / 11;
+
+/// The hops of each delivery, in path order: `order[start[i]..start[i + 1]]` holds the
+/// indices in `hops` of delivery i's hops, ordered by (attempt, `at`). Linear time: a
+/// message id is (sequence number, source), and each source's sequence numbers are
+/// dense, so a table indexed by (source, sequence) finds a hop's delivery without
+/// hashing or sorting the hops. Indices rather than copies of the hops: 4 bytes a hop
+/// (the pages a long log touches cost as much as formatting it).
+#[inline(never)]
+fn group_hops(ds: &[Delivery], hops: &[HopRec]) -> (Vec<u32>, Vec<u32>) {
     const NONE: u32 = u32::MAX;
     let n = ds.len();
     let sources = ds
@@ -236,34 +314,39 @@ fn group_hops(ds: &[Delivery], hops: &[HopRec]) -> (Vec<u32>, Vec<(u32, Cycle, u
         }
         table[(base[s] + q) as usize]
     };
-    let mut start = vec![0u32; n + 1];
-    for h in hops {
-        let i = which(h);
-        if i != NONE {
-            start[i as usize + 1] += 1;
-        }
+    // Each hop's delivery, looked up once; a hop of a message still in flight at the
+    // end has none (and counts in the last, unused, bucket).
+    let slot: Vec<u32> = hops.iter().map(which).collect();
+    let mut start = vec![0u32; n + 2];
+    for &i in &slot {
+        start[(i as usize).min(n) + 1] += 1;
     }
     for i in 0..n {
         start[i + 1] += start[i];
     }
+    start.truncate(n + 1);
     let mut fill = start.clone();
-    let mut nodes = vec![(0u32, 0 as Cycle, 0u32); start[n] as usize];
-    for h in hops {
-        let i = which(h);
+    let mut order = vec![0u32; start[n] as usize];
+    for (k, &i) in slot.iter().enumerate() {
         if i != NONE {
-            nodes[fill[i as usize] as usize] = (h.attempt, h.at, h.node);
-            fill[i as usize] += 1;
+            let f = &mut fill[i as usize];
+            order[*f as usize] = k as u32;
+            *f += 1;
         }
     }
-    // A message's hops come in path order unless partitions recorded them: sort the
-    // few that are not.
+    // A message's hops come in path order unless partitions recorded them (or a
+    // deflection message's segments overlapped): sort the few that are not.
+    let key = |&k: &u32| {
+        let h = &hops[k as usize];
+        (h.attempt, h.at, h.node)
+    };
     for i in 0..n {
-        let path = &mut nodes[start[i] as usize..start[i + 1] as usize];
-        if !path.is_sorted() {
-            path.sort_unstable();
+        let path = &mut order[start[i] as usize..start[i + 1] as usize];
+        if !path.is_sorted_by_key(key) {
+            path.sort_unstable_by_key(key);
         }
     }
-    (start, nodes)
+    (start, order)
 }
 
 /// The whole log: the header and every replication's lines (sorts `reps` in place).
@@ -283,11 +366,24 @@ pub fn render(reps: &mut [RepLog], topo: &Topology, rule: LatencyRule) -> String
 mod tests {
     use super::*;
     use crate::router::buffers::MsgHeader;
-    use crate::types::MsgId;
+    use crate::types::{Cycle, MsgId};
 
     #[test]
     fn numbers_are_written_in_decimal() {
-        for v in [0u64, 7, 10, 99, 100, 101, 12345, 1_000_000, u64::MAX] {
+        for v in [
+            0u64,
+            7,
+            10,
+            99,
+            100,
+            101,
+            12345,
+            1_000_000,
+            u32::MAX as u64,
+            u32::MAX as u64 + 1,
+            10_000_000_000,
+            u64::MAX,
+        ] {
             let mut out = Vec::new();
             push_num(&mut out, v);
             assert_eq!(String::from_utf8(out).unwrap(), v.to_string());
@@ -312,12 +408,21 @@ mod tests {
             })
             .collect();
         let start: Vec<u32> = (0..=11).collect();
-        let nodes: Vec<_> = (0..11).map(|i| (0, 0, i as u32 % 8)).collect();
+        let order: Vec<u32> = (0..11).collect();
+        let hops: Vec<HopRec> = (0..11)
+            .map(|i| HopRec {
+                id: ds[i].header.id,
+                attempt: 0,
+                at: 0,
+                node: i as u32 % 8,
+            })
+            .collect();
         let lines = Lines {
             rep: 2,
             ds: &ds,
             start: &start,
-            nodes: &nodes,
+            order: &order,
+            hops: &hops,
             topo: &topo,
             rule: LatencyRule {
                 def: LatencyDef::default(),
@@ -332,6 +437,91 @@ mod tests {
             lines.write_in(&mut many, chunks);
             assert_eq!(one, many, "{chunks} chunks");
         }
+    }
+
+    /// A deflection-like message: `segments` attempts of `per` nodes each, every one
+    /// from node 0, with node numbers as large as a node id gets.
+    fn long_path_log(segments: u32, per: u32) -> (RepLog, String) {
+        let id = MsgId::new(NodeId(0), 1);
+        let header = MsgHeader {
+            id,
+            dst: NodeId(3),
+            len: 1,
+            created: 1,
+            injected: 2,
+            ..MsgHeader::default()
+        };
+        let mut hops = Vec::new();
+        let mut expect = Vec::new();
+        for a in 0..segments {
+            let nodes: Vec<String> = (0..per)
+                .map(|k| {
+                    let node = if k == 0 { 0 } else { (1 << 24) - 1 - k };
+                    // Recorded out of order: the log orders them.
+                    hops.push(HopRec {
+                        id,
+                        attempt: segments - 1 - a,
+                        at: 100 + k as Cycle,
+                        node,
+                    });
+                    node.to_string()
+                })
+                .collect();
+            expect.push(nodes.join(">"));
+        }
+        expect.reverse();
+        hops.reverse();
+        let log = RepLog {
+            deliveries: vec![Delivery {
+                header,
+                absorbed: 500,
+            }],
+            hops,
+        };
+        (log, expect.join("|"))
+    }
+
+    #[test]
+    fn a_path_longer_than_the_line_buffer_is_written_whole() {
+        let topo =
+            Topology::from_config(&crate::config::TopologyConfig::Hypercube { dim: 2 }).unwrap();
+        let rule = LatencyRule {
+            def: LatencyDef::default(),
+            ejection: 1,
+        };
+        for (segments, per) in [(1, 3), (2, SHORT_PATH as u32 / 2), (3, 40), (50, 30)] {
+            let (log, path) = long_path_log(segments, per);
+            let text = render(&mut [log], &topo, rule);
+            let line = text.lines().nth(1).unwrap();
+            let fields: Vec<&str> = line.split(',').collect();
+            assert_eq!(fields.len(), 19, "{segments}×{per}");
+            assert_eq!(fields[18], path, "{segments}×{per}");
+            assert_eq!(fields[8], "500");
+        }
+    }
+
+    #[test]
+    fn deliveries_of_one_cycle_are_ordered_by_id_whatever_order_they_came_in() {
+        let d = |src: u32, seq: u64, absorbed: Cycle| Delivery {
+            header: MsgHeader {
+                id: MsgId::new(NodeId(src), seq),
+                ..MsgHeader::default()
+            },
+            absorbed,
+        };
+        // Two partitions' runs, each in cycle order with ties in any id order.
+        let mut ds = vec![
+            d(3, 0, 5),
+            d(1, 0, 5),
+            d(2, 1, 9),
+            d(0, 2, 4),
+            d(2, 0, 5),
+            d(0, 0, 9),
+        ];
+        let mut want = ds.clone();
+        want.sort_by_key(|d| (d.absorbed, d.header.id.0));
+        sort_deliveries(&mut ds);
+        assert_eq!(ds, want);
     }
 
     #[test]
