@@ -187,16 +187,45 @@ pub fn bytes_per_node(cfg: &HwConfig, m: &Machine) -> u64 {
 pub fn memory_check(cfg: &HwConfig, m: &Machine) -> MemoryCheck {
     let per_node = bytes_per_node(cfg, m);
     let e = &cfg.experiment;
-    let at_once = e.jobs.clamp(1, e.replications.max(1));
-    let need = per_node
-        .saturating_mul(m.topology.nodes() as u64)
-        .saturating_mul(at_once as u64);
+    let nodes = m.topology.nodes() as u64;
+    let (at_once, need) = match crate::engine::distributed::current() {
+        // Ranks run one replication at a time, each on its share of the nodes; the ranks
+        // that share this machine share its memory.
+        Some(t) => {
+            let share = nodes.div_ceil(t.ranks() as u64);
+            (
+                1,
+                per_node
+                    .saturating_mul(share)
+                    .saturating_mul(ranks_on_this_host()),
+            )
+        }
+        None => {
+            let at_once = e.jobs.clamp(1, e.replications.max(1));
+            (
+                at_once,
+                per_node
+                    .saturating_mul(nodes)
+                    .saturating_mul(at_once as u64),
+            )
+        }
+    };
     MemoryCheck {
         need,
         per_node,
         at_once,
         limit: memory_limit(),
     }
+}
+
+/// The MPI ranks started on this machine (Open MPI's and MPICH's launchers say), 1 when
+/// not told.
+fn ranks_on_this_host() -> u64 {
+    ["OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"]
+        .iter()
+        .find_map(|v| std::env::var(v).ok()?.parse::<u64>().ok())
+        .unwrap_or(1)
+        .max(1)
 }
 
 /// Refuses `cfg` when its memory estimate exceeds the limit, unless `--force` was given;

@@ -107,6 +107,7 @@ fn the_binary_writes_identical_json_for_the_same_seed() {
             "seed",
             "replications",
             "threads",
+            "partitioning",
             "cycles",
             "messages",
             "latency",

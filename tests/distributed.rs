@@ -16,7 +16,12 @@ fn report(cfg: &HwConfig) -> Value {
     let r = run_experiment(cfg, &mut |_, _| {}).unwrap();
     let mut v = serde_json::to_value(&r).unwrap();
     let o = v.as_object_mut().unwrap();
-    for k in ["wall_seconds", "node_cycles_per_second", "threads"] {
+    for k in [
+        "wall_seconds",
+        "node_cycles_per_second",
+        "threads",
+        "partitioning",
+    ] {
         o.remove(k);
     }
     let e = v["config"]["experiment"].as_object_mut().unwrap();
@@ -45,9 +50,22 @@ fn ranked_with(cfg: &HwConfig, ranks: usize) -> (Value, u64, u64) {
         handles.into_iter().map(|h| h.join().unwrap()).collect()
     });
     let parts = reports[0]["threads"].as_u64().unwrap();
+    let split = &reports[0]["partitioning"];
+    assert_eq!(split["ranks"].as_u64(), Some(ranks as u64), "{split}");
+    assert_eq!(split["partitions"].as_u64(), Some(parts), "{split}");
+    assert!(
+        split["rank_cut_links"].as_u64().unwrap() > 0
+            && split["rank_cut_links"].as_u64() <= split["cut_links"].as_u64(),
+        "ranks exchange over some of the cut links: {split}"
+    );
     let strip = |mut v: Value| {
         let o = v.as_object_mut().unwrap();
-        for k in ["wall_seconds", "node_cycles_per_second", "threads"] {
+        for k in [
+            "wall_seconds",
+            "node_cycles_per_second",
+            "threads",
+            "partitioning",
+        ] {
             o.remove(k);
         }
         let e = v["config"]["experiment"].as_object_mut().unwrap();

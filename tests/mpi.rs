@@ -41,6 +41,7 @@ fn statistics(path: &Path) -> Value {
         "wall_seconds",
         "node_cycles_per_second",
         "threads",
+        "partitioning",
         "command",
     ] {
         o.remove(k);

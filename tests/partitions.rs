@@ -12,7 +12,12 @@ fn report(cfg: &HwConfig) -> Value {
     let r = run_experiment(cfg, &mut |_, _| {}).unwrap();
     let mut v = serde_json::to_value(&r).unwrap();
     let o = v.as_object_mut().unwrap();
-    for k in ["wall_seconds", "node_cycles_per_second", "threads"] {
+    for k in [
+        "wall_seconds",
+        "node_cycles_per_second",
+        "threads",
+        "partitioning",
+    ] {
         o.remove(k);
     }
     let e = v["config"]["experiment"].as_object_mut().unwrap();

@@ -50,6 +50,16 @@ pub fn main_mpi(cli: super::Cli) -> i32 {
     if alone && ranks > 1 {
         t.abort(code);
     }
+    if std::env::var_os("ROUTEMU_MPI_STATS").is_some() {
+        let st = t.stats();
+        eprintln!(
+            "routemu: rank {rank} of {ranks}: {} exchanges, {} bytes sent, {:.3} s in them ({:.2} µs each)",
+            st.exchanges,
+            st.bytes,
+            st.seconds,
+            1e6 * st.seconds / st.exchanges.max(1) as f64
+        );
+    }
     drop(universe);
     code
 }

@@ -840,12 +840,24 @@ pub fn aggregate<M: ModeMeasures>(
     let generated: u64 = reps.iter().map(|r| r.generated).sum();
     let delivered: u64 = reps.iter().map(|r| r.delivered).sum();
     let lost: u64 = reps.iter().map(|r| r.lost).sum();
+    let partitions = reps.iter().map(|r| r.partitions).max().unwrap_or(1);
     Report {
         schema: report::SCHEMA,
         config: cfg.clone(),
         seed: cfg.experiment.seed,
         replications: reps.len() as u32,
-        threads: reps.iter().map(|r| r.partitions).max().unwrap_or(1),
+        threads: partitions,
+        partitioning: {
+            let ranks = crate::engine::distributed::current().map_or(1, |t| t.ranks());
+            let (cut_links, rank_cut_links) =
+                crate::engine::partition::cut(topology, partitions as usize, ranks);
+            report::Partitioning {
+                partitions,
+                ranks: ranks as u32,
+                cut_links,
+                rank_cut_links,
+            }
+        },
         cycles,
         window_cycles: reps.iter().map(|r| r.window as f64).sum::<f64>() / k,
         messages: Messages {

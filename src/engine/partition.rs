@@ -27,6 +27,44 @@ pub fn ranges(nodes: usize, parts: usize) -> Vec<(usize, usize)> {
         .collect()
 }
 
+/// What a split of the network into `parts` contiguous partitions over `ranks` ranks
+/// (`engine::distributed::owners`) cuts: the links (an output port and the node it
+/// leads to) whose ends lie in different partitions, and those whose ends lie on
+/// different ranks. Every cycle's exchange between partitions carries what crosses the
+/// first, between processes what crosses the second.
+pub fn cut(topology: &crate::topology::Topology, parts: usize, ranks: usize) -> (u64, u64) {
+    use crate::types::{NodeId, PortId};
+    let nodes = topology.nodes();
+    let rs = ranges(nodes, parts.max(1));
+    if rs.len() <= 1 {
+        return (0, 0);
+    }
+    let chunk = rs[0].1 - rs[0].0;
+    let mut rank_of = vec![0usize; rs.len()];
+    for (r, owned) in crate::engine::distributed::owners(rs.len(), ranks)
+        .into_iter()
+        .enumerate()
+    {
+        for q in owned {
+            rank_of[q] = r;
+        }
+    }
+    let (mut cut, mut rank_cut) = (0u64, 0u64);
+    for u in 0..nodes {
+        for port in 0..topology.degree() {
+            let Some(v) = topology.neighbor(NodeId(u as u32), PortId(port as u8)) else {
+                continue;
+            };
+            let (a, b) = (u / chunk, v.idx() / chunk);
+            if a != b {
+                cut += 1;
+                rank_cut += u64::from(rank_of[a] != rank_of[b]);
+            }
+        }
+    }
+    (cut, rank_cut)
+}
+
 /// Where a partition's routers put what they send.
 #[derive(Clone, Debug)]
 pub struct PartOut<E, R> {
@@ -144,6 +182,22 @@ mod tests {
         fn node(&self) -> u32 {
             *self
         }
+    }
+
+    #[test]
+    fn halving_a_torus_cuts_two_rings_of_links_each_way() {
+        let t = crate::topology::Topology::from_config(&crate::config::TopologyConfig::Torus {
+            k: 8,
+            n: 2,
+            bidirectional: true,
+        })
+        .unwrap();
+        // Rows 0-3 and 4-7: each of the 8 columns crosses twice (middle and wrap), in
+        // both directions.
+        assert_eq!(cut(&t, 2, 2), (32, 32));
+        assert_eq!(cut(&t, 1, 1), (0, 0));
+        // Four partitions on two ranks: ranks hold rows 0-3 and 4-7 as before.
+        assert_eq!(cut(&t, 4, 2), (64, 32));
     }
 
     #[test]

@@ -8,6 +8,20 @@ use crate::config::HwConfig;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write;
 
+/// How a run's network was split: into partitions stepped by threads, over MPI ranks
+/// (`engine::distributed`), and the links each split cuts (see `engine::partition::cut`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Partitioning {
+    /// Partitions (R ranks × T threads, or T threads).
+    pub partitions: u32,
+    /// MPI ranks (1 without MPI).
+    pub ranks: u32,
+    /// Links whose two ends lie in different partitions.
+    pub cut_links: u64,
+    /// Links whose two ends lie on different ranks.
+    pub rank_cut_links: u64,
+}
+
 /// Schema identifier written in every report.
 pub const SCHEMA: &str = "routemu.run/1";
 
@@ -687,6 +701,8 @@ pub struct Report {
     pub replications: u32,
     /// Threads used.
     pub threads: u32,
+    /// How the network was split (partitions, MPI ranks, the links they cut).
+    pub partitioning: Partitioning,
     /// Cycles simulated, summed over replications (warm-up, window and drain).
     pub cycles: u64,
     /// Mean length of the measurement window.

@@ -73,6 +73,7 @@ pub fn statistics(report: &routemu::stats::report::Report) -> serde_json::Value 
         "wall_seconds",
         "node_cycles_per_second",
         "threads",
+        "partitioning",
         "config",
     ] {
         o.remove(k);

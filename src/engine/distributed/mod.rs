@@ -125,11 +125,17 @@ pub fn plan<N: Network>(
             parts.len()
         )));
     }
-    let p = parts.len();
-    let owned = (0..ranks)
-        .map(|r| r * p / ranks..(r + 1) * p / ranks)
-        .collect();
+    let owned = owners(parts.len(), ranks);
     Ok((parts, owned))
+}
+
+/// The partitions (by index) each of `ranks` ranks steps when there are `parts`:
+/// consecutive, as even as can be.
+pub fn owners(parts: usize, ranks: usize) -> Vec<Range<usize>> {
+    let ranks = ranks.max(1);
+    (0..ranks)
+        .map(|r| r * parts / ranks..(r + 1) * parts / ranks)
+        .collect()
 }
 
 /// Runs replication `rep` of `cfg` over the ranks of `t`, this rank stepping its share of

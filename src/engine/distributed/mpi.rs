@@ -13,6 +13,7 @@ use mpi::datatype::{Partition, PartitionMut};
 use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi::traits::*;
 use mpi::Count;
+use std::cell::{Cell, RefCell};
 use std::thread::ThreadId;
 
 /// The world communicator of an MPI run.
@@ -21,13 +22,29 @@ pub struct MpiTransport {
     rank: usize,
     ranks: usize,
     owner: ThreadId,
+    /// The bytes sent and received at an exchange, kept from one exchange to the next.
+    scratch: RefCell<(Vec<u8>, Vec<u8>)>,
+    /// Exchanges made, bytes this rank sent in them, and the time spent in them.
+    stats: Cell<ExchangeStats>,
+}
+
+/// What a rank's exchanges cost (`ROUTEMU_MPI_STATS=1` prints it at the end).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ExchangeStats {
+    /// Exchanges (all-to-alls) made.
+    pub exchanges: u64,
+    /// Bytes this rank sent to other ranks in them.
+    pub bytes: u64,
+    /// Seconds spent in them, waiting for the other ranks included.
+    pub seconds: f64,
 }
 
 // SAFETY: the communicator is a handle that MPI lets any thread pass around; MPI is
 // initialised funneled, and every use checks that it happens on the thread that
 // initialised it (`owner`), so no two threads ever call MPI.
 unsafe impl Send for MpiTransport {}
-// SAFETY: as for Send: `&self` methods call MPI only from the owning thread.
+// SAFETY: as for Send: `&self` methods call MPI, and touch the scratch buffers, only from
+// the owning thread.
 unsafe impl Sync for MpiTransport {}
 
 /// MPI started for this process: the world's transport, and the universe that finalises
@@ -59,6 +76,8 @@ pub fn start() -> Option<Started> {
         ranks: world.size() as usize,
         world,
         owner: std::thread::current().id(),
+        scratch: RefCell::new((Vec::new(), Vec::new())),
+        stats: Cell::new(ExchangeStats::default()),
     };
     Some(Started {
         transport,
@@ -73,6 +92,11 @@ impl MpiTransport {
             self.owner,
             "MPI called from a thread other than the one that initialised it"
         );
+    }
+
+    /// What this rank's exchanges have cost so far.
+    pub fn stats(&self) -> ExchangeStats {
+        self.stats.get()
     }
 
     /// Ends every rank with exit status `code` (after the caller printed why).
@@ -108,14 +132,21 @@ impl Transport for MpiTransport {
 
     fn exchange(&self, send: &[Vec<u8>], recv: &mut [Vec<u8>]) {
         self.on_owner();
+        let started = std::time::Instant::now();
         let counts: Vec<Count> = send.iter().map(|b| count(b.len())).collect();
         let mut rcounts = vec![0 as Count; self.ranks];
         self.world.all_to_all_into(&counts[..], &mut rcounts[..]);
-        let flat: Vec<u8> = send.concat();
+        let mut scratch = self.scratch.borrow_mut();
+        let (flat, rflat) = &mut *scratch;
+        flat.clear();
+        for b in send {
+            flat.extend_from_slice(b);
+        }
         let displs = displacements(&counts);
         let rdispls = displacements(&rcounts);
         let total: usize = rcounts.iter().map(|&c| c as usize).sum();
-        let mut rflat = vec![0u8; total];
+        rflat.clear();
+        rflat.resize(total, 0);
         {
             let s = Partition::new(&flat[..], &counts[..], &displs[..]);
             let mut r = PartitionMut::new(&mut rflat[..], &rcounts[..], &rdispls[..]);
@@ -126,6 +157,11 @@ impl Transport for MpiTransport {
             out.clear();
             out.extend_from_slice(&rflat[d..d + c]);
         }
+        let mut st = self.stats.get();
+        st.exchanges += 1;
+        st.bytes += (flat.len() - send[self.rank].len()) as u64;
+        st.seconds += started.elapsed().as_secs_f64();
+        self.stats.set(st);
     }
 
     fn all_gather(&self, mine: &[u8]) -> Vec<Vec<u8>> {
