@@ -41,6 +41,7 @@ fn ranked_with(cfg: &HwConfig, ranks: usize) -> (Value, u64, u64) {
             .map(|t| {
                 let t = t.clone();
                 s.spawn(move || {
+                    let _fail_others = t.guard();
                     with_transport(t, || {
                         serde_json::to_value(run_experiment(cfg, &mut |_, _| {}).unwrap()).unwrap()
                     })
@@ -167,11 +168,50 @@ fn long_links_let_ranks_exchange_less_often_with_the_same_result() {
 }
 
 #[test]
+fn timeout_and_deflection_presets_with_long_links_give_one_process_report_on_ranks() {
+    for (name, cfg) in common::timeout_presets()
+        .into_iter()
+        .chain(common::deflection_presets())
+    {
+        let mut cfg = short(&name, cfg);
+        cfg.experiment.replications = 1;
+        cfg.links.latency = 6;
+        let one = report(&cfg);
+        assert_eq!(
+            one,
+            ranked(&cfg, 2),
+            "{name}, links of 6 cycles, on 2 ranks"
+        );
+    }
+}
+
+#[test]
 fn a_window_counted_in_messages_closes_alike_on_ranks() {
     let mut cfg = short("w", common::preset("wormhole-torus-adaptive.ron"));
     cfg.links.latency = 4;
     cfg.experiment.measure = Measure::Messages(3_000);
     assert_eq!(report(&cfg), ranked(&cfg, 3));
+}
+
+#[test]
+fn a_rank_that_panics_ends_the_others_instead_of_leaving_them_waiting() {
+    use routemu::engine::distributed::Transport;
+    let panicked = std::thread::scope(|s| {
+        let handles: Vec<_> = LocalRanks::new(3)
+            .into_iter()
+            .map(|t| {
+                s.spawn(move || {
+                    let _fail_others = t.guard();
+                    if t.rank() == 1 {
+                        panic!("rank 1 fails");
+                    }
+                    t.all_gather(b"x");
+                })
+            })
+            .collect();
+        handles.into_iter().filter_map(|h| h.join().err()).count()
+    });
+    assert_eq!(panicked, 3);
 }
 
 #[test]
@@ -184,6 +224,7 @@ fn a_network_smaller_than_the_ranks_is_refused() {
             .map(|t| {
                 let cfg = &cfg;
                 s.spawn(move || {
+                    let _fail_others = t.guard();
                     with_transport(Arc::new(t), || run_experiment(cfg, &mut |_, _| {}))
                         .err()
                         .map(|e| e.to_string())

@@ -12,7 +12,8 @@
 //!
 //! Conservative synchronisation: when every event a partition sends to another is due
 //! `L` cycles or more after it is sent ([`Network::lookahead`]: wormhole `traversal +
-//! links.latency` and the credit latency, the other modes 1), ranks exchange only once
+//! links.latency` and the credit latency; timeout the shortest link; deflection a hop,
+//! unless aborts are instantaneous; circuit 1), ranks exchange only once
 //! per stretch of up to `L` cycles ([`Simulation::horizon_end`]): nothing a rank receives
 //! in the stretch could be due inside it. Inside a stretch a rank's partitions hand their
 //! mail to each other every cycle and may skip cycles in which none of them has work (the
@@ -160,6 +161,18 @@ pub fn run_replication<N: Network + Send>(
         .clone()
         .map(|p| Simulation::<N>::build_part(cfg, rep, parts[p], chunk, parts.len()))
         .collect::<Result<Vec<_>>>()?;
+    // Every rank must cut the same stretches: take the shortest lookahead of any
+    // partition (a mode's lookahead is meant to follow from the configuration alone).
+    let local = sims.iter().map(|s| s.out.lookahead).min().unwrap_or(1);
+    let lookahead = t
+        .all_gather(&local.to_le_bytes())
+        .iter()
+        .map(|b| b.as_slice().try_into().map_or(1, Cycle::from_le_bytes))
+        .min()
+        .unwrap_or(1);
+    for s in &mut sims {
+        s.out.lookahead = lookahead;
+    }
     let barrier = SpinBarrier::new(sims.len());
     let stop = step_ranked(&mut sims, mine.clone(), &owned, t, &barrier, progress);
     let stop = match stop {
@@ -339,7 +352,12 @@ fn rank_loop<N: Network, B: CycleBarrier>(
                 now
             };
             let end = sim.window.end;
+            // What this partition sent to other ranks in the stretch waits in its outbox
+            // until the exchange: its summaries must keep counting it (`Summary::next`),
+            // or the coordinator could jump over the cycle it is due in.
+            let pending = sim.out.earliest_remote;
             sim.advance(next, end);
+            sim.out.earliest_remote = pending;
             parity ^= 1;
             continue;
         }

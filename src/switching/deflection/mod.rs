@@ -1242,6 +1242,15 @@ impl Network for DeflectionNet {
         self.held.len()
     }
     fn accept_remote(&mut self, _: ()) {}
+    // Headers and end marks go one hop ahead (δ = router − 1 + link latency); an abort
+    // travels back to the source at a link latency per hop, or in one cycle when the
+    // abort signal is instantaneous; retries and releases stay on the node.
+    fn lookahead(&self) -> Cycle {
+        match self.abort {
+            AbortSignal::Instant => 1,
+            AbortSignal::Signal => self.hop.min(self.latency).max(1),
+        }
+    }
     fn horizon(&self) -> Cycle {
         // Headers and end marks are δ ahead; segment ends and retries (about a worm
         // length) mostly fit too, the rare long ones wait on the heap.

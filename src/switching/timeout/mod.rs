@@ -243,6 +243,9 @@ pub struct TimeoutNet {
     base: Vec<u32>,
     /// Per local port: the propagation delay of its link, the peer node and port, class.
     latency: Vec<Cycle>,
+    /// The shortest propagation delay of any link of the whole network: every event
+    /// crosses a link, so it is the mode's lookahead.
+    shortest_link: Cycle,
     peer: Vec<(u32, u8)>,
     class: Vec<LinkClass>,
     inp: Vec<InPort>,
@@ -350,6 +353,12 @@ impl TimeoutNet {
             lo,
             base,
             latency,
+            shortest_link: (0..net.nodes() as u32)
+                .flat_map(|u| net.ports(u).iter())
+                .map(|end| end.latency.unwrap_or(default_latency))
+                .min()
+                .unwrap_or(1)
+                .max(1),
             peer,
             class,
             inp: filled_table(Some(ports), IDLE_IN, "timeout input port")?,
@@ -1153,6 +1162,11 @@ impl Network for TimeoutNet {
         self.base.len() - 1
     }
     fn accept_remote(&mut self, _: ()) {}
+    // Flits, credits and resets all travel over a link (`send` callers): none is due
+    // sooner than the shortest link's delay.
+    fn lookahead(&self) -> Cycle {
+        self.shortest_link
+    }
     fn horizon(&self) -> Cycle {
         let most = self.latency.iter().copied().max().unwrap_or(1);
         (2 * most + 8)
