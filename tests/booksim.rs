@@ -206,3 +206,35 @@ fn speculation_is_refused_with_a_separate_switch_allocation_stage_or_off_wormhol
     let e = routemu::config::validate::validate(&circuit).unwrap_err();
     assert!(e.to_string().contains("speculative"), "{e}");
 }
+
+#[test]
+fn a_packet_stretched_by_a_shared_link_arrives_as_late_however_far_it_goes_on() {
+    // BookSim's body flits take as long per hop as its heads (3 cycles), so a packet whose
+    // flits were interleaved with another's on one link stays stretched to its
+    // destination. On the k×k torus (node x + ky), B (1,0)→(3,0) is injected as A
+    // (0,0)→(2,k) arrives at (1,0): both leave it on the +x link and share it, then A
+    // turns into y at (2,0) and travels k more hops alone. If body flits were faster than
+    // heads, A's stretch would close up by a cycle per hop and its delay shrink with k.
+    for (name, base) in common::booksim_presets() {
+        let TopologyConfig::Torus { k: side, .. } = base.topology else {
+            continue;
+        };
+        let mut cfg = base;
+        cfg.workload.rate = 1e-12;
+        let topo = Topology::from_config(&cfg.topology).unwrap();
+        let delays: Vec<u64> = (1..=3)
+            .map(|k| {
+                let a_dst = 2 + side * k;
+                let alone = 3 * topo.distance(NodeId(0), NodeId(a_dst)) as u64 + 16;
+                let d = run(&cfg, &[(0, a_dst, 12), (1, 3, 12)]);
+                let a = d.iter().find(|d| d.header.dst == NodeId(a_dst)).unwrap();
+                a.absorbed - a.header.created - alone
+            })
+            .collect();
+        assert!(delays[0] >= 4, "{name}: A shared the link: {delays:?}");
+        assert!(
+            delays.iter().all(|&d| d == delays[0]),
+            "{name}: A's delay depends on the hops after the shared link: {delays:?}"
+        );
+    }
+}
