@@ -13,22 +13,9 @@ use serde_json::Value;
 use std::sync::Arc;
 
 fn report(cfg: &HwConfig) -> Value {
-    let r = run_experiment(cfg, &mut |_, _| {}).unwrap();
-    let mut v = serde_json::to_value(&r).unwrap();
-    let o = v.as_object_mut().unwrap();
-    for k in [
-        "wall_seconds",
-        "node_cycles_per_second",
-        "threads",
-        "partitioning",
-    ] {
-        o.remove(k);
-    }
-    let e = v["config"]["experiment"].as_object_mut().unwrap();
-    for k in ["threads", "jobs"] {
-        e.remove(k);
-    }
-    v
+    common::without_split(
+        serde_json::to_value(run_experiment(cfg, &mut |_, _| {}).unwrap()).unwrap(),
+    )
 }
 
 /// The report of `cfg` run over `ranks` ranks (every rank must hold the same one), the
@@ -59,23 +46,7 @@ fn ranked_with(cfg: &HwConfig, ranks: usize) -> (Value, u64, u64) {
             && split["rank_cut_links"].as_u64() <= split["cut_links"].as_u64(),
         "ranks exchange over some of the cut links: {split}"
     );
-    let strip = |mut v: Value| {
-        let o = v.as_object_mut().unwrap();
-        for k in [
-            "wall_seconds",
-            "node_cycles_per_second",
-            "threads",
-            "partitioning",
-        ] {
-            o.remove(k);
-        }
-        let e = v["config"]["experiment"].as_object_mut().unwrap();
-        for k in ["threads", "jobs"] {
-            e.remove(k);
-        }
-        v
-    };
-    let reports: Vec<Value> = reports.into_iter().map(strip).collect();
+    let reports: Vec<Value> = reports.into_iter().map(common::without_split).collect();
     for (r, v) in reports.iter().enumerate().skip(1) {
         assert_eq!(&reports[0], v, "rank {r} holds another report than rank 0");
     }

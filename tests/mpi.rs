@@ -33,24 +33,9 @@ fn launch(np: Option<usize>, args: &[&str]) -> Output {
         .expect("mpirun runs (install Open MPI: apt-get install openmpi-bin libopenmpi-dev)")
 }
 
-/// The JSON a run wrote, without what may differ (wall time, the command line, threads).
+/// The JSON a run wrote, without what may differ (wall time, the command line, the split).
 fn statistics(path: &Path) -> Value {
-    let mut v: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    let o = v.as_object_mut().unwrap();
-    for k in [
-        "wall_seconds",
-        "node_cycles_per_second",
-        "threads",
-        "partitioning",
-        "command",
-    ] {
-        o.remove(k);
-    }
-    let e = v["config"]["experiment"].as_object_mut().unwrap();
-    for k in ["threads", "jobs"] {
-        e.remove(k);
-    }
-    v
+    common::without_split(serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap())
 }
 
 fn short_args(name: &str) -> Vec<&'static str> {

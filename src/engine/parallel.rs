@@ -373,19 +373,27 @@ pub fn step_partitioned<N: Network + Send, B: CycleBarrier>(
             .map(|(i, sim)| scope.spawn(move || partition_loop(i + 1, t, sim, shared, &mut |_| {})))
             .collect();
         let stop = partition_loop(0, t, first, shared, progress);
-        let mut panicked = None;
-        for h in handles {
-            // A partition thread ends by reaching the same decision, or by panicking
-            // (a bug): then the whole run fails with its panic.
-            if let Err(e) = h.join() {
-                panicked.get_or_insert(e);
-            }
-        }
-        if let Some(e) = panicked {
-            std::panic::resume_unwind(e);
-        }
-        stop.expect("the run failed only if a thread panicked")
+        join_partitions(handles, stop)
     })
+}
+
+/// Waits for the other partitions' threads; returns the first partition's `stop`. A
+/// partition thread ends by reaching the same decision, or by panicking (a bug): then
+/// the whole run fails with its panic.
+pub(crate) fn join_partitions(
+    handles: Vec<std::thread::ScopedJoinHandle<'_, Option<Stop>>>,
+    stop: Option<Stop>,
+) -> Stop {
+    let mut panicked = None;
+    for h in handles {
+        if let Err(e) = h.join() {
+            panicked.get_or_insert(e);
+        }
+    }
+    if let Some(e) = panicked {
+        std::panic::resume_unwind(e);
+    }
+    stop.expect("the run failed only if a thread panicked")
 }
 
 pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {

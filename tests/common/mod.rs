@@ -80,3 +80,24 @@ pub fn statistics(report: &routemu::stats::report::Report) -> serde_json::Value 
     }
     v
 }
+
+/// A report's JSON without what says how the run was split and how long it took (wall
+/// time, threads, partitioning, the command line, and the configuration fields that chose
+/// the split): what must not change with the number of threads, jobs or MPI ranks.
+pub fn without_split(mut v: serde_json::Value) -> serde_json::Value {
+    let o = v.as_object_mut().unwrap();
+    for k in [
+        "wall_seconds",
+        "node_cycles_per_second",
+        "threads",
+        "partitioning",
+        "command",
+    ] {
+        o.remove(k);
+    }
+    let e = v["config"]["experiment"].as_object_mut().unwrap();
+    for k in ["threads", "jobs"] {
+        e.remove(k);
+    }
+    v
+}

@@ -34,8 +34,11 @@ mod wire;
 
 use super::experiment::{reduce_parts, PartResult, Replication, RunEnd};
 use super::network::Network;
-use super::parallel::SpinBarrier;
-use super::parallel::{lock, mailboxes, partitions_for, CycleBarrier, FailOnPanic, Failed, Mail};
+
+use super::parallel::{
+    join_partitions, lock, mailboxes, partitions_for, CycleBarrier, FailOnPanic, Failed, Mail,
+    SpinBarrier,
+};
 use super::partition::ranges;
 use super::sim::{Decision, Simulation, Stop, Summary};
 use super::waits::{has_cycle, WaitEdge};
@@ -281,16 +284,7 @@ fn step_ranked<N: Network + Send, B: CycleBarrier>(
             })
             .collect();
         let stop = rank_loop(mine.start, first, sh, Some(&mut exchange), progress);
-        let mut panicked = None;
-        for h in handles {
-            if let Err(e) = h.join() {
-                panicked.get_or_insert(e);
-            }
-        }
-        if let Some(e) = panicked {
-            std::panic::resume_unwind(e);
-        }
-        stop.expect("the run failed only if a thread panicked")
+        join_partitions(handles, stop)
     })
 }
 
