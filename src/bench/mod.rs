@@ -331,8 +331,9 @@ pub struct ObserveResult {
 }
 
 /// Seconds and cycles of one whole experiment of `cfg`, rendering the files the
-/// measurements feed when they are on.
-fn time_experiment(cfg: &HwConfig) -> Result<(f64, u64)> {
+/// measurements feed when they are on (public for `examples/observe_cost.rs`, which
+/// counts its instructions under callgrind).
+pub fn time_experiment(cfg: &HwConfig) -> Result<(f64, u64)> {
     use crate::stats::{heatmap, msglog};
     let start = Instant::now();
     let (report, mut extras) =

@@ -11,7 +11,7 @@ use super::observe::HopRec;
 use super::Delivery;
 use crate::config::{LatencyDef, LatencyFrom, LatencyTo};
 use crate::topology::Topology;
-use crate::types::NodeId;
+use crate::types::{Cycle, NodeId};
 
 /// The CSV header line (without its newline).
 pub const HEADER: &str = "replication,id,seq,src,dst,flits,created,injected,delivered,latency,\
@@ -51,56 +51,86 @@ impl LatencyRule {
     }
 }
 
-/// Two decimal digits for every value below 100.
-const PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
-    2021222324252627282930313233343536373839\
-    4041424344454647484950515253545556575859\
-    6061626364656667686970717273747576777879\
-    8081828384858687888990919293949596979899";
+/// For every value below 10 000, its decimal digits followed by a comma as the last
+/// bytes of a little-endian u64: bytes 3 to 6 hold four digits (leading zeros
+/// included), byte 7 the comma, byte 0 how many digits the value has without leading
+/// zeros (bytes 0 to 2 are overwritten by whatever precedes the number on its line).
+static DIGITS: [u64; 10_000] = digit_table();
 
-/// Writes the decimal digits of `v` to end just before `buf[end]` and returns where
-/// they start. Lines are assembled from their end, so the digits come out in the order
-/// division yields them, two per division, with no count and no copy (the log has
-/// millions of numbers: `write!` is several times slower, and copying each number out
-/// of a scratch buffer cost a third of the formatting).
-#[inline(always)]
-fn put_num(buf: &mut [u8], end: usize, v: u64) -> usize {
-    let mut i = end;
-    // Most values fit 32 bits, whose divisions are cheaper.
-    let mut v = if v > u32::MAX as u64 {
+const fn digit_table() -> [u64; 10_000] {
+    let mut t = [0u64; 10_000];
+    let mut v = 0;
+    while v < 10_000 {
+        let mut e = (b',' as u64) << 56;
+        let mut k = 0;
         let mut w = v;
-        while w > u32::MAX as u64 {
-            let p = (w % 100) as usize * 2;
-            w /= 100;
-            i -= 2;
-            buf[i..i + 2].copy_from_slice(&PAIRS[p..p + 2]);
+        while k < 4 {
+            e |= (b'0' as u64 + (w % 10) as u64) << (8 * (6 - k));
+            w /= 10;
+            k += 1;
         }
-        w as u32
-    } else {
-        v as u32
-    };
-    while v >= 100 {
-        let p = (v % 100) as usize * 2;
-        v /= 100;
-        i -= 2;
-        buf[i..i + 2].copy_from_slice(&PAIRS[p..p + 2]);
+        e |= if v >= 1000 {
+            4
+        } else if v >= 100 {
+            3
+        } else if v >= 10 {
+            2
+        } else {
+            1
+        };
+        t[v] = e;
+        v += 1;
     }
-    if v >= 10 {
-        let p = v as usize * 2;
-        i -= 2;
-        buf[i..i + 2].copy_from_slice(&PAIRS[p..p + 2]);
-    } else {
-        i -= 1;
-        buf[i] = b'0' + v as u8;
+    t
+}
+
+/// The four digits (leading zeros included) of a [`DIGITS`] entry, as they are stored.
+#[inline(always)]
+fn four(e: u64) -> [u8; 4] {
+    ((e >> 24) as u32).to_le_bytes()
+}
+
+/// Writes the decimal digits of `v` and a comma to end just before `buf[end]` and
+/// returns where the digits start. Lines are assembled from their end, so the digits
+/// come out in the order division yields them, four per division from a table, with no
+/// count and no copy (the log has millions of numbers, most below 10 000: `write!` is
+/// several times slower). Stores are 8 bytes wide: up to 7 bytes before the returned
+/// start may be overwritten (lines being assembled from their end, they are not yet
+/// written), so `end` must exceed the digits and comma by 7.
+#[inline(always)]
+fn put_field(buf: &mut [u8], end: usize, v: u64) -> usize {
+    if v < 10_000 {
+        let e = DIGITS[v as usize];
+        buf[end - 8..end].copy_from_slice(&e.to_le_bytes());
+        return end - 1 - (e & 0xff) as usize;
     }
-    i
+    put_long(buf, end, v)
+}
+
+/// [`put_field`] for a value of 10 000 or more.
+#[inline(always)]
+fn put_long(buf: &mut [u8], end: usize, v: u64) -> usize {
+    // The last four digits and the comma, then four digits at a time.
+    let e = DIGITS[(v % 10_000) as usize];
+    buf[end - 8..end].copy_from_slice(&e.to_le_bytes());
+    let mut i = end - 5;
+    let mut v = v / 10_000;
+    while v >= 10_000 {
+        buf[i - 4..i].copy_from_slice(&four(DIGITS[(v % 10_000) as usize]));
+        i -= 4;
+        v /= 10_000;
+    }
+    let e = DIGITS[v as usize];
+    buf[i - 4..i].copy_from_slice(&four(e));
+    i - (e & 0xff) as usize
 }
 
 /// Appends the decimal digits of `v` to `out`.
 fn push_num(out: &mut Vec<u8>, v: u64) {
-    let mut buf = [0u8; 20];
-    let start = put_num(&mut buf, 20, v);
-    out.extend_from_slice(&buf[start..]);
+    // 20 digits at most, and a comma.
+    let mut buf = [0u8; 28];
+    let start = put_field(&mut buf, 28, v);
+    out.extend_from_slice(&buf[start..27]);
 }
 
 /// Sorts a replication's deliveries by delivery cycle, then id. Each partition records
@@ -134,12 +164,15 @@ pub fn write_rep(
 ) {
     sort_deliveries(&mut log.deliveries);
     let ds = &log.deliveries;
-    let (start, order) = group_hops(ds, &log.hops);
+    let (last, before) = link_hops(ds, &log.hops);
+    let distances = distance_table(topo, ds.len());
     let lines = Lines {
         rep,
         ds,
-        start: &start,
-        order: &order,
+        nodes: topo.nodes(),
+        distances: distances.as_deref(),
+        last: &last,
+        before: &before,
         hops: &log.hops,
         topo,
         rule,
@@ -157,15 +190,31 @@ pub fn write_rep(
 /// Lines below this many are formatted on one core.
 const PARALLEL_LINES: usize = 50_000;
 
+/// No hop (the end of a message's list, or a delivery with none).
+const NONE: u32 = u32::MAX;
+
 /// What formatting a replication's lines needs.
 struct Lines<'a> {
     rep: u32,
     ds: &'a [Delivery],
-    start: &'a [u32],
-    order: &'a [u32],
+    /// Per delivery, its last recorded hop (see [`link_hops`]).
+    last: &'a [u32],
+    /// Per hop, the hop of the same delivery recorded before it.
+    before: &'a [u32],
     hops: &'a [HopRec],
     topo: &'a Topology,
+    /// Nodes of `topo`.
+    nodes: usize,
+    /// Its distances, when a table of them costs less than looking each up.
+    distances: Option<&'a [u32]>,
     rule: LatencyRule,
+}
+
+/// The order of a message's hops on its path: by attempt, then `at` (the node breaks
+/// ties, so that the text does not depend on the order hops were recorded in).
+#[inline(always)]
+fn path_key(h: &HopRec) -> (u32, Cycle, u32) {
+    (h.attempt, h.at, h.node)
 }
 
 impl Lines<'_> {
@@ -200,69 +249,89 @@ impl Lines<'_> {
     }
 
     /// Appends the lines of deliveries `range` to `out`. A line is assembled from its
-    /// end in a buffer on the stack and appended whole (the path of a line too long for
-    /// the buffer is appended after it).
+    /// end in a buffer on the stack and appended whole. Its path is written first, from
+    /// the last hop recorded back along the list, as long as each hop is in path order
+    /// after the one recorded before it (always, when one thread recorded them, but for
+    /// deflection segments that overlap) and the line fits the buffer; a path that is
+    /// not is sorted, and a path too long is appended after the line's fields.
     fn write(&self, out: &mut Vec<u8>, range: std::ops::Range<usize>) {
-        let (start, order, hops, rule) = (self.start, self.order, self.hops, self.rule);
+        let (last, before, hops, rule) = (self.last, self.before, self.hops, self.rule);
         let mut buf = [0u8; LINE_BUF];
+        // The paths that take the slow way, one at a time.
+        let mut path: Vec<u32> = Vec::new();
         for i in range {
             let d = &self.ds[i];
             let h = &d.header;
             let src = h.id.src();
-            let path = &order[start[i] as usize..start[i + 1] as usize];
-            let short = path.len() <= SHORT_PATH;
             let mut pos = LINE_BUF - 1;
-            buf[pos] = b'\n';
-            if short {
-                // Last node first; a node follows the one before it with `>` within an
-                // attempt, `|` where the next attempt starts.
-                for k in (0..path.len()).rev() {
-                    let h = &hops[path[k] as usize];
-                    pos = put_num(&mut buf, pos, h.node as u64);
-                    if k > 0 {
-                        pos -= 1;
-                        buf[pos] = if hops[path[k - 1] as usize].attempt == h.attempt {
-                            b'>'
-                        } else {
-                            b'|'
-                        };
+            let mut k = last[i];
+            if k != NONE {
+                // A node's comma is the separator after it (the newline after the last).
+                let mut at = &hops[k as usize];
+                pos = put_field(&mut buf, LINE_BUF, at.node as u64);
+                k = before[k as usize];
+                while k != NONE {
+                    let prev = &hops[k as usize];
+                    if pos < FIELDS_ROOM + NODE_ROOM || !precedes(prev, at) {
+                        break;
                     }
+                    let end = pos;
+                    pos = put_field(&mut buf, end, prev.node as u64);
+                    buf[end - 1] = if prev.attempt == at.attempt {
+                        b'>'
+                    } else {
+                        b'|'
+                    };
+                    at = prev;
+                    k = before[k as usize];
                 }
             }
-            let fields = [
-                self.rep as u64,
-                h.id.0,
-                h.id.seq(),
-                src.0 as u64,
-                h.dst.0 as u64,
-                h.len as u64,
-                h.created,
-                h.injected,
-                d.absorbed,
-                rule.latency(h.created, h.injected, d.absorbed),
-                h.injected - h.created,
-                d.absorbed - h.injected,
-                h.hops as u64,
-                self.topo.distance(src, NodeId(h.dst.0)) as u64,
-                h.blocking as u64,
-                h.eject_wait as u64,
-                h.ctrl_wait as u64,
-                h.measured as u64,
-            ];
-            for &v in fields.iter().rev() {
-                pos -= 1;
-                buf[pos] = b',';
-                pos = put_num(&mut buf, pos, v);
+            buf[LINE_BUF - 1] = b'\n';
+            // The slow way: the whole path, sorted, after the fields.
+            let slow = k != NONE;
+            if slow {
+                path.clear();
+                let mut k = last[i];
+                while k != NONE {
+                    path.push(k);
+                    k = before[k as usize];
+                }
+                path.reverse();
+                let key = |&k: &u32| path_key(&hops[k as usize]);
+                if !path.is_sorted_by_key(key) {
+                    path.sort_unstable_by_key(key);
+                }
+                pos = LINE_BUF - 1;
             }
-            if short {
+            // The fields, last first, each followed by its comma.
+            pos = put_field(&mut buf, pos, h.measured as u64);
+            pos = put_field(&mut buf, pos, h.ctrl_wait as u64);
+            pos = put_field(&mut buf, pos, h.eject_wait as u64);
+            pos = put_field(&mut buf, pos, h.blocking as u64);
+            pos = put_field(&mut buf, pos, self.distance(src.0, h.dst.0) as u64);
+            pos = put_field(&mut buf, pos, h.hops as u64);
+            pos = put_field(&mut buf, pos, d.absorbed - h.injected);
+            pos = put_field(&mut buf, pos, h.injected - h.created);
+            let latency = rule.latency(h.created, h.injected, d.absorbed);
+            pos = put_field(&mut buf, pos, latency);
+            pos = put_field(&mut buf, pos, d.absorbed);
+            pos = put_field(&mut buf, pos, h.injected);
+            pos = put_field(&mut buf, pos, h.created);
+            pos = put_field(&mut buf, pos, h.len as u64);
+            pos = put_field(&mut buf, pos, h.dst.0 as u64);
+            pos = put_field(&mut buf, pos, src.0 as u64);
+            pos = put_field(&mut buf, pos, h.id.seq());
+            pos = put_field(&mut buf, pos, h.id.0);
+            pos = put_field(&mut buf, pos, self.rep as u64);
+            if !slow {
                 out.extend_from_slice(&buf[pos..]);
                 continue;
             }
             out.extend_from_slice(&buf[pos..LINE_BUF - 1]);
-            for (k, &j) in path.iter().enumerate() {
+            for (n, &j) in path.iter().enumerate() {
                 let h = &hops[j as usize];
-                if k > 0 {
-                    let before = hops[path[k - 1] as usize].attempt;
+                if n > 0 {
+                    let before = hops[path[n - 1] as usize].attempt;
                     out.push(if before == h.attempt { b'>' } else { b'|' });
                 }
                 push_num(out, h.node as u64);
@@ -270,25 +339,61 @@ impl Lines<'_> {
             out.push(b'\n');
         }
     }
+
+    /// The distance from node `a` to node `b`.
+    #[inline(always)]
+    fn distance(&self, a: u32, b: u32) -> u32 {
+        let n = self.nodes;
+        if (a as usize) < n && (b as usize) < n {
+            if let Some(t) = self.distances {
+                return t[a as usize * n + b as usize];
+            }
+        }
+        self.topo.distance(NodeId(a), NodeId(b))
+    }
+}
+
+/// Whether hop `a` comes before hop `b` on a path (a tie takes the slow way, which
+/// orders by node).
+#[inline(always)]
+fn precedes(a: &HopRec, b: &HopRec) -> bool {
+    a.attempt < b.attempt || (a.attempt == b.attempt && a.at < b.at)
+}
+
+/// Every distance of `topo` (`d[a · nodes + b]`) when there are no more pairs of nodes
+/// than `lines`: the topologies' own look-ups cost more than the table then (a
+/// Manhattan Street's is a third of a short line's formatting).
+fn distance_table(topo: &Topology, lines: usize) -> Option<Vec<u32>> {
+    let n = topo.nodes();
+    if n.checked_mul(n)? > lines {
+        return None;
+    }
+    let mut t = Vec::with_capacity(n * n);
+    for a in 0..n as u32 {
+        t.extend((0..n as u32).map(|b| topo.distance(NodeId(a), NodeId(b))));
+    }
+    Some(t)
 }
 
 /// Bytes of the buffer a line is assembled in.
 const LINE_BUF: usize = 1024;
-/// The longest path formatted in the line's buffer: with the 18 numbers (at most 20
-/// digits and a comma each), each node (at most 10 digits and a separator) and the
-/// newline, it fits `LINE_BUF`.
-const SHORT_PATH: usize = (LINE_BUF - 18 * 21 - 1) / 11;
+/// Bytes the 18 numbers (at most 20 digits and a comma each) take before a line's
+/// path, and the 7 a number's first store may touch before its digits.
+const FIELDS_ROOM: usize = 18 * 21 + 7;
+/// Bytes one more node of a path may take or touch (at most 10 digits and a
+/// separator, and 7 before).
+const NODE_ROOM: usize = 18;
 
-/// The hops of each delivery, in path order: `order[start[i]..start[i + 1]]` holds the
-/// indices in `hops` of delivery i's hops, ordered by (attempt, `at`). Linear time: a
-/// message id is (sequence number, source), and each source's sequence numbers are
-/// dense, so a table indexed by (source, sequence) finds a hop's delivery without
-/// hashing or sorting the hops. Indices rather than copies of the hops: 4 bytes a hop
-/// (the pages a long log touches cost as much as formatting it).
+/// The hops of each delivery as a list, from the last recorded back to the first:
+/// `last[i]` is the index in `hops` of delivery i's last recorded hop, `before[k]` that
+/// of the hop of the same delivery recorded before hop k ([`NONE`] ends a list; a hop
+/// of a message still in flight at the end belongs to none). One pass over the hops, in
+/// linear time: a message id is (sequence number, source), and each source's sequence
+/// numbers are dense, so a table indexed by (source, sequence) finds a hop's delivery
+/// without hashing or sorting the hops. Indices rather than copies of the hops: 4 bytes
+/// a hop (the pages a long log touches cost as much as formatting it).
 #[inline(never)]
-fn group_hops(ds: &[Delivery], hops: &[HopRec]) -> (Vec<u32>, Vec<u32>) {
-    const NONE: u32 = u32::MAX;
-    let n = ds.len();
+fn link_hops(ds: &[Delivery], hops: &[HopRec]) -> (Vec<u32>, Vec<u32>) {
     let sources = ds
         .iter()
         .map(|d| d.header.id.src().0 + 1)
@@ -307,46 +412,23 @@ fn group_hops(ds: &[Delivery], hops: &[HopRec]) -> (Vec<u32>, Vec<u32>) {
         let (s, q) = (d.header.id.src().idx(), d.header.id.seq());
         table[(base[s] + q) as usize] = i as u32;
     }
-    let which = |h: &HopRec| -> u32 {
-        let (s, q) = (h.id.src().idx(), h.id.seq());
-        if s >= sources || base[s] + q >= base[s + 1] {
-            return NONE;
-        }
-        table[(base[s] + q) as usize]
-    };
-    // Each hop's delivery, looked up once; a hop of a message still in flight at the
-    // end has none (and counts in the last, unused, bucket).
-    let slot: Vec<u32> = hops.iter().map(which).collect();
-    let mut start = vec![0u32; n + 2];
-    for &i in &slot {
-        start[(i as usize).min(n) + 1] += 1;
-    }
-    for i in 0..n {
-        start[i + 1] += start[i];
-    }
-    start.truncate(n + 1);
-    let mut fill = start.clone();
-    let mut order = vec![0u32; start[n] as usize];
-    for (k, &i) in slot.iter().enumerate() {
-        if i != NONE {
-            let f = &mut fill[i as usize];
-            order[*f as usize] = k as u32;
-            *f += 1;
-        }
-    }
-    // A message's hops come in path order unless partitions recorded them (or a
-    // deflection message's segments overlapped): sort the few that are not.
-    let key = |&k: &u32| {
-        let h = &hops[k as usize];
-        (h.attempt, h.at, h.node)
-    };
-    for i in 0..n {
-        let path = &mut order[start[i] as usize..start[i + 1] as usize];
-        if !path.is_sorted_by_key(key) {
-            path.sort_unstable_by_key(key);
-        }
-    }
-    (start, order)
+    let mut last = vec![NONE; ds.len()];
+    let before = hops
+        .iter()
+        .enumerate()
+        .map(|(k, h)| {
+            let (s, q) = (h.id.src().idx(), h.id.seq());
+            if s >= sources || base[s] + q >= base[s + 1] {
+                return NONE;
+            }
+            let i = table[(base[s] + q) as usize];
+            if i == NONE {
+                return NONE;
+            }
+            std::mem::replace(&mut last[i as usize], k as u32)
+        })
+        .collect();
+    (last, before)
 }
 
 /// The whole log: the header and every replication's lines (sorts `reps` in place).
@@ -366,7 +448,7 @@ pub fn render(reps: &mut [RepLog], topo: &Topology, rule: LatencyRule) -> String
 mod tests {
     use super::*;
     use crate::router::buffers::MsgHeader;
-    use crate::types::{Cycle, MsgId};
+    use crate::types::MsgId;
 
     #[test]
     fn numbers_are_written_in_decimal() {
@@ -407,8 +489,8 @@ mod tests {
                 absorbed: 10 + i,
             })
             .collect();
-        let start: Vec<u32> = (0..=11).collect();
-        let order: Vec<u32> = (0..11).collect();
+        let last: Vec<u32> = (0..11).collect();
+        let before = vec![NONE; 11];
         let hops: Vec<HopRec> = (0..11)
             .map(|i| HopRec {
                 id: ds[i].header.id,
@@ -420,10 +502,12 @@ mod tests {
         let lines = Lines {
             rep: 2,
             ds: &ds,
-            start: &start,
-            order: &order,
+            last: &last,
+            before: &before,
             hops: &hops,
             topo: &topo,
+            nodes: 8,
+            distances: None,
             rule: LatencyRule {
                 def: LatencyDef::default(),
                 ejection: 1,
@@ -440,8 +524,9 @@ mod tests {
     }
 
     /// A deflection-like message: `segments` attempts of `per` nodes each, every one
-    /// from node 0, with node numbers as large as a node id gets.
-    fn long_path_log(segments: u32, per: u32) -> (RepLog, String) {
+    /// from node 0, with node numbers of 8 digits, its hops recorded in path order or
+    /// in reverse; and its path as the log must write it.
+    fn long_path_log(segments: u32, per: u32, in_order: bool) -> (RepLog, String) {
         let id = MsgId::new(NodeId(0), 1);
         let header = MsgHeader {
             id,
@@ -457,10 +542,9 @@ mod tests {
             let nodes: Vec<String> = (0..per)
                 .map(|k| {
                     let node = if k == 0 { 0 } else { (1 << 24) - 1 - k };
-                    // Recorded out of order: the log orders them.
                     hops.push(HopRec {
                         id,
-                        attempt: segments - 1 - a,
+                        attempt: a,
                         at: 100 + k as Cycle,
                         node,
                     });
@@ -469,8 +553,9 @@ mod tests {
                 .collect();
             expect.push(nodes.join(">"));
         }
-        expect.reverse();
-        hops.reverse();
+        if !in_order {
+            hops.reverse();
+        }
         let log = RepLog {
             deliveries: vec![Delivery {
                 header,
@@ -482,22 +567,81 @@ mod tests {
     }
 
     #[test]
-    fn a_path_longer_than_the_line_buffer_is_written_whole() {
+    fn a_path_longer_than_the_line_buffer_is_written_whole_in_path_order() {
         let topo =
             Topology::from_config(&crate::config::TopologyConfig::Hypercube { dim: 2 }).unwrap();
         let rule = LatencyRule {
             def: LatencyDef::default(),
             ejection: 1,
         };
-        for (segments, per) in [(1, 3), (2, SHORT_PATH as u32 / 2), (3, 40), (50, 30)] {
-            let (log, path) = long_path_log(segments, per);
-            let text = render(&mut [log], &topo, rule);
-            let line = text.lines().nth(1).unwrap();
-            let fields: Vec<&str> = line.split(',').collect();
-            assert_eq!(fields.len(), 19, "{segments}×{per}");
-            assert_eq!(fields[18], path, "{segments}×{per}");
-            assert_eq!(fields[8], "500");
+        // Around 70 nodes of 9 characters, a path stops fitting the line's buffer.
+        let shapes = (55..85).map(|per| (1, per)).chain([(1, 3), (3, 40), (50, 30)]);
+        for (segments, per) in shapes {
+            for in_order in [true, false] {
+                let (log, path) = long_path_log(segments, per, in_order);
+                let text = render(&mut [log], &topo, rule);
+                let line = text.lines().nth(1).unwrap();
+                let fields: Vec<&str> = line.split(',').collect();
+                let case = format!("{segments}×{per}, recorded in order: {in_order}");
+                assert_eq!(fields.len(), 19, "{case}");
+                assert_eq!(fields[18], path, "{case}");
+                assert_eq!(fields[8], "500", "{case}");
+            }
         }
+    }
+
+    #[test]
+    fn interleaved_hops_are_grouped_per_message_in_path_order() {
+        let topo =
+            Topology::from_config(&crate::config::TopologyConfig::Hypercube { dim: 3 }).unwrap();
+        let id = |src: u32, seq: u64| MsgId::new(NodeId(src), seq);
+        let hop = |id: MsgId, attempt: u32, at: Cycle, node: u32| HopRec {
+            id,
+            attempt,
+            at,
+            node,
+        };
+        let (a, b, c, lost, none) = (id(0, 0), id(1, 0), id(0, 1), id(2, 0), id(3, 4));
+        // Recorded as one thread records them, in time order, the messages' hops
+        // interleaved; b's second segment starts before its first one ends; `lost` is
+        // still in flight at the end; `none` has no hop.
+        let hops = vec![
+            hop(a, 0, 1, 0),
+            hop(b, 0, 1, 1),
+            hop(a, 0, 2, 2),
+            hop(b, 1, 2, 1),
+            hop(lost, 0, 2, 2),
+            hop(c, 0, 3, 0),
+            hop(b, 0, 3, 5),
+            hop(a, 0, 3, 6),
+            hop(b, 1, 3, 3),
+            hop(c, 0, 4, 4),
+            hop(b, 1, 4, 7),
+        ];
+        let delivery = |id: MsgId, absorbed: Cycle| Delivery {
+            header: MsgHeader {
+                id,
+                ..MsgHeader::default()
+            },
+            absorbed,
+        };
+        let deliveries = vec![
+            delivery(a, 10),
+            delivery(b, 11),
+            delivery(c, 12),
+            delivery(none, 13),
+        ];
+        let rule = LatencyRule {
+            def: LatencyDef::default(),
+            ejection: 1,
+        };
+        let text = render(&mut [RepLog { deliveries, hops }], &topo, rule);
+        let paths: Vec<&str> = text
+            .lines()
+            .skip(1)
+            .map(|l| l.rsplit(',').next().unwrap())
+            .collect();
+        assert_eq!(paths, ["0>2>6", "1>5|1>3>7", "0>4", ""]);
     }
 
     #[test]
