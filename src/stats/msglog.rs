@@ -90,6 +90,18 @@ fn four(e: u64) -> [u8; 4] {
     ((e >> 24) as u32).to_le_bytes()
 }
 
+/// Writes six one-digit values (each below 8), each followed by a comma, to end just
+/// before `buf[end]`, and returns where they start (two stores instead of six).
+#[inline(always)]
+fn put_digits6(buf: &mut [u8], end: usize, v: [u64; 6]) -> usize {
+    // "0,0,0,0," and "0,0," in little-endian order, each digit added in its byte.
+    let lo = 0x2c30_2c30_2c30_2c30u64 + (v[0] | v[1] << 16 | v[2] << 32 | v[3] << 48);
+    let hi = 0x2c30_2c30u32 + (v[4] | v[5] << 16) as u32;
+    buf[end - 12..end - 4].copy_from_slice(&lo.to_le_bytes());
+    buf[end - 4..end].copy_from_slice(&hi.to_le_bytes());
+    end - 12
+}
+
 /// Writes the decimal digits of `v` and a comma to end just before `buf[end]` and
 /// returns where the digits start. Lines are assembled from their end, so the digits
 /// come out in the order division yields them, four per division from a table, with no
@@ -286,10 +298,10 @@ impl Lines<'_> {
                     k = before[k as usize];
                 }
             }
-            buf[LINE_BUF - 1] = b'\n';
-            // The slow way: the whole path, sorted, after the fields.
-            let slow = k != NONE;
-            if slow {
+            // Out of order (or too long for the walk's checks): the whole path,
+            // sorted, written from its end as well when it fits, else after the fields.
+            let mut long = false;
+            if k != NONE {
                 path.clear();
                 let mut k = last[i];
                 while k != NONE {
@@ -301,15 +313,42 @@ impl Lines<'_> {
                 if !path.is_sorted_by_key(key) {
                     path.sort_unstable_by_key(key);
                 }
+                long = path.len() > (LINE_BUF - FIELDS_ROOM) / NODE_ROOM - 1;
                 pos = LINE_BUF - 1;
+                if !long {
+                    let mut end = LINE_BUF;
+                    for (n, &j) in path.iter().enumerate().rev() {
+                        pos = put_field(&mut buf, end, hops[j as usize].node as u64);
+                        if n + 1 < path.len() {
+                            let next = hops[path[n + 1] as usize].attempt;
+                            buf[end - 1] = if next == hops[j as usize].attempt {
+                                b'>'
+                            } else {
+                                b'|'
+                            };
+                        }
+                        end = pos;
+                    }
+                }
             }
+            buf[LINE_BUF - 1] = b'\n';
             // The fields, last first, each followed by its comma.
-            pos = put_field(&mut buf, pos, h.measured as u64);
-            pos = put_field(&mut buf, pos, h.ctrl_wait as u64);
-            pos = put_field(&mut buf, pos, h.eject_wait as u64);
-            pos = put_field(&mut buf, pos, h.blocking as u64);
-            pos = put_field(&mut buf, pos, self.distance(src.0, h.dst.0) as u64);
-            pos = put_field(&mut buf, pos, h.hops as u64);
+            let small = [
+                h.hops as u64,
+                self.distance(src.0, h.dst.0) as u64,
+                h.blocking as u64,
+                h.eject_wait as u64,
+                h.ctrl_wait as u64,
+                h.measured as u64,
+            ];
+            if small.iter().fold(0, |a, &v| a | v) < 8 {
+                // Usually one digit each: the six at once.
+                pos = put_digits6(&mut buf, pos, small);
+            } else {
+                for &v in small.iter().rev() {
+                    pos = put_field(&mut buf, pos, v);
+                }
+            }
             pos = put_field(&mut buf, pos, d.absorbed - h.injected);
             pos = put_field(&mut buf, pos, h.injected - h.created);
             let latency = rule.latency(h.created, h.injected, d.absorbed);
@@ -323,7 +362,7 @@ impl Lines<'_> {
             pos = put_field(&mut buf, pos, h.id.seq());
             pos = put_field(&mut buf, pos, h.id.0);
             pos = put_field(&mut buf, pos, self.rep as u64);
-            if !slow {
+            if !long {
                 out.extend_from_slice(&buf[pos..]);
                 continue;
             }
@@ -413,21 +452,22 @@ fn link_hops(ds: &[Delivery], hops: &[HopRec]) -> (Vec<u32>, Vec<u32>) {
         table[(base[s] + q) as usize] = i as u32;
     }
     let mut last = vec![NONE; ds.len()];
-    let before = hops
-        .iter()
-        .enumerate()
-        .map(|(k, h)| {
-            let (s, q) = (h.id.src().idx(), h.id.seq());
-            if s >= sources || base[s] + q >= base[s + 1] {
-                return NONE;
-            }
-            let i = table[(base[s] + q) as usize];
-            if i == NONE {
-                return NONE;
-            }
-            std::mem::replace(&mut last[i as usize], k as u32)
-        })
-        .collect();
+    let mut before = vec![NONE; hops.len()];
+    // Plain slices: the loop keeps their bounds in registers.
+    let (base, table, heads) = (&base[..], &table[..], &mut last[..]);
+    for (k, (h, b)) in hops.iter().zip(&mut before).enumerate() {
+        let (s, q) = (h.id.src().idx(), h.id.seq());
+        let (Some(&lo), Some(&hi)) = (base.get(s), base.get(s + 1)) else {
+            continue;
+        };
+        if lo + q >= hi {
+            continue;
+        }
+        let i = table[(lo + q) as usize];
+        if let Some(head) = heads.get_mut(i as usize) {
+            *b = std::mem::replace(head, k as u32);
+        }
+    }
     (last, before)
 }
 
@@ -459,7 +499,11 @@ mod tests {
             99,
             100,
             101,
+            9999,
+            10_000,
             12345,
+            99_999_999,
+            100_000_000,
             1_000_000,
             u32::MAX as u64,
             u32::MAX as u64 + 1,
@@ -469,6 +513,50 @@ mod tests {
             let mut out = Vec::new();
             push_num(&mut out, v);
             assert_eq!(String::from_utf8(out).unwrap(), v.to_string());
+        }
+    }
+
+    #[test]
+    fn every_field_is_written_in_decimal_whatever_its_size() {
+        let topo =
+            Topology::from_config(&crate::config::TopologyConfig::Hypercube { dim: 3 }).unwrap();
+        let rule = LatencyRule {
+            def: LatencyDef::default(),
+            ejection: 1,
+        };
+        // The six small fields below 8 (written at once), one of them 8, 9 or more.
+        for (hops, blocking, eject_wait, ctrl_wait) in
+            [(0, 0, 0, 0), (7, 7, 7, 7), (8, 0, 0, 0), (3, 9, 1, 0), (2, 0, 12_345, 70_000)]
+        {
+            let header = MsgHeader {
+                id: MsgId::new(NodeId(5), 123_456),
+                dst: NodeId(2),
+                len: 4096,
+                hops,
+                created: 99_999,
+                injected: 100_000,
+                blocking,
+                eject_wait,
+                ctrl_wait,
+                measured: true,
+            };
+            let log = RepLog {
+                deliveries: vec![Delivery {
+                    header,
+                    absorbed: 10_000_000_001,
+                }],
+                hops: vec![],
+            };
+            let text = render(&mut [log], &topo, rule);
+            let d = 10_000_000_001u64;
+            let want = format!(
+                "0,{},123456,5,2,4096,99999,100000,{d},{},1,{},{hops},{},{blocking},{eject_wait},{ctrl_wait},1,",
+                header.id.0,
+                d - 99_999,
+                d - 100_000,
+                topo.distance(NodeId(5), NodeId(2)),
+            );
+            assert_eq!(text.lines().nth(1).unwrap(), want);
         }
     }
 
@@ -575,7 +663,9 @@ mod tests {
             ejection: 1,
         };
         // Around 70 nodes of 9 characters, a path stops fitting the line's buffer.
-        let shapes = (55..85).map(|per| (1, per)).chain([(1, 3), (3, 40), (50, 30)]);
+        let shapes = (55..85)
+            .map(|per| (1, per))
+            .chain([(1, 3), (2, 10), (4, 8), (3, 40), (50, 30)]);
         for (segments, per) in shapes {
             for in_order in [true, false] {
                 let (log, path) = long_path_log(segments, per, in_order);
