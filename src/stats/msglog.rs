@@ -163,17 +163,19 @@ fn sort_deliveries(ds: &mut [Delivery]) {
     }
 }
 
-/// Appends replication `rep`'s lines to `out`, ordered by delivery cycle, then id (so
-/// the text does not depend on the thread count). A path lists the nodes its header
-/// visited, `>` between nodes, `|` between attempts (deflection: segments; every
-/// segment starts at the source). Sorts `log` in place.
-pub fn write_rep(
-    out: &mut Vec<u8>,
+/// Passes replication `rep`'s lines to `emit`, ordered by delivery cycle, then id (so
+/// the text does not depend on the thread count), a block of lines at a time formatted
+/// in `buf` (emptied after each). A path lists the nodes its header visited, `>`
+/// between nodes, `|` between attempts (deflection: segments; every segment starts at
+/// the source). Sorts `log` in place.
+fn write_rep<E>(
+    buf: &mut Vec<u8>,
+    emit: &mut impl FnMut(&[u8]) -> Result<(), E>,
     rep: u32,
     log: &mut RepLog,
     topo: &Topology,
     rule: LatencyRule,
-) {
+) -> Result<(), E> {
     sort_deliveries(&mut log.deliveries);
     let ds = &log.deliveries;
     let (last, before) = link_hops(ds, &log.hops);
@@ -189,15 +191,25 @@ pub fn write_rep(
         topo,
         rule,
     };
-    // Formatting costs about as much as emulating a cheap message: a long log is
-    // formatted in chunks on the machine's other cores and joined in order, so the text
-    // is the same whatever the core count.
-    let chunks = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(4)
-        .min(ds.len() / PARALLEL_LINES + 1);
-    lines.write_in(out, chunks);
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut from = 0;
+    while from < ds.len() {
+        let to = (from + BLOCK_LINES).min(ds.len());
+        // Formatting costs about as much as emulating a cheap message: a long block
+        // is formatted in chunks on the machine's other cores and joined in order, so
+        // the text is the same whatever the core count.
+        let chunks = cores.min(4).min((to - from) / PARALLEL_LINES + 1);
+        lines.write_in(buf, from..to, chunks);
+        emit(buf)?;
+        buf.clear();
+        from = to;
+    }
+    Ok(())
 }
+
+/// Lines formatted before they are passed on: the text of a long log is never held
+/// whole (about 100 bytes a line).
+const BLOCK_LINES: usize = 4 * PARALLEL_LINES;
 
 /// Lines below this many are formatted on one core.
 const PARALLEL_LINES: usize = 50_000;
@@ -230,26 +242,28 @@ fn path_key(h: &HopRec) -> (u32, Cycle, u32) {
 }
 
 impl Lines<'_> {
-    /// Appends every line to `out`, formatted in `chunks` pieces on as many threads.
-    fn write_in(&self, out: &mut Vec<u8>, chunks: usize) {
-        let ds = self.ds;
+    /// Appends the lines of deliveries `range` to `out`, formatted in `chunks` pieces
+    /// on as many threads.
+    fn write_in(&self, out: &mut Vec<u8>, range: std::ops::Range<usize>, chunks: usize) {
         if chunks <= 1 {
-            self.write(out, 0..ds.len());
+            self.write(out, range);
             return;
         }
-        let per = ds.len().div_ceil(chunks);
+        let (start, end) = (range.start, range.end);
+        let per = (end - start).div_ceil(chunks);
+        let part = move |c: usize| (start + c * per).min(end)..(start + (c + 1) * per).min(end);
         let parts: Vec<Vec<u8>> = std::thread::scope(|sc| {
             let handles: Vec<_> = (1..chunks)
                 .map(|c| {
                     sc.spawn(move || {
-                        let range = (c * per).min(ds.len())..((c + 1) * per).min(ds.len());
+                        let range = part(c);
                         let mut buf = Vec::with_capacity(range.len() * 128);
                         self.write(&mut buf, range);
                         buf
                     })
                 })
                 .collect();
-            self.write(out, 0..per.min(ds.len()));
+            self.write(out, part(0));
             handles
                 .into_iter()
                 .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
@@ -428,8 +442,8 @@ const NODE_ROOM: usize = 18;
 /// of the hop of the same delivery recorded before hop k ([`NONE`] ends a list; a hop
 /// of a message still in flight at the end belongs to none). One pass over the hops, in
 /// linear time: a message id is (sequence number, source), and each source's sequence
-/// numbers are dense, so a table indexed by (source, sequence) finds a hop's delivery
-/// without hashing or sorting the hops. Indices rather than copies of the hops: 4 bytes
+/// numbers are dense, so a table indexed by (source, sequence) links a hop to its
+/// message's hop before without hashing or sorting the hops. Indices rather than copies of the hops: 4 bytes
 /// a hop (the pages a long log touches cost as much as formatting it).
 #[inline(never)]
 fn link_hops(ds: &[Delivery], hops: &[HopRec]) -> (Vec<u32>, Vec<u32>) {
@@ -446,41 +460,62 @@ fn link_hops(ds: &[Delivery], hops: &[HopRec]) -> (Vec<u32>, Vec<u32>) {
     for s in 0..sources {
         base[s + 1] += base[s];
     }
-    let mut table = vec![NONE; base[sources] as usize];
-    for (i, d) in ds.iter().enumerate() {
-        let (s, q) = (d.header.id.src().idx(), d.header.id.seq());
-        table[(base[s] + q) as usize] = i as u32;
-    }
-    let mut last = vec![NONE; ds.len()];
-    let mut before = vec![NONE; hops.len()];
-    // Plain slices: the loop keeps their bounds in registers.
-    let (base, table, heads) = (&base[..], &table[..], &mut last[..]);
-    for (k, (h, b)) in hops.iter().zip(&mut before).enumerate() {
-        let (s, q) = (h.id.src().idx(), h.id.seq());
-        let (Some(&lo), Some(&hi)) = (base.get(s), base.get(s + 1)) else {
-            continue;
-        };
-        if lo + q >= hi {
-            continue;
-        }
-        let i = table[(lo + q) as usize];
-        if let Some(head) = heads.get_mut(i as usize) {
-            *b = std::mem::replace(head, k as u32);
-        }
-    }
+    // Per message, (source, sequence) flattened, the last hop recorded so far: the
+    // hops are linked per message, whether it was delivered or not, without looking
+    // up its delivery.
+    let mut tail = vec![NONE; base[sources] as usize];
+    let before: Vec<u32> = {
+        // Plain slices: the loop keeps their bounds in registers.
+        let (base, tail) = (&base[..], &mut tail[..]);
+        hops.iter()
+            .enumerate()
+            .map(|(k, h)| {
+                let (s, q) = (h.id.src().idx(), h.id.seq());
+                match (base.get(s), base.get(s + 1)) {
+                    (Some(&lo), Some(&hi)) if lo + q < hi => tail
+                        .get_mut((lo + q) as usize)
+                        .map_or(NONE, |t| std::mem::replace(t, k as u32)),
+                    _ => NONE,
+                }
+            })
+            .collect()
+    };
+    let last = ds
+        .iter()
+        .map(|d| tail[(base[d.header.id.src().idx()] + d.header.id.seq()) as usize])
+        .collect();
     (last, before)
 }
 
-/// The whole log: the header and every replication's lines (sorts `reps` in place).
-pub fn render(reps: &mut [RepLog], topo: &Topology, rule: LatencyRule) -> String {
+/// Passes the whole log to `emit`, a block of lines at a time: the header and every
+/// replication's lines (sorts `reps` in place). The first error `emit` returns ends it.
+pub fn write<E>(
+    reps: &mut [RepLog],
+    topo: &Topology,
+    rule: LatencyRule,
+    emit: &mut impl FnMut(&[u8]) -> Result<(), E>,
+) -> Result<(), E> {
     let n: usize = reps.iter().map(|r| r.deliveries.len()).sum();
     // About 100 bytes a line: reserved once, never copied as it grows.
-    let mut s = Vec::with_capacity(64 + n * 128);
-    s.extend_from_slice(HEADER.as_bytes());
-    s.push(b'\n');
+    let mut buf = Vec::with_capacity(64 + n.min(BLOCK_LINES) * 128);
+    buf.extend_from_slice(HEADER.as_bytes());
+    buf.push(b'\n');
+    emit(&buf)?;
+    buf.clear();
     for (i, r) in reps.iter_mut().enumerate() {
-        write_rep(&mut s, i as u32, r, topo, rule);
+        write_rep(&mut buf, emit, i as u32, r, topo, rule)?;
     }
+    Ok(())
+}
+
+/// The whole log as one text (see [`write`]).
+pub fn render(reps: &mut [RepLog], topo: &Topology, rule: LatencyRule) -> String {
+    let n: usize = reps.iter().map(|r| r.deliveries.len()).sum();
+    let mut s = Vec::with_capacity(64 + n * 128);
+    let _ = write(reps, topo, rule, &mut |b: &[u8]| {
+        s.extend_from_slice(b);
+        Ok::<(), std::convert::Infallible>(())
+    });
     String::from_utf8(s).expect("digits and punctuation are ASCII")
 }
 
@@ -602,12 +637,23 @@ mod tests {
             },
         };
         let mut one = Vec::new();
-        lines.write_in(&mut one, 1);
+        lines.write_in(&mut one, 0..11, 1);
         assert_eq!(one.iter().filter(|&&b| b == b'\n').count(), 11);
         for chunks in [2, 3, 4, 11, 12] {
             let mut many = Vec::new();
-            lines.write_in(&mut many, chunks);
+            lines.write_in(&mut many, 0..11, chunks);
             assert_eq!(one, many, "{chunks} chunks");
+            // A block of lines from the middle, as a long log is written.
+            let mut block = Vec::new();
+            lines.write_in(&mut block, 3..9, chunks);
+            let want: Vec<u8> = one
+                .split_inclusive(|&b| b == b'\n')
+                .skip(3)
+                .take(6)
+                .flatten()
+                .copied()
+                .collect();
+            assert_eq!(block, want, "{chunks} chunks, lines 3 to 8");
         }
     }
 
@@ -732,6 +778,52 @@ mod tests {
             .map(|l| l.rsplit(',').next().unwrap())
             .collect();
         assert_eq!(paths, ["0>2>6", "1>5|1>3>7", "0>4", ""]);
+    }
+
+    #[test]
+    fn a_long_log_is_passed_on_in_blocks_that_join_into_the_whole_text() {
+        let topo =
+            Topology::from_config(&crate::config::TopologyConfig::Hypercube { dim: 3 }).unwrap();
+        let rule = LatencyRule {
+            def: LatencyDef::default(),
+            ejection: 1,
+        };
+        let n = BLOCK_LINES + 3;
+        let log = || RepLog {
+            deliveries: (0..n as u64)
+                .map(|i| Delivery {
+                    header: MsgHeader {
+                        id: MsgId::new(NodeId(i as u32 % 8), i / 8),
+                        created: i,
+                        injected: i,
+                        ..MsgHeader::default()
+                    },
+                    absorbed: i + 1,
+                })
+                .collect(),
+            hops: vec![],
+        };
+        let whole = render(&mut [log()], &topo, rule);
+        let mut blocks: Vec<Vec<u8>> = Vec::new();
+        write(&mut [log()], &topo, rule, &mut |b: &[u8]| {
+            blocks.push(b.to_vec());
+            Ok::<(), ()>(())
+        })
+        .unwrap();
+        // The header, a full block of lines, the 3 lines left.
+        let lines: Vec<usize> = blocks
+            .iter()
+            .map(|b| b.iter().filter(|&&c| c == b'\n').count())
+            .collect();
+        assert_eq!(lines, [1, BLOCK_LINES, 3]);
+        assert_eq!(blocks.concat(), whole.as_bytes());
+        // An error ends the writing.
+        let mut calls = 0;
+        let r = write(&mut [log()], &topo, rule, &mut |_: &[u8]| {
+            calls += 1;
+            Err(calls)
+        });
+        assert_eq!((r, calls), (Err(1), 1));
     }
 
     #[test]
