@@ -191,15 +191,18 @@ fn write_rep<E>(
         topo,
         rule,
     };
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // Formatting costs about as much as emulating a cheap message: a long log is
+    // formatted in chunks on the machine's other cores and joined in order, so the
+    // text is the same whatever the core count.
+    let chunks = if ds.len() > PARALLEL_LINES {
+        std::thread::available_parallelism().map_or(1, |n| n.get().min(4))
+    } else {
+        1
+    };
     let mut from = 0;
     while from < ds.len() {
-        let to = (from + BLOCK_LINES).min(ds.len());
-        // Formatting costs about as much as emulating a cheap message: a long block
-        // is formatted in chunks on the machine's other cores and joined in order, so
-        // the text is the same whatever the core count.
-        let chunks = cores.min(4).min((to - from) / PARALLEL_LINES + 1);
-        lines.write_in(buf, from..to, chunks);
+        let to = (from + chunks * BLOCK_LINES).min(ds.len());
+        lines.write_in(buf, from..to, (to - from).div_ceil(BLOCK_LINES));
         emit(buf)?;
         buf.clear();
         from = to;
@@ -207,11 +210,11 @@ fn write_rep<E>(
     Ok(())
 }
 
-/// Lines formatted before they are passed on: the text of a long log is never held
-/// whole (about 100 bytes a line).
-const BLOCK_LINES: usize = 4 * PARALLEL_LINES;
+/// Lines formatted before they are passed on (per core formatting them): the text of
+/// a long log is never held whole (about 100 bytes a line).
+const BLOCK_LINES: usize = 16_384;
 
-/// Lines below this many are formatted on one core.
+/// Logs of a replication with no more lines than this are formatted on one core.
 const PARALLEL_LINES: usize = 50_000;
 
 /// No hop (the end of a message's list, or a delivery with none).
@@ -497,7 +500,7 @@ pub fn write<E>(
 ) -> Result<(), E> {
     let n: usize = reps.iter().map(|r| r.deliveries.len()).sum();
     // About 100 bytes a line: reserved once, never copied as it grows.
-    let mut buf = Vec::with_capacity(64 + n.min(BLOCK_LINES) * 128);
+    let mut buf = Vec::with_capacity(64 + n.min(4 * BLOCK_LINES) * 128);
     buf.extend_from_slice(HEADER.as_bytes());
     buf.push(b'\n');
     emit(&buf)?;
