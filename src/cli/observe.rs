@@ -6,11 +6,11 @@
 //! writing any, so a failure leaves nothing half-written.
 
 use super::output::{check_outputs, json_document, write_output, Output};
-use crate::stats::msglog::RepLog;
 use crate::config::HwConfig;
 use crate::engine::experiment::Extras;
 use crate::error::{Error, Result};
 use crate::stats::heatmap::{self, Quantity};
+use crate::stats::msglog::RepLog;
 use crate::stats::msglog::{self, LatencyRule};
 use crate::stats::observe::{self, SeriesRow};
 use crate::stats::report::Report;

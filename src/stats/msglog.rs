@@ -4,8 +4,10 @@
 //! injected, delivered, latency` mean what `routemu replay --messages` means by them.
 //!
 //! This module only joins and formats what the run recorded (`MsgStats::deliveries`
-//! and `MsgStats::hops`, on when `experiment.observe.message_log` is); the switching
-//! modes decide what a hop is (see docs/measurements.md).
+//! and `MsgStats::hops`, on when `experiment.observe.message_log` is) and passes the
+//! text on a block of lines at a time ([`write`]: the CLI streams it into the output
+//! file); the switching modes decide what a hop is (see docs/measurements.md). Its cost
+//! per message is bounded by issue 15 (docs/speed.md, "The per-message log's cost").
 
 use super::observe::HopRec;
 use super::Delivery;
@@ -563,9 +565,13 @@ mod tests {
             ejection: 1,
         };
         // The six small fields below 8 (written at once), one of them 8, 9 or more.
-        for (hops, blocking, eject_wait, ctrl_wait) in
-            [(0, 0, 0, 0), (7, 7, 7, 7), (8, 0, 0, 0), (3, 9, 1, 0), (2, 0, 12_345, 70_000)]
-        {
+        for (hops, blocking, eject_wait, ctrl_wait) in [
+            (0, 0, 0, 0),
+            (7, 7, 7, 7),
+            (8, 0, 0, 0),
+            (3, 9, 1, 0),
+            (2, 0, 12_345, 70_000),
+        ] {
             let header = MsgHeader {
                 id: MsgId::new(NodeId(5), 123_456),
                 dst: NodeId(2),
@@ -712,9 +718,10 @@ mod tests {
             ejection: 1,
         };
         // Around 70 nodes of 9 characters, a path stops fitting the line's buffer.
-        let shapes = (55..85)
-            .map(|per| (1, per))
-            .chain([(1, 3), (2, 10), (4, 8), (3, 40), (50, 30)]);
+        let shapes =
+            (55..85)
+                .map(|per| (1, per))
+                .chain([(1, 3), (2, 10), (4, 8), (3, 40), (50, 30)]);
         for (segments, per) in shapes {
             for in_order in [true, false] {
                 let (log, path) = long_path_log(segments, per, in_order);
