@@ -5,11 +5,12 @@
 //! before the run, so a long run never ends on a bad flag, and renders every file before
 //! writing any, so a failure leaves nothing half-written.
 
-use super::output::{check_outputs, json_document, write_output};
+use super::output::{check_outputs, json_document, write_output, Output};
 use crate::config::HwConfig;
 use crate::engine::experiment::Extras;
 use crate::error::{Error, Result};
 use crate::stats::heatmap::{self, Quantity};
+use crate::stats::msglog::RepLog;
 use crate::stats::msglog::{self, LatencyRule};
 use crate::stats::observe::{self, SeriesRow};
 use crate::stats::report::Report;
@@ -133,14 +134,14 @@ impl ObserveArgs {
         Ok(())
     }
 
-    /// Renders every file these flags ask for: (destination, text), in flag order.
+    /// Renders every file these flags ask for: (destination, content), in flag order.
     pub fn render(
         &self,
         cfg: &HwConfig,
         topo: &Topology,
         report: &Report,
         extras: &mut Extras,
-    ) -> Result<Vec<(String, String)>> {
+    ) -> Result<Vec<(String, Rendered)>> {
         let context = format!(
             "at {:.4} flits/node/cycle offered",
             report.throughput.offered
@@ -159,7 +160,7 @@ impl ObserveArgs {
         (context, replications): (&str, u32),
         series: &[SeriesRow],
         extras: &mut Extras,
-    ) -> Result<Vec<(String, String)>> {
+    ) -> Result<Vec<(String, Rendered)>> {
         let mut out = Vec::new();
         if let Some(dest) = &self.heatmap {
             let totals = extras.link_totals.clone().unwrap_or_default();
@@ -180,10 +181,10 @@ impl ObserveArgs {
                 },
             );
             let svg = heatmap::svg(topo, &extras.links, &totals, q, &title, replications)?;
-            out.push((dest.clone(), svg));
+            out.push((dest.clone(), Rendered::Text(svg)));
         }
         if let Some(dest) = &self.series {
-            out.push((dest.clone(), observe::series_csv(series)));
+            out.push((dest.clone(), Rendered::Text(observe::series_csv(series))));
         }
         if let Some(dest) = &self.latency_dist {
             // A JSON file is a document like every other routemu JSON (provenance first).
@@ -192,26 +193,58 @@ impl ObserveArgs {
             } else {
                 extras.latency.csv()
             };
-            out.push((dest.clone(), text));
+            out.push((dest.clone(), Rendered::Text(text)));
         }
         if let Some(dest) = &self.message_log {
-            let rule = LatencyRule {
-                def: cfg.experiment.latency,
-                ejection: cfg.router.ni.ejection_latency,
+            // Formatted as it is written (see `Rendered::MessageLog`).
+            let log = MessageLog {
+                reps: std::mem::take(&mut extras.messages),
+                topo: topo.clone(),
+                rule: LatencyRule {
+                    def: cfg.experiment.latency,
+                    ejection: cfg.router.ni.ejection_latency,
+                },
             };
-            out.push((
-                dest.clone(),
-                msglog::render(&mut extras.messages, topo, rule),
-            ));
+            out.push((dest.clone(), Rendered::MessageLog(Box::new(log))));
         }
         Ok(out)
     }
 
     /// Writes rendered files (each atomically).
-    pub fn write(files: &[(String, String)]) -> Result<()> {
-        for (dest, text) in files {
-            write_output(dest, text)?;
+    pub fn write(files: &mut [(String, Rendered)]) -> Result<()> {
+        for (dest, file) in files {
+            match file {
+                Rendered::Text(text) => write_output(dest, text)?,
+                Rendered::MessageLog(log) => {
+                    let mut out = Output::create(dest)?;
+                    msglog::write(&mut log.reps, &log.topo, log.rule, &mut |b: &[u8]| {
+                        out.write_all(b)
+                    })?;
+                    out.finish()?;
+                }
+            }
         }
         Ok(())
     }
+}
+
+/// A file rendered for writing.
+#[derive(Debug)]
+pub enum Rendered {
+    /// Its whole text.
+    Text(String),
+    /// The per-message log, formatted a block of lines at a time as it is written: its
+    /// text is never held whole (it is the largest file by far: a line per message).
+    MessageLog(Box<MessageLog>),
+}
+
+/// What the per-message log is formatted from.
+#[derive(Debug)]
+pub struct MessageLog {
+    /// Every replication's deliveries and hops.
+    pub reps: Vec<RepLog>,
+    /// The network (for the distance column).
+    pub topo: Topology,
+    /// The latency column's definition.
+    pub rule: LatencyRule,
 }

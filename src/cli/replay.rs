@@ -316,7 +316,7 @@ pub fn replay(a: &ReplayArgs) -> Result<i32> {
     // summary, whatever the machine's `experiment.latency` says.
     let mut files_cfg = cfg.clone();
     files_cfg.experiment.latency = Default::default();
-    let files = a
+    let mut files = a
         .observe
         .render_with(&files_cfg, &topo, (&context, 1), series, &mut extras)?;
     if let Some(c) = csv {
@@ -337,7 +337,7 @@ pub fn replay(a: &ReplayArgs) -> Result<i32> {
         };
         write_json(dest, &doc)?;
     }
-    ObserveArgs::write(&files)?;
+    ObserveArgs::write(&mut files)?;
     // The files before the summary: a failing standard output loses none of them.
     if a.json.as_deref() == Some("-")
         || a.observe.uses_stdout()

@@ -62,12 +62,12 @@ pub fn run(args: &RunArgs) -> Result<i32> {
     args.observe.check(args.json.as_deref(), &topo)?;
     let (report, mut extras) = emulate_observed(&cfg)?;
     // Every file is rendered before any is written.
-    let files = args.observe.render(&cfg, &topo, &report, &mut extras)?;
+    let mut files = args.observe.render(&cfg, &topo, &report, &mut extras)?;
     // The files before the summary: a failing standard output loses none of them.
     if let Some(dest) = &args.json {
         write_json(dest, &report)?;
     }
-    ObserveArgs::write(&files)?;
+    ObserveArgs::write(&mut files)?;
     let summary = report.summary();
     if args.json.as_deref() == Some("-") || args.observe.uses_stdout() {
         eprint(&summary);

@@ -4,14 +4,16 @@
 //! injected, delivered, latency` mean what `routemu replay --messages` means by them.
 //!
 //! This module only joins and formats what the run recorded (`MsgStats::deliveries`
-//! and `MsgStats::hops`, on when `experiment.observe.message_log` is); the switching
-//! modes decide what a hop is (see docs/measurements.md).
+//! and `MsgStats::hops`, on when `experiment.observe.message_log` is) and passes the
+//! text on a block of lines at a time ([`write`]: the CLI streams it into the output
+//! file); the switching modes decide what a hop is (see docs/measurements.md). Its cost
+//! per message is bounded by issue 15 (docs/speed.md, "The per-message log's cost").
 
 use super::observe::HopRec;
 use super::Delivery;
 use crate::config::{LatencyDef, LatencyFrom, LatencyTo};
 use crate::topology::Topology;
-use crate::types::NodeId;
+use crate::types::{Cycle, NodeId};
 
 /// The CSV header line (without its newline).
 pub const HEADER: &str = "replication,id,seq,src,dst,flits,created,injected,delivered,latency,\
@@ -51,56 +53,98 @@ impl LatencyRule {
     }
 }
 
-/// Two decimal digits for every value below 100.
-const PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
-    2021222324252627282930313233343536373839\
-    4041424344454647484950515253545556575859\
-    6061626364656667686970717273747576777879\
-    8081828384858687888990919293949596979899";
+/// For every value below 10 000, its decimal digits followed by a comma as the last
+/// bytes of a little-endian u64: bytes 3 to 6 hold four digits (leading zeros
+/// included), byte 7 the comma, byte 0 how many digits the value has without leading
+/// zeros (bytes 0 to 2 are overwritten by whatever precedes the number on its line).
+static DIGITS: [u64; 10_000] = digit_table();
 
-/// Writes the decimal digits of `v` to end just before `buf[end]` and returns where
-/// they start. Lines are assembled from their end, so the digits come out in the order
-/// division yields them, two per division, with no count and no copy (the log has
-/// millions of numbers: `write!` is several times slower, and copying each number out
-/// of a scratch buffer cost a third of the formatting).
-#[inline(always)]
-fn put_num(buf: &mut [u8], end: usize, v: u64) -> usize {
-    let mut i = end;
-    // Most values fit 32 bits, whose divisions are cheaper.
-    let mut v = if v > u32::MAX as u64 {
+const fn digit_table() -> [u64; 10_000] {
+    let mut t = [0u64; 10_000];
+    let mut v = 0;
+    while v < 10_000 {
+        let mut e = (b',' as u64) << 56;
+        let mut k = 0;
         let mut w = v;
-        while w > u32::MAX as u64 {
-            let p = (w % 100) as usize * 2;
-            w /= 100;
-            i -= 2;
-            buf[i..i + 2].copy_from_slice(&PAIRS[p..p + 2]);
+        while k < 4 {
+            e |= (b'0' as u64 + (w % 10) as u64) << (8 * (6 - k));
+            w /= 10;
+            k += 1;
         }
-        w as u32
-    } else {
-        v as u32
-    };
-    while v >= 100 {
-        let p = (v % 100) as usize * 2;
-        v /= 100;
-        i -= 2;
-        buf[i..i + 2].copy_from_slice(&PAIRS[p..p + 2]);
+        e |= if v >= 1000 {
+            4
+        } else if v >= 100 {
+            3
+        } else if v >= 10 {
+            2
+        } else {
+            1
+        };
+        t[v] = e;
+        v += 1;
     }
-    if v >= 10 {
-        let p = v as usize * 2;
-        i -= 2;
-        buf[i..i + 2].copy_from_slice(&PAIRS[p..p + 2]);
-    } else {
-        i -= 1;
-        buf[i] = b'0' + v as u8;
+    t
+}
+
+/// The four digits (leading zeros included) of a [`DIGITS`] entry, as they are stored.
+#[inline(always)]
+fn four(e: u64) -> [u8; 4] {
+    ((e >> 24) as u32).to_le_bytes()
+}
+
+/// Writes six one-digit values (each below 8), each followed by a comma, to end just
+/// before `buf[end]`, and returns where they start (two stores instead of six).
+#[inline(always)]
+fn put_digits6(buf: &mut [u8], end: usize, v: [u64; 6]) -> usize {
+    // "0,0,0,0," and "0,0," in little-endian order, each digit added in its byte.
+    let lo = 0x2c30_2c30_2c30_2c30u64 + (v[0] | v[1] << 16 | v[2] << 32 | v[3] << 48);
+    let hi = 0x2c30_2c30u32 + (v[4] | v[5] << 16) as u32;
+    buf[end - 12..end - 4].copy_from_slice(&lo.to_le_bytes());
+    buf[end - 4..end].copy_from_slice(&hi.to_le_bytes());
+    end - 12
+}
+
+/// Writes the decimal digits of `v` and a comma to end just before `buf[end]` and
+/// returns where the digits start. Lines are assembled from their end, so the digits
+/// come out in the order division yields them, four per division from a table, with no
+/// count and no copy (the log has millions of numbers, most below 10 000: `write!` is
+/// several times slower). Stores are 8 bytes wide: up to 7 bytes before the returned
+/// start may be overwritten (lines being assembled from their end, they are not yet
+/// written), so `end` must exceed the digits and comma by 7.
+#[inline(always)]
+fn put_field(buf: &mut [u8], end: usize, v: u64) -> usize {
+    if v < 10_000 {
+        let e = DIGITS[v as usize];
+        buf[end - 8..end].copy_from_slice(&e.to_le_bytes());
+        return end - 1 - (e & 0xff) as usize;
     }
-    i
+    put_long(buf, end, v)
+}
+
+/// [`put_field`] for a value of 10 000 or more.
+#[inline(always)]
+fn put_long(buf: &mut [u8], end: usize, v: u64) -> usize {
+    // The last four digits and the comma, then four digits at a time.
+    let e = DIGITS[(v % 10_000) as usize];
+    buf[end - 8..end].copy_from_slice(&e.to_le_bytes());
+    let mut i = end - 5;
+    let mut v = v / 10_000;
+    while v >= 10_000 {
+        buf[i - 4..i].copy_from_slice(&four(DIGITS[(v % 10_000) as usize]));
+        i -= 4;
+        v /= 10_000;
+    }
+    let e = DIGITS[v as usize];
+    buf[i - 4..i].copy_from_slice(&four(e));
+    i - (e & 0xff) as usize
 }
 
 /// Appends the decimal digits of `v` to `out`.
 fn push_num(out: &mut Vec<u8>, v: u64) {
-    let mut buf = [0u8; 20];
-    let start = put_num(&mut buf, 20, v);
-    out.extend_from_slice(&buf[start..]);
+    // 20 digits at most, and a comma.
+    let mut buf = [0u8; 28];
+    let start = put_field(&mut buf, 28, v);
+    out.extend_from_slice(&buf[start..27]);
 }
 
 /// Sorts a replication's deliveries by delivery cycle, then id. Each partition records
@@ -121,74 +165,110 @@ fn sort_deliveries(ds: &mut [Delivery]) {
     }
 }
 
-/// Appends replication `rep`'s lines to `out`, ordered by delivery cycle, then id (so
-/// the text does not depend on the thread count). A path lists the nodes its header
-/// visited, `>` between nodes, `|` between attempts (deflection: segments; every
-/// segment starts at the source). Sorts `log` in place.
-pub fn write_rep(
-    out: &mut Vec<u8>,
+/// Passes replication `rep`'s lines to `emit`, ordered by delivery cycle, then id (so
+/// the text does not depend on the thread count), a block of lines at a time formatted
+/// in `buf` (emptied after each). A path lists the nodes its header visited, `>`
+/// between nodes, `|` between attempts (deflection: segments; every segment starts at
+/// the source). Sorts `log` in place.
+fn write_rep<E>(
+    buf: &mut Vec<u8>,
+    emit: &mut impl FnMut(&[u8]) -> Result<(), E>,
     rep: u32,
     log: &mut RepLog,
     topo: &Topology,
     rule: LatencyRule,
-) {
+) -> Result<(), E> {
     sort_deliveries(&mut log.deliveries);
     let ds = &log.deliveries;
-    let (start, order) = group_hops(ds, &log.hops);
+    let (last, before) = link_hops(ds, &log.hops);
+    let distances = distance_table(topo, ds.len());
     let lines = Lines {
         rep,
         ds,
-        start: &start,
-        order: &order,
+        nodes: topo.nodes(),
+        distances: distances.as_deref(),
+        last: &last,
+        before: &before,
         hops: &log.hops,
         topo,
         rule,
     };
     // Formatting costs about as much as emulating a cheap message: a long log is
-    // formatted in chunks on the machine's other cores and joined in order, so the text
-    // is the same whatever the core count.
-    let chunks = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(4)
-        .min(ds.len() / PARALLEL_LINES + 1);
-    lines.write_in(out, chunks);
+    // formatted in chunks on the machine's other cores and joined in order, so the
+    // text is the same whatever the core count.
+    let chunks = if ds.len() > PARALLEL_LINES {
+        std::thread::available_parallelism().map_or(1, |n| n.get().min(4))
+    } else {
+        1
+    };
+    let mut from = 0;
+    while from < ds.len() {
+        let to = (from + chunks * BLOCK_LINES).min(ds.len());
+        lines.write_in(buf, from..to, (to - from).div_ceil(BLOCK_LINES));
+        emit(buf)?;
+        buf.clear();
+        from = to;
+    }
+    Ok(())
 }
 
-/// Lines below this many are formatted on one core.
+/// Lines formatted before they are passed on (per core formatting them): the text of
+/// a long log is never held whole (about 100 bytes a line).
+const BLOCK_LINES: usize = 16_384;
+
+/// Logs of a replication with no more lines than this are formatted on one core.
 const PARALLEL_LINES: usize = 50_000;
+
+/// No hop (the end of a message's list, or a delivery with none).
+const NONE: u32 = u32::MAX;
 
 /// What formatting a replication's lines needs.
 struct Lines<'a> {
     rep: u32,
     ds: &'a [Delivery],
-    start: &'a [u32],
-    order: &'a [u32],
+    /// Per delivery, its last recorded hop (see [`link_hops`]).
+    last: &'a [u32],
+    /// Per hop, the hop of the same delivery recorded before it.
+    before: &'a [u32],
     hops: &'a [HopRec],
     topo: &'a Topology,
+    /// Nodes of `topo`.
+    nodes: usize,
+    /// Its distances, when a table of them costs less than looking each up.
+    distances: Option<&'a [u32]>,
     rule: LatencyRule,
 }
 
+/// The order of a message's hops on its path: by attempt, then `at` (the node breaks
+/// ties, so that the text does not depend on the order hops were recorded in).
+#[inline(always)]
+fn path_key(h: &HopRec) -> (u32, Cycle, u32) {
+    (h.attempt, h.at, h.node)
+}
+
 impl Lines<'_> {
-    /// Appends every line to `out`, formatted in `chunks` pieces on as many threads.
-    fn write_in(&self, out: &mut Vec<u8>, chunks: usize) {
-        let ds = self.ds;
+    /// Appends the lines of deliveries `range` to `out`, formatted in `chunks` pieces
+    /// on as many threads.
+    fn write_in(&self, out: &mut Vec<u8>, range: std::ops::Range<usize>, chunks: usize) {
         if chunks <= 1 {
-            self.write(out, 0..ds.len());
+            self.write(out, range);
             return;
         }
-        let per = ds.len().div_ceil(chunks);
+        let (start, end) = (range.start, range.end);
+        let per = (end - start).div_ceil(chunks);
+        let part = move |c: usize| (start + c * per).min(end)..(start + (c + 1) * per).min(end);
         let parts: Vec<Vec<u8>> = std::thread::scope(|sc| {
             let handles: Vec<_> = (1..chunks)
                 .map(|c| {
                     sc.spawn(move || {
-                        let range = (c * per).min(ds.len())..((c + 1) * per).min(ds.len());
+                        let range = part(c);
                         let mut buf = Vec::with_capacity(range.len() * 128);
                         self.write(&mut buf, range);
                         buf
                     })
                 })
                 .collect();
-            self.write(out, 0..per.min(ds.len()));
+            self.write(out, part(0));
             handles
                 .into_iter()
                 .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
@@ -200,69 +280,116 @@ impl Lines<'_> {
     }
 
     /// Appends the lines of deliveries `range` to `out`. A line is assembled from its
-    /// end in a buffer on the stack and appended whole (the path of a line too long for
-    /// the buffer is appended after it).
+    /// end in a buffer on the stack and appended whole. Its path is written first, from
+    /// the last hop recorded back along the list, as long as each hop is in path order
+    /// after the one recorded before it (always, when one thread recorded them, but for
+    /// deflection segments that overlap) and the line fits the buffer; a path that is
+    /// not is sorted, and a path too long is appended after the line's fields.
     fn write(&self, out: &mut Vec<u8>, range: std::ops::Range<usize>) {
-        let (start, order, hops, rule) = (self.start, self.order, self.hops, self.rule);
+        let (last, before, hops, rule) = (self.last, self.before, self.hops, self.rule);
         let mut buf = [0u8; LINE_BUF];
+        // The paths that take the slow way, one at a time.
+        let mut path: Vec<u32> = Vec::new();
         for i in range {
             let d = &self.ds[i];
             let h = &d.header;
             let src = h.id.src();
-            let path = &order[start[i] as usize..start[i + 1] as usize];
-            let short = path.len() <= SHORT_PATH;
             let mut pos = LINE_BUF - 1;
-            buf[pos] = b'\n';
-            if short {
-                // Last node first; a node follows the one before it with `>` within an
-                // attempt, `|` where the next attempt starts.
-                for k in (0..path.len()).rev() {
-                    let h = &hops[path[k] as usize];
-                    pos = put_num(&mut buf, pos, h.node as u64);
-                    if k > 0 {
-                        pos -= 1;
-                        buf[pos] = if hops[path[k - 1] as usize].attempt == h.attempt {
-                            b'>'
-                        } else {
-                            b'|'
-                        };
+            let mut k = last[i];
+            if k != NONE {
+                // A node's comma is the separator after it (the newline after the last).
+                let mut at = &hops[k as usize];
+                pos = put_field(&mut buf, LINE_BUF, at.node as u64);
+                k = before[k as usize];
+                while k != NONE {
+                    let prev = &hops[k as usize];
+                    if pos < FIELDS_ROOM + NODE_ROOM || !precedes(prev, at) {
+                        break;
+                    }
+                    let end = pos;
+                    pos = put_field(&mut buf, end, prev.node as u64);
+                    buf[end - 1] = if prev.attempt == at.attempt {
+                        b'>'
+                    } else {
+                        b'|'
+                    };
+                    at = prev;
+                    k = before[k as usize];
+                }
+            }
+            // Out of order (or too long for the walk's checks): the whole path,
+            // sorted, written from its end as well when it fits, else after the fields.
+            let mut long = false;
+            if k != NONE {
+                path.clear();
+                let mut k = last[i];
+                while k != NONE {
+                    path.push(k);
+                    k = before[k as usize];
+                }
+                path.reverse();
+                let key = |&k: &u32| path_key(&hops[k as usize]);
+                if !path.is_sorted_by_key(key) {
+                    path.sort_unstable_by_key(key);
+                }
+                long = path.len() > (LINE_BUF - FIELDS_ROOM) / NODE_ROOM - 1;
+                pos = LINE_BUF - 1;
+                if !long {
+                    let mut end = LINE_BUF;
+                    for (n, &j) in path.iter().enumerate().rev() {
+                        pos = put_field(&mut buf, end, hops[j as usize].node as u64);
+                        if n + 1 < path.len() {
+                            let next = hops[path[n + 1] as usize].attempt;
+                            buf[end - 1] = if next == hops[j as usize].attempt {
+                                b'>'
+                            } else {
+                                b'|'
+                            };
+                        }
+                        end = pos;
                     }
                 }
             }
-            let fields = [
-                self.rep as u64,
-                h.id.0,
-                h.id.seq(),
-                src.0 as u64,
-                h.dst.0 as u64,
-                h.len as u64,
-                h.created,
-                h.injected,
-                d.absorbed,
-                rule.latency(h.created, h.injected, d.absorbed),
-                h.injected - h.created,
-                d.absorbed - h.injected,
+            buf[LINE_BUF - 1] = b'\n';
+            // The fields, last first, each followed by its comma.
+            let small = [
                 h.hops as u64,
-                self.topo.distance(src, NodeId(h.dst.0)) as u64,
+                self.distance(src.0, h.dst.0) as u64,
                 h.blocking as u64,
                 h.eject_wait as u64,
                 h.ctrl_wait as u64,
                 h.measured as u64,
             ];
-            for &v in fields.iter().rev() {
-                pos -= 1;
-                buf[pos] = b',';
-                pos = put_num(&mut buf, pos, v);
+            if small.iter().fold(0, |a, &v| a | v) < 8 {
+                // Usually one digit each: the six at once.
+                pos = put_digits6(&mut buf, pos, small);
+            } else {
+                for &v in small.iter().rev() {
+                    pos = put_field(&mut buf, pos, v);
+                }
             }
-            if short {
+            pos = put_field(&mut buf, pos, d.absorbed - h.injected);
+            pos = put_field(&mut buf, pos, h.injected - h.created);
+            let latency = rule.latency(h.created, h.injected, d.absorbed);
+            pos = put_field(&mut buf, pos, latency);
+            pos = put_field(&mut buf, pos, d.absorbed);
+            pos = put_field(&mut buf, pos, h.injected);
+            pos = put_field(&mut buf, pos, h.created);
+            pos = put_field(&mut buf, pos, h.len as u64);
+            pos = put_field(&mut buf, pos, h.dst.0 as u64);
+            pos = put_field(&mut buf, pos, src.0 as u64);
+            pos = put_field(&mut buf, pos, h.id.seq());
+            pos = put_field(&mut buf, pos, h.id.0);
+            pos = put_field(&mut buf, pos, self.rep as u64);
+            if !long {
                 out.extend_from_slice(&buf[pos..]);
                 continue;
             }
             out.extend_from_slice(&buf[pos..LINE_BUF - 1]);
-            for (k, &j) in path.iter().enumerate() {
+            for (n, &j) in path.iter().enumerate() {
                 let h = &hops[j as usize];
-                if k > 0 {
-                    let before = hops[path[k - 1] as usize].attempt;
+                if n > 0 {
+                    let before = hops[path[n - 1] as usize].attempt;
                     out.push(if before == h.attempt { b'>' } else { b'|' });
                 }
                 push_num(out, h.node as u64);
@@ -270,25 +397,61 @@ impl Lines<'_> {
             out.push(b'\n');
         }
     }
+
+    /// The distance from node `a` to node `b`.
+    #[inline(always)]
+    fn distance(&self, a: u32, b: u32) -> u32 {
+        let n = self.nodes;
+        if (a as usize) < n && (b as usize) < n {
+            if let Some(t) = self.distances {
+                return t[a as usize * n + b as usize];
+            }
+        }
+        self.topo.distance(NodeId(a), NodeId(b))
+    }
+}
+
+/// Whether hop `a` comes before hop `b` on a path (a tie takes the slow way, which
+/// orders by node).
+#[inline(always)]
+fn precedes(a: &HopRec, b: &HopRec) -> bool {
+    a.attempt < b.attempt || (a.attempt == b.attempt && a.at < b.at)
+}
+
+/// Every distance of `topo` (`d[a · nodes + b]`) when there are no more pairs of nodes
+/// than `lines`: the topologies' own look-ups cost more than the table then (a
+/// Manhattan Street's is a third of a short line's formatting).
+fn distance_table(topo: &Topology, lines: usize) -> Option<Vec<u32>> {
+    let n = topo.nodes();
+    if n.checked_mul(n)? > lines {
+        return None;
+    }
+    let mut t = Vec::with_capacity(n * n);
+    for a in 0..n as u32 {
+        t.extend((0..n as u32).map(|b| topo.distance(NodeId(a), NodeId(b))));
+    }
+    Some(t)
 }
 
 /// Bytes of the buffer a line is assembled in.
 const LINE_BUF: usize = 1024;
-/// The longest path formatted in the line's buffer: with the 18 numbers (at most 20
-/// digits and a comma each), each node (at most 10 digits and a separator) and the
-/// newline, it fits `LINE_BUF`.
-const SHORT_PATH: usize = (LINE_BUF - 18 * 21 - 1) / 11;
+/// Bytes the 18 numbers (at most 20 digits and a comma each) take before a line's
+/// path, and the 7 a number's first store may touch before its digits.
+const FIELDS_ROOM: usize = 18 * 21 + 7;
+/// Bytes one more node of a path may take or touch (at most 10 digits and a
+/// separator, and 7 before).
+const NODE_ROOM: usize = 18;
 
-/// The hops of each delivery, in path order: `order[start[i]..start[i + 1]]` holds the
-/// indices in `hops` of delivery i's hops, ordered by (attempt, `at`). Linear time: a
-/// message id is (sequence number, source), and each source's sequence numbers are
-/// dense, so a table indexed by (source, sequence) finds a hop's delivery without
-/// hashing or sorting the hops. Indices rather than copies of the hops: 4 bytes a hop
-/// (the pages a long log touches cost as much as formatting it).
+/// The hops of each delivery as a list, from the last recorded back to the first:
+/// `last[i]` is the index in `hops` of delivery i's last recorded hop, `before[k]` that
+/// of the hop of the same delivery recorded before hop k ([`NONE`] ends a list; a hop
+/// of a message still in flight at the end belongs to none). One pass over the hops, in
+/// linear time: a message id is (sequence number, source), and each source's sequence
+/// numbers are dense, so a table indexed by (source, sequence) links a hop to its
+/// message's hop before without hashing or sorting the hops. Indices rather than copies of the hops: 4 bytes
+/// a hop (the pages a long log touches cost as much as formatting it).
 #[inline(never)]
-fn group_hops(ds: &[Delivery], hops: &[HopRec]) -> (Vec<u32>, Vec<u32>) {
-    const NONE: u32 = u32::MAX;
-    let n = ds.len();
+fn link_hops(ds: &[Delivery], hops: &[HopRec]) -> (Vec<u32>, Vec<u32>) {
     let sources = ds
         .iter()
         .map(|d| d.header.id.src().0 + 1)
@@ -302,63 +465,62 @@ fn group_hops(ds: &[Delivery], hops: &[HopRec]) -> (Vec<u32>, Vec<u32>) {
     for s in 0..sources {
         base[s + 1] += base[s];
     }
-    let mut table = vec![NONE; base[sources] as usize];
-    for (i, d) in ds.iter().enumerate() {
-        let (s, q) = (d.header.id.src().idx(), d.header.id.seq());
-        table[(base[s] + q) as usize] = i as u32;
-    }
-    let which = |h: &HopRec| -> u32 {
-        let (s, q) = (h.id.src().idx(), h.id.seq());
-        if s >= sources || base[s] + q >= base[s + 1] {
-            return NONE;
-        }
-        table[(base[s] + q) as usize]
+    // Per message, (source, sequence) flattened, the last hop recorded so far: the
+    // hops are linked per message, whether it was delivered or not, without looking
+    // up its delivery.
+    let mut tail = vec![NONE; base[sources] as usize];
+    let before: Vec<u32> = {
+        // Plain slices: the loop keeps their bounds in registers.
+        let (base, tail) = (&base[..], &mut tail[..]);
+        hops.iter()
+            .enumerate()
+            .map(|(k, h)| {
+                let (s, q) = (h.id.src().idx(), h.id.seq());
+                match (base.get(s), base.get(s + 1)) {
+                    (Some(&lo), Some(&hi)) if lo + q < hi => tail
+                        .get_mut((lo + q) as usize)
+                        .map_or(NONE, |t| std::mem::replace(t, k as u32)),
+                    _ => NONE,
+                }
+            })
+            .collect()
     };
-    // Each hop's delivery, looked up once; a hop of a message still in flight at the
-    // end has none (and counts in the last, unused, bucket).
-    let slot: Vec<u32> = hops.iter().map(which).collect();
-    let mut start = vec![0u32; n + 2];
-    for &i in &slot {
-        start[(i as usize).min(n) + 1] += 1;
-    }
-    for i in 0..n {
-        start[i + 1] += start[i];
-    }
-    start.truncate(n + 1);
-    let mut fill = start.clone();
-    let mut order = vec![0u32; start[n] as usize];
-    for (k, &i) in slot.iter().enumerate() {
-        if i != NONE {
-            let f = &mut fill[i as usize];
-            order[*f as usize] = k as u32;
-            *f += 1;
-        }
-    }
-    // A message's hops come in path order unless partitions recorded them (or a
-    // deflection message's segments overlapped): sort the few that are not.
-    let key = |&k: &u32| {
-        let h = &hops[k as usize];
-        (h.attempt, h.at, h.node)
-    };
-    for i in 0..n {
-        let path = &mut order[start[i] as usize..start[i + 1] as usize];
-        if !path.is_sorted_by_key(key) {
-            path.sort_unstable_by_key(key);
-        }
-    }
-    (start, order)
+    let last = ds
+        .iter()
+        .map(|d| tail[(base[d.header.id.src().idx()] + d.header.id.seq()) as usize])
+        .collect();
+    (last, before)
 }
 
-/// The whole log: the header and every replication's lines (sorts `reps` in place).
-pub fn render(reps: &mut [RepLog], topo: &Topology, rule: LatencyRule) -> String {
+/// Passes the whole log to `emit`, a block of lines at a time: the header and every
+/// replication's lines (sorts `reps` in place). The first error `emit` returns ends it.
+pub fn write<E>(
+    reps: &mut [RepLog],
+    topo: &Topology,
+    rule: LatencyRule,
+    emit: &mut impl FnMut(&[u8]) -> Result<(), E>,
+) -> Result<(), E> {
     let n: usize = reps.iter().map(|r| r.deliveries.len()).sum();
     // About 100 bytes a line: reserved once, never copied as it grows.
-    let mut s = Vec::with_capacity(64 + n * 128);
-    s.extend_from_slice(HEADER.as_bytes());
-    s.push(b'\n');
+    let mut buf = Vec::with_capacity(64 + n.min(4 * BLOCK_LINES) * 128);
+    buf.extend_from_slice(HEADER.as_bytes());
+    buf.push(b'\n');
+    emit(&buf)?;
+    buf.clear();
     for (i, r) in reps.iter_mut().enumerate() {
-        write_rep(&mut s, i as u32, r, topo, rule);
+        write_rep(&mut buf, emit, i as u32, r, topo, rule)?;
     }
+    Ok(())
+}
+
+/// The whole log as one text (see [`write`]).
+pub fn render(reps: &mut [RepLog], topo: &Topology, rule: LatencyRule) -> String {
+    let n: usize = reps.iter().map(|r| r.deliveries.len()).sum();
+    let mut s = Vec::with_capacity(64 + n * 128);
+    let _ = write(reps, topo, rule, &mut |b: &[u8]| {
+        s.extend_from_slice(b);
+        Ok::<(), std::convert::Infallible>(())
+    });
     String::from_utf8(s).expect("digits and punctuation are ASCII")
 }
 
@@ -366,7 +528,7 @@ pub fn render(reps: &mut [RepLog], topo: &Topology, rule: LatencyRule) -> String
 mod tests {
     use super::*;
     use crate::router::buffers::MsgHeader;
-    use crate::types::{Cycle, MsgId};
+    use crate::types::MsgId;
 
     #[test]
     fn numbers_are_written_in_decimal() {
@@ -377,7 +539,11 @@ mod tests {
             99,
             100,
             101,
+            9999,
+            10_000,
             12345,
+            99_999_999,
+            100_000_000,
             1_000_000,
             u32::MAX as u64,
             u32::MAX as u64 + 1,
@@ -387,6 +553,54 @@ mod tests {
             let mut out = Vec::new();
             push_num(&mut out, v);
             assert_eq!(String::from_utf8(out).unwrap(), v.to_string());
+        }
+    }
+
+    #[test]
+    fn every_field_is_written_in_decimal_whatever_its_size() {
+        let topo =
+            Topology::from_config(&crate::config::TopologyConfig::Hypercube { dim: 3 }).unwrap();
+        let rule = LatencyRule {
+            def: LatencyDef::default(),
+            ejection: 1,
+        };
+        // The six small fields below 8 (written at once), one of them 8, 9 or more.
+        for (hops, blocking, eject_wait, ctrl_wait) in [
+            (0, 0, 0, 0),
+            (7, 7, 7, 7),
+            (8, 0, 0, 0),
+            (3, 9, 1, 0),
+            (2, 0, 12_345, 70_000),
+        ] {
+            let header = MsgHeader {
+                id: MsgId::new(NodeId(5), 123_456),
+                dst: NodeId(2),
+                len: 4096,
+                hops,
+                created: 99_999,
+                injected: 100_000,
+                blocking,
+                eject_wait,
+                ctrl_wait,
+                measured: true,
+            };
+            let log = RepLog {
+                deliveries: vec![Delivery {
+                    header,
+                    absorbed: 10_000_000_001,
+                }],
+                hops: vec![],
+            };
+            let text = render(&mut [log], &topo, rule);
+            let d = 10_000_000_001u64;
+            let want = format!(
+                "0,{},123456,5,2,4096,99999,100000,{d},{},1,{},{hops},{},{blocking},{eject_wait},{ctrl_wait},1,",
+                header.id.0,
+                d - 99_999,
+                d - 100_000,
+                topo.distance(NodeId(5), NodeId(2)),
+            );
+            assert_eq!(text.lines().nth(1).unwrap(), want);
         }
     }
 
@@ -407,8 +621,8 @@ mod tests {
                 absorbed: 10 + i,
             })
             .collect();
-        let start: Vec<u32> = (0..=11).collect();
-        let order: Vec<u32> = (0..11).collect();
+        let last: Vec<u32> = (0..11).collect();
+        let before = vec![NONE; 11];
         let hops: Vec<HopRec> = (0..11)
             .map(|i| HopRec {
                 id: ds[i].header.id,
@@ -420,28 +634,42 @@ mod tests {
         let lines = Lines {
             rep: 2,
             ds: &ds,
-            start: &start,
-            order: &order,
+            last: &last,
+            before: &before,
             hops: &hops,
             topo: &topo,
+            nodes: 8,
+            distances: None,
             rule: LatencyRule {
                 def: LatencyDef::default(),
                 ejection: 1,
             },
         };
         let mut one = Vec::new();
-        lines.write_in(&mut one, 1);
+        lines.write_in(&mut one, 0..11, 1);
         assert_eq!(one.iter().filter(|&&b| b == b'\n').count(), 11);
         for chunks in [2, 3, 4, 11, 12] {
             let mut many = Vec::new();
-            lines.write_in(&mut many, chunks);
+            lines.write_in(&mut many, 0..11, chunks);
             assert_eq!(one, many, "{chunks} chunks");
+            // A block of lines from the middle, as a long log is written.
+            let mut block = Vec::new();
+            lines.write_in(&mut block, 3..9, chunks);
+            let want: Vec<u8> = one
+                .split_inclusive(|&b| b == b'\n')
+                .skip(3)
+                .take(6)
+                .flatten()
+                .copied()
+                .collect();
+            assert_eq!(block, want, "{chunks} chunks, lines 3 to 8");
         }
     }
 
     /// A deflection-like message: `segments` attempts of `per` nodes each, every one
-    /// from node 0, with node numbers as large as a node id gets.
-    fn long_path_log(segments: u32, per: u32) -> (RepLog, String) {
+    /// from node 0, with node numbers of 8 digits, its hops recorded in path order or
+    /// in reverse; and its path as the log must write it.
+    fn long_path_log(segments: u32, per: u32, in_order: bool) -> (RepLog, String) {
         let id = MsgId::new(NodeId(0), 1);
         let header = MsgHeader {
             id,
@@ -457,10 +685,9 @@ mod tests {
             let nodes: Vec<String> = (0..per)
                 .map(|k| {
                     let node = if k == 0 { 0 } else { (1 << 24) - 1 - k };
-                    // Recorded out of order: the log orders them.
                     hops.push(HopRec {
                         id,
-                        attempt: segments - 1 - a,
+                        attempt: a,
                         at: 100 + k as Cycle,
                         node,
                     });
@@ -469,8 +696,9 @@ mod tests {
                 .collect();
             expect.push(nodes.join(">"));
         }
-        expect.reverse();
-        hops.reverse();
+        if !in_order {
+            hops.reverse();
+        }
         let log = RepLog {
             deliveries: vec![Delivery {
                 header,
@@ -482,22 +710,130 @@ mod tests {
     }
 
     #[test]
-    fn a_path_longer_than_the_line_buffer_is_written_whole() {
+    fn a_path_longer_than_the_line_buffer_is_written_whole_in_path_order() {
         let topo =
             Topology::from_config(&crate::config::TopologyConfig::Hypercube { dim: 2 }).unwrap();
         let rule = LatencyRule {
             def: LatencyDef::default(),
             ejection: 1,
         };
-        for (segments, per) in [(1, 3), (2, SHORT_PATH as u32 / 2), (3, 40), (50, 30)] {
-            let (log, path) = long_path_log(segments, per);
-            let text = render(&mut [log], &topo, rule);
-            let line = text.lines().nth(1).unwrap();
-            let fields: Vec<&str> = line.split(',').collect();
-            assert_eq!(fields.len(), 19, "{segments}×{per}");
-            assert_eq!(fields[18], path, "{segments}×{per}");
-            assert_eq!(fields[8], "500");
+        // Around 70 nodes of 9 characters, a path stops fitting the line's buffer.
+        let shapes =
+            (55..85)
+                .map(|per| (1, per))
+                .chain([(1, 3), (2, 10), (4, 8), (3, 40), (50, 30)]);
+        for (segments, per) in shapes {
+            for in_order in [true, false] {
+                let (log, path) = long_path_log(segments, per, in_order);
+                let text = render(&mut [log], &topo, rule);
+                let line = text.lines().nth(1).unwrap();
+                let fields: Vec<&str> = line.split(',').collect();
+                let case = format!("{segments}×{per}, recorded in order: {in_order}");
+                assert_eq!(fields.len(), 19, "{case}");
+                assert_eq!(fields[18], path, "{case}");
+                assert_eq!(fields[8], "500", "{case}");
+            }
         }
+    }
+
+    #[test]
+    fn interleaved_hops_are_grouped_per_message_in_path_order() {
+        let topo =
+            Topology::from_config(&crate::config::TopologyConfig::Hypercube { dim: 3 }).unwrap();
+        let id = |src: u32, seq: u64| MsgId::new(NodeId(src), seq);
+        let hop = |id: MsgId, attempt: u32, at: Cycle, node: u32| HopRec {
+            id,
+            attempt,
+            at,
+            node,
+        };
+        let (a, b, c, lost, none) = (id(0, 0), id(1, 0), id(0, 1), id(2, 0), id(3, 4));
+        // Recorded as one thread records them, in time order, the messages' hops
+        // interleaved; b's second segment starts before its first one ends; `lost` is
+        // still in flight at the end; `none` has no hop.
+        let hops = vec![
+            hop(a, 0, 1, 0),
+            hop(b, 0, 1, 1),
+            hop(a, 0, 2, 2),
+            hop(b, 1, 2, 1),
+            hop(lost, 0, 2, 2),
+            hop(c, 0, 3, 0),
+            hop(b, 0, 3, 5),
+            hop(a, 0, 3, 6),
+            hop(b, 1, 3, 3),
+            hop(c, 0, 4, 4),
+            hop(b, 1, 4, 7),
+        ];
+        let delivery = |id: MsgId, absorbed: Cycle| Delivery {
+            header: MsgHeader {
+                id,
+                ..MsgHeader::default()
+            },
+            absorbed,
+        };
+        let deliveries = vec![
+            delivery(a, 10),
+            delivery(b, 11),
+            delivery(c, 12),
+            delivery(none, 13),
+        ];
+        let rule = LatencyRule {
+            def: LatencyDef::default(),
+            ejection: 1,
+        };
+        let text = render(&mut [RepLog { deliveries, hops }], &topo, rule);
+        let paths: Vec<&str> = text
+            .lines()
+            .skip(1)
+            .map(|l| l.rsplit(',').next().unwrap())
+            .collect();
+        assert_eq!(paths, ["0>2>6", "1>5|1>3>7", "0>4", ""]);
+    }
+
+    #[test]
+    fn a_long_log_is_passed_on_in_blocks_that_join_into_the_whole_text() {
+        let topo =
+            Topology::from_config(&crate::config::TopologyConfig::Hypercube { dim: 3 }).unwrap();
+        let rule = LatencyRule {
+            def: LatencyDef::default(),
+            ejection: 1,
+        };
+        let n = BLOCK_LINES + 3;
+        let log = || RepLog {
+            deliveries: (0..n as u64)
+                .map(|i| Delivery {
+                    header: MsgHeader {
+                        id: MsgId::new(NodeId(i as u32 % 8), i / 8),
+                        created: i,
+                        injected: i,
+                        ..MsgHeader::default()
+                    },
+                    absorbed: i + 1,
+                })
+                .collect(),
+            hops: vec![],
+        };
+        let whole = render(&mut [log()], &topo, rule);
+        let mut blocks: Vec<Vec<u8>> = Vec::new();
+        write(&mut [log()], &topo, rule, &mut |b: &[u8]| {
+            blocks.push(b.to_vec());
+            Ok::<(), ()>(())
+        })
+        .unwrap();
+        // The header, a full block of lines, the 3 lines left.
+        let lines: Vec<usize> = blocks
+            .iter()
+            .map(|b| b.iter().filter(|&&c| c == b'\n').count())
+            .collect();
+        assert_eq!(lines, [1, BLOCK_LINES, 3]);
+        assert_eq!(blocks.concat(), whole.as_bytes());
+        // An error ends the writing.
+        let mut calls = 0;
+        let r = write(&mut [log()], &topo, rule, &mut |_: &[u8]| {
+            calls += 1;
+            Err(calls)
+        });
+        assert_eq!((r, calls), (Err(1), 1));
     }
 
     #[test]
