@@ -5,7 +5,7 @@
 //!
 //! This module only joins and formats what the run recorded (`MsgStats::deliveries`
 //! and `MsgStats::hops`, on when `experiment.observe.message_log` is) and passes the
-//! text on a block of lines at a time ([`write`]: the CLI streams it into the output
+//! text on a block of lines at a time ([`write()`]: the CLI streams it into the output
 //! file); the switching modes decide what a hop is (see docs/measurements.md). Its cost
 //! per message is bounded by issue 15 (docs/speed.md, "The per-message log's cost").
 
@@ -513,7 +513,7 @@ pub fn write<E>(
     Ok(())
 }
 
-/// The whole log as one text (see [`write`]).
+/// The whole log as one text (see [`write()`]).
 pub fn render(reps: &mut [RepLog], topo: &Topology, rule: LatencyRule) -> String {
     let n: usize = reps.iter().map(|r| r.deliveries.len()).sum();
     let mut s = Vec::with_capacity(64 + n * 128);
