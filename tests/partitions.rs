@@ -10,20 +10,11 @@ use serde_json::Value;
 
 fn report(cfg: &HwConfig) -> Value {
     let r = run_experiment(cfg, &mut |_, _| {}).unwrap();
-    let mut v = serde_json::to_value(&r).unwrap();
-    let o = v.as_object_mut().unwrap();
-    for k in [
-        "wall_seconds",
-        "node_cycles_per_second",
-        "threads",
-        "partitioning",
-    ] {
-        o.remove(k);
-    }
-    let e = v["config"]["experiment"].as_object_mut().unwrap();
-    for k in ["threads", "jobs", "idle_skip"] {
-        e.remove(k);
-    }
+    let mut v = common::without_split(serde_json::to_value(&r).unwrap());
+    v["config"]["experiment"]
+        .as_object_mut()
+        .unwrap()
+        .remove("idle_skip");
     v
 }
 

@@ -378,16 +378,7 @@ pub fn reduce_parts<N: Network>(
         mode.merge(&p.mode);
     }
     let obs = run.per_link.then(|| {
-        let mut o = RepObs {
-            capacity: m.link_capacity,
-            servers: run.servers,
-            window: end - start,
-            busy_total: m.link_busy,
-            busy_max: m.link_busy_max,
-            link_count: m.link_count,
-            units: N::LINK_UNITS,
-            ..RepObs::default()
-        };
+        let mut o = empty_observations::<N>(&m, run.servers, end - start);
         for p in &mut parts {
             o.links.append(&mut p.links);
             o.ports.append(&mut p.ports);
@@ -436,22 +427,28 @@ pub(crate) fn observe_links<N: Network>(
     end: Cycle,
     m: &NetMeasures,
 ) -> RepObs {
-    let mut o = RepObs {
-        capacity: m.link_capacity,
-        servers: parts[0].net.ctrl_servers(),
-        window: end - start,
-        busy_total: m.link_busy,
-        busy_max: m.link_busy_max,
-        link_count: m.link_count,
-        units: N::LINK_UNITS,
-        ..RepObs::default()
-    };
+    let mut o = empty_observations::<N>(m, parts[0].net.ctrl_servers(), end - start);
     for p in parts {
         p.net.link_obs(start, end, &mut o.links);
         p.net.port_obs(start, end, &mut o.ports);
         o.ctrl.extend_from_slice(p.net.ctrl_stats());
     }
     sort_observations(o)
+}
+
+/// A run's observations before any row: the link totals `m` of mode `N`, `servers` per
+/// controller, a window of `window` cycles.
+fn empty_observations<N: Network>(m: &NetMeasures, servers: usize, window: Cycle) -> RepObs {
+    RepObs {
+        capacity: m.link_capacity,
+        servers,
+        window,
+        busy_total: m.link_busy,
+        busy_max: m.link_busy_max,
+        link_count: m.link_count,
+        units: N::LINK_UNITS,
+        ..RepObs::default()
+    }
 }
 
 /// Orders a run's per-link and per-port rows, so that they do not depend on the
