@@ -28,7 +28,7 @@ launch() {
 }
 
 torus="run hw/wormhole-torus-dor.ron --set topology=Torus(k:64,n:2) --rate 0.005 --replications 1 --warmup 1000 --cycles 4000"
-cube="run hw/wormhole-hypercube.ron --set topology=Hypercube(dim:16) --rate 0.005 --replications 1 --warmup 500 --cycles 1500"
+cube="run hw/wormhole-hypercube.ron --set topology=Hypercube(dim:16) --rate 0.005 --replications 1 --warmup 200 --cycles 600"
 
 for part in $parts; do
   case $part in
@@ -53,7 +53,7 @@ for part in $parts; do
       done ;;
     memory)
       echo "# memory per rank (max RSS, MB): hypercube d, ranks"
-      for d in 18 20; do
+      for d in 18 20 22; do
         for r in 1 2; do
           mpirun --oversubscribe -np $r /usr/bin/time -f "rank RSS %M KB" "$bin" run hw/wormhole-hypercube.ron \
             --set "topology=Hypercube(dim:$d)" --rate 0.001 --replications 1 --warmup 50 --cycles 100 \

@@ -145,3 +145,34 @@ fn a_bad_configuration_ends_every_rank_with_status_one_and_one_message() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(err.matches("routemu: invalid").count(), 1, "{err}");
 }
+
+#[test]
+fn bench_under_mpirun_prints_the_ranks_table_once_and_no_single_process_table() {
+    let out = launch(
+        Some(2),
+        &[
+            "bench",
+            "--only",
+            "torus 8x8",
+            "--scale",
+            "0.01",
+            "--repeats",
+            "1",
+            "--threads",
+            "1",
+        ],
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        text.matches("MPI ranks (Mnode-cycles/s").count(),
+        1,
+        "{text}"
+    );
+    assert_eq!(text.matches("torus 8x8 DOR @ 0.1").count(), 1, "{text}");
+    assert!(!text.contains("scenario (single thread)"), "{text}");
+}

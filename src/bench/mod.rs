@@ -670,3 +670,123 @@ pub fn run_busy(
         result
     })
 }
+
+/// What a partitioned scenario measured over MPI ranks (`routemu bench` under
+/// `mpirun`): one whole run of the scenario (a tenth of its cycles as warm-up, then
+/// the window and the drain) in one process on one thread and on ranks × threads
+/// threads, timed by rank 0 alone while the other ranks wait without spinning, then the
+/// same run split over the ranks.
+#[derive(Clone, Debug)]
+pub struct RankedResult {
+    /// Scenario name.
+    pub name: String,
+    /// Nodes.
+    pub nodes: usize,
+    /// Ranks, and threads per rank.
+    pub ranks: usize,
+    /// Threads per rank.
+    pub threads: usize,
+    /// Node-cycles per second of one process on one thread.
+    pub one: f64,
+    /// Node-cycles per second of one process on ranks × threads threads.
+    pub threaded: f64,
+    /// Node-cycles per second over the ranks.
+    pub ranked: f64,
+}
+
+/// Runs a partitioned scenario as one process (rank 0 alone) and over the ranks of `t`
+/// (best of `repeats` each); every rank returns the same figures.
+pub fn run_ranked(
+    s: &PartScenario,
+    t: &dyn crate::engine::distributed::Transport,
+    threads: usize,
+    repeats: usize,
+) -> Result<RankedResult> {
+    use crate::engine::distributed::without_transport;
+    let nodes = crate::config::validate::validate(&s.cfg)?.topology.nodes();
+    let ranks = t.ranks();
+    let mut cfg = s.cfg.clone();
+    let e = &mut cfg.experiment;
+    e.replications = 1;
+    e.jobs = 1;
+    e.warmup = (s.cycles / 10).max(1);
+    e.measure = Measure::Cycles(s.cycles);
+    let speed = |threads: usize| -> Result<f64> {
+        let mut cfg = cfg.clone();
+        cfg.experiment.threads = threads as u32;
+        let r = crate::engine::experiment::run_experiment(&cfg, &mut |_, _| {})?;
+        Ok(r.node_cycles_per_second)
+    };
+    let (mut one, mut threaded, mut ranked) = (0.0f64, 0.0f64, 0.0f64);
+    for _ in 0..repeats.max(1) {
+        let alone = (t.rank() == 0).then(|| {
+            without_transport(|| -> Result<(f64, f64)> { Ok((speed(1)?, speed(ranks * threads)?)) })
+        });
+        // The others wait for rank 0 without spinning. An error rank 0 met alone (its
+        // memory: it holds the whole network) ends every rank (`cli::mpi`).
+        t.quiet_barrier();
+        let split = speed(threads);
+        if let Some(alone) = alone {
+            let (a, b) = alone?;
+            one = one.max(a);
+            threaded = threaded.max(b);
+        }
+        ranked = ranked.max(split?);
+    }
+    // Rank 0's one-process figures, on every rank.
+    let mine = [one.to_le_bytes(), threaded.to_le_bytes()].concat();
+    let all = t.all_gather(&mine);
+    let f = |i: usize| {
+        all[0]
+            .get(8 * i..8 * i + 8)
+            .and_then(|b| b.try_into().ok())
+            .map_or(0.0, f64::from_le_bytes)
+    };
+    Ok(RankedResult {
+        name: s.name.clone(),
+        nodes,
+        ranks,
+        threads,
+        one: f(0),
+        threaded: f(1),
+        ranked,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::distributed::{local::LocalRanks, with_transport};
+    use std::sync::Arc;
+
+    #[test]
+    fn every_rank_holds_rank_0s_one_process_figures_beside_the_split_run() {
+        let s = partition_scenarios(0.01)
+            .unwrap()
+            .into_iter()
+            .find(|s| s.name == "torus 16x16 DOR @ 0.1")
+            .unwrap();
+        let ts: Vec<Arc<LocalRanks>> = LocalRanks::new(2).into_iter().map(Arc::new).collect();
+        let results: Vec<RankedResult> = std::thread::scope(|scope| {
+            let handles: Vec<_> = ts
+                .iter()
+                .map(|t| {
+                    let (t, s) = (t.clone(), &s);
+                    scope.spawn(move || {
+                        let _fail_others = t.guard();
+                        let dynt: Arc<dyn crate::engine::distributed::Transport> = t.clone();
+                        with_transport(dynt, || run_ranked(s, &*t, 1, 1).unwrap())
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        for r in &results {
+            assert_eq!((r.ranks, r.threads, r.nodes), (2, 1, 256));
+            assert!(r.one > 0.0 && r.threaded > 0.0 && r.ranked > 0.0, "{r:?}");
+            // Rank 0 alone timed the one-process runs: every rank reports its figures.
+            assert_eq!(r.one.to_bits(), results[0].one.to_bits());
+            assert_eq!(r.threaded.to_bits(), results[0].threaded.to_bits());
+        }
+    }
+}

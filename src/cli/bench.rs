@@ -2,7 +2,7 @@
 
 use crate::bench::{
     circuit_scenarios, deflection_scenarios, observe_scenarios, partition_scenarios, run, run_busy,
-    run_observe, run_parts, standard_scenarios, timeout_scenarios,
+    run_observe, run_parts, run_ranked, standard_scenarios, timeout_scenarios,
 };
 use clap::Args;
 
@@ -51,6 +51,9 @@ pub fn bench(a: &BenchArgs) -> crate::error::Result<i32> {
     }
     if !(1..=1000).contains(&a.repeats) {
         return bad(format!("--repeats {}: 1 to 1000 repeats", a.repeats));
+    }
+    if let Some(t) = crate::engine::distributed::current() {
+        return ranked(a, &*t);
     }
     crate::outln!(
         "{:<58} {:>6} {:>12} {:>9} {:>14} {:>16} {:>8}",
@@ -218,6 +221,50 @@ pub fn bench(a: &BenchArgs) -> crate::error::Result<i32> {
         many / 1e3,
         a.threads,
         many / one
+    )?;
+    Ok(0)
+}
+
+/// Under `mpirun -np R`: the partitioned scenarios split over the R ranks of `t` × `--threads`,
+/// against one process on one thread and on R × `--threads` threads timed in the same run.
+/// The single-process tables are left out: R processes timing them side by side would
+/// share the cores and measure each other.
+fn ranked(
+    a: &BenchArgs,
+    t: &dyn crate::engine::distributed::Transport,
+) -> crate::error::Result<i32> {
+    let threads = a.threads.max(1);
+    let ranks = t.ranks();
+    crate::outln!(
+        "{:<40} {:>6} {:>12} {:>14} {:>16} {:>8} {:>8}",
+        "MPI ranks (Mnode-cycles/s, whole run)",
+        "nodes",
+        "1 thread",
+        format!("{} threads", ranks * threads),
+        format!("{ranks} ranks x {threads}"),
+        "vs 1",
+        "vs thr."
+    )?;
+    for s in partition_scenarios(a.scale)?
+        .into_iter()
+        .filter(|s| a.wants(&s.name))
+    {
+        let r = run_ranked(&s, t, threads, a.repeats)?;
+        crate::outln!(
+            "{:<40} {:>6} {:>12.2} {:>14.2} {:>16.2} {:>8.2} {:>8.2}",
+            r.name,
+            r.nodes,
+            r.one / 1e6,
+            r.threaded / 1e6,
+            r.ranked / 1e6,
+            r.ranked / r.one,
+            r.ranked / r.threaded
+        )?;
+    }
+    crate::outln!(
+        "one whole run per scenario (a tenth of its cycles as warm-up, the window, the drain); \
+         the one-process columns are timed by rank 0 alone while the other ranks wait \
+         without spinning. The single-process tables need no mpirun: run routemu bench alone."
     )?;
     Ok(0)
 }

@@ -67,6 +67,13 @@ pub trait Transport: Send + Sync {
 
     /// Every rank's `mine`, in rank order.
     fn all_gather(&self, mine: &[u8]) -> Vec<Vec<u8>>;
+
+    /// Returns once every rank called it, without keeping a core busy meanwhile: for
+    /// ranks waiting while rank 0 times something alone (`routemu bench`), where a
+    /// spinning wait would take the cores the timing needs.
+    fn quiet_barrier(&self) {
+        self.all_gather(&[]);
+    }
 }
 
 thread_local! {
@@ -76,7 +83,19 @@ thread_local! {
 /// Runs `f` with `t` as the ranks this thread's emulations are split over (every
 /// replication `f` runs on this thread goes through [`run_replication`]).
 pub fn with_transport<T>(t: Arc<dyn Transport>, f: impl FnOnce() -> T) -> T {
-    let before = CURRENT.with(|c| c.replace(Some(t)));
+    scoped(Some(t), f)
+}
+
+/// Runs `f` in this process alone: its emulations are not split over the ranks even
+/// under `mpirun` (`routemu bench` timing one process on rank 0 as the baseline).
+pub fn without_transport<T>(f: impl FnOnce() -> T) -> T {
+    scoped(None, f)
+}
+
+/// Runs `f` with `t` as this thread's ranks, restoring the ranks before even if `f`
+/// unwinds.
+fn scoped<T>(t: Option<Arc<dyn Transport>>, f: impl FnOnce() -> T) -> T {
+    let before = CURRENT.with(|c| c.replace(t));
     struct Restore(Option<Arc<dyn Transport>>);
     impl Drop for Restore {
         fn drop(&mut self) {
