@@ -42,7 +42,7 @@ pub struct HwConfig {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub enum TopologyConfig {
-    /// Binary hypercube of `2^dim` nodes, `dim` from 1 to 20.
+    /// Binary hypercube of `2^dim` nodes, `dim` from 1 to 24.
     Hypercube {
         /// Number of dimensions d.
         dim: u32,

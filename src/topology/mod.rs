@@ -32,8 +32,10 @@ pub use torus::Torus;
 /// A set of ports (at most 64), as a bit array.
 pub type PortSet = bitvec::BitArr!(for 64, in u64, bitvec::order::Lsb0);
 
-/// Largest hypercube dimension routemu accepts.
-pub const MAX_HYPERCUBE_DIM: u32 = 20;
+/// Largest hypercube dimension routemu accepts: as many nodes as a message id can name
+/// ([`MAX_NODES`]). Whether a machine that large fits is the memory check's call
+/// (`limits`): a d = 24 hypercube needs about 130 GiB, so MPI ranks on several machines.
+pub const MAX_HYPERCUBE_DIM: u32 = crate::types::MsgId::NODE_BITS;
 
 /// A network topology.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -579,10 +581,19 @@ mod tests {
     }
 
     #[test]
+    fn the_largest_hypercube_has_as_many_nodes_as_message_ids_can_name() {
+        let t = topo(TopologyConfig::Hypercube {
+            dim: MAX_HYPERCUBE_DIM,
+        });
+        assert_eq!(t.nodes(), MAX_NODES);
+        assert_eq!(MAX_HYPERCUBE_DIM, 24);
+    }
+
+    #[test]
     fn impossible_topologies_are_rejected() {
         for cfg in [
             TopologyConfig::Hypercube { dim: 0 },
-            TopologyConfig::Hypercube { dim: 21 },
+            TopologyConfig::Hypercube { dim: 25 },
             TopologyConfig::Torus {
                 k: 1,
                 n: 2,
