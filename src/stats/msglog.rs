@@ -926,6 +926,54 @@ mod tests {
     }
 
     #[test]
+    fn lines_shorter_and_longer_than_one_fixed_copy_are_appended_whole() {
+        let topo =
+            Topology::from_config(&crate::config::TopologyConfig::Hypercube { dim: 2 }).unwrap();
+        let rule = LatencyRule {
+            def: LatencyDef::default(),
+            ejection: 1,
+        };
+        let id = MsgId::new(NodeId(0), 5);
+        let header = MsgHeader {
+            id,
+            dst: NodeId(3),
+            len: 4,
+            hops: 2,
+            created: 10,
+            injected: 12,
+            ..MsgHeader::default()
+        };
+        let prefix = format!("0,{},5,0,3,4,10,12,20,10,2,8,2,2,0,0,0,0,", id.0);
+        // Paths of n one-digit nodes: lines from well under to well over COPY bytes,
+        // two lines per log so that each is appended after another.
+        for n in 1..COPY {
+            let path: Vec<u32> = (0..n as u32).map(|k| k % 4).collect();
+            let hops: Vec<HopRec> = path
+                .iter()
+                .enumerate()
+                .map(|(k, &node)| HopRec {
+                    id,
+                    attempt: 0,
+                    at: k as Cycle,
+                    node,
+                })
+                .collect();
+            let d = Delivery {
+                header,
+                absorbed: 20,
+            };
+            let log = RepLog {
+                deliveries: vec![d, d],
+                hops,
+            };
+            let text = render(&mut [log], &topo, rule);
+            let nodes: Vec<String> = path.iter().map(u32::to_string).collect();
+            let line = format!("{prefix}{}\n", nodes.join(">"));
+            assert_eq!(text, format!("{HEADER}\n{line}{line}"), "{n} nodes");
+        }
+    }
+
+    #[test]
     fn a_line_per_delivery_with_its_path_in_order() {
         let topo =
             Topology::from_config(&crate::config::TopologyConfig::Hypercube { dim: 2 }).unwrap();
