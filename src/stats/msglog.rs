@@ -55,8 +55,10 @@ impl LatencyRule {
 
 /// For every value below 10 000, its decimal digits followed by a comma as the last
 /// bytes of a little-endian u64: bytes 3 to 6 hold four digits (leading zeros
-/// included), byte 7 the comma, byte 0 how many digits the value has without leading
-/// zeros (bytes 0 to 2 are overwritten by whatever precedes the number on its line).
+/// included), byte 7 the comma, byte 0 minus one more than the number of digits the
+/// value has without leading zeros, as an i8: the offset of its first digit from the
+/// end of the 8 bytes, one addition ([`start`]); bytes 0 to 2 are overwritten by
+/// whatever precedes the number on its line.
 static DIGITS: [u64; 10_000] = digit_table();
 
 const fn digit_table() -> [u64; 10_000] {
@@ -71,7 +73,7 @@ const fn digit_table() -> [u64; 10_000] {
             w /= 10;
             k += 1;
         }
-        e |= if v >= 1000 {
+        let digits: i8 = if v >= 1000 {
             4
         } else if v >= 100 {
             3
@@ -80,71 +82,132 @@ const fn digit_table() -> [u64; 10_000] {
         } else {
             1
         };
+        e |= (-1 - digits) as u8 as u64;
         t[v] = e;
         v += 1;
     }
     t
 }
 
-/// The four digits (leading zeros included) of a [`DIGITS`] entry, as they are stored.
+/// Where the digits of a [`DIGITS`] entry start when its comma is at `end - 1`.
 #[inline(always)]
-fn four(e: u64) -> [u8; 4] {
-    ((e >> 24) as u32).to_le_bytes()
+fn start(end: usize, e: u64) -> usize {
+    end.wrapping_add(e as u8 as i8 as isize as usize)
 }
 
-/// Writes six one-digit values (each below 8), each followed by a comma, to end just
-/// before `buf[end]`, and returns where they start (two stores instead of six).
+/// The four digits (leading zeros included) of a [`DIGITS`] entry, as they are stored.
 #[inline(always)]
-fn put_digits6(buf: &mut [u8], end: usize, v: [u64; 6]) -> usize {
+fn four(e: u64) -> u32 {
+    (e >> 24) as u32
+}
+
+/// The buffer a line is assembled in, from its end at [`LINE_BUF`]: the bytes after
+/// it let a line of up to [`COPY`] bytes be appended with one copy of a fixed size
+/// (a few vector moves instead of a call to `memcpy`).
+struct LineBuf([u8; LINE_BUF + COPY]);
+
+impl LineBuf {
+    fn new() -> Self {
+        LineBuf([0; LINE_BUF + COPY])
+    }
+
+    /// Writes `v`'s bytes (little-endian) at `at`. The offset is taken modulo
+    /// [`LINE_BUF`], which the callers' room checks make a no-op, so that the compiler
+    /// sees the store in bounds: a line has about 30 stores, and their bounds checks
+    /// cost a tenth of its formatting.
+    #[inline(always)]
+    fn put8(&mut self, at: usize, v: u64) {
+        let at = at & (LINE_BUF - 1);
+        self.0[at..at + 8].copy_from_slice(&v.to_le_bytes());
+    }
+
+    /// [`put8`](Self::put8) of 4 bytes.
+    #[inline(always)]
+    fn put4(&mut self, at: usize, v: u32) {
+        let at = at & (LINE_BUF - 1);
+        self.0[at..at + 4].copy_from_slice(&v.to_le_bytes());
+    }
+
+    /// [`put8`](Self::put8) of one byte.
+    #[inline(always)]
+    fn put1(&mut self, at: usize, v: u8) {
+        self.0[at & (LINE_BUF - 1)] = v;
+    }
+
+    /// Appends the line assembled from `pos` to its newline (at `LINE_BUF - 1`) to
+    /// `out`.
+    #[inline(always)]
+    fn append_line(&self, out: &mut Vec<u8>, pos: usize) {
+        let len = LINE_BUF - pos;
+        if len <= COPY {
+            // The line and the bytes after it, then the length cut back.
+            let at = pos & (LINE_BUF - 1);
+            let n = out.len();
+            out.extend_from_slice(&self.0[at..at + COPY]);
+            out.truncate(n + len);
+        } else {
+            out.extend_from_slice(&self.0[pos.min(LINE_BUF)..LINE_BUF]);
+        }
+    }
+}
+
+/// Bytes copied at once when a line is appended ([`LineBuf::append_line`]).
+const COPY: usize = 128;
+
+/// Writes six one-digit values (each below 8), each followed by a comma, to end just
+/// before `end`, and returns where they start (two stores instead of six).
+#[inline(always)]
+fn put_digits6(buf: &mut LineBuf, end: usize, v: [u64; 6]) -> usize {
     // "0,0,0,0," and "0,0," in little-endian order, each digit added in its byte.
     let lo = 0x2c30_2c30_2c30_2c30u64 + (v[0] | v[1] << 16 | v[2] << 32 | v[3] << 48);
     let hi = 0x2c30_2c30u32 + (v[4] | v[5] << 16) as u32;
-    buf[end - 12..end - 4].copy_from_slice(&lo.to_le_bytes());
-    buf[end - 4..end].copy_from_slice(&hi.to_le_bytes());
+    buf.put8(end - 12, lo);
+    buf.put4(end - 4, hi);
     end - 12
 }
 
-/// Writes the decimal digits of `v` and a comma to end just before `buf[end]` and
-/// returns where the digits start. Lines are assembled from their end, so the digits
-/// come out in the order division yields them, four per division from a table, with no
-/// count and no copy (the log has millions of numbers, most below 10 000: `write!` is
-/// several times slower). Stores are 8 bytes wide: up to 7 bytes before the returned
-/// start may be overwritten (lines being assembled from their end, they are not yet
-/// written), so `end` must exceed the digits and comma by 7.
+/// Writes the decimal digits of `v` and a comma to end just before `end` and returns
+/// where the digits start. Lines are assembled from their end, so the digits come out
+/// in the order division yields them, four per division from a table, with no count
+/// and no copy (the log has millions of numbers, most below 10 000: `write!` is several
+/// times slower). Stores are 8 bytes wide: up to 7 bytes before the returned start may
+/// be overwritten (lines being assembled from their end, they are not yet written), so
+/// `end` must exceed the digits and comma by 7.
 #[inline(always)]
-fn put_field(buf: &mut [u8], end: usize, v: u64) -> usize {
+fn put_field(buf: &mut LineBuf, end: usize, v: u64) -> usize {
     if v < 10_000 {
         let e = DIGITS[v as usize];
-        buf[end - 8..end].copy_from_slice(&e.to_le_bytes());
-        return end - 1 - (e & 0xff) as usize;
+        buf.put8(end - 8, e);
+        return start(end, e);
     }
     put_long(buf, end, v)
 }
 
 /// [`put_field`] for a value of 10 000 or more.
 #[inline(always)]
-fn put_long(buf: &mut [u8], end: usize, v: u64) -> usize {
+fn put_long(buf: &mut LineBuf, end: usize, v: u64) -> usize {
     // The last four digits and the comma, then four digits at a time.
     let e = DIGITS[(v % 10_000) as usize];
-    buf[end - 8..end].copy_from_slice(&e.to_le_bytes());
+    buf.put8(end - 8, e);
     let mut i = end - 5;
     let mut v = v / 10_000;
     while v >= 10_000 {
-        buf[i - 4..i].copy_from_slice(&four(DIGITS[(v % 10_000) as usize]));
+        buf.put4(i - 4, four(DIGITS[(v % 10_000) as usize]));
         i -= 4;
         v /= 10_000;
     }
     let e = DIGITS[v as usize];
-    buf[i - 4..i].copy_from_slice(&four(e));
-    i - (e & 0xff) as usize
+    buf.put4(i - 4, four(e));
+    // Its comma would be at i.
+    start(i + 1, e)
 }
 
 /// Appends the decimal digits of `v` to `out`.
 fn push_num(out: &mut Vec<u8>, v: u64) {
     // 20 digits at most, and a comma.
-    let mut buf = [0u8; 28];
-    let start = put_field(&mut buf, 28, v);
-    out.extend_from_slice(&buf[start..27]);
+    let mut buf = LineBuf::new();
+    let start = put_field(&mut buf, LINE_BUF, v);
+    out.extend_from_slice(&buf.0[start..LINE_BUF - 1]);
 }
 
 /// Sorts a replication's deliveries by delivery cycle, then id. Each partition records
@@ -287,7 +350,7 @@ impl Lines<'_> {
     /// not is sorted, and a path too long is appended after the line's fields.
     fn write(&self, out: &mut Vec<u8>, range: std::ops::Range<usize>) {
         let (last, before, hops, rule) = (self.last, self.before, self.hops, self.rule);
-        let mut buf = [0u8; LINE_BUF];
+        let mut buf = LineBuf::new();
         // The paths that take the slow way, one at a time.
         let mut path: Vec<u32> = Vec::new();
         for i in range {
@@ -308,11 +371,14 @@ impl Lines<'_> {
                     }
                     let end = pos;
                     pos = put_field(&mut buf, end, prev.node as u64);
-                    buf[end - 1] = if prev.attempt == at.attempt {
-                        b'>'
-                    } else {
-                        b'|'
-                    };
+                    buf.put1(
+                        end - 1,
+                        if prev.attempt == at.attempt {
+                            b'>'
+                        } else {
+                            b'|'
+                        },
+                    );
                     at = prev;
                     k = before[k as usize];
                 }
@@ -340,31 +406,28 @@ impl Lines<'_> {
                         pos = put_field(&mut buf, end, hops[j as usize].node as u64);
                         if n + 1 < path.len() {
                             let next = hops[path[n + 1] as usize].attempt;
-                            buf[end - 1] = if next == hops[j as usize].attempt {
-                                b'>'
-                            } else {
-                                b'|'
-                            };
+                            let same = next == hops[j as usize].attempt;
+                            buf.put1(end - 1, if same { b'>' } else { b'|' });
                         }
                         end = pos;
                     }
                 }
             }
-            buf[LINE_BUF - 1] = b'\n';
+            buf.put1(LINE_BUF - 1, b'\n');
             // The fields, last first, each followed by its comma.
-            let small = [
-                h.hops as u64,
-                self.distance(src.0, h.dst.0) as u64,
-                h.blocking as u64,
-                h.eject_wait as u64,
-                h.ctrl_wait as u64,
-                h.measured as u64,
-            ];
-            if small.iter().fold(0, |a, &v| a | v) < 8 {
+            let (hop_count, distance) = (h.hops as u64, self.distance(src.0, h.dst.0) as u64);
+            let (blocking, eject_wait) = (h.blocking as u64, h.eject_wait as u64);
+            let (ctrl_wait, measured) = (h.ctrl_wait as u64, h.measured as u64);
+            if (hop_count | distance | blocking | eject_wait | ctrl_wait | measured) < 8 {
                 // Usually one digit each: the six at once.
+                let small = [
+                    hop_count, distance, blocking, eject_wait, ctrl_wait, measured,
+                ];
                 pos = put_digits6(&mut buf, pos, small);
             } else {
-                for &v in small.iter().rev() {
+                for v in [
+                    measured, ctrl_wait, eject_wait, blocking, distance, hop_count,
+                ] {
                     pos = put_field(&mut buf, pos, v);
                 }
             }
@@ -382,10 +445,10 @@ impl Lines<'_> {
             pos = put_field(&mut buf, pos, h.id.0);
             pos = put_field(&mut buf, pos, self.rep as u64);
             if !long {
-                out.extend_from_slice(&buf[pos..]);
+                buf.append_line(out, pos);
                 continue;
             }
-            out.extend_from_slice(&buf[pos..LINE_BUF - 1]);
+            out.extend_from_slice(&buf.0[pos..LINE_BUF - 1]);
             for (n, &j) in path.iter().enumerate() {
                 let h = &hops[j as usize];
                 if n > 0 {
@@ -433,8 +496,10 @@ fn distance_table(topo: &Topology, lines: usize) -> Option<Vec<u32>> {
     Some(t)
 }
 
-/// Bytes of the buffer a line is assembled in.
+/// Bytes of the buffer a line is assembled in: a power of two, since stores take their
+/// offset modulo it ([`LineBuf::put8`]).
 const LINE_BUF: usize = 1024;
+const _: () = assert!(LINE_BUF.is_power_of_two());
 /// Bytes the 18 numbers (at most 20 digits and a comma each) take before a line's
 /// path, and the 7 a number's first store may touch before its digits.
 const FIELDS_ROOM: usize = 18 * 21 + 7;
@@ -858,6 +923,54 @@ mod tests {
         want.sort_by_key(|d| (d.absorbed, d.header.id.0));
         sort_deliveries(&mut ds);
         assert_eq!(ds, want);
+    }
+
+    #[test]
+    fn lines_shorter_and_longer_than_one_fixed_copy_are_appended_whole() {
+        let topo =
+            Topology::from_config(&crate::config::TopologyConfig::Hypercube { dim: 2 }).unwrap();
+        let rule = LatencyRule {
+            def: LatencyDef::default(),
+            ejection: 1,
+        };
+        let id = MsgId::new(NodeId(0), 5);
+        let header = MsgHeader {
+            id,
+            dst: NodeId(3),
+            len: 4,
+            hops: 2,
+            created: 10,
+            injected: 12,
+            ..MsgHeader::default()
+        };
+        let prefix = format!("0,{},5,0,3,4,10,12,20,10,2,8,2,2,0,0,0,0,", id.0);
+        // Paths of n one-digit nodes: lines from well under to well over COPY bytes,
+        // two lines per log so that each is appended after another.
+        for n in 1..COPY {
+            let path: Vec<u32> = (0..n as u32).map(|k| k % 4).collect();
+            let hops: Vec<HopRec> = path
+                .iter()
+                .enumerate()
+                .map(|(k, &node)| HopRec {
+                    id,
+                    attempt: 0,
+                    at: k as Cycle,
+                    node,
+                })
+                .collect();
+            let d = Delivery {
+                header,
+                absorbed: 20,
+            };
+            let log = RepLog {
+                deliveries: vec![d, d],
+                hops,
+            };
+            let text = render(&mut [log], &topo, rule);
+            let nodes: Vec<String> = path.iter().map(u32::to_string).collect();
+            let line = format!("{prefix}{}\n", nodes.join(">"));
+            assert_eq!(text, format!("{HEADER}\n{line}{line}"), "{n} nodes");
+        }
     }
 
     #[test]
