@@ -30,7 +30,7 @@
 pub mod local;
 #[cfg(feature = "mpi")]
 pub mod mpi;
-mod wire;
+pub(crate) mod wire;
 
 use super::experiment::{reduce_parts, PartResult, Replication, RunEnd};
 use super::network::Network;
@@ -76,7 +76,17 @@ thread_local! {
 /// Runs `f` with `t` as the ranks this thread's emulations are split over (every
 /// replication `f` runs on this thread goes through [`run_replication`]).
 pub fn with_transport<T>(t: Arc<dyn Transport>, f: impl FnOnce() -> T) -> T {
-    let before = CURRENT.with(|c| c.replace(Some(t)));
+    under(Some(t), f)
+}
+
+/// Runs `f` in this process alone: its emulations are not split over the ranks this
+/// thread's are (rank 0 replaying a deadlocked run on one partition to describe it).
+pub fn without_transport<T>(f: impl FnOnce() -> T) -> T {
+    under(None, f)
+}
+
+fn under<T>(t: Option<Arc<dyn Transport>>, f: impl FnOnce() -> T) -> T {
+    let before = CURRENT.with(|c| c.replace(t));
     struct Restore(Option<Arc<dyn Transport>>);
     impl Drop for Restore {
         fn drop(&mut self) {
