@@ -54,7 +54,10 @@ fn replay_once(cfg: &HwConfig, trace: &Path, opts: &ReplayOptions) -> Result<Rep
         .unwrap()
         .as_u64()
         .unwrap();
-    let log = extras.messages.pop().expect("the message log was asked for");
+    let log = extras
+        .messages
+        .pop()
+        .expect("the message log was asked for");
     let mut deliveries = log.deliveries;
     deliveries.sort_by_key(|d| (d.absorbed, d.header.id.0));
     let mut hops: Vec<_> = log
@@ -321,5 +324,50 @@ fn a_message_refused_by_a_full_source_ends_every_rank_with_the_same_error() {
     assert!(one.to_string().contains("memory was full"), "{one}");
     for e in replay_error(2, &cfg, &p, &ReplayOptions::default()) {
         assert_eq!(e.to_string(), one.to_string());
+    }
+}
+
+#[test]
+fn a_trace_sweep_point_replays_alike_on_ranks() {
+    use routemu::engine::sweep::{replay_point, Axis, TraceRun, TRACE_AXIS};
+    let file = trace("netrace/example.tra.bz2");
+    let axes = [Axis {
+        path: TRACE_AXIS.into(),
+        values: vec![file.to_string_lossy().into_owned()],
+    }];
+    let run = TraceRun {
+        mode: ReplayMode::Deps,
+        gap: 8,
+        time_scale: 1.0,
+        flit_bytes: 8,
+        place: None,
+    };
+    let mut cfg = common::preset("circuit-drop.ron");
+    cfg.experiment.partition_min_nodes = Some(1);
+    let point = || {
+        let mut v = serde_json::to_value(replay_point(&cfg, &axes, &axes[0].values, &run).unwrap())
+            .unwrap();
+        let parts = v.as_object_mut().unwrap().remove("partitions").unwrap();
+        (v, parts)
+    };
+    let (one, parts) = point();
+    assert_eq!(parts, 1);
+    let ranked: Vec<_> = std::thread::scope(|s| {
+        let handles: Vec<_> = LocalRanks::new(2)
+            .into_iter()
+            .map(|t| {
+                let point = &point;
+                s.spawn(move || {
+                    let t = Arc::new(t);
+                    let _fail_others = t.guard();
+                    with_transport(t, point)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    for (r, (v, parts)) in ranked.into_iter().enumerate() {
+        assert_eq!(parts, 2, "rank {r}: the point is split over the ranks");
+        assert_eq!(v, one, "rank {r}");
     }
 }

@@ -120,8 +120,8 @@ impl<'a> Exchanger<'a> {
                 };
                 let mut buf = std::mem::take(&mut self.send[r]);
                 buf.clear();
-                self.send[r] = postcard::to_extend(&packet, buf)
-                    .expect("posts and events always serialise");
+                self.send[r] =
+                    postcard::to_extend(&packet, buf).expect("posts and events always serialise");
             }
             for o in out.iter_mut() {
                 o.events.iter_mut().for_each(Vec::clear);

@@ -40,16 +40,18 @@
 
 use super::driver::{Driver, NetProgress, Step};
 use super::{flits_of, scale, ReplayOptions, ReplayRecord, ReplaySummary, HORIZON};
-use crate::engine::network::Network;
 use crate::engine::distributed::{wire, Transport};
-use crate::engine::parallel::{lock, mailboxes, CycleBarrier, FailOnPanic, Failed, Mail, SpinBarrier};
+use crate::engine::network::Network;
+use crate::engine::parallel::{
+    lock, mailboxes, CycleBarrier, FailOnPanic, Failed, Mail, SpinBarrier,
+};
 use crate::engine::sim::Simulation;
 use crate::error::{Error, Result};
 use crate::stats::Delivery;
 use crate::trace::{SizeUnit, TraceMsg, TraceSource};
 use crate::types::Cycle;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::ops::Range;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, RwLock};
 
 /// A leader's cursor in the trace: reads no further than it must, and refuses a
