@@ -235,7 +235,7 @@ pub(super) struct Ended {
 /// How a partition's thread ended.
 enum Outcome {
     /// The replay is over.
-    Done(ReplaySummary, Vec<Delivery>),
+    Done(Box<ReplaySummary>, Vec<Delivery>),
     /// Partition `.0` posted an error (`.1`): every partition stopped.
     Failed(usize, String),
     /// Another thread of this rank failed (a panic, or an error it returned).
@@ -314,7 +314,11 @@ pub(super) fn run<N: Network + Send>(
     });
     let held = held.into_inner().unwrap_or_else(|e| e.into_inner());
     match led {
-        Ok(Outcome::Done(summary, log)) => Ok(Ended { summary, log, held }),
+        Ok(Outcome::Done(summary, log)) => Ok(Ended {
+            summary: *summary,
+            log,
+            held,
+        }),
         Err(e) => Err(held.unwrap_or(e)),
         Ok(Outcome::Failed(q, text)) => Err(held.unwrap_or_else(|| {
             let r = split.owned.iter().position(|o| o.contains(&q)).unwrap_or(0);
@@ -478,7 +482,7 @@ fn partition<N: Network>(
             Ok(Step::Next(next)) => sim.advance(next, None),
             Ok(Step::Done) => {
                 let log = driver.log.take().unwrap_or_default();
-                return Ok(Outcome::Done(driver.summary(parts as u32), log));
+                return Ok(Outcome::Done(Box::new(driver.summary(parts as u32)), log));
             }
             Ok(Step::Deadlock(what)) => {
                 // Every copy decides alike; the leaders alone report. The waits can be

@@ -340,7 +340,8 @@ pub fn replay_observed<N: Network + Send>(
         None => {
             let rs = ranges(nodes, partitions_for::<N>(nodes, threads, min_nodes).max(1));
             let n = rs.len();
-            (rs, vec![0..n], 0)
+            // One rank owning every partition.
+            (rs, std::iter::once(0..n).collect(), 0)
         }
     };
     let chunk = rs[0].1 - rs[0].0;
