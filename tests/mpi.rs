@@ -176,3 +176,120 @@ fn bench_under_mpirun_prints_the_ranks_table_once_and_no_single_process_table() 
     assert_eq!(text.matches("torus 8x8 DOR @ 0.1").count(), 1, "{text}");
     assert!(!text.contains("scenario (single thread)"), "{text}");
 }
+
+/// A replay's JSON without what says how it was split.
+fn replay_statistics(path: &Path) -> Value {
+    let mut v = statistics(path);
+    v.as_object_mut().unwrap().remove("partitions");
+    v
+}
+
+#[test]
+fn a_replay_writes_one_process_json_and_messages_on_2_and_3_ranks() {
+    let dir = tempfile::tempdir().unwrap();
+    for (hw, trace) in [
+        (
+            "hw/wormhole-torus-dor.ron",
+            "traces/netrace/example.tra.bz2",
+        ),
+        ("hw/circuit-drop.ron", "traces/generated/fft-16.meta"),
+    ] {
+        let out = |tag: &str| {
+            (
+                dir.path().join(format!("{tag}.json")),
+                dir.path().join(format!("{tag}.csv")),
+            )
+        };
+        let args = |json: &Path, csv: &Path, threads: &str| {
+            [
+                "replay",
+                hw,
+                "--trace",
+                trace,
+                "--mode",
+                "deps",
+                "--threads",
+                threads,
+                "--set",
+                "experiment.partition_min_nodes=1",
+                "--per-link",
+                "--json",
+                json.to_str().unwrap(),
+                "--messages",
+                csv.to_str().unwrap(),
+            ]
+            .map(String::from)
+        };
+        let (one_json, one_csv) = out("one");
+        let a = args(&one_json, &one_csv, "1");
+        let o = launch(None, &a.iter().map(String::as_str).collect::<Vec<_>>());
+        assert!(
+            o.status.success(),
+            "{hw}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        for (np, threads) in [(2, "1"), (3, "2")] {
+            let (json, csv) = out(&format!("{np}"));
+            let a = args(&json, &csv, threads);
+            let o = launch(Some(np), &a.iter().map(String::as_str).collect::<Vec<_>>());
+            assert!(
+                o.status.success(),
+                "{hw} on {np} ranks: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+            let summary = String::from_utf8_lossy(&o.stdout);
+            assert_eq!(
+                summary.matches("routemu replay:").count(),
+                1,
+                "{hw}: rank 0 alone prints the summary: {summary}"
+            );
+            let parts: usize = np * threads.parse::<usize>().unwrap();
+            let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+            assert_eq!(v["partitions"].as_u64(), Some(parts as u64), "{hw}");
+            assert_eq!(
+                replay_statistics(&one_json),
+                replay_statistics(&json),
+                "{hw} on {np} ranks"
+            );
+            assert_eq!(
+                std::fs::read_to_string(&one_csv).unwrap(),
+                std::fs::read_to_string(&csv).unwrap(),
+                "{hw} on {np} ranks: the --messages records"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_deadlocked_replay_exits_3_on_every_rank_with_the_waits_described_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let ring = dir.path().join("ring.txt");
+    let mut t = String::from("time src dst flits\n");
+    for i in 0..8 {
+        t.push_str(&format!("0 {i} {} 64\n", (i + 5) % 8));
+    }
+    std::fs::write(&ring, t).unwrap();
+    let o = launch(
+        Some(2),
+        &[
+            "replay",
+            "hw/wormhole-torus-dor.ron",
+            "--trace",
+            ring.to_str().unwrap(),
+            "--set",
+            "switching.unsafe_routing=true",
+            "--set",
+            "router.vcs=1",
+            "--set",
+            "experiment.partition_min_nodes=1",
+        ],
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert_eq!(
+        err.matches("replay deadlocked at cycle").count(),
+        1,
+        "{err}"
+    );
+    assert!(err.contains("waiting cycle of 8 channels"), "{err}");
+}

@@ -219,7 +219,7 @@ pub fn replay(a: &ReplayArgs) -> Result<i32> {
     }
     a.observe.check_with(outputs, &topo)?;
     // The replay runs one partition per thread (as many as the network can use), one
-    // replay at a time.
+    // replay at a time (under MPI, each rank its share of the partitions).
     super::warn_oversubscribed(&cfg, 1);
     let opts = ReplayOptions {
         mode: a.mode,
@@ -296,15 +296,22 @@ pub fn replay(a: &ReplayArgs) -> Result<i32> {
     if let Some(b) = bar {
         b.finish_and_clear();
     }
-    if matches!(sum, Err(Error::Deadlock(_))) && cfg.experiment.threads > 1 {
-        // Split networks cannot describe their waits: the replay on one partition
-        // reaches the very same deadlock and describes it (nothing is written for it).
+    let ranked = crate::engine::distributed::current().is_some();
+    if matches!(sum, Err(Error::Deadlock(_)))
+        && (cfg.experiment.threads > 1 || ranked)
+        && crate::engine::distributed::writes_outputs()
+    {
+        // Split networks cannot describe their waits: the replay on one partition of one
+        // process (rank 0 alone under MPI, which alone prints it; the other ranks end
+        // with the deadlock's exit status) reaches the very same deadlock and describes
+        // it (nothing is written for it).
         let mut one = cfg.clone();
         one.experiment.threads = 1;
-        let mut again = open_with(&a.trace, &open_options)?;
-        if let Err(e @ Error::Deadlock(_)) =
-            replay_machine(&one, again.as_mut(), &opts, &mut |_| Ok(()))
-        {
+        let again = crate::engine::distributed::without_transport(|| {
+            let mut again = open_with(&a.trace, &open_options)?;
+            Ok::<_, Error>(replay_machine(&one, again.as_mut(), &opts, &mut |_| Ok(())))
+        })?;
+        if let Err(e @ Error::Deadlock(_)) = again {
             sum = Err(e);
         }
     }

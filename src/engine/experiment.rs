@@ -377,15 +377,9 @@ pub fn reduce_parts<N: Network>(
     for p in &parts[1..] {
         mode.merge(&p.mode);
     }
-    let obs = run.per_link.then(|| {
-        let mut o = empty_observations::<N>(&m, run.servers, end - start);
-        for p in &mut parts {
-            o.links.append(&mut p.links);
-            o.ports.append(&mut p.ports);
-            o.ctrl.extend_from_slice(&p.ctrl);
-        }
-        Box::new(sort_observations(o))
-    });
+    let obs = run
+        .per_link
+        .then(|| Box::new(observe_parts::<N>(&mut parts, run.servers, end - start, &m)));
     let sum = |f: &dyn Fn(&PartResult<N::Measures>) -> u64| parts.iter().map(f).sum::<u64>();
     let drained = stop == Stop::Drained;
     RepResult {
@@ -418,20 +412,22 @@ pub fn reduce_parts<N: Network>(
     }
 }
 
-/// What the partitions of one run (in node order) observed per link and per router
-/// input port over the window `[start, end)`, with `m` their summed link measures. Links
-/// and ports are sorted, so the result does not depend on the partition count.
-pub(crate) fn observe_links<N: Network>(
-    parts: &[Simulation<N>],
-    start: Cycle,
-    end: Cycle,
+/// What the partitions of one run (their results in node order, wherever they ran)
+/// observed per link and per router input port over a window of `window` cycles, with
+/// `m` their summed link measures and `servers` per controller; their rows move into
+/// the result. Links and ports are sorted, so the result does not depend on the
+/// partition count.
+pub(crate) fn observe_parts<N: Network>(
+    parts: &mut [PartResult<N::Measures>],
+    servers: usize,
+    window: Cycle,
     m: &NetMeasures,
 ) -> RepObs {
-    let mut o = empty_observations::<N>(m, parts[0].net.ctrl_servers(), end - start);
+    let mut o = empty_observations::<N>(m, servers, window);
     for p in parts {
-        p.net.link_obs(start, end, &mut o.links);
-        p.net.port_obs(start, end, &mut o.ports);
-        o.ctrl.extend_from_slice(p.net.ctrl_stats());
+        o.links.append(&mut p.links);
+        o.ports.append(&mut p.ports);
+        o.ctrl.extend_from_slice(&p.ctrl);
     }
     sort_observations(o)
 }

@@ -30,7 +30,7 @@
 pub mod local;
 #[cfg(feature = "mpi")]
 pub mod mpi;
-mod wire;
+pub(crate) mod wire;
 
 use super::experiment::{reduce_parts, PartResult, Replication, RunEnd};
 use super::network::Network;
@@ -87,7 +87,8 @@ pub fn with_transport<T>(t: Arc<dyn Transport>, f: impl FnOnce() -> T) -> T {
 }
 
 /// Runs `f` in this process alone: its emulations are not split over the ranks even
-/// under `mpirun` (`routemu bench` timing one process on rank 0 as the baseline).
+/// under `mpirun` (`routemu bench` timing one process on rank 0 as the baseline; rank 0
+/// replaying a deadlocked replay on one partition to describe it).
 pub fn without_transport<T>(f: impl FnOnce() -> T) -> T {
     scoped(None, f)
 }

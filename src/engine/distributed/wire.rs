@@ -17,18 +17,20 @@ use serde::{Deserialize, Serialize};
 use std::ops::Range;
 
 /// A failure to write or read what crosses ranks.
-pub(super) fn error(what: &str, e: postcard::Error) -> Error {
+pub(crate) fn error(what: &str, e: postcard::Error) -> Error {
     Error::Distributed(format!("{what}: {e}"))
 }
 
 /// One partition's outbox vectors for partitions of other ranks, by global partition.
-pub(super) struct Outgoing<N: Network> {
-    events: Vec<Vec<(Cycle, N::Event)>>,
-    extras: Vec<Vec<N::Remote>>,
+pub(crate) struct Outgoing<N: Network> {
+    /// Events, by destination partition.
+    pub(crate) events: Vec<Vec<(Cycle, N::Event)>>,
+    /// Side data, by destination partition.
+    pub(crate) extras: Vec<Vec<N::Remote>>,
 }
 
 impl<N: Network> Outgoing<N> {
-    pub(super) fn new(parts: usize) -> Self {
+    pub(crate) fn new(parts: usize) -> Self {
         Outgoing {
             events: (0..parts).map(|_| Vec::new()).collect(),
             extras: (0..parts).map(|_| Vec::new()).collect(),
@@ -37,7 +39,7 @@ impl<N: Network> Outgoing<N> {
 
     /// Takes what `out` holds for partitions outside `mine` (leaving it the emptied
     /// vectors of the last exchange).
-    pub(super) fn take_from(
+    pub(crate) fn take_from(
         &mut self,
         out: &mut PartOut<N::Event, N::Remote>,
         mine: &Range<usize>,
@@ -50,10 +52,10 @@ impl<N: Network> Outgoing<N> {
 }
 
 /// Mail from one partition to another: (from, to, events, side data).
-type MailRef<'a, E, R> = (u32, u32, &'a [(Cycle, E)], &'a [R]);
+pub(crate) type MailRef<'a, E, R> = (u32, u32, &'a [(Cycle, E)], &'a [R]);
 
 /// [`MailRef`], owned.
-type MailOwned<E, R> = (u32, u32, Vec<(Cycle, E)>, Vec<R>);
+pub(crate) type MailOwned<E, R> = (u32, u32, Vec<(Cycle, E)>, Vec<R>);
 
 /// What a rank sends another at an exchange (borrowed for writing).
 #[derive(Serialize)]

@@ -1,36 +1,60 @@
-//! Replay on T partitions, one thread each, one barrier per cycle — the cycle of
-//! `engine::parallel` with the replay's own exchange added. Partition 0 (the leader,
-//! on the caller's thread) alone reads the trace and writes the records. A cycle, for
+//! Replay on P partitions, one thread each, one barrier per cycle — the cycle of
+//! `engine::parallel` with the replay's own exchange added — in one process (P = T
+//! threads) or over R ranks of T threads (P = R·T, `engine::distributed::plan`). Each
+//! rank's first partition (its leader, on the caller's thread) reads the trace — every
+//! rank reads the same file, deterministically, so the messages read never cross ranks
+//! — and writes the records (rank 0's alone; see `cli::replay`). A cycle, for
 //! partition p:
 //! 1. create the messages due now (every copy of the [`Driver`] pops the same ones;
 //!    p injects those whose source it owns) and step its nodes;
-//! 2. hand its outbox to the others and post its deliveries and its next busy cycle;
-//!    the leader also posts the messages recorded up to the next cycle and the time of
-//!    the first one it did not read;
-//! 3. wait at the barrier;
+//! 2. hand its outbox to the other partitions of its rank (what is for other ranks'
+//!    partitions waits for the exchange) and post its deliveries and its next busy
+//!    cycle; the leader also posts the messages recorded up to the next cycle, the time
+//!    of the first one it did not read, a stop request and an error the other ranks
+//!    may not meet;
+//! 3. wait at the barrier; over ranks, the leader then exchanges with the other ranks
+//!    (`exchange`: its rank's posts and the mail for their partitions, one personalised
+//!    all-to-all) and the rank waits at the barrier again;
 //! 4. take its mail, and feed its driver every partition's deliveries (sorted by cycle,
-//!    then message id, so the order does not depend on T) and the messages read; the
-//!    driver decides the next cycle — the same one in every partition.
+//!    then message id, so the order depends neither on T nor on R) and the messages
+//!    read; the driver decides the next cycle — the same one in every partition of
+//!    every rank.
+//!
+//! The exchange rule: ranks exchange after every cycle that is stepped. A delivery in
+//! any partition can, through the driver (a child cleared, the watchdog, the end), make
+//! a message anywhere the next cycle, so the replay's lookahead is one cycle whatever
+//! the links'. Idle cycles are skipped alike by every rank, as in one process: the
+//! next cycle comes from every partition's posted next busy cycle, the first unread
+//! message and the driver, which every rank holds alike.
 //!
 //! Posts are double-buffered by cycle parity like the mailboxes, and read under shared
-//! locks, so the partitions read them side by side. With T = 1 the very same loop runs
+//! locks, so the partitions read them side by side. With P = 1 the very same loop runs
 //! on the caller's thread.
+//!
+//! Failures: what every partition meets alike (a message refused by a full source, a
+//! bad trace line, a deadlock) ends every partition in the same cycle with the same
+//! error. What one rank may meet alone — its `each` failing to write a record, an error
+//! reading its copy of the trace — is held by its leader and posted: every partition of
+//! every rank then stops after the next exchange, the rank that met it with its error
+//! and the others with a [`Error::Distributed`] naming it.
 
 use super::driver::{Driver, NetProgress, Step};
 use super::{flits_of, scale, ReplayOptions, ReplayRecord, ReplaySummary, HORIZON};
+use crate::engine::distributed::{wire, Transport};
 use crate::engine::network::Network;
 use crate::engine::parallel::{
-    hand_over, mailboxes, take_over, CycleBarrier, FailOnPanic, Failed, Mail, SpinBarrier,
+    lock, mailboxes, CycleBarrier, FailOnPanic, Failed, Mail, SpinBarrier,
 };
 use crate::engine::sim::Simulation;
 use crate::error::{Error, Result};
 use crate::stats::Delivery;
 use crate::trace::{SizeUnit, TraceMsg, TraceSource};
 use crate::types::Cycle;
+use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, RwLock};
 
-/// The leader's cursor in the trace: reads no further than it must, and refuses a
+/// A leader's cursor in the trace: reads no further than it must, and refuses a
 /// message the replay cannot take (a time beyond [`HORIZON`], more flits than a message
 /// can have) where it was read, so nothing is dropped or clamped.
 pub(super) struct Reader<'a> {
@@ -118,21 +142,27 @@ impl<'a> Reader<'a> {
 }
 
 /// What a partition posts at the end of a cycle.
-struct Post {
+pub(super) struct Post {
     /// Its next busy cycle.
-    next: Cycle,
+    pub(super) next: Cycle,
     /// The last cycle its work moved, and the work that must keep moving.
-    last_move: Cycle,
-    live: i64,
+    pub(super) last_move: Cycle,
+    pub(super) live: i64,
+    /// A source of its refused a message (its memory was full): every partition ends
+    /// the replay with the same error.
+    pub(super) lost: bool,
     /// Its deliveries of the cycle.
-    deliveries: Vec<Delivery>,
-    /// Leader only: the messages read.
+    pub(super) deliveries: Vec<Delivery>,
+    /// Leaders only, not sent: the messages read.
     read: Vec<TraceMsg>,
-    /// Leader only: recorded time of the first unread message (None: all read).
+    /// Leaders only, not sent: recorded time of the first unread message (None: all
+    /// read).
     unread: Option<Cycle>,
-    /// The leader saw a stop request (`engine::interrupt`): every partition ends the
-    /// replay after this cycle with what was delivered so far.
-    stop: bool,
+    /// Leaders only: a stop request (`engine::interrupt`) was seen: every partition ends
+    /// the replay after this cycle with what was delivered so far.
+    pub(super) stop: bool,
+    /// Leaders only: the error the leader holds (see the module doc), as text.
+    pub(super) fail: Option<String>,
 }
 
 impl Default for Post {
@@ -141,19 +171,47 @@ impl Default for Post {
             next: Cycle::MAX,
             last_move: 0,
             live: 0,
+            lost: false,
             deliveries: Vec::new(),
             read: Vec::new(),
             unread: None,
             stop: false,
+            fail: None,
         }
     }
 }
 
-struct Shared<'a, N: Network> {
+/// How the replay's partitions are split over ranks.
+pub(super) struct Split<'a> {
+    /// Partitions in all.
+    pub(super) parts: usize,
+    /// The partitions (global numbers) each rank steps; one range in one process.
+    pub(super) owned: Vec<Range<usize>>,
+    /// This rank.
+    pub(super) rank: usize,
+    /// The other ranks (None: one process).
+    pub(super) transport: Option<&'a dyn Transport>,
+}
+
+/// What the threads of one rank share.
+pub(super) struct Shared<'a, N: Network> {
+    /// Mailboxes between partitions (global numbers, this rank's pairs only used).
     mail: &'a [Mutex<Mail<N>>],
-    posts: &'a [RwLock<Post>],
+    /// Every partition's post, by parity then global number (other ranks' filled by the
+    /// exchange).
+    pub(super) posts: &'a [RwLock<Post>],
+    /// Per local partition: its outbox vectors for other ranks' partitions.
+    pub(super) outgoing: &'a [Mutex<wire::Outgoing<N>>],
+    /// Per local partition: what other ranks sent it.
+    pub(super) incoming: &'a [Mutex<Mail<N>>],
     barrier: &'a SpinBarrier,
     failed: &'a Failed,
+    /// The error this rank's leader holds until every rank has heard of it.
+    held: &'a Mutex<Option<Error>>,
+    pub(super) mine: &'a Range<usize>,
+    pub(super) parts: usize,
+    /// Whether there are other ranks.
+    ranked: bool,
 }
 
 impl<N: Network> Clone for Shared<'_, N> {
@@ -163,40 +221,87 @@ impl<N: Network> Clone for Shared<'_, N> {
 }
 impl<N: Network> Copy for Shared<'_, N> {}
 
-/// Replays on `sims` (the partitions in node order, workload stopped, deliveries
-/// recorded) with `drivers` (one identical copy each, the first messages ingested);
-/// `reader` is the trace after those messages. Returns the summary and the deliveries
-/// the leader's driver logged (none unless it was asked to).
+/// How a replay's stepping ended on this rank.
+pub(super) struct Ended {
+    /// The summary (every rank's alike).
+    pub(super) summary: ReplaySummary,
+    /// The deliveries the leader's driver logged (none unless it was asked to).
+    pub(super) log: Vec<Delivery>,
+    /// An error this rank's leader met in the last cycle (its `each` failing): the
+    /// replay's result once the ranks have gathered their measurements.
+    pub(super) held: Option<Error>,
+}
+
+/// How a partition's thread ended.
+enum Outcome {
+    /// The replay is over.
+    Done(Box<ReplaySummary>, Vec<Delivery>),
+    /// Partition `.0` posted an error (`.1`): every partition stopped.
+    Failed(usize, String),
+    /// Another thread of this rank failed (a panic, or an error it returned).
+    Aborted,
+}
+
+/// Replays on `sims` (this rank's partitions of `split`, in node order, workload
+/// stopped, deliveries recorded) with `drivers` (one identical copy each, the first
+/// messages ingested); `reader` is the trace after those messages.
 pub(super) fn run<N: Network + Send>(
     sims: &mut [Simulation<N>],
+    split: &Split<'_>,
     drivers: Vec<Driver>,
     reader: &mut Reader<'_>,
     each: &mut dyn FnMut(&ReplayRecord) -> Result<()>,
-) -> Result<(ReplaySummary, Vec<Delivery>)> {
-    let t = sims.len();
-    let mail = mailboxes::<N>(t);
-    let posts: Vec<RwLock<Post>> = (0..2 * t).map(|_| RwLock::new(Post::default())).collect();
-    let barrier = SpinBarrier::new(t);
+) -> Result<Ended> {
+    let parts = split.parts;
+    let mine = split.owned[split.rank].clone();
+    let local = sims.len();
+    let ranked = split.transport.is_some();
+    let mail = mailboxes::<N>(parts);
+    let posts: Vec<RwLock<Post>> = (0..2 * parts)
+        .map(|_| RwLock::new(Post::default()))
+        .collect();
+    let outgoing: Vec<Mutex<wire::Outgoing<N>>> = (0..if ranked { local } else { 0 })
+        .map(|_| Mutex::new(wire::Outgoing::new(parts)))
+        .collect();
+    let incoming: Vec<Mutex<Mail<N>>> = (0..if ranked { local } else { 0 })
+        .map(|_| Mutex::new((Vec::new(), Vec::new())))
+        .collect();
+    let barrier = SpinBarrier::new(local);
     let failed = Failed(AtomicBool::new(false));
+    let held = Mutex::new(None);
     let sh = Shared {
         mail: &mail,
         posts: &posts,
+        outgoing: &outgoing,
+        incoming: &incoming,
         barrier: &barrier,
         failed: &failed,
+        held: &held,
+        mine: &mine,
+        parts,
+        ranked,
     };
+    let mut exchanger = split
+        .transport
+        .map(|t| super::exchange::Exchanger::new(t, &mine, &split.owned));
     let mut drivers = drivers.into_iter();
     let lead = drivers.next().expect("one driver per partition");
-    std::thread::scope(|scope| {
+    let (led, others) = std::thread::scope(|scope| {
         let (first, rest) = sims.split_first_mut().expect("at least one partition");
         let handles: Vec<_> = rest
             .iter_mut()
             .zip(drivers)
             .enumerate()
             .map(|(i, (sim, d))| {
-                scope.spawn(move || partition(i + 1, sim, d, None, &mut |_| Ok(()), sh))
+                let p = mine.start + i + 1;
+                scope.spawn(move || partition(p, sim, d, None, &mut |_| Ok(()), sh))
             })
             .collect();
-        let led = partition(0, first, lead, Some(reader), each, sh);
+        let leader = Leader {
+            reader,
+            exchanger: exchanger.as_mut(),
+        };
+        let led = partition(mine.start, first, lead, Some(leader), each, sh);
         let mut others = Vec::new();
         for h in handles {
             match h.join() {
@@ -205,107 +310,171 @@ pub(super) fn run<N: Network + Send>(
                 Err(e) => std::panic::resume_unwind(e),
             }
         }
-        match led {
-            Ok(Some(s)) => Ok(s),
-            Err(e) => Err(e),
-            // Another partition failed: its error is the replay's.
-            Ok(None) => Err(others
-                .into_iter()
-                .find_map(|r| r.err())
-                .unwrap_or_else(|| Error::Trace("a replay partition failed".into()))),
-        }
-    })
+        (led, others)
+    });
+    let held = held.into_inner().unwrap_or_else(|e| e.into_inner());
+    match led {
+        Ok(Outcome::Done(summary, log)) => Ok(Ended {
+            summary: *summary,
+            log,
+            held,
+        }),
+        Err(e) => Err(held.unwrap_or(e)),
+        Ok(Outcome::Failed(q, text)) => Err(held.unwrap_or_else(|| {
+            let r = split.owned.iter().position(|o| o.contains(&q)).unwrap_or(0);
+            Error::Distributed(format!("rank {r} stopped the replay: {text}"))
+        })),
+        // Another partition of this rank failed: its error is the replay's.
+        Ok(Outcome::Aborted) => Err(held
+            .or_else(|| others.into_iter().find_map(|r| r.err()))
+            .unwrap_or_else(|| Error::Trace("a replay partition failed".into()))),
+    }
 }
 
-fn lock_write<T>(l: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
+pub(super) fn lock_write<T>(l: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
     l.write().unwrap_or_else(|e| e.into_inner())
 }
 
-fn lock_read<T>(l: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
+pub(super) fn lock_read<T>(l: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
     l.read().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Partition `p`'s thread (the leader has the `reader`, and its `each` sees the
-/// records): Ok(Some) with the summary at the end, Ok(None) when another
-/// partition failed, Err when this one did (the flag then stops the others).
+/// What a rank's leader partition has besides its simulation: the trace, and the
+/// exchange with the other ranks.
+struct Leader<'a, 'r, 'x> {
+    reader: &'a mut Reader<'r>,
+    exchanger: Option<&'a mut super::exchange::Exchanger<'x>>,
+}
+
+/// Partition `p`'s thread (global number; a leader has `lead`, and its `each` sees the
+/// records). Err when this partition failed (the flag then stops this rank's others).
 fn partition<N: Network>(
     p: usize,
     sim: &mut Simulation<N>,
     mut driver: Driver,
-    mut reader: Option<&mut Reader<'_>>,
+    mut lead: Option<Leader<'_, '_, '_>>,
     each: &mut dyn FnMut(&ReplayRecord) -> Result<()>,
     sh: Shared<'_, N>,
-) -> Result<Option<(ReplaySummary, Vec<Delivery>)>> {
+) -> Result<Outcome> {
     let _guard = FailOnPanic(sh.failed);
     let fail = |e: Error| {
         sh.failed.0.store(true, Ordering::Release);
         Err(e)
     };
-    let t = sim.out.events.len();
+    let parts = sh.parts;
+    let me = p - sh.mine.start;
+    let leader = sh.mine.start;
     let mut parity = 0;
     let mut inbox: Vec<Delivery> = Vec::new();
+    let mut each_failed = false;
     loop {
         if let Err(e) = driver.create(sim) {
             return fail(e);
         }
         sim.step_local();
-        if sim.net.lost() > 0 {
-            return fail(Error::Trace(format!(
-                "cycle {}: a source's memory was full and refused a message of the trace \
-                 (switching.max_pending); a replay needs every message: raise the limit or \
-                 set it to None",
-                sim.t
-            )));
+        for q in sh.mine.clone().filter(|&q| q != p) {
+            let mut mb = lock(&sh.mail[(parity * parts + p) * parts + q]);
+            std::mem::swap(&mut mb.0, &mut sim.out.events[q]);
+            std::mem::swap(&mut mb.1, &mut sim.out.extras[q]);
         }
-        hand_over(p, parity, sim, sh.mail);
+        if sh.ranked {
+            lock(&sh.outgoing[me]).take_from(&mut sim.out, sh.mine);
+        }
         {
-            let mut post = lock_write(&sh.posts[parity * t + p]);
+            let mut post = lock_write(&sh.posts[parity * parts + p]);
             post.next = sim.next_busy();
             post.last_move = sim.net.last_progress();
             post.live = sim.net.live_work();
+            post.lost = sim.net.lost() > 0;
             post.deliveries.clear();
             if let Some(d) = sim.stats.deliveries.as_mut() {
                 std::mem::swap(d, &mut post.deliveries);
             }
-            if let Some(reader) = reader.as_mut() {
+            if let Some(lead) = lead.as_mut() {
                 post.read.clear();
-                match reader.read_upto(sim.t + 1, &mut post.read) {
-                    Ok(u) => post.unread = u,
-                    Err(e) => {
-                        drop(post);
-                        return fail(e);
+                let mut held = lock(sh.held);
+                if held.is_none() {
+                    match lead.reader.read_upto(sim.t + 1, &mut post.read) {
+                        Ok(u) => post.unread = u,
+                        Err(e) => *held = Some(e),
                     }
                 }
+                post.fail = held.as_ref().map(|e| e.to_string());
                 post.stop = crate::engine::interrupt::requested();
             }
         }
         sh.barrier.wait(&sh.failed.0);
         if sh.failed.0.load(Ordering::Acquire) {
-            return Ok(None);
+            return Ok(Outcome::Aborted);
         }
-        take_over(p, parity, sim, sh.mail);
+        if let Some(ex) = lead.as_mut().and_then(|l| l.exchanger.as_deref_mut()) {
+            ex.run(sh, parity);
+        }
+        if sh.ranked {
+            sh.barrier.wait(&sh.failed.0);
+            if sh.failed.0.load(Ordering::Acquire) {
+                return Ok(Outcome::Aborted);
+            }
+        }
+        for q in sh.mine.clone().filter(|&q| q != p) {
+            let mut mb = lock(&sh.mail[(parity * parts + q) * parts + p]);
+            let (events, extras) = &mut *mb;
+            sim.absorb(events, extras);
+        }
+        if sh.ranked {
+            let mut inc = lock(&sh.incoming[me]);
+            let (events, extras) = &mut *inc;
+            sim.absorb(events, extras);
+        }
         let now = sim.t;
-        // Every partition's deliveries, in an order that does not depend on T.
+        // Every partition's deliveries, in an order that does not depend on the split.
         inbox.clear();
         let mut network = NetProgress {
             next: Cycle::MAX,
             last_move: 0,
             live: 0,
         };
-        for q in 0..t {
-            let post = lock_read(&sh.posts[parity * t + q]);
+        let (mut lost, mut stop, mut failure) = (false, false, None);
+        for q in 0..parts {
+            let post = lock_read(&sh.posts[parity * parts + q]);
             inbox.extend_from_slice(&post.deliveries);
             network.next = network.next.min(post.next);
             network.last_move = network.last_move.max(post.last_move);
             network.live += post.live;
+            lost |= post.lost;
+            stop |= post.stop;
+            if failure.is_none() {
+                failure = post.fail.clone().map(|f| (q, f));
+            }
+        }
+        if let Some((q, text)) = failure {
+            return Ok(Outcome::Failed(q, text));
+        }
+        if lost {
+            return fail(Error::Trace(format!(
+                "cycle {now}: a source's memory was full and refused a message of the trace \
+                 (switching.max_pending); a replay needs every message: raise the limit or \
+                 set it to None"
+            )));
         }
         inbox.sort_unstable_by_key(|d| (d.absorbed, d.header.id));
-        let step = driver.deliver(now, &inbox, each).and_then(|()| {
-            let lead = lock_read(&sh.posts[parity * t]);
-            if lead.stop {
+        // A record the leader's `each` could not take is held, and posted next cycle
+        // (another rank may be waiting in the exchange), not returned at once.
+        let mut record = |r: &ReplayRecord| -> Result<()> {
+            if !each_failed {
+                if let Err(e) = each(r) {
+                    each_failed = true;
+                    lock(sh.held).get_or_insert(e);
+                }
+            }
+            Ok(())
+        };
+        let step = driver.deliver(now, &inbox, &mut record).and_then(|()| {
+            if stop {
                 // Interrupted: end here with what was delivered so far.
                 return Ok(Step::Done);
             }
+            let lead = lock_read(&sh.posts[parity * parts + leader]);
             driver.ingest(&lead.read, Some(now))?;
             driver.next(now, network, lead.unread)
         });
@@ -313,17 +482,22 @@ fn partition<N: Network>(
             Ok(Step::Next(next)) => sim.advance(next, None),
             Ok(Step::Done) => {
                 let log = driver.log.take().unwrap_or_default();
-                return Ok(Some((driver.summary(t as u32), log)));
+                return Ok(Outcome::Done(Box::new(driver.summary(parts as u32)), log));
             }
             Ok(Step::Deadlock(what)) => {
-                // Every copy decides alike; the leader alone reports. The waits can be
+                // Every copy decides alike; the leaders alone report. The waits can be
                 // described only with the whole network in one partition (a replay
-                // on one thread reaches the very same state).
-                let waits = if t == 1 {
+                // on one thread of one process reaches the very same state).
+                let waits = if parts == 1 {
                     N::explain_deadlock(sim)
+                } else if sh.ranked {
+                    format!(
+                        "the network is split into {parts} partitions over several ranks: \
+                         replay in one process with --threads 1 for the waits\n"
+                    )
                 } else {
                     format!(
-                        "the network is split into {t} partitions: replay with --threads 1 \
+                        "the network is split into {parts} partitions: replay with --threads 1 \
                          for the waits\n"
                     )
                 };

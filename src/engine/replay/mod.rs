@@ -8,21 +8,29 @@
 //! the network like any other; "behind" is how far its injection (head leaving the source)
 //! runs after its recorded time.
 //!
-//! The network may be split into partitions, one thread each (`lockstep`); the replay's
-//! bookkeeping (`driver`) is kept, identical, by every partition, so results do not
-//! depend on the thread count.
+//! The network may be split into partitions, one thread each (`lockstep`), in one
+//! process or over MPI ranks (`engine::distributed`: the same R·T partitions as a run,
+//! posts and mail exchanged after every cycle stepped, `exchange`); the replay's
+//! bookkeeping (`driver`) is kept, identical, by every partition, so results depend on
+//! neither the thread count nor the rank count. At the end, the partitions'
+//! measurements are gathered from every rank and reduced in partition order.
 //!
 //! Not here: the readers (`trace`), the command line (`cli::replay`).
 
 mod driver;
+mod exchange;
 mod lockstep;
 pub mod placement;
 
 use crate::config::validate::validate;
 use crate::config::HwConfig;
-use crate::engine::experiment::{latency_histograms, link_arrays, observe_links, Extras};
+use crate::engine::distributed::{self, wire};
+use crate::engine::experiment::{
+    latency_histograms, link_arrays, observe_parts, Extras, PartResult, RunEnd,
+};
 use crate::engine::network::{NetMeasures, Network};
-use crate::engine::parallel::{build_partitions, partitions_for};
+use crate::engine::parallel::partitions_for;
+use crate::engine::partition::ranges;
 use crate::engine::sim::Simulation;
 use crate::error::{Error, Result};
 use crate::stats::msglog::RepLog;
@@ -318,12 +326,29 @@ pub fn replay_observed<N: Network + Send>(
     // A trace's endpoints sit on the nodes that send and receive (a host network's hosts).
     let ends = topology.endpoints();
     let e = &cfg.experiment;
-    let parts = partitions_for::<N>(
-        nodes,
+    let (threads, min_nodes) = (
         e.threads as usize,
         e.partition_min_nodes.map(|m| m as usize),
     );
-    let mut sims = build_partitions::<N>(&cfg, 0, parts)?;
+    // The same partitions as a run: over ranks, R·T of them (`distributed::plan`).
+    let transport = distributed::current();
+    let (rs, owned, rank) = match &transport {
+        Some(t) => {
+            let (rs, owned) = distributed::plan::<N>(nodes, t.ranks(), threads, min_nodes)?;
+            (rs, owned, t.rank())
+        }
+        None => {
+            let rs = ranges(nodes, partitions_for::<N>(nodes, threads, min_nodes).max(1));
+            let n = rs.len();
+            // One rank owning every partition.
+            (rs, std::iter::once(0..n).collect(), 0)
+        }
+    };
+    let chunk = rs[0].1 - rs[0].0;
+    let mut sims = owned[rank]
+        .clone()
+        .map(|p| Simulation::<N>::build_part(&cfg, 0, rs[p], chunk, rs.len()))
+        .collect::<Result<Vec<_>>>()?;
     for sim in &mut sims {
         sim.stop_workload();
         sim.record_deliveries();
@@ -357,43 +382,82 @@ pub fn replay_observed<N: Network + Send>(
         })
         .collect::<Result<Vec<_>>>()?;
     if cfg.experiment.observe.message_log {
-        // The leader sees every partition's deliveries; one copy is enough.
+        // A leader sees every partition's deliveries; one copy is enough.
         drivers[0].log = Some(Vec::new());
     }
-    let (mut sum, deliveries) = lockstep::run(&mut sims, drivers, &mut reader, each)?;
-    let mut extras = observed(&cfg, &sims, (nodes as usize, ends.len()), &mut sum);
+    let split = lockstep::Split {
+        parts: rs.len(),
+        owned,
+        rank,
+        transport: transport.as_deref(),
+    };
+    let ended = lockstep::run(&mut sims, &split, drivers, &mut reader, each)?;
+    let mut sum = ended.summary;
+    // The last cycle stepped is counted: the window ends after it.
+    let t = sims[0].t + 1;
+    let end = RunEnd {
+        t,
+        start: 0,
+        end: Some(t),
+        endpoints: ends.len(),
+        servers: sims[0].net.ctrl_servers(),
+        backlog_samples: Vec::new(),
+        outstanding_samples: Vec::new(),
+        per_link: cfg.experiment.observe.per_link,
+    };
+    let mut parts: Vec<PartResult<N::Measures>> =
+        sims.iter_mut().map(|s| PartResult::of(s, &end)).collect();
+    drop(sims);
+    if let Some(t) = &transport {
+        // Every rank's partitions, in partition order: every rank measures alike.
+        let bytes = postcard::to_stdvec(&parts).map_err(|e| wire::error("results", e))?;
+        parts.clear();
+        for (r, b) in t.all_gather(&bytes).iter().enumerate() {
+            let theirs: Vec<PartResult<N::Measures>> = postcard::from_bytes(b)
+                .map_err(|e| wire::error(&format!("rank {r}'s results"), e))?;
+            parts.extend(theirs);
+        }
+    }
+    if let Some(e) = ended.held {
+        return Err(e);
+    }
+    let mut extras = observed::<N>(&cfg, &mut parts, &end, (nodes, ends.len()), &mut sum);
     if cfg.experiment.observe.message_log {
-        let hops = sims
+        let hops = parts
             .iter_mut()
-            .flat_map(|s| s.stats.hops.take().unwrap_or_default())
+            .flat_map(|p| p.stats.hops.take().unwrap_or_default())
             .collect();
-        extras.messages = vec![RepLog { deliveries, hops }];
+        extras.messages = vec![RepLog {
+            deliveries: ended.log,
+            hops,
+        }];
     }
     Ok((sum, extras))
 }
 
-/// Adds what `experiment.observe` asks for, over the whole replay, to `sum`, and
+/// Adds what `experiment.observe` asks for, over the whole replay (`end`: its window)
+/// from every partition's measurements `parts` (in partition order), to `sum`, and
 /// returns the measurements for files; nothing is computed that was not asked for.
 fn observed<N: Network>(
     cfg: &HwConfig,
-    sims: &[Simulation<N>],
+    parts: &mut [PartResult<N::Measures>],
+    end: &RunEnd,
     (nodes, endpoints): (usize, usize),
     sum: &mut ReplaySummary,
 ) -> Extras {
     let o = cfg.experiment.observe;
-    // The last cycle stepped is counted: the window ends after it.
-    let end = sims[0].t + 1;
+    let t = end.t;
     let mut extras = Extras {
         // The replay's latency: creation → tail delivered, unshifted.
-        latency: latency_histograms(Default::default(), 0, sims.iter().map(|s| &s.stats)),
+        latency: latency_histograms(Default::default(), 0, parts.iter().map(|p| &p.stats)),
         ..Extras::default()
     };
     if o.per_link {
         let mut m = NetMeasures::default();
-        for p in sims {
-            m.add(&p.net.measures(0, end));
+        for p in parts.iter() {
+            m.add(&p.measures);
         }
-        let obs = observe_links(sims, 0, end, &m);
+        let obs = observe_parts::<N>(parts, end.servers, t, &m);
         let a = link_arrays(&[(&obs, m.utilization())], o.max_links, nodes);
         sum.links = Some(a.links);
         sum.link_totals = Some(a.link_totals);
@@ -402,17 +466,17 @@ fn observed<N: Network>(
         extras.link_totals = Some(a.all_totals);
     }
     if o.interval.is_some() {
-        let mut series = sims.iter().filter_map(|s| s.stats.series.as_deref());
+        let mut series = parts.iter().filter_map(|p| p.stats.series.as_deref());
         if let Some(first) = series.next() {
             let mut acc = first.clone();
             for s in series {
                 acc.merge(s);
             }
             // Every message was delivered: nothing waits at the end.
-            acc.close(end, 0);
+            acc.close(t, 0);
             sum.series = Some(observe::series_rows(
-                &[(&acc, end)],
-                (0, end),
+                &[(&acc, t)],
+                (0, t),
                 endpoints,
                 false,
                 0,
