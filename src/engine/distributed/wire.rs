@@ -73,18 +73,22 @@ struct Packet<E, R> {
     mail: Vec<MailOwned<E, R>>,
 }
 
-/// The exchanging thread's buffers.
-pub(super) struct Exchanger<'a> {
-    t: &'a dyn Transport,
-    mine: Range<usize>,
+/// The exchanging thread's buffers: the ranks, which rank steps each partition, and one
+/// reused byte buffer to and from every rank. A synthetic run exchanges with [`Exchanger::run`]
+/// at the end of a stretch, a replay with its own packet after every cycle
+/// (`engine::replay::exchange`).
+pub(crate) struct Exchanger<'a> {
+    pub(crate) t: &'a dyn Transport,
+    /// The partitions this rank steps.
+    pub(crate) mine: Range<usize>,
     /// The rank of each partition.
-    owner: Vec<usize>,
-    send: Vec<Vec<u8>>,
-    recv: Vec<Vec<u8>>,
+    pub(crate) owner: Vec<usize>,
+    pub(crate) send: Vec<Vec<u8>>,
+    pub(crate) recv: Vec<Vec<u8>>,
 }
 
 impl<'a> Exchanger<'a> {
-    pub(super) fn new(t: &'a dyn Transport, mine: &Range<usize>, owned: &[Range<usize>]) -> Self {
+    pub(crate) fn new(t: &'a dyn Transport, mine: &Range<usize>, owned: &[Range<usize>]) -> Self {
         let parts = owned.last().map_or(0, |r| r.end);
         let mut owner = vec![0; parts];
         for (r, range) in owned.iter().enumerate() {

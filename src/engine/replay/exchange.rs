@@ -11,13 +11,11 @@
 
 use super::lockstep::{lock_read, lock_write, Shared};
 use crate::engine::distributed::wire::{self, MailOwned, MailRef};
-use crate::engine::distributed::Transport;
 use crate::engine::network::Network;
 use crate::engine::parallel::lock;
 use crate::stats::Delivery;
 use crate::types::Cycle;
 use serde::{Deserialize, Serialize};
-use std::ops::Range;
 
 /// A partition's post, but its deliveries.
 #[derive(Clone, Copy, Serialize, Deserialize)]
@@ -47,38 +45,14 @@ struct Packet<E, R> {
     mail: Vec<MailOwned<E, R>>,
 }
 
-/// The leader's buffers for the exchange.
-pub(super) struct Exchanger<'a> {
-    t: &'a dyn Transport,
-    mine: Range<usize>,
-    /// The rank of each partition.
-    owner: Vec<usize>,
-    send: Vec<Vec<u8>>,
-    recv: Vec<Vec<u8>>,
-}
+/// The replay's exchange on the synthetic runs' buffers.
+pub(super) use wire::Exchanger;
 
-impl<'a> Exchanger<'a> {
-    pub(super) fn new(t: &'a dyn Transport, mine: &Range<usize>, owned: &[Range<usize>]) -> Self {
-        let parts = owned.last().map_or(0, |r| r.end);
-        let mut owner = vec![0; parts];
-        for (r, range) in owned.iter().enumerate() {
-            for p in range.clone() {
-                owner[p] = r;
-            }
-        }
-        Exchanger {
-            t,
-            mine: mine.clone(),
-            owner,
-            send: vec![Vec::new(); t.ranks()],
-            recv: vec![Vec::new(); t.ranks()],
-        }
-    }
-
+impl Exchanger<'_> {
     /// The exchange after a cycle every local partition has posted (`parity`: the
     /// cycle's half of the posts): leaves every other rank's posts in `sh.posts` and
     /// what other ranks sent each local partition in `sh.incoming`.
-    pub(super) fn run<N: Network>(&mut self, sh: Shared<'_, N>, parity: usize) {
+    pub(super) fn run_replay<N: Network>(&mut self, sh: Shared<'_, N>, parity: usize) {
         let parts = sh.parts;
         let me = self.t.rank();
         {

@@ -408,7 +408,7 @@ fn partition<N: Network>(
             return Ok(Outcome::Aborted);
         }
         if let Some(ex) = lead.as_mut().and_then(|l| l.exchanger.as_deref_mut()) {
-            ex.run(sh, parity);
+            ex.run_replay(sh, parity);
         }
         if sh.ranked {
             sh.barrier.wait(&sh.failed.0);
