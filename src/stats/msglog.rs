@@ -215,16 +215,32 @@ fn push_num(out: &mut Vec<u8>, v: u64) {
 /// deliveries is arbitrary: a stable sort by cycle alone finds the partitions' runs and
 /// merges them (nothing to do for one partition), then each cycle's few deliveries are
 /// put in id order. Sorting by (cycle, id) at once cost as much as formatting the
-/// lines: the ties cut the runs short.
+/// lines: the ties cut the runs short. One partition's deliveries take one pass, which
+/// finds the ties as it checks the order (by hand: `chunk_by_mut` after
+/// `is_sorted_by_key` cost twice as much).
 #[inline(never)]
 fn sort_deliveries(ds: &mut [Delivery]) {
-    if !ds.is_sorted_by_key(|d| d.absorbed) {
-        ds.sort_by_key(|d| d.absorbed);
-    }
-    for same in ds.chunk_by_mut(|a, b| a.absorbed == b.absorbed) {
-        if same.len() > 1 {
-            same.sort_by_key(|d| d.header.id.0);
+    let n = ds.len();
+    let mut i = 0;
+    while i + 1 < n {
+        let a = ds[i].absorbed;
+        let b = ds[i + 1].absorbed;
+        if a < b {
+            i += 1;
+            continue;
         }
+        if a > b {
+            // Several partitions' runs: merged, then the ties from the start.
+            ds.sort_by_key(|d| d.absorbed);
+            i = 0;
+            continue;
+        }
+        let mut j = i + 2;
+        while j < n && ds[j].absorbed == a {
+            j += 1;
+        }
+        ds[i..j].sort_by_key(|d| d.header.id.0);
+        i = j;
     }
 }
 
@@ -931,6 +947,27 @@ mod tests {
         want.sort_by_key(|d| (d.absorbed, d.header.id.0));
         sort_deliveries(&mut ds);
         assert_eq!(ds, want);
+        // One partition's run: ties at the start, in the middle and at the end.
+        let mut ds = vec![
+            d(2, 0, 1),
+            d(1, 0, 1),
+            d(0, 1, 2),
+            d(3, 1, 4),
+            d(0, 0, 4),
+            d(1, 1, 4),
+            d(2, 1, 6),
+            d(3, 2, 7),
+            d(3, 0, 7),
+        ];
+        let mut want = ds.clone();
+        want.sort_by_key(|d| (d.absorbed, d.header.id.0));
+        sort_deliveries(&mut ds);
+        assert_eq!(ds, want);
+        for n in 0..2 {
+            let mut few = want[..n].to_vec();
+            sort_deliveries(&mut few);
+            assert_eq!(few, want[..n]);
+        }
     }
 
     #[test]
