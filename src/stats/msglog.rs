@@ -240,7 +240,8 @@ fn sort_deliveries(ds: &mut [Delivery]) {
             j += 1;
         }
         ds[i..j].sort_by_key(|d| d.header.id.0);
-        i = j;
+        // The tie's last against the delivery after it.
+        i = j - 1;
     }
 }
 
@@ -968,6 +969,12 @@ mod tests {
             sort_deliveries(&mut few);
             assert_eq!(few, want[..n]);
         }
+        // Out of order right after a tie (the second partition's run starts earlier).
+        let mut ds = vec![d(3, 0, 5), d(1, 0, 5), d(0, 0, 3), d(2, 0, 5)];
+        let mut want = ds.clone();
+        want.sort_by_key(|d| (d.absorbed, d.header.id.0));
+        sort_deliveries(&mut ds);
+        assert_eq!(ds, want);
     }
 
     #[test]
