@@ -605,3 +605,54 @@ fn the_heat_map_draws_every_link_on_the_topology() {
         assert!(text.contains("header blocking"));
     }
 }
+
+/// Deflection run on one thread links each message's hops as it records them (the log
+/// then skips its own grouping pass); the text is the one the log's grouping gives,
+/// for messages of one segment and of several, with drops (hop limit) or without.
+#[test]
+fn hops_the_deflection_engine_links_give_the_text_the_logs_grouping_gives() {
+    for name in ["deflection-ms.ron", "deflection-ms-hop-limit.ron"] {
+        let mut cfg = observing(small(name));
+        cfg.experiment.threads = 1;
+        let (_, extras) = run_experiment_observed(&cfg, &mut |_, _| {}).unwrap();
+        let topo = Topology::from_config(&cfg.topology).unwrap();
+        let rule = LatencyRule {
+            def: cfg.experiment.latency,
+            ejection: cfg.router.ni.ejection_latency,
+        };
+        let mut linked = extras.messages.clone();
+        let ds = &linked[0].deliveries;
+        let hops = linked[0].hops.len();
+        let with_link = ds.iter().filter(|d| (d.last_hop as usize) < hops).count();
+        // Only messages some of whose segments were dropped are left to the log.
+        if name == "deflection-ms.ron" {
+            assert_eq!(with_link, ds.len(), "{name}: every message linked");
+        }
+        assert!(
+            with_link * 10 >= ds.len() * 9,
+            "{name}: {with_link} of {}",
+            ds.len()
+        );
+        let text = msglog::render(&mut linked, &topo, rule);
+        let mut grouped = extras.messages.clone();
+        for r in &mut grouped {
+            for d in &mut r.deliveries {
+                d.last_hop = routemu::stats::observe::NO_HOP;
+            }
+        }
+        assert_eq!(text, msglog::render(&mut grouped, &topo, rule), "{name}");
+        let paths: Vec<&str> = text
+            .lines()
+            .skip(1)
+            .map(|l| l.rsplit(',').next().unwrap())
+            .collect();
+        assert!(
+            paths.iter().all(|p| !p.is_empty()),
+            "{name}: a path missing"
+        );
+        assert!(
+            paths.iter().any(|p| p.contains('|')),
+            "{name}: no message of several segments"
+        );
+    }
+}

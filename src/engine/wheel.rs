@@ -132,6 +132,7 @@ impl<E> Wheel<E> {
     }
 
     /// The first cycle ≥ t (t later than the last cycle taken) with a scheduled event.
+    #[inline]
     pub fn next_due(&self, t: Cycle) -> Option<Cycle> {
         if self.pending == 0 {
             return None;

@@ -32,13 +32,29 @@ pub fn histogram() -> Histogram<u64> {
 }
 
 /// A delivered message, as recorded for invariant checks and per-message output.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Delivery {
     /// Its header as it arrived (source in the id, destination, length, times, hops).
     pub header: MsgHeader,
     /// Cycle the tail was absorbed.
     pub absorbed: Cycle,
+    /// For the per-message log: the index, in the recording partition's hops, of the
+    /// message's last hop on its path, whose [`observe::HopRec::prev`] list holds every
+    /// hop of the message; [`observe::NO_HOP`] when the engine did not link them (the
+    /// log then groups the hops itself). Only an index into the vector it was recorded
+    /// in (not part of the delivery's value: equality ignores it, and it is not sent
+    /// between ranks).
+    #[serde(skip, default = "observe::no_hop")]
+    pub last_hop: u32,
 }
+
+impl PartialEq for Delivery {
+    fn eq(&self, o: &Self) -> bool {
+        self.header == o.header && self.absorbed == o.absorbed
+    }
+}
+
+impl Eq for Delivery {}
 
 /// Per-message measurements of one replication (measured messages only).
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
@@ -151,23 +167,58 @@ impl MsgStats {
     /// orders the nodes of one attempt (the cycle, or the position on the path).
     #[inline]
     pub fn hop(&mut self, id: crate::types::MsgId, attempt: u32, at: Cycle, node: u32) {
-        if let Some(h) = &mut self.hops {
-            h.push(observe::HopRec {
-                id,
-                attempt,
-                at,
-                node,
-            });
+        self.hop_after(id, attempt, at, node, observe::NO_HOP, false);
+    }
+
+    /// [`hop`](Self::hop), linked (when `linked`) to `prev`, the index of the hop
+    /// before it on the message's path ([`observe::NO_HOP`]: none, the first of a
+    /// segment); returns the new hop's index for the next one to link to, or
+    /// [`observe::NO_HOP`] when hops are not recorded or not linked. An engine links
+    /// hops only when one partition records them all (an index names a hop of its own
+    /// vector), saving the log its grouping pass.
+    #[inline]
+    pub fn hop_after(
+        &mut self,
+        id: crate::types::MsgId,
+        attempt: u32,
+        at: Cycle,
+        node: u32,
+        prev: u32,
+        linked: bool,
+    ) -> u32 {
+        let Some(h) = &mut self.hops else {
+            return observe::NO_HOP;
+        };
+        let k = h.len() as u32;
+        h.push(observe::HopRec {
+            id,
+            attempt,
+            at,
+            node,
+            prev: if linked { prev } else { observe::NO_HOP },
+        });
+        if linked {
+            k
+        } else {
+            observe::NO_HOP
         }
     }
 
     /// Records a message whose tail is absorbed in cycle `absorbed`.
     #[inline]
     pub fn record(&mut self, h: &MsgHeader, absorbed: Cycle) {
+        self.record_linked(h, absorbed, observe::NO_HOP);
+    }
+
+    /// [`record`](Self::record) of a message whose hops the engine linked, the last on
+    /// its path being `last_hop` (see [`Delivery::last_hop`]).
+    #[inline]
+    pub fn record_linked(&mut self, h: &MsgHeader, absorbed: Cycle, last_hop: u32) {
         if let Some(d) = &mut self.deliveries {
             d.push(Delivery {
                 header: *h,
                 absorbed,
+                last_hop,
             });
         }
         if let Some(s) = &mut self.series {

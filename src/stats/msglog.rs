@@ -9,7 +9,7 @@
 //! file); the switching modes decide what a hop is (see docs/measurements.md). Its cost
 //! per message is bounded by issue 15 (docs/speed.md, "The per-message log's cost").
 
-use super::observe::HopRec;
+use super::observe::{HopRec, NO_HOP};
 use super::Delivery;
 use crate::config::{LatencyDef, LatencyFrom, LatencyTo};
 use crate::topology::Topology;
@@ -215,16 +215,33 @@ fn push_num(out: &mut Vec<u8>, v: u64) {
 /// deliveries is arbitrary: a stable sort by cycle alone finds the partitions' runs and
 /// merges them (nothing to do for one partition), then each cycle's few deliveries are
 /// put in id order. Sorting by (cycle, id) at once cost as much as formatting the
-/// lines: the ties cut the runs short.
+/// lines: the ties cut the runs short. One partition's deliveries take one pass, which
+/// finds the ties as it checks the order (by hand: `chunk_by_mut` after
+/// `is_sorted_by_key` cost twice as much).
 #[inline(never)]
 fn sort_deliveries(ds: &mut [Delivery]) {
-    if !ds.is_sorted_by_key(|d| d.absorbed) {
-        ds.sort_by_key(|d| d.absorbed);
-    }
-    for same in ds.chunk_by_mut(|a, b| a.absorbed == b.absorbed) {
-        if same.len() > 1 {
-            same.sort_by_key(|d| d.header.id.0);
+    let n = ds.len();
+    let mut i = 0;
+    while i + 1 < n {
+        let a = ds[i].absorbed;
+        let b = ds[i + 1].absorbed;
+        if a < b {
+            i += 1;
+            continue;
         }
+        if a > b {
+            // Several partitions' runs: merged, then the ties from the start.
+            ds.sort_by_key(|d| d.absorbed);
+            i = 0;
+            continue;
+        }
+        let mut j = i + 2;
+        while j < n && ds[j].absorbed == a {
+            j += 1;
+        }
+        ds[i..j].sort_by_key(|d| d.header.id.0);
+        // The tie's last against the delivery after it.
+        i = j - 1;
     }
 }
 
@@ -242,17 +259,24 @@ fn write_rep<E>(
     rule: LatencyRule,
 ) -> Result<(), E> {
     sort_deliveries(&mut log.deliveries);
+    // The engine linked each delivery's hops as it recorded them (deflection, one
+    // partition), or the log groups them here.
+    let hops = &mut log.hops;
+    if !log
+        .deliveries
+        .iter()
+        .all(|d| (d.last_hop as usize) < hops.len())
+    {
+        link_hops(&mut log.deliveries, hops);
+    }
     let ds = &log.deliveries;
-    let (last, before) = link_hops(ds, &log.hops);
     let distances = distance_table(topo, ds.len());
     let lines = Lines {
         rep,
         ds,
         nodes: topo.nodes(),
         distances: distances.as_deref(),
-        last: &last,
-        before: &before,
-        hops: &log.hops,
+        hops,
         topo,
         rule,
     };
@@ -283,16 +307,14 @@ const BLOCK_LINES: usize = 16_384;
 const PARALLEL_LINES: usize = 50_000;
 
 /// No hop (the end of a message's list, or a delivery with none).
-const NONE: u32 = u32::MAX;
+const NONE: u32 = NO_HOP;
 
 /// What formatting a replication's lines needs.
 struct Lines<'a> {
     rep: u32,
+    /// The deliveries, each with its list of hops from [`Delivery::last_hop`] along
+    /// [`HopRec::prev`] (see [`link_hops`]).
     ds: &'a [Delivery],
-    /// Per delivery, its last recorded hop (see [`link_hops`]).
-    last: &'a [u32],
-    /// Per hop, the hop of the same delivery recorded before it.
-    before: &'a [u32],
     hops: &'a [HopRec],
     topo: &'a Topology,
     /// Nodes of `topo`.
@@ -349,7 +371,7 @@ impl Lines<'_> {
     /// deflection segments that overlap) and the line fits the buffer; a path that is
     /// not is sorted, and a path too long is appended after the line's fields.
     fn write(&self, out: &mut Vec<u8>, range: std::ops::Range<usize>) {
-        let (last, before, hops, rule) = (self.last, self.before, self.hops, self.rule);
+        let (hops, rule) = (self.hops, self.rule);
         let mut buf = LineBuf::new();
         // The paths that take the slow way, one at a time.
         let mut path: Vec<u32> = Vec::new();
@@ -358,12 +380,12 @@ impl Lines<'_> {
             let h = &d.header;
             let src = h.id.src();
             let mut pos = LINE_BUF - 1;
-            let mut k = last[i];
+            let mut k = d.last_hop;
             if k != NONE {
                 // A node's comma is the separator after it (the newline after the last).
                 let mut at = &hops[k as usize];
                 pos = put_field(&mut buf, LINE_BUF, at.node as u64);
-                k = before[k as usize];
+                k = at.prev;
                 while k != NONE {
                     let prev = &hops[k as usize];
                     if pos < FIELDS_ROOM + NODE_ROOM || !precedes(prev, at) {
@@ -380,7 +402,7 @@ impl Lines<'_> {
                         },
                     );
                     at = prev;
-                    k = before[k as usize];
+                    k = prev.prev;
                 }
             }
             // Out of order (or too long for the walk's checks): the whole path,
@@ -388,10 +410,10 @@ impl Lines<'_> {
             let mut long = false;
             if k != NONE {
                 path.clear();
-                let mut k = last[i];
+                let mut k = d.last_hop;
                 while k != NONE {
                     path.push(k);
-                    k = before[k as usize];
+                    k = hops[k as usize].prev;
                 }
                 path.reverse();
                 let key = |&k: &u32| path_key(&hops[k as usize]);
@@ -507,23 +529,25 @@ const FIELDS_ROOM: usize = 18 * 21 + 7;
 /// separator, and 7 before).
 const NODE_ROOM: usize = 18;
 
-/// The hops of each delivery as a list, from the last recorded back to the first:
-/// `last[i]` is the index in `hops` of delivery i's last recorded hop, `before[k]` that
-/// of the hop of the same delivery recorded before hop k ([`NONE`] ends a list; a hop
-/// of a message still in flight at the end belongs to none). One pass over the hops, in
+/// The hops of each delivery as a list, from the last recorded back to the first, for
+/// deliveries whose engine did not link them: sets every delivery's
+/// [`Delivery::last_hop`] to its last recorded hop and every hop's [`HopRec::prev`] to
+/// the hop of the same message recorded before it ([`NONE`] ends a list; a hop of a
+/// message still in flight at the end belongs to none). One pass over the hops, in
 /// linear time: a message id is (sequence number, source), and each source's sequence
 /// numbers are dense, so a table indexed by (source, sequence) links a hop to its
-/// message's hop before without hashing or sorting the hops. Indices rather than copies of the hops: 4 bytes
-/// a hop (the pages a long log touches cost as much as formatting it).
+/// message's hop before without hashing or sorting the hops. Indices rather than copies
+/// of the hops: 4 bytes a hop (the pages a long log touches cost as much as formatting
+/// it).
 #[inline(never)]
-fn link_hops(ds: &[Delivery], hops: &[HopRec]) -> (Vec<u32>, Vec<u32>) {
+fn link_hops(ds: &mut [Delivery], hops: &mut [HopRec]) {
     let sources = ds
         .iter()
         .map(|d| d.header.id.src().0 + 1)
         .max()
         .unwrap_or(0) as usize;
     let mut base = vec![0u64; sources + 1];
-    for d in ds {
+    for d in ds.iter() {
         let (s, q) = (d.header.id.src().idx(), d.header.id.seq());
         base[s + 1] = base[s + 1].max(q + 1);
     }
@@ -534,27 +558,22 @@ fn link_hops(ds: &[Delivery], hops: &[HopRec]) -> (Vec<u32>, Vec<u32>) {
     // hops are linked per message, whether it was delivered or not, without looking
     // up its delivery.
     let mut tail = vec![NONE; base[sources] as usize];
-    let before: Vec<u32> = {
+    {
         // Plain slices: the loop keeps their bounds in registers.
         let (base, tail) = (&base[..], &mut tail[..]);
-        hops.iter()
-            .enumerate()
-            .map(|(k, h)| {
-                let (s, q) = (h.id.src().idx(), h.id.seq());
-                match (base.get(s), base.get(s + 1)) {
-                    (Some(&lo), Some(&hi)) if lo + q < hi => tail
-                        .get_mut((lo + q) as usize)
-                        .map_or(NONE, |t| std::mem::replace(t, k as u32)),
-                    _ => NONE,
-                }
-            })
-            .collect()
-    };
-    let last = ds
-        .iter()
-        .map(|d| tail[(base[d.header.id.src().idx()] + d.header.id.seq()) as usize])
-        .collect();
-    (last, before)
+        for (k, h) in hops.iter_mut().enumerate() {
+            let (s, q) = (h.id.src().idx(), h.id.seq());
+            h.prev = match (base.get(s), base.get(s + 1)) {
+                (Some(&lo), Some(&hi)) if lo + q < hi => tail
+                    .get_mut((lo + q) as usize)
+                    .map_or(NONE, |t| std::mem::replace(t, k as u32)),
+                _ => NONE,
+            };
+        }
+    }
+    for d in ds {
+        d.last_hop = tail[(base[d.header.id.src().idx()] + d.header.id.seq()) as usize];
+    }
 }
 
 /// Passes the whole log to `emit`, a block of lines at a time: the header and every
@@ -653,6 +672,7 @@ mod tests {
                 deliveries: vec![Delivery {
                     header,
                     absorbed: 10_000_000_001,
+                    last_hop: NONE,
                 }],
                 hops: vec![],
             };
@@ -684,23 +704,22 @@ mod tests {
                     ..MsgHeader::default()
                 },
                 absorbed: 10 + i,
+                // Each delivery's one hop, linked as an engine links them.
+                last_hop: i as u32,
             })
             .collect();
-        let last: Vec<u32> = (0..11).collect();
-        let before = vec![NONE; 11];
         let hops: Vec<HopRec> = (0..11)
             .map(|i| HopRec {
                 id: ds[i].header.id,
                 attempt: 0,
                 at: 0,
                 node: i as u32 % 8,
+                prev: NONE,
             })
             .collect();
         let lines = Lines {
             rep: 2,
             ds: &ds,
-            last: &last,
-            before: &before,
             hops: &hops,
             topo: &topo,
             nodes: 8,
@@ -755,6 +774,7 @@ mod tests {
                         attempt: a,
                         at: 100 + k as Cycle,
                         node,
+                        prev: NONE,
                     });
                     node.to_string()
                 })
@@ -768,6 +788,7 @@ mod tests {
             deliveries: vec![Delivery {
                 header,
                 absorbed: 500,
+                last_hop: NONE,
             }],
             hops,
         };
@@ -811,6 +832,7 @@ mod tests {
             attempt,
             at,
             node,
+            prev: NONE,
         };
         let (a, b, c, lost, none) = (id(0, 0), id(1, 0), id(0, 1), id(2, 0), id(3, 4));
         // Recorded as one thread records them, in time order, the messages' hops
@@ -835,6 +857,7 @@ mod tests {
                 ..MsgHeader::default()
             },
             absorbed,
+            last_hop: NONE,
         };
         let deliveries = vec![
             delivery(a, 10),
@@ -874,6 +897,7 @@ mod tests {
                         ..MsgHeader::default()
                     },
                     absorbed: i + 1,
+                    last_hop: NONE,
                 })
                 .collect(),
             hops: vec![],
@@ -909,6 +933,7 @@ mod tests {
                 ..MsgHeader::default()
             },
             absorbed,
+            last_hop: NONE,
         };
         // Two partitions' runs, each in cycle order with ties in any id order.
         let mut ds = vec![
@@ -919,6 +944,33 @@ mod tests {
             d(2, 0, 5),
             d(0, 0, 9),
         ];
+        let mut want = ds.clone();
+        want.sort_by_key(|d| (d.absorbed, d.header.id.0));
+        sort_deliveries(&mut ds);
+        assert_eq!(ds, want);
+        // One partition's run: ties at the start, in the middle and at the end.
+        let mut ds = vec![
+            d(2, 0, 1),
+            d(1, 0, 1),
+            d(0, 1, 2),
+            d(3, 1, 4),
+            d(0, 0, 4),
+            d(1, 1, 4),
+            d(2, 1, 6),
+            d(3, 2, 7),
+            d(3, 0, 7),
+        ];
+        let mut want = ds.clone();
+        want.sort_by_key(|d| (d.absorbed, d.header.id.0));
+        sort_deliveries(&mut ds);
+        assert_eq!(ds, want);
+        for n in 0..2 {
+            let mut few = want[..n].to_vec();
+            sort_deliveries(&mut few);
+            assert_eq!(few, want[..n]);
+        }
+        // Out of order right after a tie (the second partition's run starts earlier).
+        let mut ds = vec![d(3, 0, 5), d(1, 0, 5), d(0, 0, 3), d(2, 0, 5)];
         let mut want = ds.clone();
         want.sort_by_key(|d| (d.absorbed, d.header.id.0));
         sort_deliveries(&mut ds);
@@ -956,11 +1008,13 @@ mod tests {
                     attempt: 0,
                     at: k as Cycle,
                     node,
+                    prev: NONE,
                 })
                 .collect();
             let d = Delivery {
                 header,
                 absorbed: 20,
+                last_hop: NONE,
             };
             let log = RepLog {
                 deliveries: vec![d, d],
@@ -991,6 +1045,7 @@ mod tests {
             deliveries: vec![Delivery {
                 header,
                 absorbed: 20,
+                last_hop: NONE,
             }],
             hops: [(3, 15, 3), (0, 12, 0), (1, 14, 1)]
                 .map(|(n, at, _)| HopRec {
@@ -998,6 +1053,7 @@ mod tests {
                     attempt: 0,
                     at,
                     node: n,
+                    prev: NONE,
                 })
                 .to_vec(),
         };

@@ -89,8 +89,16 @@ impl Level {
     }
 }
 
+/// No hop: the end of a [`HopRec::prev`] list, or a hop or delivery not linked.
+pub const NO_HOP: u32 = u32::MAX;
+
+/// [`NO_HOP`], for serde's defaults.
+pub fn no_hop() -> u32 {
+    NO_HOP
+}
+
 /// A node a message's header visited, recorded for the per-message log's path.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 pub struct HopRec {
     /// The message.
     pub id: MsgId,
@@ -100,7 +108,21 @@ pub struct HopRec {
     pub at: Cycle,
     /// The node.
     pub node: u32,
+    /// The index of the message's hop before this one (in the vector it was recorded
+    /// in): the engine's link when it links hops ([`super::MsgStats::hop_after`]),
+    /// else the log's own, made when it groups hops; [`NO_HOP`] ends the list. Not part
+    /// of the hop's value (equality ignores it; not sent between ranks).
+    #[serde(skip, default = "no_hop")]
+    pub prev: u32,
 }
+
+impl PartialEq for HopRec {
+    fn eq(&self, o: &Self) -> bool {
+        (self.id, self.attempt, self.at, self.node) == (o.id, o.attempt, o.at, o.node)
+    }
+}
+
+impl Eq for HopRec {}
 
 /// Counts of one interval of the time series (one replication, one partition).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

@@ -83,7 +83,7 @@ use crate::router::buffers::MsgHeader;
 use crate::router::controller::CtrlStats;
 use crate::router::dma::PendingMsg;
 use crate::routing::deflection::{other, preferred};
-use crate::stats::observe::{Level as ObsLevel, LinkObs, LinkUnits, PortObs};
+use crate::stats::observe::{Level as ObsLevel, LinkObs, LinkUnits, PortObs, NO_HOP};
 use crate::stats::{overlap, MsgStats};
 use crate::topology::Topology;
 use crate::types::{Cycle, MsgId, NodeId, PortId};
@@ -170,6 +170,12 @@ pub struct DeflEvent {
     pub lane: u8,
     /// `EndMark`: flits of the segment.
     pub flits: u32,
+    /// `Head`, when the per-message log's hops are linked: the index of the segment's
+    /// hop recorded before this one ([`NO_HOP`] otherwise). It sits in what was the
+    /// event's padding, so it costs the run nothing with the log off; only meaningful
+    /// in the partition that recorded the hop, so never sent between ranks.
+    #[serde(skip, default = "crate::stats::observe::no_hop")]
+    pub prev: u32,
     /// The segment concerned.
     pub seg: Seg,
 }
@@ -219,9 +225,19 @@ const FREE_LANE: OutLane = OutLane {
 #[derive(Clone, Copy, Debug)]
 enum InLane {
     Free,
-    Forward { port: u8, lane: u8 },
-    Absorb { hops: u32 },
-    Drop { hops: u32 },
+    Forward {
+        port: u8,
+        lane: u8,
+    },
+    /// `hop`: the index of the header's hop here when hops are linked, else
+    /// [`NO_HOP`] (see [`DeflEvent::prev`]).
+    Absorb {
+        hops: u32,
+        hop: u32,
+    },
+    Drop {
+        hops: u32,
+    },
 }
 
 /// A message's state in its source's memory.
@@ -262,11 +278,32 @@ struct SrcMsg {
 }
 
 /// A message partly reassembled at its destination.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 struct Partial {
     received: u32,
     hops: u64,
     segments: u32,
+    /// The per-message log's linked hops: the last hop (at this node) of the segment
+    /// that arrived last, whose list holds the hops of every segment that arrived
+    /// ([`NO_HOP`]: none, or one was not linked, see [`DeflectionNet::join`]).
+    last_hop: u32,
+    /// Whether every segment that arrived had its hops linked.
+    linked: bool,
+    /// The highest segment number that arrived.
+    max_no: u32,
+}
+
+impl Default for Partial {
+    fn default() -> Self {
+        Partial {
+            received: 0,
+            hops: 0,
+            segments: 0,
+            last_hop: NO_HOP,
+            linked: true,
+            max_no: 0,
+        }
+    }
 }
 
 /// The deflection routers of a partition: the contiguous nodes `lo..lo + n`.
@@ -285,6 +322,9 @@ pub struct DeflectionNet {
     victim: Victim,
     max_pending: Option<u32>,
     lo: usize,
+    /// Whether this partition holds every node: only then does it link the
+    /// per-message log's hops (an index names a hop of its own vector).
+    whole: bool,
     down: Vec<u32>,
     out: Vec<OutLane>,
     inp: Vec<InLane>,
@@ -386,6 +426,7 @@ impl DeflectionNet {
             victim,
             max_pending,
             lo,
+            whole: lo == 0 && hi == topology.nodes(),
             down,
             out: filled_table(lanes, FREE_LANE, "deflection output lane")?,
             inp: filled_table(lanes, InLane::Free, "deflection input lane")?,
@@ -545,6 +586,7 @@ impl DeflectionNet {
             port: port as u8,
             lane: lane as u8,
             flits,
+            prev: NO_HOP,
             seg,
         }
     }
@@ -690,10 +732,16 @@ impl DeflectionNet {
         self.segs_live += 1;
         let mut seg = self.seg_of(slot);
         seg.hops = 1;
-        stats.hop(seg.id, seg.no, t, node as u32);
+        let at = stats.hop_after(seg.id, seg.no, t, node as u32, NO_HOP, self.whole);
         self.occupy(l, y, Holder::Orig(slot), &seg, t, win);
         let to = self.down[l] as usize;
-        out.send(t + hop, self.event(to, Kind::Head, q.idx(), y, 0, seg));
+        out.send(
+            t + hop,
+            DeflEvent {
+                prev: at,
+                ..self.event(to, Kind::Head, q.idx(), y, 0, seg)
+            },
+        );
         out.send(
             t + planned as Cycle,
             self.event(node, Kind::SourceDone, q.idx(), y, 0, seg),
@@ -855,10 +903,13 @@ impl DeflectionNet {
             self.obs_lanes_in[l_in].change(t, 1, start, end);
         }
         // Every node a segment's header is decided at: transit, destination or drop.
-        stats.hop(s.id, s.no, t, node as u32);
+        let here = stats.hop_after(s.id, s.no, t, node as u32, ev.prev, self.whole);
         let measured = win.contains(t);
         if s.dst as usize == node {
-            self.inp[i_in] = InLane::Absorb { hops: s.hops };
+            self.inp[i_in] = InLane::Absorb {
+                hops: s.hops,
+                hop: here,
+            };
             if measured {
                 self.stats.arrived += 1;
                 self.stats.arrived_hops += s.hops as u64;
@@ -960,7 +1011,10 @@ impl DeflectionNet {
         let to = self.down[self.link(node, q.idx())] as usize;
         out.send(
             t + self.hop,
-            self.event(to, Kind::Head, q.idx(), y, 0, next),
+            DeflEvent {
+                prev: here,
+                ..self.event(to, Kind::Head, q.idx(), y, 0, next)
+            },
         );
     }
 
@@ -1006,7 +1060,7 @@ impl DeflectionNet {
                     ),
                 );
             }
-            InLane::Absorb { hops } => {
+            InLane::Absorb { hops, hop } => {
                 let s = Seg { hops, ..ev.seg };
                 self.segs_live -= 1;
                 self.stats.flit_hops_total += flits as u64 * s.hops as u64;
@@ -1014,7 +1068,7 @@ impl DeflectionNet {
                     self.flits_accepted += flits as u64;
                 }
                 stats.accepted(t, flits as u64);
-                self.reassemble(&s, flits, t, win, stats);
+                self.reassemble(&s, flits, hop, t, win, stats);
             }
             InLane::Drop { hops } => {
                 let s = Seg { hops, ..ev.seg };
@@ -1030,21 +1084,31 @@ impl DeflectionNet {
     }
 
     /// `flits` flits of message `s` are in at its destination in cycle t.
+    /// `hop` is the index of the segment's header's hop here (see [`InLane::Absorb`]).
     fn reassemble(
         &mut self,
         s: &Seg,
         flits: u32,
+        hop: u32,
         t: Cycle,
         win: &MeasureWindow,
         stats: &mut MsgStats,
     ) {
-        let (hops, segments) = if flits == s.len {
-            (s.hops as u64, 1)
+        let (hops, segments, last_hop) = if flits == s.len {
+            // The message's only segment when it is its first (no drop, no preemption
+            // before it); otherwise the hops of the others are not on its list.
+            (s.hops as u64, 1, if s.no == 0 { hop } else { NO_HOP })
         } else {
             let p = self.partial.entry(s.id.0).or_default();
             p.received += flits;
             p.hops += s.hops as u64;
             p.segments += 1;
+            p.max_no = p.max_no.max(s.no);
+            if p.linked && hop != NO_HOP {
+                p.last_hop = Self::join(stats, hop, p.last_hop);
+            } else {
+                p.linked = false;
+            }
             assert!(
                 p.received <= s.len,
                 "message {} received more flits than it has",
@@ -1054,7 +1118,10 @@ impl DeflectionNet {
                 return;
             }
             let p = self.partial.remove(&s.id.0).expect("present");
-            (p.hops, p.segments)
+            // Every segment up to the last arrived (none was dropped): their lists,
+            // joined, hold every hop of the message.
+            let whole = p.linked && p.segments == p.max_no + 1;
+            (p.hops, p.segments, if whole { p.last_hop } else { NO_HOP })
         };
         let hdr = MsgHeader {
             id: s.id,
@@ -1066,7 +1133,7 @@ impl DeflectionNet {
             measured: s.measured,
             ..MsgHeader::default()
         };
-        stats.record(&hdr, t);
+        stats.record_linked(&hdr, t, last_hop);
         self.delivered += 1;
         if win.contains(t) {
             self.stats.completed += 1;
@@ -1077,6 +1144,23 @@ impl DeflectionNet {
             self.stats.msg_segments += segments as u64;
             self.stats.msg_hops += hops;
         }
+    }
+
+    /// The per-message log's linked hops of a message whose segments arrive one by one:
+    /// the list of the segment that arrived, from its last hop `hop`, is continued by
+    /// `before` (the segments that arrived before it; [`NO_HOP`]: none), by linking its
+    /// first hop to it. Returns the joined list's last hop (`hop`). Only called with the
+    /// log on, once per segment of a message that has several (a walk of its hops).
+    #[cold]
+    fn join(stats: &mut MsgStats, hop: u32, before: u32) -> u32 {
+        if let Some(hs) = &mut stats.hops {
+            let mut k = hop as usize;
+            while hs[k].prev != NO_HOP {
+                k = hs[k].prev as usize;
+            }
+            hs[k].prev = before;
+        }
+        hop
     }
 
     /// Applies one event in cycle t.
