@@ -27,7 +27,8 @@ launch() {
   fi
 }
 
-torus="run hw/wormhole-torus-dor.ron --set topology=Torus(k:64,n:2) --rate 0.005 --replications 1 --warmup 1000 --cycles 4000"
+torus_base="run hw/wormhole-torus-dor.ron --set topology=Torus(k:64,n:2) --replications 1 --warmup 1000 --cycles 4000"
+torus="$torus_base --rate 0.005"
 cube="run hw/wormhole-hypercube.ron --set topology=Hypercube(dim:16) --rate 0.005 --replications 1 --warmup 200 --cycles 600"
 
 for part in $parts; do
@@ -45,11 +46,12 @@ for part in $parts; do
         done
       done ;;
     lookahead)
-      echo "# lookahead: torus on 2 ranks, links.latency, exchanges and wall"
+      # A light load (0.001), so that 20-cycle links (and credits) do not saturate the torus.
+      echo "# lookahead: torus at 0.001 on 2 ranks, links.latency: rank 0's exchanges, cycles stepped (window 5000 + drain)"
       for l in 1 4 20; do
         # shellcheck disable=SC2086
-        launch 2 1 "$tmp/l.json" $torus --set links.latency=$l --set experiment.partition_min_nodes=1 >/dev/null 2>"$tmp/err"
-        echo "latency $l: $(grep -h exchanges "$tmp/err" | head -n 1) wall $(field "$tmp/l.json" "round(d['wall_seconds'], 2)") s"
+        launch 2 1 "$tmp/l.json" $torus_base --rate 0.001 --set links.latency=$l --set experiment.partition_min_nodes=1 >/dev/null 2>"$tmp/err"
+        echo "latency $l: $(grep -h "rank 0 of" "$tmp/err" | head -n 1) cycles $(field "$tmp/l.json" "d['cycles']") wall $(field "$tmp/l.json" "round(d['wall_seconds'], 2)") s"
       done ;;
     memory)
       echo "# memory per rank (max RSS, MB): hypercube d, ranks"

@@ -261,6 +261,16 @@ fn ranked(
             r.ranked / r.threaded
         )?;
     }
+    // Open MPI binds each of two ranks to one core by default: the one-process column on
+    // R × T threads would then share rank 0's cores and say nothing.
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if cores < ranks * threads {
+        crate::outln!(
+            "note: rank 0 may use {cores} core(s) only (its launcher bound it), so the {} \
+             threads column shares them; start mpirun with --bind-to none",
+            ranks * threads
+        )?;
+    }
     crate::outln!(
         "one whole run per scenario (a tenth of its cycles as warm-up, the window, the drain); \
          the one-process columns are timed by rank 0 alone while the other ranks wait \
