@@ -88,6 +88,25 @@ pub(crate) struct Exchanger<'a> {
 }
 
 impl<'a> Exchanger<'a> {
+    /// What this rank's partitions (their outgoing vectors `out`, in partition order)
+    /// send rank `r`'s partitions, leaving out empty pairs.
+    pub(crate) fn mail_for<'o, N: Network>(
+        &self,
+        out: &'o [std::sync::MutexGuard<'_, Outgoing<N>>],
+        r: usize,
+    ) -> Vec<MailRef<'o, N::Event, N::Remote>> {
+        let mut mail = Vec::new();
+        for (i, o) in out.iter().enumerate() {
+            let from = (self.mine.start + i) as u32;
+            for q in (0..self.owner.len()).filter(|&q| self.owner[q] == r) {
+                if !o.events[q].is_empty() || !o.extras[q].is_empty() {
+                    mail.push((from, q as u32, &o.events[q][..], &o.extras[q][..]));
+                }
+            }
+        }
+        mail
+    }
+
     pub(crate) fn new(t: &'a dyn Transport, mine: &Range<usize>, owned: &[Range<usize>]) -> Self {
         let parts = owned.last().map_or(0, |r| r.end);
         let mut owner = vec![0; parts];
@@ -131,15 +150,7 @@ impl<'a> Exchanger<'a> {
         {
             let mut out: Vec<_> = sh.outgoing.iter().map(lock).collect();
             for r in (0..self.send.len()).filter(|&r| r != me) {
-                let mut mail = Vec::new();
-                for (i, o) in out.iter().enumerate() {
-                    let from = (self.mine.start + i) as u32;
-                    for q in (0..parts).filter(|&q| self.owner[q] == r) {
-                        if !o.events[q].is_empty() || !o.extras[q].is_empty() {
-                            mail.push((from, q as u32, &o.events[q][..], &o.extras[q][..]));
-                        }
-                    }
-                }
+                let mail = self.mail_for(&out, r);
                 let packet = PacketRef {
                     sums: &sums,
                     edges: &edges,

@@ -78,15 +78,7 @@ impl Exchanger<'_> {
             let fail = posts[0].fail.as_deref();
             let mut out: Vec<_> = sh.outgoing.iter().map(lock).collect();
             for r in (0..self.send.len()).filter(|&r| r != me) {
-                let mut mail = Vec::new();
-                for (i, o) in out.iter().enumerate() {
-                    let from = (self.mine.start + i) as u32;
-                    for q in (0..parts).filter(|&q| self.owner[q] == r) {
-                        if !o.events[q].is_empty() || !o.extras[q].is_empty() {
-                            mail.push((from, q as u32, &o.events[q][..], &o.extras[q][..]));
-                        }
-                    }
-                }
+                let mail = self.mail_for(&out, r);
                 let packet = PacketRef {
                     posts: &heads,
                     fail,
