@@ -61,35 +61,13 @@ fn ranked(cfg: &HwConfig, ranks: usize) -> Value {
     ranked_with(cfg, ranks).0
 }
 
-fn short(name: &str, mut cfg: HwConfig) -> HwConfig {
-    cfg.experiment.replications = 2;
-    cfg.experiment.partition_min_nodes = Some(1);
-    if name.starts_with("circuit") {
-        cfg.experiment.warmup = 5_000;
-        cfg.experiment.measure = Measure::Cycles(15_000);
-        cfg.workload.rate *= 2.0;
-    } else if name.starts_with("timeout") {
-        cfg.experiment.warmup = 1_000;
-        cfg.experiment.measure = Measure::Cycles(4_000);
-    } else {
-        cfg.experiment.warmup = 1_000;
-        cfg.experiment.measure = Measure::Cycles(2_000);
-        cfg.workload.rate *= 3.0;
-    }
-    cfg
-}
-
-fn all_presets() -> Vec<(String, HwConfig)> {
-    let mut v = common::wormhole_presets();
-    v.extend(common::circuit_presets());
-    v.extend(common::deflection_presets());
-    v.extend(common::timeout_presets());
-    v
+fn short(name: &str, cfg: HwConfig) -> HwConfig {
+    common::cut_short(name, cfg, [(5_000, 15_000), (1_000, 4_000), (1_000, 2_000)])
 }
 
 #[test]
 fn every_preset_gives_one_process_report_on_2_and_3_ranks() {
-    for (name, cfg) in all_presets() {
+    for (name, cfg) in common::all_presets() {
         let cfg = short(&name, cfg);
         let one = report(&cfg);
         assert_eq!(one, ranked(&cfg, 2), "{name} on 2 ranks");

@@ -18,37 +18,17 @@ fn report(cfg: &HwConfig) -> Value {
     v
 }
 
-fn short(name: &str, mut cfg: HwConfig) -> HwConfig {
-    cfg.experiment.replications = 2;
-    // Let the split happen whatever the network's size.
-    cfg.experiment.partition_min_nodes = Some(1);
-    if name.starts_with("circuit") {
-        cfg.experiment.warmup = 20_000;
-        cfg.experiment.measure = Measure::Cycles(60_000);
-        cfg.workload.rate *= 2.0;
-    } else if name.starts_with("timeout") {
-        // Worms of 100 flits at the preset's load, with resets in every replication.
-        cfg.experiment.warmup = 2_000;
-        cfg.experiment.measure = Measure::Cycles(8_000);
-    } else {
-        cfg.experiment.warmup = 2_000;
-        cfg.experiment.measure = Measure::Cycles(5_000);
-        cfg.workload.rate *= 3.0;
-    }
-    cfg
-}
-
-fn all_presets() -> Vec<(String, HwConfig)> {
-    let mut v = common::wormhole_presets();
-    v.extend(common::circuit_presets());
-    v.extend(common::deflection_presets());
-    v.extend(common::timeout_presets());
-    v
+fn short(name: &str, cfg: HwConfig) -> HwConfig {
+    common::cut_short(
+        name,
+        cfg,
+        [(20_000, 60_000), (2_000, 8_000), (2_000, 5_000)],
+    )
 }
 
 #[test]
 fn every_preset_gives_the_same_report_on_1_2_3_and_4_partitions() {
-    for (name, cfg) in all_presets() {
+    for (name, cfg) in common::all_presets() {
         let cfg = short(&name, cfg);
         let one = report(&cfg);
         for t in [2, 3, 4] {

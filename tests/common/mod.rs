@@ -39,6 +39,37 @@ pub fn deflection_presets() -> Vec<(String, HwConfig)> {
     presets_starting("deflection", 2)
 }
 
+/// Every preset in hw/: wormhole (with BookSim's), circuit, deflection and timeout.
+pub fn all_presets() -> Vec<(String, HwConfig)> {
+    let mut v = wormhole_presets();
+    v.extend(circuit_presets());
+    v.extend(deflection_presets());
+    v.extend(timeout_presets());
+    v
+}
+
+/// Preset `cfg` (file `name`) cut short for comparing one split of the network with
+/// another: two replications, partitions of any size (so the split happens whatever the
+/// network's size), and (warm-up, measured) cycles from `cycles` by family — circuit
+/// switching (its rate doubled), timeout switching (the preset's load: worms of 100
+/// flits, with resets in every replication), the rest (rate tripled).
+pub fn cut_short(name: &str, mut cfg: HwConfig, cycles: [(u64, u64); 3]) -> HwConfig {
+    cfg.experiment.replications = 2;
+    cfg.experiment.partition_min_nodes = Some(1);
+    let (family, rate) = if name.starts_with("circuit") {
+        (0, 2.0)
+    } else if name.starts_with("timeout") {
+        (1, 1.0)
+    } else {
+        (2, 3.0)
+    };
+    let (warmup, measured) = cycles[family];
+    cfg.experiment.warmup = warmup;
+    cfg.experiment.measure = routemu::config::Measure::Cycles(measured);
+    cfg.workload.rate *= rate;
+    cfg
+}
+
 fn presets_starting(prefix: &str, at_least: usize) -> Vec<(String, HwConfig)> {
     let mut v: Vec<(String, HwConfig)> =
         std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("hw"))
