@@ -935,6 +935,14 @@ mod tests {
             absorbed,
             last_hop: NONE,
         };
+        // Sorts `ds` as the log does; returns it, checked against a plain sort.
+        let sorted_like_the_log = |ds: &mut Vec<Delivery>| {
+            let mut want = ds.clone();
+            want.sort_by_key(|d| (d.absorbed, d.header.id.0));
+            sort_deliveries(ds);
+            assert_eq!(*ds, want);
+            want
+        };
         // Two partitions' runs, each in cycle order with ties in any id order.
         let mut ds = vec![
             d(3, 0, 5),
@@ -944,10 +952,7 @@ mod tests {
             d(2, 0, 5),
             d(0, 0, 9),
         ];
-        let mut want = ds.clone();
-        want.sort_by_key(|d| (d.absorbed, d.header.id.0));
-        sort_deliveries(&mut ds);
-        assert_eq!(ds, want);
+        sorted_like_the_log(&mut ds);
         // One partition's run: ties at the start, in the middle and at the end.
         let mut ds = vec![
             d(2, 0, 1),
@@ -960,10 +965,7 @@ mod tests {
             d(3, 2, 7),
             d(3, 0, 7),
         ];
-        let mut want = ds.clone();
-        want.sort_by_key(|d| (d.absorbed, d.header.id.0));
-        sort_deliveries(&mut ds);
-        assert_eq!(ds, want);
+        let want = sorted_like_the_log(&mut ds);
         for n in 0..2 {
             let mut few = want[..n].to_vec();
             sort_deliveries(&mut few);
@@ -971,10 +973,7 @@ mod tests {
         }
         // Out of order right after a tie (the second partition's run starts earlier).
         let mut ds = vec![d(3, 0, 5), d(1, 0, 5), d(0, 0, 3), d(2, 0, 5)];
-        let mut want = ds.clone();
-        want.sort_by_key(|d| (d.absorbed, d.header.id.0));
-        sort_deliveries(&mut ds);
-        assert_eq!(ds, want);
+        sorted_like_the_log(&mut ds);
     }
 
     #[test]

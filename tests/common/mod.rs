@@ -95,19 +95,21 @@ pub fn routemu(args: &[&str]) -> Output {
         .expect("binary runs")
 }
 
+/// A report's top-level fields that tell how long a run took and how it was split.
+const SPLIT_AND_TIMING: [&str; 4] = [
+    "wall_seconds",
+    "node_cycles_per_second",
+    "threads",
+    "partitioning",
+];
+
 /// A report as JSON without what may differ between runs that must agree (wall time,
 /// threads, and the configuration that chose them): the statistics.
 pub fn statistics(report: &routemu::stats::report::Report) -> serde_json::Value {
     let mut v = serde_json::to_value(report).unwrap();
     let o = v.as_object_mut().unwrap();
-    for k in [
-        "wall_seconds",
-        "node_cycles_per_second",
-        "threads",
-        "partitioning",
-        "config",
-    ] {
-        o.remove(k);
+    for k in SPLIT_AND_TIMING.iter().chain(&["config"]) {
+        o.remove(*k);
     }
     v
 }
@@ -117,14 +119,8 @@ pub fn statistics(report: &routemu::stats::report::Report) -> serde_json::Value 
 /// the split): what must not change with the number of threads, jobs or MPI ranks.
 pub fn without_split(mut v: serde_json::Value) -> serde_json::Value {
     let o = v.as_object_mut().unwrap();
-    for k in [
-        "wall_seconds",
-        "node_cycles_per_second",
-        "threads",
-        "partitioning",
-        "command",
-    ] {
-        o.remove(k);
+    for k in SPLIT_AND_TIMING.iter().chain(&["command"]) {
+        o.remove(*k);
     }
     let e = v["config"]["experiment"].as_object_mut().unwrap();
     for k in ["threads", "jobs"] {
