@@ -293,3 +293,58 @@ fn a_deadlocked_replay_exits_3_on_every_rank_with_the_waits_described_once() {
     );
     assert!(err.contains("waiting cycle of 8 channels"), "{err}");
 }
+
+#[test]
+fn block_partitions_over_ranks_write_one_process_json_and_report_their_cut() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in [
+        "wormhole-mesh-dor.ron",
+        "circuit-torus-hold.ron",
+        "deflection-ms.ron",
+    ] {
+        let hw = format!("hw/{name}");
+        let mut base = vec!["run", hw.as_str()];
+        base.extend(short_args(name));
+        let one = dir.path().join(format!("{name}.1.json"));
+        let mut a = base.clone();
+        a.extend(["--json", one.to_str().unwrap()]);
+        let out = launch(None, &a);
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        for (np, threads) in [(2, "2"), (3, "2")] {
+            let many = dir.path().join(format!("{name}.{np}.json"));
+            let mut a = base.clone();
+            a.extend([
+                "--threads",
+                threads,
+                "--set",
+                "experiment.partitioner=Blocks",
+                "--json",
+                many.to_str().unwrap(),
+            ]);
+            let out = launch(Some(np), &a);
+            assert!(
+                out.status.success(),
+                "{name} on {np} ranks: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let v: Value = serde_json::from_str(&std::fs::read_to_string(&many).unwrap()).unwrap();
+            let p = &v["partitioning"];
+            assert_eq!(p["partitioner"], "Blocks", "{name} on {np} ranks");
+            assert_eq!(p["ranks"], np, "{name}");
+            assert!(p["rank_cut_links"].as_u64().unwrap() > 0, "{name}");
+            assert!(
+                p["rank_cut_links"].as_u64() <= p["cut_links"].as_u64(),
+                "{name}"
+            );
+            assert_eq!(
+                statistics(&one),
+                statistics(&many),
+                "{name} on {np} ranks of blocks"
+            );
+        }
+    }
+}

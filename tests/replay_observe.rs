@@ -244,7 +244,7 @@ fn the_command_writes_the_same_measurements_on_1_and_3_threads() {
             serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
         assert_eq!(v["partitions"], threads.parse::<u32>().unwrap());
         let o = v.as_object_mut().unwrap();
-        for k in ["partitions", "routemu", "command", "config"] {
+        for k in ["partitions", "partitioning", "routemu", "command", "config"] {
             o.remove(k);
         }
         assert_eq!(v["links"].as_array().unwrap().len(), 20);

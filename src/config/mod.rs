@@ -707,9 +707,9 @@ pub struct ExperimentConfig {
     pub saturation_backlog: f64,
     /// Deadlock watchdog: stop when flits exist and none has moved for this many cycles.
     pub deadlock_cycles: u64,
-    /// Worker threads per replication: the network is split into this many contiguous
-    /// partitions (fewer when partitions would be too small to pay for the per-cycle
-    /// barrier). Results do not depend on it.
+    /// Worker threads per replication: the network is split into this many partitions
+    /// (fewer when partitions would be too small to pay for the per-cycle barrier), cut
+    /// as `partitioner` says. Results do not depend on it.
     pub threads: u32,
     /// Replications run side by side. Results do not depend on it.
     pub jobs: u32,
@@ -718,6 +718,9 @@ pub struct ExperimentConfig {
     /// switching mode's own (`Network::MIN_PARTITION_NODES`: 128 for wormhole, 4096 for
     /// circuit switching, whose cycles carry far less work per node).
     pub partition_min_nodes: Option<u32>,
+    /// How the network is cut into partitions (threads and MPI ranks). Results do not
+    /// depend on it; the links the cut crosses, which every cycle's exchange carries, do.
+    pub partitioner: Partitioner,
     /// Skip idle nodes and jump over cycles where nothing is scheduled (the results are
     /// identical either way; off is for checking that claim).
     pub idle_skip: bool,
@@ -808,11 +811,26 @@ impl Default for ExperimentConfig {
             threads: 1,
             jobs: 1,
             partition_min_nodes: None,
+            partitioner: Partitioner::Contiguous,
             idle_skip: true,
             latency: LatencyDef::default(),
             observe: ObserveConfig::default(),
         }
     }
+}
+
+/// How a network is cut into partitions (`engine::partitioner`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Partitioner {
+    /// Contiguous ranges of node numbers: slabs of consecutive rows of a torus or mesh,
+    /// subcubes along a hypercube's highest dimensions.
+    #[default]
+    Contiguous,
+    /// Blocks: recursive bisection of the node grid (torus, mesh, Manhattan Street,
+    /// hypercube as a 2×…×2 grid), each cut across the box's longest side, first between
+    /// MPI ranks, then between a rank's threads; fewer links cross partitions than with
+    /// slabs once a torus has more than a few partitions, or a mesh more than two.
+    Blocks,
 }
 
 /// Length of the measurement window.

@@ -4,6 +4,7 @@
 
 use super::network::{ModeContext, ModeMeasures, NetMeasures, Network};
 use super::parallel::{partitions_for, run_partitioned};
+use super::partitioner;
 use super::sim::{Simulation, Stop};
 use crate::config::validate::validate;
 use crate::config::HwConfig;
@@ -169,6 +170,9 @@ pub fn chained_coef(st: &crate::router::controller::CtrlStats, w: f64) -> f64 {
 pub struct PartResult<M> {
     /// Nodes the partition stepped.
     pub nodes: usize,
+    /// Those nodes when they are not a node range (block partitions), in the order of
+    /// `ctrl`; None for a range, whose `ctrl` follows node order.
+    pub ids: Option<Vec<u32>>,
     /// Its nodes' routing controllers.
     pub ctrl: Vec<CtrlStats>,
     /// Its link measures over the window.
@@ -259,6 +263,7 @@ impl<M: ModeMeasures> PartResult<M> {
         }
         PartResult {
             nodes: sim.net.nodes(),
+            ids: sim.out.nodes.ids(),
             ctrl: sim.net.ctrl_stats().to_vec(),
             measures: sim.net.measures(start, stop),
             stats,
@@ -290,6 +295,7 @@ pub fn reduce_parts<N: Network>(
     run: &RunEnd,
     stop: Stop,
 ) -> RepResult<N::Measures> {
+    ctrl_in_node_order(&mut parts);
     let n: f64 = parts.iter().map(|p| p.nodes as f64).sum();
     let ends = run.endpoints as f64;
     let t = run.t;
@@ -423,6 +429,7 @@ pub(crate) fn observe_parts<N: Network>(
     window: Cycle,
     m: &NetMeasures,
 ) -> RepObs {
+    ctrl_in_node_order(parts);
     let mut o = empty_observations::<N>(m, servers, window);
     for p in parts {
         o.links.append(&mut p.links);
@@ -430,6 +437,31 @@ pub(crate) fn observe_parts<N: Network>(
         o.ctrl.extend_from_slice(&p.ctrl);
     }
     sort_observations(o)
+}
+
+/// Puts the partitions' controller rows in node order, so that what is summed over
+/// them in floating point, and the per-router rows, do not depend on the split: block
+/// partitions' rows are gathered, in node order, into the first partition's (the
+/// others' left empty); node ranges' are already in order, and left where they are.
+fn ctrl_in_node_order<M>(parts: &mut [PartResult<M>]) {
+    if parts.iter().all(|p| p.ids.is_none()) {
+        return;
+    }
+    let total: usize = parts.iter().map(|p| p.ctrl.len()).sum();
+    let mut rows: Vec<(u32, CtrlStats)> = Vec::with_capacity(total);
+    for p in parts.iter_mut() {
+        let ctrl = std::mem::take(&mut p.ctrl);
+        // One partitioner cuts every partition, so a range among blocks is not met;
+        // were it, its rows would follow the others' in their order (stable sort).
+        let ids = p.ids.take().unwrap_or_default();
+        rows.extend(
+            ctrl.into_iter()
+                .enumerate()
+                .map(|(i, c)| (ids.get(i).copied().unwrap_or(u32::MAX), c)),
+        );
+    }
+    rows.sort_by_key(|r| r.0);
+    parts[0].ctrl = rows.into_iter().map(|r| r.1).collect();
 }
 
 /// A run's observations before any row: the link totals `m` of mode `N`, `servers` per
@@ -842,13 +874,15 @@ pub fn aggregate<M: ModeMeasures>(
         threads: partitions,
         partitioning: {
             let ranks = crate::engine::distributed::current().map_or(1, |t| t.ranks());
-            let (cut_links, rank_cut_links) =
-                crate::engine::partition::cut(topology, partitions as usize, ranks);
-            report::Partitioning {
-                partitions,
-                ranks: ranks as u32,
-                cut_links,
-                rank_cut_links,
+            let owned = crate::engine::distributed::owners(partitions as usize, ranks);
+            // The run placed its partitions the same way already.
+            match partitioner::place(topology, &owned, cfg.experiment.partitioner) {
+                Ok((views, how)) => partitioner::describe(topology, &views, &owned, how),
+                Err(_) => report::Partitioning {
+                    partitions,
+                    ranks: ranks as u32,
+                    ..Default::default()
+                },
             }
         },
         cycles,

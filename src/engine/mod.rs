@@ -11,6 +11,7 @@ pub mod interrupt;
 pub mod network;
 pub mod parallel;
 pub mod partition;
+pub mod partitioner;
 pub mod replay;
 pub mod saturation;
 pub mod sim;

@@ -10,6 +10,7 @@
 //! its entry in `switching::with_mode`) and `stats::report` (its block), never the engine.
 
 use super::partition::{Located, PartOut};
+use super::partitioner::PartNodes;
 use super::sim::{MeasureWindow, Simulation};
 use super::waits::WaitEdge;
 use crate::config::validate::Machine;
@@ -138,14 +139,15 @@ pub trait Network: Sized {
     /// barrier per cycle (the default of `experiment.partition_min_nodes`).
     const MIN_PARTITION_NODES: usize;
 
-    /// Builds the routers of nodes `range.0..range.1` of a validated machine for
-    /// replication `rep`.
+    /// Builds the routers of the partition `part` of a validated machine for replication
+    /// `rep`. Its per-node arrays are indexed by local index ([`PartNodes::local`]);
+    /// events, hops and records name nodes by number.
     fn build(
         cfg: &HwConfig,
         machine: &Machine,
         seed: u64,
         rep: u32,
-        range: (usize, usize),
+        part: &PartNodes,
     ) -> Result<Self>;
 
     /// Number of nodes this network steps (its partition).

@@ -1,4 +1,4 @@
-//! Partitioned stepping: the nodes are split into T contiguous ranges, one scoped thread
+//! Partitioned stepping: the nodes are split into T partitions (`engine::partitioner`), one scoped thread
 //! each, and every cycle ends with one barrier.
 //!
 //! A cycle, for the thread of partition p:
@@ -19,7 +19,7 @@
 //! is a register pipeline), so handing them over at the end of the cycle is exact.
 
 use super::network::Network;
-use super::partition::ranges;
+use super::partitioner::{place, ranges};
 use super::sim::{Decision, Simulation, Stop, Summary};
 use super::waits::{has_cycle, WaitEdge};
 use crate::config::HwConfig;
@@ -250,7 +250,7 @@ pub fn partitions_for<N: Network>(nodes: usize, threads: usize, min_nodes: Optio
     // Chunks of ⌈nodes/parts⌉ can leave the last partitions empty (8 nodes in 3 chunks
     // of 3 … but 9 nodes in 4 chunks of 3 fill only 3): count the partitions that exist,
     // since a barrier sized for an absent one never opens.
-    crate::engine::partition::ranges(nodes, parts).len().max(1)
+    ranges(nodes, parts).len().max(1)
 }
 
 /// Partitions a run of `cfg` steps on: [`partitions_for`] with its node count, switching
@@ -335,12 +335,16 @@ pub fn build_partitions<N: Network>(
     rep: u32,
     parts: usize,
 ) -> Result<Vec<Simulation<N>>> {
-    let nodes = crate::config::validate::validate(cfg)?.topology.nodes();
-    let rs = ranges(nodes, parts.max(1));
-    let chunk = rs[0].1 - rs[0].0;
-    let t = rs.len();
-    rs.iter()
-        .map(|&r| Simulation::<N>::build_part(cfg, rep, r, chunk, t))
+    // The machine is dropped before the partitions are built: a big one's tables are
+    // what decides whether the run fits.
+    let (views, _) = {
+        let topology = crate::config::validate::validate(cfg)?.topology;
+        let t = ranges(topology.nodes(), parts.max(1)).len();
+        place(&topology, &[0..t], cfg.experiment.partitioner)?
+    };
+    views
+        .into_iter()
+        .map(|p| Simulation::<N>::build_part(cfg, rep, p))
         .collect()
 }
 

@@ -6,9 +6,10 @@
 //! exchange between partitions, which is what would let a partition live in another
 //! process.
 //!
-//! Partitions are contiguous node ranges of `chunk` nodes (the last may be shorter).
+//! Which nodes a partition holds is `engine::partitioner`'s ([`PartNodes`]).
 
 use super::network::Outbox;
+use super::partitioner::PartNodes;
 use super::wheel::Wheel;
 use crate::types::Cycle;
 
@@ -18,63 +19,13 @@ pub trait Located {
     fn node(&self) -> u32;
 }
 
-/// The contiguous node ranges of `parts` partitions of `nodes` nodes.
-pub fn ranges(nodes: usize, parts: usize) -> Vec<(usize, usize)> {
-    let chunk = nodes.div_ceil(parts.max(1));
-    (0..parts)
-        .map(|p| (p * chunk, ((p + 1) * chunk).min(nodes)))
-        .filter(|(lo, hi)| lo < hi)
-        .collect()
-}
-
-/// What a split of the network into `parts` contiguous partitions over `ranks` ranks
-/// (`engine::distributed::owners`) cuts: the links (an output port and the node it
-/// leads to) whose ends lie in different partitions, and those whose ends lie on
-/// different ranks. Every cycle's exchange between partitions carries what crosses the
-/// first, between processes what crosses the second.
-pub fn cut(topology: &crate::topology::Topology, parts: usize, ranks: usize) -> (u64, u64) {
-    use crate::types::{NodeId, PortId};
-    let nodes = topology.nodes();
-    let rs = ranges(nodes, parts.max(1));
-    if rs.len() <= 1 {
-        return (0, 0);
-    }
-    let chunk = rs[0].1 - rs[0].0;
-    let mut rank_of = vec![0usize; rs.len()];
-    for (r, owned) in crate::engine::distributed::owners(rs.len(), ranks)
-        .into_iter()
-        .enumerate()
-    {
-        for q in owned {
-            rank_of[q] = r;
-        }
-    }
-    let (mut cut, mut rank_cut) = (0u64, 0u64);
-    for u in 0..nodes {
-        for port in 0..topology.degree() {
-            let Some(v) = topology.neighbor(NodeId(u as u32), PortId(port as u8)) else {
-                continue;
-            };
-            let (a, b) = (u / chunk, v.idx() / chunk);
-            if a != b {
-                cut += 1;
-                rank_cut += u64::from(rank_of[a] != rank_of[b]);
-            }
-        }
-    }
-    (cut, rank_cut)
-}
-
 /// Where a partition's routers put what they send.
 #[derive(Clone, Debug)]
 pub struct PartOut<E, R> {
     /// This partition's calendar.
     pub wheel: Wheel<E>,
-    /// First node of the partition.
-    pub lo: u32,
-    /// One past its last node.
-    pub hi: u32,
-    chunk: u32,
+    /// The partition's nodes, and every other node's partition.
+    pub nodes: PartNodes,
     /// Events for other partitions' nodes, by destination partition.
     pub events: Vec<Vec<(Cycle, E)>>,
     /// Side data for other partitions, by destination partition.
@@ -89,13 +40,12 @@ pub struct PartOut<E, R> {
 }
 
 impl<E, R> PartOut<E, R> {
-    /// The outbox of the partition `[lo, hi)` among `parts` partitions of `chunk` nodes.
-    pub fn new(horizon: Cycle, (lo, hi): (usize, usize), chunk: usize, parts: usize) -> Self {
+    /// The outbox of the partition of `nodes`.
+    pub fn new(horizon: Cycle, nodes: PartNodes) -> Self {
+        let parts = nodes.parts();
         PartOut {
             wheel: Wheel::new(horizon),
-            lo: lo as u32,
-            hi: hi as u32,
-            chunk: chunk.max(1) as u32,
+            nodes,
             events: (0..parts).map(|_| Vec::new()).collect(),
             extras: (0..parts).map(|_| Vec::new()).collect(),
             earliest_remote: Cycle::MAX,
@@ -114,13 +64,13 @@ impl<E, R> PartOut<E, R> {
     /// Whether `node` belongs to this partition.
     #[inline]
     pub fn is_local(&self, node: u32) -> bool {
-        node >= self.lo && node < self.hi
+        self.nodes.is_local(node)
     }
 
     /// The partition `node` belongs to.
     #[inline]
     pub fn part_of(&self, node: u32) -> usize {
-        (node / self.chunk) as usize
+        self.nodes.part_of(node)
     }
 
     /// Sends side data to the partition of `node`.
@@ -134,7 +84,7 @@ impl<E, R> PartOut<E, R> {
 impl<E, R: Clone> PartOut<E, R> {
     /// Sends side data to every other partition.
     pub fn broadcast(&mut self, r: &R) {
-        let me = self.part_of(self.lo);
+        let me = self.nodes.index();
         for (p, x) in self.extras.iter_mut().enumerate() {
             if p != me {
                 x.push(r.clone());
@@ -185,31 +135,8 @@ mod tests {
     }
 
     #[test]
-    fn halving_a_torus_cuts_two_rings_of_links_each_way() {
-        let t = crate::topology::Topology::from_config(&crate::config::TopologyConfig::Torus {
-            k: 8,
-            n: 2,
-            bidirectional: true,
-        })
-        .unwrap();
-        // Rows 0-3 and 4-7: each of the 8 columns crosses twice (middle and wrap), in
-        // both directions.
-        assert_eq!(cut(&t, 2, 2), (32, 32));
-        assert_eq!(cut(&t, 1, 1), (0, 0));
-        // Four partitions on two ranks: ranks hold rows 0-3 and 4-7 as before.
-        assert_eq!(cut(&t, 4, 2), (64, 32));
-    }
-
-    #[test]
-    fn ranges_cover_every_node_once_in_order() {
-        assert_eq!(ranges(10, 3), vec![(0, 4), (4, 8), (8, 10)]);
-        assert_eq!(ranges(4, 4), vec![(0, 1), (1, 2), (2, 3), (3, 4)]);
-        assert_eq!(ranges(64, 1), vec![(0, 64)]);
-    }
-
-    #[test]
     fn events_for_other_partitions_are_held_for_the_hand_over() {
-        let mut o: PartOut<u32, ()> = PartOut::new(4, (4, 8), 4, 3);
+        let mut o: PartOut<u32, ()> = PartOut::new(4, PartNodes::range((4, 8), 4, 1, 3));
         o.send(2, 5);
         o.send(3, 9);
         o.send(7, 1);

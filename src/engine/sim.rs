@@ -23,6 +23,7 @@
 
 use super::network::{Network, Window};
 use super::partition::{Located, PartOut};
+use super::partitioner::PartNodes;
 use super::waits::has_cycle;
 use crate::config::validate::validate;
 use crate::config::{ArrivalProcess, ExperimentConfig, HwConfig, Measure};
@@ -345,7 +346,6 @@ pub struct Simulation<N: Network> {
     pub net: N,
     /// The outbox: this partition's calendar, and what goes to other partitions.
     pub out: PartOut<N::Event, N::Remote>,
-    lo: usize,
     due: Vec<N::Event>,
     /// The canonical delivery order of `due`: (node, event key) and index.
     order: Vec<(u128, u32)>,
@@ -387,29 +387,21 @@ impl<N: Network> Simulation<N> {
     /// in one partition.
     pub fn build(cfg: &HwConfig, rep: u32) -> Result<Self> {
         let nodes = validate(cfg)?.topology.nodes();
-        Self::build_part(cfg, rep, (0, nodes), nodes, 1)
+        Self::build_part(cfg, rep, PartNodes::whole(nodes))
     }
 
-    /// Builds the partition `range` of replication `rep` among `parts` partitions of
-    /// `chunk` nodes.
-    pub fn build_part(
-        cfg: &HwConfig,
-        rep: u32,
-        range: (usize, usize),
-        chunk: usize,
-        parts: usize,
-    ) -> Result<Self> {
+    /// Builds the partition `part` of replication `rep`.
+    pub fn build_part(cfg: &HwConfig, rep: u32, part: PartNodes) -> Result<Self> {
         let machine = validate(cfg)?;
         let exp = cfg.experiment.clone();
-        let net = N::build(cfg, &machine, exp.seed, rep, range)?;
+        let net = N::build(cfg, &machine, exp.seed, rep, &part)?;
         let workload = machine.workload;
-        let (lo, hi) = range;
-        let n = hi - lo;
+        let n = part.len();
         // Per-node tables are allocated fallibly, as the network's are: a run let through
         // with --force that does not fit ends in a message, not an abort.
         let mut traffic_rng: Vec<NodeRng> = collected_table(
             n,
-            (lo as u32..hi as u32).map(|i| stream(exp.seed, rep, i, 0)),
+            part.iter().map(|i| stream(exp.seed, rep, i, 0)),
             "traffic random stream",
         )?;
         let mut next_arrival = filled_table(Some(n), f64::INFINITY, "next arrival")?;
@@ -420,8 +412,8 @@ impl<N: Network> Simulation<N> {
             }
             _ => (Vec::new(), 0),
         };
-        for i in 0..n {
-            if !workload.pattern.sends(NodeId((lo + i) as u32)) {
+        for (i, node) in part.iter().enumerate() {
+            if !workload.pattern.sends(NodeId(node)) {
                 continue;
             }
             if matches!(workload.arrivals.process, ArrivalProcess::Saturated { .. }) {
@@ -431,7 +423,7 @@ impl<N: Network> Simulation<N> {
                     .arrivals
                     .next_after(workload.arrivals.origin(), &mut traffic_rng[i]);
                 next_arrival[i] = a;
-                creations.push(Reverse((a as Cycle, (lo + i) as u32)));
+                creations.push(Reverse((a as Cycle, node)));
             }
         }
         let window = MeasureWindow {
@@ -455,8 +447,7 @@ impl<N: Network> Simulation<N> {
                 n,
                 machine.topology.mean_distance().ceil() as usize + 2,
             ),
-            out: PartOut::new(net.horizon(), range, chunk, parts).with_lookahead(net.lookahead()),
-            lo,
+            out: PartOut::new(net.horizon(), part).with_lookahead(net.lookahead()),
             due: Vec::new(),
             order: Vec::new(),
             now: empty_table(Some(n), "active node")?,
@@ -509,7 +500,7 @@ impl<N: Network> Simulation<N> {
     /// Node `n` (global) creates one message in this cycle.
     fn create_one(&mut self, n: usize) {
         let t = self.t;
-        let i = n - self.lo;
+        let i = self.out.nodes.local(n as u32);
         let rng = &mut self.traffic_rng[i];
         let dst = self.workload.pattern.sample(NodeId(n as u32), rng);
         let len = self.workload.length.sample(rng);
@@ -540,7 +531,7 @@ impl<N: Network> Simulation<N> {
     /// Node `n` (global) creates the messages whose instants fall in this cycle.
     fn create(&mut self, n: usize) {
         let t = self.t;
-        let i = n - self.lo;
+        let i = self.out.nodes.local(n as u32);
         while self.next_arrival[i] < (t + 1) as f64 {
             self.create_one(n);
             let rng = &mut self.traffic_rng[i];
@@ -569,7 +560,8 @@ impl<N: Network> Simulation<N> {
             }
             self.creations.pop();
             self.create(n as usize);
-            Self::wake(&mut self.now, &mut self.stamp, n - self.lo as u32, t);
+            let i = self.out.nodes.local(n);
+            Self::wake(&mut self.now, &mut self.stamp, i as u32, t);
         }
         // Saturated sources: queues are topped up at the start of a cycle, so a source
         // always has `depth` messages waiting while it sends another.
@@ -577,7 +569,7 @@ impl<N: Network> Simulation<N> {
             let i = self.saturated[j];
             let mut woke = false;
             while self.net.queued(i as usize).is_some_and(|q| q < self.depth) {
-                self.create_one(self.lo + i as usize);
+                self.create_one(self.out.nodes.node(i as usize) as usize);
                 woke = true;
             }
             if woke {
@@ -630,8 +622,8 @@ impl<N: Network> Simulation<N> {
     fn deliver_one(&mut self, e: N::Event, t: Cycle) {
         self.net
             .deliver(e, t, &self.window, &mut self.out, &mut self.stats);
-        let local = e.node() - self.lo as u32;
-        Self::wake(&mut self.now, &mut self.stamp, local, t);
+        let local = self.out.nodes.local(e.node());
+        Self::wake(&mut self.now, &mut self.stamp, local as u32, t);
     }
 
     /// This partition's report for the coordinator, after [`Simulation::step_local`].
@@ -759,7 +751,7 @@ impl<N: Network> Simulation<N> {
     /// the synthetic workload (measured, like every scripted message). For scripted
     /// experiments and tests; returns its id.
     pub fn inject(&mut self, src: NodeId, dst: NodeId, len: u32) -> MsgId {
-        let i = src.idx() - self.lo;
+        let i = self.out.nodes.local(src.0);
         let id = MsgId::new(src, self.seq[i]);
         self.seq[i] += 1;
         self.generated += 1;
@@ -808,7 +800,7 @@ impl<N: Network> Simulation<N> {
 
     /// Messages created at `node` so far (their ids have sequence numbers 0..count).
     pub fn created_at(&self, node: NodeId) -> u64 {
-        self.seq[node.idx() - self.lo]
+        self.seq[self.out.nodes.local(node.0)]
     }
 
     /// Messages waiting in the sources' memory.

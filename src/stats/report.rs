@@ -9,13 +9,16 @@ use serde::{Deserialize, Serialize};
 use std::fmt::Write;
 
 /// How a run's network was split: into partitions stepped by threads, over MPI ranks
-/// (`engine::distributed`), and the links each split cuts (see `engine::partition::cut`).
+/// (`engine::distributed`), and the links each split cuts (see `engine::partitioner::cut`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Partitioning {
     /// Partitions (R ranks × T threads, or T threads).
     pub partitions: u32,
     /// MPI ranks (1 without MPI).
     pub ranks: u32,
+    /// The partitioner that cut the network (`experiment.partitioner`, or Contiguous
+    /// where blocks would be the same ranges or cannot be cut; see `engine::partitioner`).
+    pub partitioner: crate::config::Partitioner,
     /// Links whose two ends lie in different partitions.
     pub cut_links: u64,
     /// Links whose two ends lie on different ranks.

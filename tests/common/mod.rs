@@ -123,8 +123,37 @@ pub fn without_split(mut v: serde_json::Value) -> serde_json::Value {
         o.remove(*k);
     }
     let e = v["config"]["experiment"].as_object_mut().unwrap();
-    for k in ["threads", "jobs"] {
+    for k in ["threads", "jobs", "partitioner"] {
         e.remove(k);
     }
     v
+}
+
+/// Where two JSON values differ: one line per differing leaf, `path: left != right`
+/// (a failing comparison's message, instead of two whole reports).
+pub fn json_diff(a: &serde_json::Value, b: &serde_json::Value) -> Vec<String> {
+    use serde_json::Value;
+    fn walk(path: &str, a: &Value, b: &Value, out: &mut Vec<String>) {
+        match (a, b) {
+            (Value::Object(x), Value::Object(y)) => {
+                for k in x.keys().chain(y.keys().filter(|k| !x.contains_key(*k))) {
+                    let (l, r) = (
+                        x.get(k).unwrap_or(&Value::Null),
+                        y.get(k).unwrap_or(&Value::Null),
+                    );
+                    walk(&format!("{path}.{k}"), l, r, out);
+                }
+            }
+            (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
+                for (i, (l, r)) in x.iter().zip(y).enumerate() {
+                    walk(&format!("{path}[{i}]"), l, r, out);
+                }
+            }
+            _ if a != b => out.push(format!("{path}: {a} != {b}")),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk("", a, b, &mut out);
+    out
 }

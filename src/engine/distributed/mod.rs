@@ -39,7 +39,7 @@ use super::parallel::{
     join_partitions, lock, mailboxes, partitions_for, CycleBarrier, FailOnPanic, Failed, Mail,
     SpinBarrier,
 };
-use super::partition::ranges;
+use super::partitioner::{place, ranges};
 use super::sim::{Decision, Simulation, Stop, Summary};
 use super::waits::{has_cycle, WaitEdge};
 use crate::config::validate::validate;
@@ -179,10 +179,10 @@ pub fn run_replication<N: Network + Send>(
         e.partition_min_nodes.map(|m| m as usize),
     )?;
     let mine = owned[t.rank()].clone();
-    let chunk = parts[0].1 - parts[0].0;
-    let mut sims = mine
-        .clone()
-        .map(|p| Simulation::<N>::build_part(cfg, rep, parts[p], chunk, parts.len()))
+    let (views, _) = place(&validate(cfg)?.topology, &owned, e.partitioner)?;
+    let mut sims = views[mine.clone()]
+        .iter()
+        .map(|p| Simulation::<N>::build_part(cfg, rep, p.clone()))
         .collect::<Result<Vec<_>>>()?;
     // Every rank must cut the same stretches: take the shortest lookahead of any
     // partition (a mode's lookahead is meant to follow from the configuration alone).

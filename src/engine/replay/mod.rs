@@ -30,7 +30,7 @@ use crate::engine::experiment::{
 };
 use crate::engine::network::{NetMeasures, Network};
 use crate::engine::parallel::partitions_for;
-use crate::engine::partition::ranges;
+use crate::engine::partitioner::{describe, place, ranges};
 use crate::engine::sim::Simulation;
 use crate::error::{Error, Result};
 use crate::stats::msglog::RepLog;
@@ -124,6 +124,8 @@ pub struct ReplaySummary {
     pub mode: ReplayMode,
     /// Partitions (threads) the network was split into.
     pub partitions: u32,
+    /// How it was split (as a run's report says).
+    pub partitioning: crate::stats::report::Partitioning,
     /// Messages read from the trace.
     pub messages: u64,
     /// Messages delivered (all of them when the replay completes).
@@ -344,10 +346,11 @@ pub fn replay_observed<N: Network + Send>(
             (rs, std::iter::once(0..n).collect(), 0)
         }
     };
-    let chunk = rs[0].1 - rs[0].0;
-    let mut sims = owned[rank]
-        .clone()
-        .map(|p| Simulation::<N>::build_part(&cfg, 0, rs[p], chunk, rs.len()))
+    let (views, how) = place(&topology, &owned, e.partitioner)?;
+    let partitioning = describe(&topology, &views, &owned, how);
+    let mut sims = views[owned[rank].clone()]
+        .iter()
+        .map(|p| Simulation::<N>::build_part(&cfg, 0, p.clone()))
         .collect::<Result<Vec<_>>>()?;
     for sim in &mut sims {
         sim.stop_workload();
@@ -393,6 +396,7 @@ pub fn replay_observed<N: Network + Send>(
     };
     let ended = lockstep::run(&mut sims, &split, drivers, &mut reader, each)?;
     let mut sum = ended.summary;
+    sum.partitioning = partitioning;
     // The last cycle stepped is counted: the window ends after it.
     let t = sims[0].t + 1;
     let end = RunEnd {

@@ -22,6 +22,7 @@
 //! may claim it. Under sustained load one end's waiters can therefore overtake the
 //! other's; the papers' single queue per link has no such asymmetry.
 
+use crate::engine::partitioner::PartNodes;
 use crate::types::Cycle;
 use std::collections::HashMap;
 
@@ -165,8 +166,13 @@ pub struct LinkEnds {
     /// Global index of the peer end of a half-duplex link (NONE: the end is a link of
     /// its own).
     pub peer: Vec<u32>,
-    /// Global index of local end 0.
-    base: u32,
+    /// The partition's nodes (an end's local index is its node's local index × degree
+    /// + port).
+    part: PartNodes,
+    deg: u32,
+    /// Global index of local end 0 when the partition is a node range (then global and
+    /// local indices differ by it), else None.
+    base: Option<u32>,
     /// Cycles held inside the measurement window (updated when the end is freed).
     pub busy_cycles: Vec<u64>,
     /// Hold-strategy waiters.
@@ -176,9 +182,9 @@ pub struct LinkEnds {
 }
 
 impl LinkEnds {
-    /// Ends for `peer.len()` output ports starting at global index `base`, with the
-    /// given peers (global indices); an error when the memory cannot be had.
-    pub fn new(peer: Vec<u32>, base: u32) -> crate::error::Result<Self> {
+    /// The ends of the `deg` output ports of the nodes of `part`, with the given peers
+    /// (global indices); an error when the memory cannot be had.
+    pub fn new(peer: Vec<u32>, part: &PartNodes, deg: usize) -> crate::error::Result<Self> {
         use crate::limits::{filled_table, zeroed_table};
         let n = Some(peer.len());
         Ok(LinkEnds {
@@ -189,7 +195,9 @@ impl LinkEnds {
             busy_cycles: zeroed_table(n, "circuit link busy cycles")?,
             waiters: Fifos::new(peer.len())?,
             peer,
-            base,
+            base: part.range_of().map(|(lo, _)| (lo * deg) as u32),
+            part: part.clone(),
+            deg: deg as u32,
             mirror: HashMap::new(),
         })
     }
@@ -197,14 +205,30 @@ impl LinkEnds {
     /// The local index of global end `g`, if it is one of this partition's.
     #[inline]
     pub fn local(&self, g: u32) -> Option<usize> {
-        let i = g.wrapping_sub(self.base) as usize;
-        (g >= self.base && i < self.holder.len()).then_some(i)
+        match self.base {
+            Some(base) => {
+                let i = g.wrapping_sub(base) as usize;
+                (g >= base && i < self.holder.len()).then_some(i)
+            }
+            None => {
+                let n = g / self.deg;
+                self.part
+                    .is_local(n)
+                    .then(|| self.part.local(n) * self.deg as usize + (g % self.deg) as usize)
+            }
+        }
     }
 
     /// Global index of local end `e`.
     #[inline]
     pub fn global(&self, e: usize) -> u32 {
-        self.base + e as u32
+        match self.base {
+            Some(base) => base + e as u32,
+            None => {
+                let d = self.deg as usize;
+                self.part.node(e / d) * self.deg + (e % d) as u32
+            }
+        }
     }
 
     /// The peer of local end `e` when it lives in another partition.
@@ -340,7 +364,7 @@ mod tests {
     #[test]
     fn a_node_sees_its_peer_end_as_it_was_last_cycle() {
         // Ends 0 and 1 are the two ends of one half-duplex link.
-        let mut ends = LinkEnds::new(vec![1, 0], 0).unwrap();
+        let mut ends = LinkEnds::new(vec![1, 0], &PartNodes::whole(2), 1).unwrap();
         assert!(ends.free_for_new(0, 10));
         ends.set(1, 10, 42); // the peer claims in cycle 10
         assert!(ends.free_for_new(0, 10), "not visible in the same cycle");
@@ -353,7 +377,7 @@ mod tests {
 
     #[test]
     fn the_lower_node_wins_a_same_cycle_claim() {
-        let mut ends = LinkEnds::new(vec![1, 0], 0).unwrap();
+        let mut ends = LinkEnds::new(vec![1, 0], &PartNodes::whole(2), 1).unwrap();
         ends.set(0, 5, 1);
         ends.set(1, 5, 2);
         assert!(
@@ -362,7 +386,7 @@ mod tests {
         );
         assert!(ends.lost_race(1, 8, 3, 6));
         // A claim one cycle later is no race.
-        let mut ends = LinkEnds::new(vec![1, 0], 0).unwrap();
+        let mut ends = LinkEnds::new(vec![1, 0], &PartNodes::whole(2), 1).unwrap();
         ends.set(0, 5, 1);
         ends.set(1, 6, 2);
         assert!(!ends.lost_race(1, 8, 3, 7));
@@ -370,8 +394,10 @@ mod tests {
 
     #[test]
     fn a_peer_in_another_partition_is_seen_through_its_reports() {
-        // Local ends 0..2 are global 10 and 11; end 10's peer is global end 3, elsewhere.
-        let mut ends = LinkEnds::new(vec![3, NONE], 10).unwrap();
+        // Local ends 0..2 are global 10 and 11 (node 5 of degree 2); end 10's peer is
+        // global end 3, elsewhere.
+        let part = PartNodes::range((5, 6), 1, 5, 6);
+        let mut ends = LinkEnds::new(vec![3, NONE], &part, 2).unwrap();
         assert_eq!(ends.remote_peer(0), Some(3));
         assert_eq!(ends.remote_peer(1), None);
         assert!(ends.free_for_new(0, 4), "never reported: free");

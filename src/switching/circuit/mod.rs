@@ -84,6 +84,7 @@ use crate::config::validate::Machine;
 use crate::config::{AckDelay, BackoffDist, ConflictStrategy, Duplex, HwConfig, SwitchingConfig};
 use crate::engine::network::{NetMeasures, Network, Outbox, Window};
 use crate::engine::partition::PartOut;
+use crate::engine::partitioner::PartNodes;
 use crate::engine::sim::{MeasureWindow, Simulation};
 use crate::engine::waits::WaitEdge;
 use crate::error::{Error, Result};
@@ -283,8 +284,8 @@ const IDLE_SERVER: Server = Server {
     started: 0,
 };
 
-/// The circuit-switched routers of a partition: the contiguous nodes `lo..lo + n` of
-/// the network (all of it on one partition).
+/// The circuit-switched routers of a partition's nodes (all of the network on one
+/// partition); per-node arrays by local index (`engine::partitioner`).
 #[derive(Clone, Debug)]
 pub struct CircuitNet {
     /// The network graph (whole).
@@ -300,8 +301,8 @@ pub struct CircuitNet {
     hold_timeout: Option<Cycle>,
     latency: Cycle,
     width: u64,
-    /// First node of the partition.
-    lo: usize,
+    /// The partition's nodes.
+    part: PartNodes,
     /// [local node][port]: neighbour behind each output (u32::MAX: none).
     down: Vec<u32>,
     /// Link ends and their waiters.
@@ -363,16 +364,18 @@ pub struct CircuitNet {
 impl CircuitNet {
     /// Builds the routers of every node of a validated circuit-switched machine.
     pub fn new(cfg: &HwConfig, machine: &Machine, seed: u64, rep: u32) -> Result<Self> {
-        Self::new_range(cfg, machine, seed, rep, (0, machine.topology.nodes()))
+        let all = PartNodes::whole(machine.topology.nodes());
+        Self::new_part(cfg, machine, seed, rep, &all)
     }
 
-    /// Builds the routers of nodes `lo..hi` of a validated circuit-switched machine.
-    pub fn new_range(
+    /// Builds the routers of the partition `part` of a validated circuit-switched
+    /// machine.
+    pub fn new_part(
         cfg: &HwConfig,
         machine: &Machine,
         seed: u64,
         rep: u32,
-        (lo, hi): (usize, usize),
+        part: &PartNodes,
     ) -> Result<Self> {
         let SwitchingConfig::Circuit {
             strategy,
@@ -388,7 +391,7 @@ impl CircuitNet {
         };
         let topology = machine.topology.clone();
         let deg = topology.degree();
-        let nodes = hi - lo;
+        let nodes = part.len();
         let half = cfg.links.duplex == Duplex::Half;
         // Every table whose size grows with the network is allocated fallibly: a run let
         // through with --force that does not fit ends in a message, not an abort.
@@ -396,12 +399,13 @@ impl CircuitNet {
         let mut down = filled_table(n_ends, u32::MAX, "circuit downstream node")?;
         let mut peer = filled_table(n_ends, NONE, "circuit link peer")?;
         let mut n_links = 0;
-        for u in lo..hi {
+        for (li, u) in part.iter().enumerate() {
+            let u = u as usize;
             for p in 0..deg {
                 let Some(v) = topology.neighbor(NodeId(u as u32), PortId(p as u8)) else {
                     continue;
                 };
-                let e = (u - lo) * deg + p;
+                let e = li * deg + p;
                 down[e] = v.0;
                 let g = u * deg + p;
                 let q = topology
@@ -436,9 +440,9 @@ impl CircuitNet {
             hold_timeout,
             latency: cfg.links.latency,
             width: cfg.links.width as u64,
-            lo,
+            part: part.clone(),
             down,
-            ends: LinkEnds::new(peer, (lo * deg) as u32)?,
+            ends: LinkEnds::new(peer, part, deg)?,
             n_links,
             // A circuit has at most one request queued anywhere. At a node, a set-up
             // request holds the link it came in on (or is a local engine's), and a release
@@ -464,7 +468,7 @@ impl CircuitNet {
             last_t: 0,
             rng: collected_table(
                 nodes,
-                (lo..hi).map(|n| stream(seed, rep, n as u32, 2)),
+                part.iter().map(|n| stream(seed, rep, n, 2)),
                 "circuit random stream",
             )?,
             live: 0,
@@ -564,13 +568,13 @@ impl CircuitNet {
     /// Local index of node `node`.
     #[inline]
     fn li(&self, node: usize) -> usize {
-        node - self.lo
+        self.part.local(node as u32)
     }
 
     /// Local index of the end at output `port` of node `node`.
     #[inline]
     fn end_of(&self, node: usize, port: usize) -> usize {
-        (node - self.lo) * self.deg + port
+        self.part.local(node as u32) * self.deg + port
     }
 
     /// Sends `kind` about circuit `c` to `node` for cycle `at`; when `node` is in
@@ -724,7 +728,7 @@ impl CircuitNet {
     #[inline]
     fn server_node(&self, si: usize) -> (usize, usize) {
         let per = self.ctrl.servers();
-        (self.lo + si / per, si % per)
+        (self.part.node(si / per) as usize, si % per)
     }
 
     /// Runs stage completions of server `si` (local node × servers + server) due in
@@ -1054,7 +1058,7 @@ impl CircuitNet {
         } else {
             if self.obs && win.contains(t) {
                 let i = k.rel_next as usize;
-                let e = (k.nodes[i] as usize - self.lo) * self.deg + k.ports[i] as usize;
+                let e = self.part.local(k.nodes[i]) * self.deg + k.ports[i] as usize;
                 self.obs_flits[e] += k.msg.len as u64;
             }
             k.rel_next += 1;
@@ -1342,7 +1346,7 @@ impl CircuitNet {
         stats: &mut MsgStats,
     ) {
         self.tick(t);
-        let node = self.lo + n;
+        let node = self.part.node(n) as usize;
         while let Some((e, m)) = self.dma.start_one(n) {
             let c = self.alloc(m);
             self.live += 1;
@@ -1392,19 +1396,27 @@ pub struct CircuitMeasures {
     pub links: usize,
     /// Window length in cycles.
     pub window: Cycle,
-    /// Every node's routing controller, in node order (partitions append theirs).
-    pub ctrl_nodes: Vec<CtrlStats>,
+    /// Every node's routing controller with its node, in node order (partitions add
+    /// theirs, which are kept in node order whatever nodes each partition holds).
+    pub ctrl_nodes: Vec<(u32, CtrlStats)>,
     /// The controllers' arrivals by class ([`ARRIVAL_CLASSES`]), summed over nodes.
     pub ctrl_classes: ClassStats,
 }
 
 impl CircuitMeasures {
-    /// Adds another partition's measurements (the next partition's, so that the
-    /// controllers stay in node order).
+    /// Adds another partition's measurements.
     pub fn add(&mut self, o: &CircuitMeasures) {
         self.stats.merge(&o.stats);
         self.links += o.links;
+        let sorted = match (self.ctrl_nodes.last(), o.ctrl_nodes.first()) {
+            (Some(a), Some(b)) => a.0 < b.0,
+            _ => true,
+        };
         self.ctrl_nodes.extend_from_slice(&o.ctrl_nodes);
+        if !sorted {
+            // Block partitions: the next partition's nodes are not all after these.
+            self.ctrl_nodes.sort_unstable_by_key(|c| c.0);
+        }
         self.ctrl_classes.add(&o.ctrl_classes);
     }
 }
@@ -1424,7 +1436,9 @@ impl CircuitNet {
             stats,
             links: self.n_links,
             window: end - start,
-            ctrl_nodes: self.ctrl.stats.clone(),
+            ctrl_nodes: (0..self.ctrl.stats.len())
+                .map(|i| (self.part.node(i), self.ctrl.stats[i]))
+                .collect(),
             ctrl_classes: self.ctrl.classes,
         }
     }
@@ -1451,9 +1465,9 @@ impl Network for CircuitNet {
         machine: &Machine,
         seed: u64,
         rep: u32,
-        range: (usize, usize),
+        part: &PartNodes,
     ) -> Result<Self> {
-        CircuitNet::new_range(cfg, machine, seed, rep, range)
+        CircuitNet::new_part(cfg, machine, seed, rep, part)
     }
     fn accept_remote(&mut self, r: CircuitRemote) {
         self.accept(r);

@@ -88,7 +88,8 @@ fn circuit_report(ctx: ModeContext<'_>, reps: &[RepResult<CircuitMeasures>]) -> 
             .map(|node| {
                 let mut st = CtrlStats::default();
                 for r in reps {
-                    if let Some(x) = r.mode.ctrl_nodes.get(node) {
+                    // Every node's row, in node order (`CircuitMeasures::add`).
+                    if let Some((_, x)) = r.mode.ctrl_nodes.get(node) {
                         st.arrivals += x.arrivals;
                         st.wait_sum += x.wait_sum;
                         st.service_sum += x.service_sum;

@@ -120,7 +120,7 @@ impl CircuitNet {
         for &c in cycle {
             let k = &self.circuits[c as usize];
             let e = k.waiting_at as usize;
-            let (n, p) = (self.lo + e / self.deg, e % self.deg);
+            let (n, p) = (self.part.node(e / self.deg), e % self.deg);
             let holder = self.waits_for(c, &ids).expect("in the cycle");
             let _ = std::fmt::Write::write_fmt(
                 &mut s,
@@ -150,7 +150,7 @@ impl CircuitNet {
             if h == FREE {
                 continue;
             }
-            let (n, p) = ((self.lo + e / self.deg) as u32, (e % self.deg) as u8);
+            let (n, p) = (self.part.node(e / self.deg), (e % self.deg) as u8);
             let Some(&c) = ids.get(&h) else {
                 return Err(format!(
                     "node {n} port {p} is held by a circuit not in progress"

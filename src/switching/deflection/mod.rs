@@ -75,6 +75,7 @@ use crate::config::validate::Machine;
 use crate::config::{AbortSignal, BackoffDist, HwConfig, Resume, SwitchingConfig, Victim};
 use crate::engine::network::{NetMeasures, Network, Outbox, Window};
 use crate::engine::partition::{Located, PartOut};
+use crate::engine::partitioner::PartNodes;
 use crate::engine::sim::{MeasureWindow, Simulation};
 use crate::error::{Error, Result};
 use crate::limits::{collected_table, filled_table, zeroed_table};
@@ -306,7 +307,8 @@ impl Default for Partial {
     }
 }
 
-/// The deflection routers of a partition: the contiguous nodes `lo..lo + n`.
+/// The deflection routers of a partition's nodes (per-node arrays by local index,
+/// `engine::partitioner`).
 #[derive(Clone, Debug)]
 pub struct DeflectionNet {
     topology: Topology,
@@ -321,7 +323,7 @@ pub struct DeflectionNet {
     abort: AbortSignal,
     victim: Victim,
     max_pending: Option<u32>,
-    lo: usize,
+    part: PartNodes,
     /// Whether this partition holds every node: only then does it link the
     /// per-message log's hops (an index names a hop of its own vector).
     whole: bool,
@@ -365,13 +367,13 @@ pub struct DeflectionNet {
 }
 
 impl DeflectionNet {
-    /// Builds the routers of nodes `lo..hi` of a validated deflection machine.
-    pub fn new_range(
+    /// Builds the routers of the partition `part` of a validated deflection machine.
+    pub fn new_part(
         cfg: &HwConfig,
         machine: &Machine,
         seed: u64,
         rep: u32,
-        (lo, hi): (usize, usize),
+        part: &PartNodes,
     ) -> Result<Self> {
         let SwitchingConfig::Deflection {
             hop_limit,
@@ -394,7 +396,7 @@ impl DeflectionNet {
             ));
         }
         let m = cfg.router.vcs as usize;
-        let n = hi - lo;
+        let n = part.len();
         // Every table whose size grows with the network is allocated fallibly: a run let
         // through with --force that does not fit ends in a message, not an abort.
         let links = n.checked_mul(PORTS);
@@ -405,10 +407,10 @@ impl DeflectionNet {
             Some(0)
         };
         let mut down = filled_table(links, u32::MAX, "deflection downstream node")?;
-        for u in lo..hi {
+        for (li, u) in part.iter().enumerate() {
             for p in 0..PORTS {
-                if let Some(v) = topology.neighbor(NodeId(u as u32), PortId(p as u8)) {
-                    down[(u - lo) * PORTS + p] = v.0;
+                if let Some(v) = topology.neighbor(NodeId(u), PortId(p as u8)) {
+                    down[li * PORTS + p] = v.0;
                 }
             }
         }
@@ -425,8 +427,8 @@ impl DeflectionNet {
             abort,
             victim,
             max_pending,
-            lo,
-            whole: lo == 0 && hi == topology.nodes(),
+            part: part.clone(),
+            whole: n == topology.nodes(),
             down,
             out: filled_table(lanes, FREE_LANE, "deflection output lane")?,
             inp: filled_table(lanes, InLane::Free, "deflection input lane")?,
@@ -440,7 +442,7 @@ impl DeflectionNet {
             partial: HashMap::new(),
             rng: collected_table(
                 n,
-                (lo..hi).map(|u| stream(seed, rep, u as u32, 2)),
+                part.iter().map(|u| stream(seed, rep, u, 2)),
                 "deflection random stream",
             )?,
             stats: DeflectionStats::new(m),
@@ -464,7 +466,7 @@ impl DeflectionNet {
     /// Local index of output/input link `port` of global `node`.
     #[inline]
     fn link(&self, node: usize, port: usize) -> usize {
-        (node - self.lo) * PORTS + port
+        self.part.local(node as u32) * PORTS + port
     }
 
     /// Index of lane `lane` of local link `l`.
@@ -568,7 +570,10 @@ impl DeflectionNet {
         let k = &mut self.msgs[slot as usize];
         k.state = State::Waiting;
         let seg = self.seg_of(slot);
-        out.send(at, self.event(self.lo + li, Kind::Retry, 0, 0, 0, seg));
+        out.send(
+            at,
+            self.event(self.part.node(li) as usize, Kind::Retry, 0, 0, 0, seg),
+        );
     }
 
     fn event(
@@ -620,7 +625,7 @@ impl DeflectionNet {
             }
             return;
         }
-        let src = NodeId((self.lo + li) as u32);
+        let src = NodeId(self.part.node(li));
         let limit = match self.hop_limit {
             None => u32::MAX,
             Some(h) => {
@@ -678,7 +683,7 @@ impl DeflectionNet {
         out: &mut Out,
         stats: &mut MsgStats,
     ) {
-        let node = self.lo + li;
+        let node = self.part.node(li) as usize;
         let dst = self.msgs[slot as usize].msg.dst;
         let measured = win.contains(t);
         let new = self.msgs[slot as usize].tries == 0;
@@ -759,7 +764,7 @@ impl DeflectionNet {
         win: &MeasureWindow,
         out: &mut Out,
     ) {
-        let node = self.lo + li;
+        let node = self.part.node(li) as usize;
         let k = &self.msgs[slot as usize];
         let (q, y) = (k.port as usize, k.lane as usize);
         let seg = self.seg_of(slot);
@@ -784,7 +789,10 @@ impl DeflectionNet {
             self.sent_idle += 1;
             let at = k.forget_at.max(t + 1);
             let seg = self.seg_of(slot);
-            out.send(at, self.event(self.lo + li, Kind::Forget, 0, 0, 0, seg));
+            out.send(
+                at,
+                self.event(self.part.node(li) as usize, Kind::Forget, 0, 0, 0, seg),
+            );
         } else {
             self.forget(li, slot);
         }
@@ -882,7 +890,7 @@ impl DeflectionNet {
         stats: &mut MsgStats,
     ) {
         let node = ev.node as usize;
-        let li = node - self.lo;
+        let li = self.part.local(node as u32);
         let s = ev.seg;
         self.head_moves += 1;
         let l_in = self.link(node, ev.port as usize);
@@ -1172,7 +1180,7 @@ impl DeflectionNet {
         out: &mut Out,
         stats: &mut MsgStats,
     ) {
-        let li = ev.node as usize - self.lo;
+        let li = self.part.local(ev.node);
         let slot = ev.seg.slot;
         // Timers and aborts name their message; one that left the memory is stale.
         let mine = |net: &Self| {
@@ -1273,7 +1281,10 @@ impl DeflectionNet {
                     k.state = State::Waiting;
                     let at = t + self.router - 1;
                     let seg = self.seg_of(slot);
-                    out.send(at, self.event(self.lo + li, Kind::Retry, 0, 0, 0, seg));
+                    out.send(
+                        at,
+                        self.event(self.part.node(li) as usize, Kind::Retry, 0, 0, 0, seg),
+                    );
                 }
                 State::New | State::Due => self.attempt(li, slot, t, win, out, stats),
                 _ => {}
@@ -1318,9 +1329,9 @@ impl Network for DeflectionNet {
         machine: &Machine,
         seed: u64,
         rep: u32,
-        range: (usize, usize),
+        part: &PartNodes,
     ) -> Result<Self> {
-        DeflectionNet::new_range(cfg, machine, seed, rep, range)
+        DeflectionNet::new_part(cfg, machine, seed, rep, part)
     }
     fn nodes(&self) -> usize {
         self.held.len()
@@ -1427,7 +1438,7 @@ impl Network for DeflectionNet {
                 }
             }
             out.push(LinkObs {
-                from: (self.lo + l / PORTS) as u32,
+                from: self.part.node(l / PORTS),
                 port: (l % PORTS) as u8,
                 to: self.down[l],
                 busy: b,
@@ -1442,7 +1453,7 @@ impl Network for DeflectionNet {
     fn port_obs(&self, start: Cycle, end: Cycle, out: &mut Vec<PortObs>) {
         for (l, lv) in self.obs_lanes_in.iter().enumerate() {
             out.push(PortObs {
-                node: (self.lo + l / PORTS) as u32,
+                node: self.part.node(l / PORTS),
                 port: (l % PORTS) as u8,
                 flit_cycles: None,
                 vc_cycles: lv.area_until(start, end),

@@ -54,6 +54,7 @@ use crate::config::validate::Machine;
 use crate::config::{HwConfig, LinkArbiter, LinkRelease, OnReset, SwitchingConfig};
 use crate::engine::network::{NetMeasures, Network, Outbox, Window};
 use crate::engine::partition::{Located, PartOut};
+use crate::engine::partitioner::PartNodes;
 use crate::engine::sim::{MeasureWindow, Simulation};
 use crate::error::{Error, Result};
 use crate::limits::{collected_table, empty_table, filled_table, zeroed_table};
@@ -1154,8 +1155,15 @@ impl Network for TimeoutNet {
         machine: &Machine,
         _seed: u64,
         _rep: u32,
-        range: (usize, usize),
+        part: &PartNodes,
     ) -> Result<Self> {
+        // A network of hosts and switches is only ever split into node ranges
+        // (`engine::partitioner::place` refuses blocks for it).
+        let range = part.range_of().ok_or_else(|| {
+            Error::config(
+                "internal: a timeout network was given a partition that is not a node range",
+            )
+        })?;
         TimeoutNet::new_range(cfg, machine, range)
     }
     fn nodes(&self) -> usize {

@@ -39,6 +39,7 @@ use crate::config::{HwConfig, SwitchingConfig, VcRelease};
 use crate::engine::experiment::{avg, per_message, RepResult};
 use crate::engine::network::{ModeContext, ModeMeasures, NetMeasures, Network, Outbox, Window};
 use crate::engine::partition::PartOut;
+use crate::engine::partitioner::PartNodes;
 use crate::engine::sim::{MeasureWindow, Simulation};
 use crate::error::Result;
 use crate::rng::{stream, NodeRng};
@@ -124,9 +125,9 @@ pub struct RemoteHeader {
     pub hdr: MsgHeader,
 }
 
-/// The wormhole routers of a contiguous range of nodes (a partition, or the whole
-/// network). Per-node arrays are indexed by the node's number minus `lo`; events and
-/// tables carry global node numbers.
+/// The wormhole routers of a partition's nodes (or the whole network's). Per-node
+/// arrays are indexed by the node's local index (`engine::partitioner`); events and tables
+/// carry global node numbers.
 #[derive(Clone, Debug)]
 pub struct WormholeNet {
     /// The network graph.
@@ -177,8 +178,8 @@ pub struct WormholeNet {
     pub delivered: u64,
     /// Measured messages whose tail was absorbed.
     pub measured_delivered: u64,
-    /// First node of the range.
-    pub lo: usize,
+    /// The partition's nodes.
+    pub part: PartNodes,
     local: usize,
     /// Per-link and per-port observation (`experiment.observe.per_link`); the arrays
     /// below are empty when it is off.
@@ -202,16 +203,17 @@ struct PortLevels {
 impl WormholeNet {
     /// Builds the routers of every node of a validated machine.
     pub fn new(cfg: &HwConfig, machine: &Machine, seed: u64, rep: u32) -> Result<Self> {
-        Self::new_range(cfg, machine, seed, rep, (0, machine.topology.nodes()))
+        let all = PartNodes::whole(machine.topology.nodes());
+        Self::new_part(cfg, machine, seed, rep, &all)
     }
 
-    /// Builds the routers of nodes `lo..hi`.
-    pub fn new_range(
+    /// Builds the routers of the partition `part`.
+    pub fn new_part(
         cfg: &HwConfig,
         machine: &Machine,
         seed: u64,
         rep: u32,
-        (lo, hi): (usize, usize),
+        part: &PartNodes,
     ) -> Result<Self> {
         let SwitchingConfig::Wormhole { selection, .. } = cfg.switching else {
             return Err(crate::error::Error::config(
@@ -223,11 +225,11 @@ impl WormholeNet {
         let routing = machine.routing.clone().ok_or_else(|| {
             crate::error::Error::config("internal: wormhole machine without a routing function")
         })?;
-        let nodes = hi - lo;
+        let nodes = part.len();
         let layout = Layout::new(topology.degree(), r.vcs as usize, dma as usize);
         let exists = |n: usize, p: usize| {
             topology
-                .neighbor(NodeId((n + lo) as u32), PortId(p as u8))
+                .neighbor(NodeId(part.node(n)), PortId(p as u8))
                 .is_some()
         };
         let p = &r.pipeline;
@@ -276,13 +278,13 @@ impl WormholeNet {
             switch_alloc_delay: p.switch_alloc,
             router_rng: crate::limits::collected_table(
                 nodes,
-                (lo as u32..hi as u32).map(|n| stream(seed, rep, n, 1)),
+                part.iter().map(|n| stream(seed, rep, n, 1)),
                 "router random stream",
             )?,
-            down: Self::table(topology, lo..hi, "downstream node", |n, p| {
+            down: Self::table(topology, part, "downstream node", |n, p| {
                 topology.neighbor(n, p)
             })?,
-            up: Self::table(topology, lo..hi, "upstream node", |n, p| {
+            up: Self::table(topology, part, "upstream node", |n, p| {
                 topology.upstream(n, p)
             })?,
             link_flits: crate::limits::zeroed_table(
@@ -295,7 +297,7 @@ impl WormholeNet {
             flits_accepted: 0,
             delivered: 0,
             measured_delivered: 0,
-            lo,
+            part: part.clone(),
             local: nodes,
             obs: cfg.experiment.observe.per_link,
             link_heads: obs_vec(cfg, nodes.checked_mul(layout.all_ports()), "per-link heads")?,
@@ -311,14 +313,14 @@ impl WormholeNet {
     /// coordinate arithmetic; an error naming `what` when the memory cannot be had.
     fn table(
         topology: &Topology,
-        range: std::ops::Range<usize>,
+        part: &PartNodes,
         what: &str,
         f: impl Fn(NodeId, PortId) -> Option<NodeId>,
     ) -> Result<Vec<u32>> {
         let d = topology.degree();
         crate::limits::collected_table(
-            range.len() * d,
-            (range.start as u32..range.end as u32)
+            part.len() * d,
+            part.iter()
                 .flat_map(|n| (0..d).map(move |p| (n, p)))
                 .map(|(n, p)| f(NodeId(n), PortId(p as u8)).map_or(u32::MAX, |x| x.0)),
             what,
@@ -356,7 +358,7 @@ impl WormholeNet {
     pub fn accept_header(&mut self, r: RemoteHeader) {
         let i = self
             .layout
-            .vc_idx(r.node as usize - self.lo, r.port as usize, r.vc as usize);
+            .vc_idx(self.part.local(r.node), r.port as usize, r.vc as usize);
         let m = self.inputs.at(i, r.q as usize);
         self.inputs.msg[m].hdr = r.hdr;
     }
@@ -373,7 +375,7 @@ impl WormholeNet {
                 n,
                 head,
             } => {
-                let (node, port, vc) = (node as usize - self.lo, port as usize, vc as usize);
+                let (node, port, vc) = (self.part.local(node), port as usize, vc as usize);
                 let i = lay.vc_idx(node, port, vc);
                 let mi = self.inputs.cur(i);
                 let slot = &mut self.inputs.vc[i];
@@ -406,7 +408,7 @@ impl WormholeNet {
                 n,
                 free,
             } => {
-                let (node, port, vc) = (node as usize - self.lo, port as usize, vc as usize);
+                let (node, port, vc) = (self.part.local(node), port as usize, vc as usize);
                 let o = lay.vc_idx(node, port, vc);
                 let was = self.outputs.credits[o];
                 self.outputs.credits[o] += n as u32;
@@ -445,7 +447,7 @@ impl WormholeNet {
         } = *e
         {
             let lay = self.layout;
-            let (node, port) = (node as usize - self.lo, port as usize);
+            let (node, port) = (self.part.local(node), port as usize);
             let pi = lay.port_idx(node, port);
             let (start, end) = win.span();
             let idle =
@@ -560,7 +562,7 @@ impl WormholeNet {
                 let mi = self.inputs.cur(i);
                 let (slot, msg) = (&mut self.inputs.vc[i], &mut self.inputs.msg[mi]);
                 msg.hdr.ctrl_wait = msg.hdr.ctrl_wait.saturating_add((t - req.arrived) as u32);
-                let here = NodeId((n + self.lo) as u32);
+                let here = NodeId(self.part.node(n));
                 msg.route = if msg.hdr.dst == here {
                     Route {
                         adaptive_ports: 0,
@@ -667,7 +669,7 @@ impl WormholeNet {
                 msg.hdr.injected = t;
             }
             // Source, transit routers and destination: every router the head leaves.
-            stats.hop(msg.hdr.id, 0, t, (n + self.lo) as u32);
+            stats.hop(msg.hdr.id, 0, t, self.part.node(n));
         }
 
         let mut promote = false;
@@ -733,7 +735,7 @@ impl WormholeNet {
                 if out.is_local(to) {
                     let m = self
                         .inputs
-                        .at(lay.vc_idx(to as usize - self.lo, op, ov), q as usize);
+                        .at(lay.vc_idx(self.part.local(to), op, ov), q as usize);
                     self.inputs.msg[m].hdr = hdr;
                 } else {
                     out.remote(
@@ -851,9 +853,9 @@ impl Network for WormholeNet {
         machine: &Machine,
         seed: u64,
         rep: u32,
-        range: (usize, usize),
+        part: &PartNodes,
     ) -> Result<Self> {
-        WormholeNet::new_range(cfg, machine, seed, rep, range)
+        WormholeNet::new_part(cfg, machine, seed, rep, part)
     }
     fn nodes(&self) -> usize {
         self.local
@@ -949,7 +951,7 @@ impl Network for WormholeNet {
                 if to != u32::MAX {
                     let pi = lay.port_idx(node, p);
                     out.push(LinkObs {
-                        from: (node + self.lo) as u32,
+                        from: self.part.node(node),
                         port: p as u8,
                         to,
                         busy: self.link_flits[pi],
@@ -971,7 +973,7 @@ impl Network for WormholeNet {
                 if self.up[node * lay.ports + p] != u32::MAX {
                     let pi = lay.port_idx(node, p);
                     out.push(PortObs {
-                        node: (node + self.lo) as u32,
+                        node: self.part.node(node),
                         port: p as u8,
                         flit_cycles: Some(self.occ[pi].flits.area_until(start, end)),
                         vc_cycles: self.occ[pi].vcs.area_until(start, end),
