@@ -19,7 +19,7 @@
 //! is a register pipeline), so handing them over at the end of the cycle is exact.
 
 use super::network::Network;
-use super::partitioner::{place, ranges};
+use super::partitioner::{one_process, place, ranges};
 use super::sim::{Decision, Simulation, Stop, Summary};
 use super::waits::{has_cycle, WaitEdge};
 use crate::config::HwConfig;
@@ -340,7 +340,7 @@ pub fn build_partitions<N: Network>(
     let (views, _) = {
         let topology = crate::config::validate::validate(cfg)?.topology;
         let t = ranges(topology.nodes(), parts.max(1)).len();
-        place(&topology, &[0..t], cfg.experiment.partitioner)?
+        place(&topology, &one_process(t), cfg.experiment.partitioner)?
     };
     views
         .into_iter()

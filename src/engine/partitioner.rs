@@ -35,6 +35,11 @@ pub fn ranges(nodes: usize, parts: usize) -> Vec<(usize, usize)> {
         .collect()
 }
 
+/// The ownership of `parts` partitions by one process (no MPI): one rank owning them all.
+pub fn one_process(parts: usize) -> Vec<Range<usize>> {
+    std::iter::once(0..parts).collect()
+}
+
 /// The node → partition and node → local index tables of a block split.
 #[derive(Debug)]
 struct Blocks {
@@ -436,8 +441,8 @@ mod tests {
         // Rows 0-3 and 4-7: each of the 8 columns crosses twice (middle and wrap), in
         // both directions.
         assert_eq!(cut(&t, &ps, &[0..1, 1..2]), (32, 32));
-        let ps = slabs(&t, &[0..1]);
-        assert_eq!(cut(&t, &ps, &[0..1]), (0, 0));
+        let ps = slabs(&t, &one_process(1));
+        assert_eq!(cut(&t, &ps, &one_process(1)), (0, 0));
         // Four partitions on two ranks: ranks hold rows 0-3 and 4-7 as before.
         let ps = slabs(&t, &[0..2, 2..4]);
         assert_eq!(cut(&t, &ps, &[0..2, 2..4]), (64, 32));
@@ -446,7 +451,7 @@ mod tests {
     #[test]
     fn sixteen_blocks_of_a_torus_cut_half_the_links_sixteen_slabs_cut() {
         let t = torus(16, 2);
-        let one = [0..16];
+        let one = one_process(16);
         let sl = slabs(&t, &one);
         let (bl, how) = blocks(&t, &one);
         assert_eq!(how, Partitioner::Blocks);
@@ -492,7 +497,7 @@ mod tests {
         assert_eq!(how, Partitioner::Contiguous);
         assert_eq!(ps[3].range_of(), Some((24, 32)));
         // Three partitions: subcubes of 32, 16 and 16 nodes.
-        let (ps, how) = blocks(&t, &[0..3]);
+        let (ps, how) = blocks(&t, &one_process(3));
         assert_eq!(how, Partitioner::Blocks);
         assert_eq!(ps.iter().map(|p| p.len()).collect::<Vec<_>>(), [32, 16, 16]);
     }
@@ -538,7 +543,7 @@ mod tests {
     #[test]
     fn a_network_of_hosts_is_not_cut_into_blocks() {
         let t = Topology::Hosts(crate::topology::hosts::HostNetwork::torus(3, 2, 1).unwrap());
-        let e = place(&t, &[0..1], Partitioner::Blocks).unwrap_err();
+        let e = place(&t, &one_process(1), Partitioner::Blocks).unwrap_err();
         assert!(e.to_string().contains("contiguous ranges only"), "{e}");
     }
 }

@@ -463,10 +463,11 @@ impl DeflectionNet {
         })
     }
 
-    /// Local index of output/input link `port` of global `node`.
+    /// Local index of output/input link `port` of the node of local index `li` (callers
+    /// look the node's local index up once: with block partitions it is a table read).
     #[inline]
-    fn link(&self, node: usize, port: usize) -> usize {
-        self.part.local(node as u32) * PORTS + port
+    fn link(li: usize, port: usize) -> usize {
+        li * PORTS + port
     }
 
     /// Index of lane `lane` of local link `l`.
@@ -693,7 +694,7 @@ impl DeflectionNet {
             self.stats.new_attempts += new as u64;
         }
         let (q, _) = preferred(&self.topology, NodeId(node as u32), dst, &mut self.rng[li]);
-        let l = self.link(node, q.idx());
+        let l = Self::link(li, q.idx());
         let free = self.free_lane(l);
         if self.obs && measured {
             self.obs_headers[l] += 1;
@@ -764,11 +765,10 @@ impl DeflectionNet {
         win: &MeasureWindow,
         out: &mut Out,
     ) {
-        let node = self.part.node(li) as usize;
         let k = &self.msgs[slot as usize];
         let (q, y) = (k.port as usize, k.lane as usize);
         let seg = self.seg_of(slot);
-        let l = self.link(node, q);
+        let l = Self::link(li, q);
         self.account_end(l, y, t, win);
         let to = self.down[l] as usize;
         out.send(
@@ -893,7 +893,7 @@ impl DeflectionNet {
         let li = self.part.local(node as u32);
         let s = ev.seg;
         self.head_moves += 1;
-        let l_in = self.link(node, ev.port as usize);
+        let l_in = Self::link(li, ev.port as usize);
         let i_in = self.lane(l_in, ev.lane as usize);
         debug_assert!(
             matches!(self.inp[i_in], InLane::Free),
@@ -947,7 +947,7 @@ impl DeflectionNet {
         // held by transit worms.
         debug_assert!(
             {
-                let base = self.link(node, 0) * self.m;
+                let base = Self::link(li, 0) * self.m;
                 (0..PORTS * self.m)
                     .filter(|&i| matches!(self.out[base + i].holder, Holder::Transit { .. }))
                     .count()
@@ -961,7 +961,7 @@ impl DeflectionNet {
             NodeId(s.dst),
             &mut self.rng[li],
         );
-        let l = self.link(node, q.idx());
+        let l = Self::link(li, q.idx());
         let preferred_port = q;
         let taken = self.take_lane(l, from, &s, t, win, out);
         if self.obs && measured {
@@ -994,7 +994,7 @@ impl DeflectionNet {
                     }
                 }
                 let q2 = other(q);
-                let l2 = self.link(node, q2.idx());
+                let l2 = Self::link(li, q2.idx());
                 let y = self
                     .take_lane(l2, from, &s, t, win, out)
                     .unwrap_or_else(|| {
@@ -1016,7 +1016,7 @@ impl DeflectionNet {
         if pref && q != preferred_port {
             next.deflected_at = node as u32;
         }
-        let to = self.down[self.link(node, q.idx())] as usize;
+        let to = self.down[Self::link(li, q.idx())] as usize;
         out.send(
             t + self.hop,
             DeflEvent {
@@ -1035,8 +1035,8 @@ impl DeflectionNet {
         out: &mut Out,
         stats: &mut MsgStats,
     ) {
-        let node = ev.node as usize;
-        let l_in = self.link(node, ev.port as usize);
+        let li = self.part.local(ev.node);
+        let l_in = Self::link(li, ev.port as usize);
         let i_in = self.lane(l_in, ev.lane as usize);
         let entry = std::mem::replace(&mut self.inp[i_in], InLane::Free);
         Self::level(
@@ -1053,7 +1053,7 @@ impl DeflectionNet {
         let flits = ev.flits;
         match entry {
             InLane::Forward { port, lane } => {
-                let l = self.link(node, port as usize);
+                let l = Self::link(li, port as usize);
                 self.release_lane(l, lane as usize, t, win);
                 let to = self.down[l] as usize;
                 out.send(
@@ -1201,7 +1201,7 @@ impl DeflectionNet {
                 }
                 let flits = k.planned;
                 self.end_source_segment(li, slot, t, flits, win, out);
-                let l = self.link(ev.node as usize, ev.port as usize);
+                let l = Self::link(li, ev.port as usize);
                 self.vacate(l, ev.lane as usize, t, win);
                 if self.hop_limit.is_some() {
                     let k = &mut self.msgs[slot as usize];
@@ -1221,7 +1221,7 @@ impl DeflectionNet {
                     let flits = (t - k.start) as u32;
                     let (q, y) = (k.port as usize, k.lane as usize);
                     self.end_source_segment(li, slot, t, flits, win, out);
-                    let l = self.link(ev.node as usize, q);
+                    let l = Self::link(li, q);
                     self.vacate(l, y, t, win);
                     let k = &mut self.msgs[slot as usize];
                     k.unsent += k.planned;
