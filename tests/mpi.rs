@@ -49,6 +49,23 @@ fn short_args(name: &str) -> Vec<&'static str> {
     a
 }
 
+/// Runs preset `name` cut short in one process, its JSON into `dir`: the run's
+/// arguments (without `--json`) and the JSON's path.
+fn run_in_one_process(dir: &Path, name: &str) -> (Vec<String>, std::path::PathBuf) {
+    let mut base = vec!["run".to_string(), format!("hw/{name}")];
+    base.extend(short_args(name).into_iter().map(String::from));
+    let one = dir.join(format!("{name}.1.json"));
+    let mut a: Vec<&str> = base.iter().map(String::as_str).collect();
+    a.extend(["--json", one.to_str().unwrap()]);
+    let out = launch(None, &a);
+    assert!(
+        out.status.success(),
+        "{name}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (base, one)
+}
+
 #[test]
 fn every_preset_writes_one_process_json_on_2_and_3_ranks() {
     let dir = tempfile::tempdir().unwrap();
@@ -58,18 +75,8 @@ fn every_preset_writes_one_process_json_on_2_and_3_ranks() {
         .chain(common::deflection_presets())
         .chain(common::timeout_presets());
     for (name, _) in presets {
-        let hw = format!("hw/{name}");
-        let mut base = vec!["run", hw.as_str()];
-        base.extend(short_args(&name));
-        let one = dir.path().join(format!("{name}.1.json"));
-        let mut a = base.clone();
-        a.extend(["--json", one.to_str().unwrap()]);
-        let out = launch(None, &a);
-        assert!(
-            out.status.success(),
-            "{name}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let (base, one) = run_in_one_process(dir.path(), &name);
+        let base: Vec<&str> = base.iter().map(String::as_str).collect();
         for (np, threads) in [(2, "1"), (3, "2")] {
             let many = dir.path().join(format!("{name}.{np}.json"));
             let mut a = base.clone();
@@ -302,18 +309,8 @@ fn block_partitions_over_ranks_write_one_process_json_and_report_their_cut() {
         "circuit-torus-hold.ron",
         "deflection-ms.ron",
     ] {
-        let hw = format!("hw/{name}");
-        let mut base = vec!["run", hw.as_str()];
-        base.extend(short_args(name));
-        let one = dir.path().join(format!("{name}.1.json"));
-        let mut a = base.clone();
-        a.extend(["--json", one.to_str().unwrap()]);
-        let out = launch(None, &a);
-        assert!(
-            out.status.success(),
-            "{name}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let (base, one) = run_in_one_process(dir.path(), name);
+        let base: Vec<&str> = base.iter().map(String::as_str).collect();
         for (np, threads) in [(2, "2"), (3, "2")] {
             let many = dir.path().join(format!("{name}.{np}.json"));
             let mut a = base.clone();
