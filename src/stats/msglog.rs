@@ -280,22 +280,7 @@ fn write_rep<E>(
         topo,
         rule,
     };
-    // Formatting costs about as much as emulating a cheap message: a long log is
-    // formatted in chunks on the machine's other cores and joined in order, so the
-    // text is the same whatever the core count.
-    let chunks = if ds.len() > PARALLEL_LINES {
-        std::thread::available_parallelism().map_or(1, |n| n.get().min(4))
-    } else {
-        1
-    };
-    // One core formats small blocks, whose text stays in its cache until written
-    // (and a short log's buffer touches fewer fresh pages); several cores, blocks
-    // large enough to be worth a thread each.
-    let block = if chunks > 1 {
-        BLOCK_LINES
-    } else {
-        SMALL_BLOCK_LINES
-    };
+    let (chunks, block) = blocks(ds.len());
     let mut from = 0;
     while from < ds.len() {
         let to = (from + chunks * block).min(ds.len());
@@ -305,6 +290,22 @@ fn write_rep<E>(
         from = to;
     }
     Ok(())
+}
+
+/// How a replication of `lines` lines is formatted: on how many cores at once, and how
+/// many lines each formats before the block is passed on. Formatting costs about as
+/// much as emulating a cheap message: a long log is formatted in chunks on the
+/// machine's other cores and joined in order, so the text is the same whatever the
+/// core count, in blocks large enough to be worth a thread each. One core formats
+/// small blocks, whose text stays in its cache until written, and whose buffer touches
+/// few fresh pages.
+fn blocks(lines: usize) -> (usize, usize) {
+    if lines > PARALLEL_LINES {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
+        (cores, BLOCK_LINES)
+    } else {
+        (1, SMALL_BLOCK_LINES)
+    }
 }
 
 /// Lines formatted before they are passed on (per core formatting them, when several
@@ -391,11 +392,15 @@ impl Lines<'_> {
         // Reading the hops costs more than formatting them when they are not in the
         // cache: each line's walk is a chain of dependent loads, hops of other messages
         // between (about 1 KB back from its last hop), so the hops of the deliveries a
-        // few lines ahead are requested now (see `prefetch_hops`).
-        let mut ahead = 0usize;
+        // few lines ahead are requested now (see `prefetch_hops`), every
+        // PREFETCH_EVERY lines (a test and a branch on the others).
+        let (mut ahead, mut next) = (0usize, range.start);
         for i in range {
-            if let Some(n) = self.ds.get(i + PREFETCH_LINES) {
-                ahead = prefetch_hops(hops, n.last_hop, ahead);
+            if i >= next {
+                next = i + PREFETCH_EVERY;
+                if let Some(n) = self.ds.get(i + PREFETCH_LINES) {
+                    ahead = prefetch_hops(hops, n.last_hop, ahead);
+                }
             }
             let d = &self.ds[i];
             let h = &d.header;
@@ -540,11 +545,16 @@ fn distance_table(topo: &Topology, lines: usize) -> Option<Vec<u32>> {
 }
 
 /// Deliveries ahead of the line being formatted whose hops are requested
-/// ([`prefetch_hops`]); measured: 8 to 32 do the same, none costs the write half again.
+/// ([`prefetch_hops`]); measured: 8 to 32 ahead do the same, none costs the write half
+/// again.
 const PREFETCH_LINES: usize = 16;
 
+/// Lines formatted between two requests of hops: each request covers the hops of
+/// these lines' deliveries at once (8 lines: about 1.2 KB, 20 cache lines).
+const PREFETCH_EVERY: usize = 8;
+
 /// Requests the cache lines of `hops` from byte `ahead` (those before were requested
-/// already) up to and including hop `last`, at most 2 KB of them (a jump, e.g. into
+/// already) up to and including hop `last`, at most 4 KB of them (a jump, e.g. into
 /// another partition's hops, is not streamed whole), and returns how far that reached.
 /// Deliveries come in cycle order and hops were recorded in cycle order, so the last
 /// hops of consecutive lines move forward through `hops` and these requests stream it
@@ -558,7 +568,7 @@ fn prefetch_hops(hops: &[HopRec], last: u32, ahead: usize) -> usize {
     }
     let end = (last as usize + 1) * size;
     let base = hops.as_ptr() as *const u8;
-    let mut b = ahead.max(end.saturating_sub(2048));
+    let mut b = ahead.max(end.saturating_sub(4096));
     while b < end {
         prefetch(base.wrapping_add(b));
         b += 64;
@@ -646,9 +656,13 @@ pub fn write<E>(
     rule: LatencyRule,
     emit: &mut impl FnMut(&[u8]) -> Result<(), E>,
 ) -> Result<(), E> {
-    let n: usize = reps.iter().map(|r| r.deliveries.len()).sum();
-    // About 100 bytes a line: reserved once, never copied as it grows.
-    let mut buf = Vec::with_capacity(64 + n.min(4 * BLOCK_LINES) * 128);
+    // About 100 bytes a line, room for the largest block: reserved once, never copied
+    // as it grows (no larger: memory reserved and not used can still cost, e.g. when
+    // the allocator gives it back to the system at the end and takes it again for
+    // the next run, faulting its pages in again).
+    let most = reps.iter().map(|r| r.deliveries.len()).max().unwrap_or(0);
+    let (chunks, block) = blocks(most);
+    let mut buf = Vec::with_capacity(64 + most.min(chunks * block) * 128);
     buf.extend_from_slice(HEADER.as_bytes());
     buf.push(b'\n');
     emit(&buf)?;
