@@ -899,6 +899,73 @@ mod tests {
     }
 
     #[test]
+    fn a_log_linked_in_any_hop_order_is_the_log_the_grouping_gives() {
+        // Many deliveries (several prefetch steps), each with three hops; the vector
+        // holds the hops of later deliveries first (as partitions' vectors joined
+        // give), so the last hops named move backwards, not forwards, through it.
+        let topo =
+            Topology::from_config(&crate::config::TopologyConfig::Hypercube { dim: 3 }).unwrap();
+        let rule = LatencyRule {
+            def: LatencyDef::default(),
+            ejection: 1,
+        };
+        let n = 3 * PREFETCH_EVERY + PREFETCH_LINES + 5;
+        let ds: Vec<Delivery> = (0..n as u64)
+            .map(|i| Delivery {
+                header: MsgHeader {
+                    id: MsgId::new(NodeId(i as u32 % 8), i / 8),
+                    dst: NodeId((i as u32 + 1) % 8),
+                    created: i,
+                    injected: i,
+                    ..MsgHeader::default()
+                },
+                absorbed: 10 + i,
+                last_hop: NONE,
+            })
+            .collect();
+        let mut hops = Vec::new();
+        for d in ds.iter().rev() {
+            for k in 0..3u32 {
+                hops.push(HopRec {
+                    id: d.header.id,
+                    attempt: 0,
+                    at: k as Cycle,
+                    node: (d.header.id.src().0 + k) % 8,
+                    prev: NONE,
+                });
+            }
+        }
+        let grouped = render(
+            &mut [RepLog {
+                deliveries: ds.clone(),
+                hops: hops.clone(),
+            }],
+            &topo,
+            rule,
+        );
+        // Linked as an engine links them: each hop to the one before, each delivery
+        // to its last.
+        let mut linked_ds = ds;
+        for (j, d) in linked_ds.iter_mut().enumerate() {
+            let first = 3 * (n - 1 - j);
+            d.last_hop = (first + 2) as u32;
+            hops[first + 1].prev = first as u32;
+            hops[first + 2].prev = (first + 1) as u32;
+        }
+        let linked = render(
+            &mut [RepLog {
+                deliveries: linked_ds,
+                hops,
+            }],
+            &topo,
+            rule,
+        );
+        assert_eq!(linked, grouped);
+        assert_eq!(linked.lines().count(), n + 1);
+        assert!(linked.lines().nth(1).unwrap().ends_with(",0>1>2"));
+    }
+
+    #[test]
     fn interleaved_hops_are_grouped_per_message_in_path_order() {
         let topo =
             Topology::from_config(&crate::config::TopologyConfig::Hypercube { dim: 3 }).unwrap();
