@@ -280,18 +280,11 @@ fn write_rep<E>(
         topo,
         rule,
     };
-    // Formatting costs about as much as emulating a cheap message: a long log is
-    // formatted in chunks on the machine's other cores and joined in order, so the
-    // text is the same whatever the core count.
-    let chunks = if ds.len() > PARALLEL_LINES {
-        std::thread::available_parallelism().map_or(1, |n| n.get().min(4))
-    } else {
-        1
-    };
+    let (chunks, block) = blocks(ds.len());
     let mut from = 0;
     while from < ds.len() {
-        let to = (from + chunks * BLOCK_LINES).min(ds.len());
-        lines.write_in(buf, from..to, (to - from).div_ceil(BLOCK_LINES));
+        let to = (from + chunks * block).min(ds.len());
+        lines.write_in(buf, from..to, (to - from).div_ceil(block));
         emit(buf)?;
         buf.clear();
         from = to;
@@ -299,9 +292,30 @@ fn write_rep<E>(
     Ok(())
 }
 
-/// Lines formatted before they are passed on (per core formatting them): the text of
-/// a long log is never held whole (about 100 bytes a line).
+/// How a replication of `lines` lines is formatted: on how many cores at once, and how
+/// many lines each formats before the block is passed on. Formatting costs about as
+/// much as emulating a cheap message: a long log is formatted in chunks on the
+/// machine's other cores and joined in order, so the text is the same whatever the
+/// core count, in blocks large enough to be worth a thread each. One core formats
+/// small blocks, whose text stays in its cache until written, and whose buffer touches
+/// few fresh pages.
+fn blocks(lines: usize) -> (usize, usize) {
+    if lines > PARALLEL_LINES {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
+        (cores, BLOCK_LINES)
+    } else {
+        (1, SMALL_BLOCK_LINES)
+    }
+}
+
+/// Lines formatted before they are passed on (per core formatting them, when several
+/// do): the text of a long log is never held whole (about 100 bytes a line).
 const BLOCK_LINES: usize = 16_384;
+
+/// Lines formatted before they are passed on when one core formats them: about
+/// 200 KB, within a core's cache (docs/speed.md: 280 fewer page faults than
+/// [`BLOCK_LINES`] on the deflection scenario).
+const SMALL_BLOCK_LINES: usize = 2_048;
 
 /// Logs of a replication with no more lines than this are formatted on one core.
 const PARALLEL_LINES: usize = 50_000;
@@ -375,7 +389,19 @@ impl Lines<'_> {
         let mut buf = LineBuf::new();
         // The paths that take the slow way, one at a time.
         let mut path: Vec<u32> = Vec::new();
+        // Reading the hops costs more than formatting them when they are not in the
+        // cache: each line's walk is a chain of dependent loads, hops of other messages
+        // between (about 1 KB back from its last hop), so the hops of the deliveries a
+        // few lines ahead are requested now (see `prefetch_hops`), every
+        // PREFETCH_EVERY lines (a test and a branch on the others).
+        let (mut ahead, mut next) = (0usize, range.start);
         for i in range {
+            if i >= next {
+                next = i + PREFETCH_EVERY;
+                if let Some(n) = self.ds.get(i + PREFETCH_LINES) {
+                    ahead = prefetch_hops(hops, n.last_hop, ahead);
+                }
+            }
             let d = &self.ds[i];
             let h = &d.header;
             let src = h.id.src();
@@ -518,6 +544,52 @@ fn distance_table(topo: &Topology, lines: usize) -> Option<Vec<u32>> {
     Some(t)
 }
 
+/// Deliveries ahead of the line being formatted whose hops are requested
+/// ([`prefetch_hops`]); measured: 8 to 32 ahead do the same, none costs the write half
+/// again.
+const PREFETCH_LINES: usize = 16;
+
+/// Lines formatted between two requests of hops: each request covers the hops of
+/// these lines' deliveries at once (8 lines: about 1.2 KB, 20 cache lines).
+const PREFETCH_EVERY: usize = 8;
+
+/// Requests the cache lines of `hops` from byte `ahead` (those before were requested
+/// already) up to and including hop `last`, at most 4 KB of them (a jump, e.g. into
+/// another partition's hops, is not streamed whole), and returns how far that reached.
+/// Deliveries come in cycle order and hops were recorded in cycle order, so the last
+/// hops of consecutive lines move forward through `hops` and these requests stream it
+/// into the cache just ahead of the walks (an index out of range or [`NONE`] requests
+/// nothing).
+#[inline(always)]
+fn prefetch_hops(hops: &[HopRec], last: u32, ahead: usize) -> usize {
+    let size = std::mem::size_of::<HopRec>();
+    if last as usize >= hops.len() {
+        return ahead;
+    }
+    let end = (last as usize + 1) * size;
+    let base = hops.as_ptr() as *const u8;
+    let mut b = ahead.max(end.saturating_sub(4096));
+    while b < end {
+        prefetch(base.wrapping_add(b));
+        b += 64;
+    }
+    ahead.max(b)
+}
+
+/// Asks the processor to bring the cache line at `p` into its caches (nothing on
+/// other architectures).
+#[inline(always)]
+fn prefetch(p: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is a hint: it reads nothing the program sees and never
+    // faults, whatever the address (`p` may be past the end of the hops).
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p as *const i8)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
 /// Bytes of the buffer a line is assembled in: a power of two, since stores take their
 /// offset modulo it ([`LineBuf::put8`]).
 const LINE_BUF: usize = 1024;
@@ -584,9 +656,13 @@ pub fn write<E>(
     rule: LatencyRule,
     emit: &mut impl FnMut(&[u8]) -> Result<(), E>,
 ) -> Result<(), E> {
-    let n: usize = reps.iter().map(|r| r.deliveries.len()).sum();
-    // About 100 bytes a line: reserved once, never copied as it grows.
-    let mut buf = Vec::with_capacity(64 + n.min(4 * BLOCK_LINES) * 128);
+    // About 100 bytes a line, room for the largest block: reserved once, never copied
+    // as it grows (no larger: memory reserved and not used can still cost, e.g. when
+    // the allocator gives it back to the system at the end and takes it again for
+    // the next run, faulting its pages in again).
+    let most = reps.iter().map(|r| r.deliveries.len()).max().unwrap_or(0);
+    let (chunks, block) = blocks(most);
+    let mut buf = Vec::with_capacity(64 + most.min(chunks * block) * 128);
     buf.extend_from_slice(HEADER.as_bytes());
     buf.push(b'\n');
     emit(&buf)?;
@@ -823,6 +899,73 @@ mod tests {
     }
 
     #[test]
+    fn a_log_linked_in_any_hop_order_is_the_log_the_grouping_gives() {
+        // Many deliveries (several prefetch steps), each with three hops; the vector
+        // holds the hops of later deliveries first (as partitions' vectors joined
+        // give), so the last hops named move backwards, not forwards, through it.
+        let topo =
+            Topology::from_config(&crate::config::TopologyConfig::Hypercube { dim: 3 }).unwrap();
+        let rule = LatencyRule {
+            def: LatencyDef::default(),
+            ejection: 1,
+        };
+        let n = 3 * PREFETCH_EVERY + PREFETCH_LINES + 5;
+        let ds: Vec<Delivery> = (0..n as u64)
+            .map(|i| Delivery {
+                header: MsgHeader {
+                    id: MsgId::new(NodeId(i as u32 % 8), i / 8),
+                    dst: NodeId((i as u32 + 1) % 8),
+                    created: i,
+                    injected: i,
+                    ..MsgHeader::default()
+                },
+                absorbed: 10 + i,
+                last_hop: NONE,
+            })
+            .collect();
+        let mut hops = Vec::new();
+        for d in ds.iter().rev() {
+            for k in 0..3u32 {
+                hops.push(HopRec {
+                    id: d.header.id,
+                    attempt: 0,
+                    at: k as Cycle,
+                    node: (d.header.id.src().0 + k) % 8,
+                    prev: NONE,
+                });
+            }
+        }
+        let grouped = render(
+            &mut [RepLog {
+                deliveries: ds.clone(),
+                hops: hops.clone(),
+            }],
+            &topo,
+            rule,
+        );
+        // Linked as an engine links them: each hop to the one before, each delivery
+        // to its last.
+        let mut linked_ds = ds;
+        for (j, d) in linked_ds.iter_mut().enumerate() {
+            let first = 3 * (n - 1 - j);
+            d.last_hop = (first + 2) as u32;
+            hops[first + 1].prev = first as u32;
+            hops[first + 2].prev = (first + 1) as u32;
+        }
+        let linked = render(
+            &mut [RepLog {
+                deliveries: linked_ds,
+                hops,
+            }],
+            &topo,
+            rule,
+        );
+        assert_eq!(linked, grouped);
+        assert_eq!(linked.lines().count(), n + 1);
+        assert!(linked.lines().nth(1).unwrap().ends_with(",0>1>2"));
+    }
+
+    #[test]
     fn interleaved_hops_are_grouped_per_message_in_path_order() {
         let topo =
             Topology::from_config(&crate::config::TopologyConfig::Hypercube { dim: 3 }).unwrap();
@@ -886,7 +1029,8 @@ mod tests {
             def: LatencyDef::default(),
             ejection: 1,
         };
-        let n = BLOCK_LINES + 3;
+        // Few enough lines for one core: blocks of SMALL_BLOCK_LINES.
+        let n = SMALL_BLOCK_LINES + 3;
         let log = || RepLog {
             deliveries: (0..n as u64)
                 .map(|i| Delivery {
@@ -914,7 +1058,7 @@ mod tests {
             .iter()
             .map(|b| b.iter().filter(|&&c| c == b'\n').count())
             .collect();
-        assert_eq!(lines, [1, BLOCK_LINES, 3]);
+        assert_eq!(lines, [1, SMALL_BLOCK_LINES, 3]);
         assert_eq!(blocks.concat(), whole.as_bytes());
         // An error ends the writing.
         let mut calls = 0;

@@ -98,7 +98,12 @@ pub fn no_hop() -> u32 {
 }
 
 /// A node a message's header visited, recorded for the per-message log's path.
+///
+/// Packed to 4-byte alignment: 28 bytes where `#[repr(Rust)]` pads to 32 (a long log
+/// holds millions of hops, and the pages they touch cost the log more than its
+/// instructions: docs/speed.md). Fields are read by value (no references into it).
 #[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
+#[repr(C, packed(4))]
 pub struct HopRec {
     /// The message.
     pub id: MsgId,
@@ -123,6 +128,8 @@ impl PartialEq for HopRec {
 }
 
 impl Eq for HopRec {}
+
+const _: () = assert!(std::mem::size_of::<HopRec>() == 28);
 
 /// Counts of one interval of the time series (one replication, one partition).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
