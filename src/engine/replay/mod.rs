@@ -30,7 +30,7 @@ use crate::engine::experiment::{
 };
 use crate::engine::network::{NetMeasures, Network};
 use crate::engine::parallel::partitions_for;
-use crate::engine::partitioner::{describe, place, ranges};
+use crate::engine::partitioner::{describe, one_process, place, ranges};
 use crate::engine::sim::Simulation;
 use crate::error::{Error, Result};
 use crate::stats::msglog::RepLog;
@@ -343,7 +343,7 @@ pub fn replay_observed<N: Network + Send>(
             let rs = ranges(nodes, partitions_for::<N>(nodes, threads, min_nodes).max(1));
             let n = rs.len();
             // One rank owning every partition.
-            (rs, std::iter::once(0..n).collect(), 0)
+            (rs, one_process(n), 0)
         }
     };
     let (views, how) = place(&topology, &owned, e.partitioner)?;
