@@ -280,45 +280,45 @@ fn write_rep<E>(
         topo,
         rule,
     };
-    let (chunks, block) = blocks(ds.len());
-    let mut from = 0;
-    while from < ds.len() {
-        let to = (from + chunks * block).min(ds.len());
-        lines.write_in(buf, from..to, (to - from).div_ceil(block));
-        emit(buf)?;
-        buf.clear();
-        from = to;
-    }
-    Ok(())
+    let (cores, block) = blocks(ds.len());
+    lines.emit_blocks(buf, block, cores, emit)
 }
 
 /// How a replication of `lines` lines is formatted: on how many cores at once, and how
-/// many lines each formats before the block is passed on. Formatting costs about as
-/// much as emulating a cheap message: a long log is formatted in chunks on the
-/// machine's other cores and joined in order, so the text is the same whatever the
-/// core count, in blocks large enough to be worth a thread each. One core formats
-/// small blocks, whose text stays in its cache until written, and whose buffer touches
-/// few fresh pages.
+/// many lines a block passed on holds. Formatting costs about as much as emulating a
+/// cheap message, so a long log is formatted on the machine's other cores as well,
+/// block by block, and passed on in order (the text is the same whatever the core
+/// count). Blocks are small whatever the cores: their text stays in the cache until it
+/// is passed on, and their buffers, reused, touch few fresh pages.
 fn blocks(lines: usize) -> (usize, usize) {
-    if lines > PARALLEL_LINES {
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
-        (cores, BLOCK_LINES)
+    let cores = if lines > PARALLEL_LINES {
+        std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_CORES))
     } else {
-        (1, SMALL_BLOCK_LINES)
-    }
+        1
+    };
+    (cores, BLOCK_LINES)
 }
 
-/// Lines formatted before they are passed on (per core formatting them, when several
-/// do): the text of a long log is never held whole (about 100 bytes a line).
-const BLOCK_LINES: usize = 16_384;
+/// Lines formatted before they are passed on: about 200 KB, within a core's cache
+/// (docs/speed.md: 280 fewer page faults than blocks of 16 384 lines on the deflection
+/// scenario). The text of a long log is never held whole (about 100 bytes a line).
+const BLOCK_LINES: usize = 2_048;
 
-/// Lines formatted before they are passed on when one core formats them: about
-/// 200 KB, within a core's cache (docs/speed.md: 280 fewer page faults than
-/// [`BLOCK_LINES`] on the deflection scenario).
-const SMALL_BLOCK_LINES: usize = 2_048;
+/// Logs of a replication with no more lines than this are formatted on one core (a
+/// helper thread costs about as much as formatting a few hundred lines).
+const PARALLEL_LINES: usize = 8 * BLOCK_LINES;
 
-/// Logs of a replication with no more lines than this are formatted on one core.
-const PARALLEL_LINES: usize = 50_000;
+/// Most cores formatting one log: the writer passes blocks on as fast as about this
+/// many format them.
+const MAX_CORES: usize = 4;
+
+/// Blocks formatted ahead of the one being passed on, per core formatting them: enough
+/// for a core never to wait for a buffer while another is slower for a block (the
+/// memory they hold: 2 per core of about 200 KB).
+const AHEAD_PER_CORE: usize = 2;
+
+/// Bytes reserved per line of a block's buffer (a line is about 100).
+const LINE_BYTES: usize = 128;
 
 /// No hop (the end of a message's list, or a delivery with none).
 const NONE: u32 = NO_HOP;
@@ -345,37 +345,201 @@ fn path_key(h: &HopRec) -> (u32, Cycle, u32) {
     (h.attempt, h.at, h.node)
 }
 
+/// The blocks of a log being formatted on several cores ([`Lines::emit_blocks`]).
+struct BlockQueue {
+    state: std::sync::Mutex<Blocks>,
+    /// Signalled when a block is ready, passed on, or the work stops.
+    changed: std::sync::Condvar,
+}
+
+/// What the cores formatting a log share.
+struct Blocks {
+    /// The next block no core has taken.
+    next: usize,
+    /// The blocks before this one have been passed on.
+    passed: usize,
+    /// Formatted blocks waiting to be passed on, block `b` at `b % ready.len()`.
+    ready: Vec<Option<Vec<u8>>>,
+    /// Buffers passed on, for reuse.
+    spare: Vec<Vec<u8>>,
+    /// Bytes a new buffer reserves (a block's lines, about).
+    capacity: usize,
+    /// Set when the writer stopped (done, an error, or a helper's panic).
+    stop: bool,
+}
+
+impl BlockQueue {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Blocks> {
+        // A panicking helper holds no lock while it formats; the state stays whole.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The next block to format and a buffer for it, if one is within `ahead` blocks
+    /// of the one to pass on: at once for the writer (`now`: None when there is none),
+    /// else waiting for one (None when the work is over).
+    fn claim(&self, count: usize, ahead: usize, now: bool) -> Option<(usize, Vec<u8>)> {
+        let mut s = self.lock();
+        loop {
+            if s.stop || s.next >= count {
+                return None;
+            }
+            if s.next < s.passed + ahead {
+                let b = s.next;
+                s.next += 1;
+                let cap = s.capacity;
+                let out = s.spare.pop().unwrap_or_else(|| Vec::with_capacity(cap));
+                return Some((b, out));
+            }
+            if now {
+                return None;
+            }
+            s = self.changed.wait(s).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    /// Block `b` is formatted in `out`.
+    fn done(&self, b: usize, out: Vec<u8>, ahead: usize) {
+        self.lock().ready[b % ahead] = Some(out);
+        self.changed.notify_all();
+    }
+
+    /// Block `b`, if it is formatted.
+    fn take_ready(&self, b: usize, ahead: usize) -> Option<Vec<u8>> {
+        self.lock().ready[b % ahead].take()
+    }
+
+    /// Waits until block `b` is formatted (true) or the work stops (false).
+    fn wait_ready(&self, b: usize, ahead: usize) -> bool {
+        let mut s = self.lock();
+        loop {
+            if s.ready[b % ahead].is_some() {
+                return true;
+            }
+            if s.stop {
+                return false;
+            }
+            s = self.changed.wait(s).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    /// A block's buffer, passed on: emptied for reuse, and the block after it may be
+    /// taken.
+    fn give_back(&self, mut out: Vec<u8>) {
+        out.clear();
+        let mut s = self.lock();
+        s.passed += 1;
+        s.spare.push(out);
+        drop(s);
+        self.changed.notify_all();
+    }
+
+    /// Ends the work: every helper stops after its block.
+    fn stop(&self) {
+        self.lock().stop = true;
+        self.changed.notify_all();
+    }
+}
+
+/// Stops a [`BlockQueue`] when the helper holding it panics.
+struct StopOnPanic<'a>(&'a BlockQueue);
+
+impl Drop for StopOnPanic<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.stop();
+        }
+    }
+}
+
 impl Lines<'_> {
-    /// Appends the lines of deliveries `range` to `out`, formatted in `chunks` pieces
-    /// on as many threads.
-    fn write_in(&self, out: &mut Vec<u8>, range: std::ops::Range<usize>, chunks: usize) {
-        if chunks <= 1 {
-            self.write(out, range);
-            return;
+    /// Passes every line to `emit` in order, `block` lines at a time, formatted on
+    /// `cores` cores: this thread and `cores - 1` helpers take the next block to format
+    /// whenever they are free (a core slowed by other work takes fewer), at most
+    /// [`AHEAD_PER_CORE`] blocks a core ahead of the block to pass on, and this thread
+    /// passes the blocks on in order as they are ready. The first error `emit` returns
+    /// ends it (the helpers stop after their block).
+    fn emit_blocks<E>(
+        &self,
+        buf: &mut Vec<u8>,
+        block: usize,
+        cores: usize,
+        emit: &mut impl FnMut(&[u8]) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let n = self.ds.len();
+        let count = n.div_ceil(block);
+        let lines_of = move |b: usize| b * block..((b + 1) * block).min(n);
+        let cores = cores.clamp(1, count.max(1));
+        if cores == 1 {
+            for b in 0..count {
+                self.write(buf, lines_of(b));
+                let r = emit(buf);
+                buf.clear();
+                r?;
+            }
+            return Ok(());
         }
-        let (start, end) = (range.start, range.end);
-        let per = (end - start).div_ceil(chunks);
-        let part = move |c: usize| (start + c * per).min(end)..(start + (c + 1) * per).min(end);
-        let parts: Vec<Vec<u8>> = std::thread::scope(|sc| {
-            let handles: Vec<_> = (1..chunks)
-                .map(|c| {
-                    sc.spawn(move || {
-                        let range = part(c);
-                        let mut buf = Vec::with_capacity(range.len() * 128);
-                        self.write(&mut buf, range);
-                        buf
-                    })
-                })
-                .collect();
-            self.write(out, part(0));
-            handles
-                .into_iter()
-                .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-                .collect()
-        });
-        for p in parts {
-            out.extend_from_slice(&p);
-        }
+        let ahead = cores * AHEAD_PER_CORE;
+        let shared = BlockQueue {
+            state: std::sync::Mutex::new(Blocks {
+                next: 0,
+                passed: 0,
+                ready: (0..ahead).map(|_| None).collect(),
+                spare: Vec::new(),
+                capacity: block * LINE_BYTES,
+                stop: false,
+            }),
+            changed: std::sync::Condvar::new(),
+        };
+        let (shared, lines) = (&shared, self);
+        std::thread::scope(|sc| {
+            for _ in 1..cores {
+                sc.spawn(move || {
+                    // A helper that panics stops the writer too (the scope passes the
+                    // panic on once every thread has ended).
+                    let _stop = StopOnPanic(shared);
+                    while let Some((b, mut out)) = shared.claim(count, ahead, false) {
+                        lines.write(&mut out, lines_of(b));
+                        shared.done(b, out, ahead);
+                    }
+                });
+            }
+            let r = (|| {
+                let mut b = 0;
+                while b < count {
+                    if let Some(out) = shared.take_ready(b, ahead) {
+                        let r = emit(&out);
+                        shared.give_back(out);
+                        r?;
+                        b += 1;
+                        continue;
+                    }
+                    match shared.claim(count, ahead, true) {
+                        Some((k, mut out)) if k == b => {
+                            // The block to pass on next: passed on as soon as formatted.
+                            self.write(&mut out, lines_of(k));
+                            let r = emit(&out);
+                            shared.give_back(out);
+                            r?;
+                            b += 1;
+                        }
+                        Some((k, mut out)) => {
+                            self.write(&mut out, lines_of(k));
+                            shared.done(k, out, ahead);
+                        }
+                        // Nothing to take: a helper formats block `b`.
+                        None => {
+                            if !shared.wait_ready(b, ahead) {
+                                // A helper panicked (the scope passes it on).
+                                break;
+                            }
+                        }
+                    }
+                }
+                Ok(())
+            })();
+            shared.stop();
+            r
+        })
     }
 
     /// Appends the lines of deliveries `range` to `out`. A line is assembled from its
@@ -661,8 +825,7 @@ pub fn write<E>(
     // the allocator gives it back to the system at the end and takes it again for
     // the next run, faulting its pages in again).
     let most = reps.iter().map(|r| r.deliveries.len()).max().unwrap_or(0);
-    let (chunks, block) = blocks(most);
-    let mut buf = Vec::with_capacity(64 + most.min(chunks * block) * 128);
+    let mut buf = Vec::with_capacity(64 + most.min(BLOCK_LINES) * LINE_BYTES);
     buf.extend_from_slice(HEADER.as_bytes());
     buf.push(b'\n');
     emit(&buf)?;
@@ -806,23 +969,37 @@ mod tests {
             },
         };
         let mut one = Vec::new();
-        lines.write_in(&mut one, 0..11, 1);
+        lines.write(&mut one, 0..11);
         assert_eq!(one.iter().filter(|&&b| b == b'\n').count(), 11);
-        for chunks in [2, 3, 4, 11, 12] {
-            let mut many = Vec::new();
-            lines.write_in(&mut many, 0..11, chunks);
-            assert_eq!(one, many, "{chunks} chunks");
-            // A block of lines from the middle, as a long log is written.
-            let mut block = Vec::new();
-            lines.write_in(&mut block, 3..9, chunks);
-            let want: Vec<u8> = one
-                .split_inclusive(|&b| b == b'\n')
-                .skip(3)
-                .take(6)
-                .flatten()
-                .copied()
-                .collect();
-            assert_eq!(block, want, "{chunks} chunks, lines 3 to 8");
+        let want: Vec<Vec<u8>> = one
+            .split_inclusive(|&b| b == b'\n')
+            .map(<[u8]>::to_vec)
+            .collect();
+        for block in [1, 2, 3, 11, 12] {
+            for cores in [1, 2, 3, 4, 12] {
+                let (mut buf, mut blocks) = (Vec::new(), Vec::<Vec<u8>>::new());
+                lines
+                    .emit_blocks(&mut buf, block, cores, &mut |b: &[u8]| {
+                        blocks.push(b.to_vec());
+                        Ok::<(), ()>(())
+                    })
+                    .unwrap();
+                // Blocks of `block` lines each, in order, the last one shorter.
+                let expect: Vec<Vec<u8>> = want.chunks(block).map(|c| c.concat()).collect();
+                assert_eq!(blocks, expect, "blocks of {block} lines on {cores} cores");
+                // An error from the writer ends it at that block, helpers or not.
+                let mut calls = 0;
+                let r = lines.emit_blocks(&mut buf, block, cores, &mut |_: &[u8]| {
+                    calls += 1;
+                    if calls == 2 {
+                        Err(calls)
+                    } else {
+                        Ok(())
+                    }
+                });
+                let failed = if 11 > block { Err(2) } else { Ok(()) };
+                assert_eq!(r, failed, "blocks of {block} lines on {cores} cores");
+            }
         }
     }
 
@@ -1029,8 +1206,8 @@ mod tests {
             def: LatencyDef::default(),
             ejection: 1,
         };
-        // Few enough lines for one core: blocks of SMALL_BLOCK_LINES.
-        let n = SMALL_BLOCK_LINES + 3;
+        // Few enough lines for one core: blocks of BLOCK_LINES.
+        let n = BLOCK_LINES + 3;
         let log = || RepLog {
             deliveries: (0..n as u64)
                 .map(|i| Delivery {
@@ -1058,7 +1235,7 @@ mod tests {
             .iter()
             .map(|b| b.iter().filter(|&&c| c == b'\n').count())
             .collect();
-        assert_eq!(lines, [1, SMALL_BLOCK_LINES, 3]);
+        assert_eq!(lines, [1, BLOCK_LINES, 3]);
         assert_eq!(blocks.concat(), whole.as_bytes());
         // An error ends the writing.
         let mut calls = 0;
