@@ -354,6 +354,8 @@ struct BlockQueue {
 
 /// What the cores formatting a log share.
 struct Blocks {
+    /// Blocks in all.
+    count: usize,
     /// The next block no core has taken.
     next: usize,
     /// The blocks before this one have been passed on.
@@ -374,16 +376,16 @@ impl BlockQueue {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The next block to format and a buffer for it, if one is within `ahead` blocks
-    /// of the one to pass on: at once for the writer (`now`: None when there is none),
-    /// else waiting for one (None when the work is over).
-    fn claim(&self, count: usize, ahead: usize, now: bool) -> Option<(usize, Vec<u8>)> {
+    /// The next block to format and a buffer for it, if one is within `ready.len()`
+    /// blocks of the one to pass on: at once for the writer (`now`: None when there is
+    /// none), else waiting for one (None when the work is over).
+    fn claim(&self, now: bool) -> Option<(usize, Vec<u8>)> {
         let mut s = self.lock();
         loop {
-            if s.stop || s.next >= count {
+            if s.stop || s.next >= s.count {
                 return None;
             }
-            if s.next < s.passed + ahead {
+            if s.next < s.passed + s.ready.len() {
                 let b = s.next;
                 s.next += 1;
                 let cap = s.capacity;
@@ -398,21 +400,27 @@ impl BlockQueue {
     }
 
     /// Block `b` is formatted in `out`.
-    fn done(&self, b: usize, out: Vec<u8>, ahead: usize) {
-        self.lock().ready[b % ahead] = Some(out);
+    fn done(&self, b: usize, out: Vec<u8>) {
+        let mut s = self.lock();
+        let n = s.ready.len();
+        s.ready[b % n] = Some(out);
+        drop(s);
         self.changed.notify_all();
     }
 
     /// Block `b`, if it is formatted.
-    fn take_ready(&self, b: usize, ahead: usize) -> Option<Vec<u8>> {
-        self.lock().ready[b % ahead].take()
+    fn take_ready(&self, b: usize) -> Option<Vec<u8>> {
+        let mut s = self.lock();
+        let n = s.ready.len();
+        s.ready[b % n].take()
     }
 
     /// Waits until block `b` is formatted (true) or the work stops (false).
-    fn wait_ready(&self, b: usize, ahead: usize) -> bool {
+    fn wait_ready(&self, b: usize) -> bool {
         let mut s = self.lock();
+        let n = s.ready.len();
         loop {
-            if s.ready[b % ahead].is_some() {
+            if s.ready[b % n].is_some() {
                 return true;
             }
             if s.stop {
@@ -478,12 +486,13 @@ impl Lines<'_> {
             }
             return Ok(());
         }
-        let ahead = cores * AHEAD_PER_CORE;
+
         let shared = BlockQueue {
             state: std::sync::Mutex::new(Blocks {
+                count,
                 next: 0,
                 passed: 0,
-                ready: (0..ahead).map(|_| None).collect(),
+                ready: (0..cores * AHEAD_PER_CORE).map(|_| None).collect(),
                 spare: Vec::new(),
                 capacity: block * LINE_BYTES,
                 stop: false,
@@ -497,23 +506,23 @@ impl Lines<'_> {
                     // A helper that panics stops the writer too (the scope passes the
                     // panic on once every thread has ended).
                     let _stop = StopOnPanic(shared);
-                    while let Some((b, mut out)) = shared.claim(count, ahead, false) {
+                    while let Some((b, mut out)) = shared.claim(false) {
                         lines.write(&mut out, lines_of(b));
-                        shared.done(b, out, ahead);
+                        shared.done(b, out);
                     }
                 });
             }
             let r = (|| {
                 let mut b = 0;
                 while b < count {
-                    if let Some(out) = shared.take_ready(b, ahead) {
+                    if let Some(out) = shared.take_ready(b) {
                         let r = emit(&out);
                         shared.give_back(out);
                         r?;
                         b += 1;
                         continue;
                     }
-                    match shared.claim(count, ahead, true) {
+                    match shared.claim(true) {
                         Some((k, mut out)) if k == b => {
                             // The block to pass on next: passed on as soon as formatted.
                             self.write(&mut out, lines_of(k));
@@ -524,11 +533,11 @@ impl Lines<'_> {
                         }
                         Some((k, mut out)) => {
                             self.write(&mut out, lines_of(k));
-                            shared.done(k, out, ahead);
+                            shared.done(k, out);
                         }
                         // Nothing to take: a helper formats block `b`.
                         None => {
-                            if !shared.wait_ready(b, ahead) {
+                            if !shared.wait_ready(b) {
                                 // A helper panicked (the scope passes it on).
                                 break;
                             }
