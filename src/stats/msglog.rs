@@ -862,6 +862,19 @@ mod tests {
     use crate::router::buffers::MsgHeader;
     use crate::types::MsgId;
 
+    /// The `dim`-cube the tests log on.
+    fn cube(dim: u32) -> Topology {
+        Topology::from_config(&crate::config::TopologyConfig::Hypercube { dim }).unwrap()
+    }
+
+    /// The report's default latency, one cycle of ejection.
+    fn rule() -> LatencyRule {
+        LatencyRule {
+            def: LatencyDef::default(),
+            ejection: 1,
+        }
+    }
+
     #[test]
     fn numbers_are_written_in_decimal() {
         for v in [
@@ -890,12 +903,8 @@ mod tests {
 
     #[test]
     fn every_field_is_written_in_decimal_whatever_its_size() {
-        let topo =
-            Topology::from_config(&crate::config::TopologyConfig::Hypercube { dim: 3 }).unwrap();
-        let rule = LatencyRule {
-            def: LatencyDef::default(),
-            ejection: 1,
-        };
+        let topo = cube(3);
+        let rule = rule();
         // The six small fields below 8 (written at once), one of them 8, 9 or more.
         for (hops, blocking, eject_wait, ctrl_wait) in [
             (0, 0, 0, 0),
@@ -939,8 +948,7 @@ mod tests {
 
     #[test]
     fn lines_formatted_in_chunks_are_the_lines_formatted_at_once() {
-        let topo =
-            Topology::from_config(&crate::config::TopologyConfig::Hypercube { dim: 3 }).unwrap();
+        let topo = cube(3);
         let ds: Vec<Delivery> = (0..11u64)
             .map(|i| Delivery {
                 header: MsgHeader {
@@ -972,10 +980,7 @@ mod tests {
             topo: &topo,
             nodes: 8,
             distances: None,
-            rule: LatencyRule {
-                def: LatencyDef::default(),
-                ejection: 1,
-            },
+            rule: rule(),
         };
         let mut one = Vec::new();
         lines.write(&mut one, 0..11);
@@ -1059,12 +1064,8 @@ mod tests {
 
     #[test]
     fn a_path_longer_than_the_line_buffer_is_written_whole_in_path_order() {
-        let topo =
-            Topology::from_config(&crate::config::TopologyConfig::Hypercube { dim: 2 }).unwrap();
-        let rule = LatencyRule {
-            def: LatencyDef::default(),
-            ejection: 1,
-        };
+        let topo = cube(2);
+        let rule = rule();
         // Around 70 nodes of 9 characters, a path stops fitting the line's buffer.
         let shapes =
             (55..85)
@@ -1089,12 +1090,8 @@ mod tests {
         // Many deliveries (several prefetch steps), each with three hops; the vector
         // holds the hops of later deliveries first (as partitions' vectors joined
         // give), so the last hops named move backwards, not forwards, through it.
-        let topo =
-            Topology::from_config(&crate::config::TopologyConfig::Hypercube { dim: 3 }).unwrap();
-        let rule = LatencyRule {
-            def: LatencyDef::default(),
-            ejection: 1,
-        };
+        let topo = cube(3);
+        let rule = rule();
         let n = 3 * PREFETCH_EVERY + PREFETCH_LINES + 5;
         let ds: Vec<Delivery> = (0..n as u64)
             .map(|i| Delivery {
@@ -1153,8 +1150,7 @@ mod tests {
 
     #[test]
     fn interleaved_hops_are_grouped_per_message_in_path_order() {
-        let topo =
-            Topology::from_config(&crate::config::TopologyConfig::Hypercube { dim: 3 }).unwrap();
+        let topo = cube(3);
         let id = |src: u32, seq: u64| MsgId::new(NodeId(src), seq);
         let hop = |id: MsgId, attempt: u32, at: Cycle, node: u32| HopRec {
             id,
@@ -1194,10 +1190,7 @@ mod tests {
             delivery(c, 12),
             delivery(none, 13),
         ];
-        let rule = LatencyRule {
-            def: LatencyDef::default(),
-            ejection: 1,
-        };
+        let rule = rule();
         let text = render(&mut [RepLog { deliveries, hops }], &topo, rule);
         let paths: Vec<&str> = text
             .lines()
@@ -1209,12 +1202,8 @@ mod tests {
 
     #[test]
     fn a_long_log_is_passed_on_in_blocks_that_join_into_the_whole_text() {
-        let topo =
-            Topology::from_config(&crate::config::TopologyConfig::Hypercube { dim: 3 }).unwrap();
-        let rule = LatencyRule {
-            def: LatencyDef::default(),
-            ejection: 1,
-        };
+        let topo = cube(3);
+        let rule = rule();
         // Few enough lines for one core: blocks of BLOCK_LINES.
         let n = BLOCK_LINES + 3;
         let log = || RepLog {
@@ -1308,12 +1297,8 @@ mod tests {
 
     #[test]
     fn lines_shorter_and_longer_than_one_fixed_copy_are_appended_whole() {
-        let topo =
-            Topology::from_config(&crate::config::TopologyConfig::Hypercube { dim: 2 }).unwrap();
-        let rule = LatencyRule {
-            def: LatencyDef::default(),
-            ejection: 1,
-        };
+        let topo = cube(2);
+        let rule = rule();
         let id = MsgId::new(NodeId(0), 5);
         let header = MsgHeader {
             id,
@@ -1358,8 +1343,7 @@ mod tests {
 
     #[test]
     fn a_line_per_delivery_with_its_path_in_order() {
-        let topo =
-            Topology::from_config(&crate::config::TopologyConfig::Hypercube { dim: 2 }).unwrap();
+        let topo = cube(2);
         let id = MsgId::new(NodeId(0), 5);
         let header = MsgHeader {
             id,
@@ -1386,10 +1370,7 @@ mod tests {
                 })
                 .to_vec(),
         };
-        let rule = LatencyRule {
-            def: LatencyDef::default(),
-            ejection: 1,
-        };
+        let rule = rule();
         let text = render(&mut [log], &topo, rule);
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), 2);
