@@ -5,7 +5,7 @@
 //! applications, the timing model and what the traces are not.
 //!
 //!     cargo run --release --example dumpi_gen -- APP --ranks P [--iters I] [--bytes B] \
-//!         [--seed S] --out DIR/PREFIX
+//!         [--seed S] [--compute-ns NS] [--exact] --out DIR/PREFIX
 //!
 //! The applications (all messages MPI_DOUBLE on MPI_COMM_WORLD unless said):
 //!
@@ -26,21 +26,30 @@
 //!   communicator (B/pr), compute, and the global transpose, an Alltoall on
 //!   MPI_COMM_WORLD (B/P). B is each rank's share of the array. An Allgather of one
 //!   double (each rank's time) at the end.
+//! - `pingpong`: pairs (2k, 2k + 1) of an even P ≥ 2. Per iteration the even rank
+//!   computes, then a blocking Send of B bytes (default 8) to its partner and a blocking
+//!   Recv of B bytes from it; the odd rank a blocking Recv, a compute phase and a
+//!   blocking Send back (tag 0). No collectives.
 //!
 //! Timing: every rank has a clock; calls take a fixed cost plus up to 5% seeded jitter,
-//! messages arrive 1.5 µs plus 0.1 ns per byte after their Isend, a Waitall returns after
-//! the last message it waits for has arrived, a collective returns on every member after
-//! the last member entered plus its cost, and compute phases scale with the local
-//! problem (B). The same command gives the same bytes (the jitter comes from `--seed`).
+//! messages arrive 1.5 µs plus 0.1 ns per byte after their (I)send is entered, a Waitall
+//! or blocking Recv returns after the last message it waits for has arrived, a
+//! collective returns on every member after the last member entered plus its cost, and
+//! compute phases scale with the local problem (B) unless `--compute-ns` gives them.
+//! The same command gives the same bytes (the jitter comes from `--seed`). `--exact`
+//! takes the randomness out: no jitter, every rank starts at 0 and calls follow one
+//! another without a gap, so the only time between calls is the compute phases
+//! (docs/dumpi-gen.md, "Exact timing").
 //!
-//! Bad parameters (ranks that do not fit the grid, zero iterations, sizes that are not
-//! whole doubles, an output path without a file prefix) are refused with exit status 1
+//! Bad parameters (ranks that do not fit the grid or, for pingpong, are odd or fewer
+//! than 2, zero iterations, sizes that are not whole doubles, a compute phase over
+//! 1,000 s, an output path without a file prefix) are refused with exit status 1
 //! and nothing written; the files are written under temporary names and renamed only
 //! when all are complete.
 
 use clap::{Parser, ValueEnum};
 use routemu::rng::{below, stream, NodeRng};
-use routemu::trace::dumpi::{Args, Call, Stamp};
+use routemu::trace::dumpi::{Args, Call, Stamp, Status};
 use routemu::trace::dumpi_write::{meta, Header, RankWriter, X86_64_TYPE_SIZES};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -68,6 +77,17 @@ const LATENCY_NS: u64 = 1_500;
 const fn wire_ns(bytes: u64) -> u64 {
     bytes / 10
 }
+/// Time between a call's return and the rank's next call (plus jitter; 0 with --exact).
+const GAP_NS: u64 = 100;
+/// A blocking Send's cost (eager: it returns without waiting for the receiver).
+const SEND_NS: u64 = 400;
+/// A blocking Recv returns this long after the later of its entry and its message's
+/// arrival.
+const RECV_NS: u64 = 200;
+/// Compute phase of pingpong, ns.
+const PINGPONG_COMPUTE_NS: u64 = 1_000;
+/// The largest `--compute-ns` (1,000 s).
+const MAX_COMPUTE_NS: u64 = 1_000_000_000_000;
 
 /// The application skeletons.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -78,6 +98,8 @@ pub enum App {
     Halo3d26,
     /// 2-D FFT transposes: Alltoalls in row, column and world communicators.
     Fft,
+    /// Pairs (2k, 2k+1) exchanging blocking Send/Recv ping-pongs.
+    Pingpong,
 }
 
 /// The command line.
@@ -90,19 +112,29 @@ pub struct Cli {
     /// The application.
     #[arg(value_enum)]
     pub app: App,
-    /// MPI ranks (halo2d, fft: at least 4, a grid of extents ≥ 2; halo3d26: a cube ≥ 8).
+    /// MPI ranks (halo2d, fft: at least 4, a grid of extents ≥ 2; halo3d26: a cube ≥ 8;
+    /// pingpong: even, at least 2).
     #[arg(long)]
     pub ranks: u32,
     /// Iterations of the main loop.
     #[arg(long, default_value_t = 10)]
     pub iters: u32,
-    /// Bytes: halo2d and halo3d26 a face message, fft a rank's share of the array
-    /// (default 4096, 8192, 4096; whole doubles, fft a multiple of 8 × ranks).
+    /// Bytes: halo2d and halo3d26 a face message, fft a rank's share of the array,
+    /// pingpong a message (default 4096, 8192, 4096, 8; whole doubles, fft a multiple of
+    /// 8 × ranks).
     #[arg(long)]
     pub bytes: Option<u64>,
     /// Seed of the timing jitter.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Every compute phase takes NS ns (before jitter) instead of the application's
+    /// model (pingpong: 1000).
+    #[arg(long, value_name = "NS")]
+    pub compute_ns: Option<u64>,
+    /// Exact timing: no jitter, every rank starts at 0, no gap between a call's return
+    /// and the next call (only the compute phases lie between calls).
+    #[arg(long)]
+    pub exact: bool,
     /// Output: DIR/PREFIX (DIR is created if missing).
     #[arg(long)]
     pub out: PathBuf,
@@ -134,6 +166,8 @@ struct Sim {
     cpu0: Vec<u64>,
     rng: Vec<NodeRng>,
     files: Vec<RankWriter>,
+    /// `--exact`: no jitter, no start skew, no gap between calls.
+    exact: bool,
 }
 
 fn stamp(ns: u64, base: u64) -> Stamp {
@@ -144,18 +178,24 @@ fn stamp(ns: u64, base: u64) -> Stamp {
 }
 
 impl Sim {
-    fn new(p: usize, seed: u64) -> Result<Sim, String> {
+    fn new(p: usize, seed: u64, exact: bool) -> Result<Sim, String> {
         let mut s = Sim {
             clock: Vec::with_capacity(p),
             start: Vec::with_capacity(p),
             cpu0: Vec::with_capacity(p),
             rng: (0..p).map(|r| stream(seed, 0, r as u32, 7)).collect(),
             files: Vec::with_capacity(p),
+            exact,
         };
         for r in 0..p {
-            // Ranks start within 200 µs of each other, having used 5-10 ms of CPU time.
-            let start = below(&mut s.rng[r], 200_000);
-            let cpu = 5_000_000 + below(&mut s.rng[r], 5_000_000);
+            // Ranks start within 200 µs of each other, having used 5-10 ms of CPU time
+            // (with --exact: all at 0, having used 5 ms, whatever the seed).
+            let (start, cpu) = if exact {
+                (0, 5_000_000)
+            } else {
+                let start = below(&mut s.rng[r], 200_000);
+                (start, 5_000_000 + below(&mut s.rng[r], 5_000_000))
+            };
             s.clock.push(start);
             s.start.push(start);
             s.cpu0.push(cpu);
@@ -179,13 +219,16 @@ impl Sim {
         self.clock.len()
     }
 
-    /// `ns` plus up to 5% jitter.
+    /// `ns` plus up to 5% jitter (`ns` itself with --exact).
     fn jitter(&mut self, r: usize, ns: u64) -> u64 {
+        if self.exact {
+            return ns;
+        }
         ns + below(&mut self.rng[r], ns / 20 + 1)
     }
 
     /// Records a call of rank r entering at `enter` and returning at `leave`; the
-    /// rank's next call comes 100-105 ns later.
+    /// rank's next call comes 100-105 ns later (at `leave` with --exact).
     fn record(
         &mut self,
         r: usize,
@@ -193,6 +236,19 @@ impl Sim {
         enter: u64,
         leave: u64,
         args: Args,
+    ) -> Result<(), String> {
+        self.record_with(r, label, enter, leave, args, Vec::new())
+    }
+
+    /// [`Sim::record`] with the call's statuses.
+    fn record_with(
+        &mut self,
+        r: usize,
+        label: u16,
+        enter: u64,
+        leave: u64,
+        args: Args,
+        statuses: Vec<Status>,
     ) -> Result<(), String> {
         // CPU time runs with the wall clock from the rank's start (MPI libraries poll
         // while they wait).
@@ -205,13 +261,18 @@ impl Sim {
             cpu: Some((cpu(enter), cpu(leave))),
             wall: Some((stamp(enter, EPOCH), stamp(leave, EPOCH))),
             counters: Vec::new(),
-            statuses: Vec::new(),
+            statuses,
             args,
         };
         self.files[r]
             .write(&call)
             .map_err(|e| format!("rank {r}: {e}"))?;
-        self.clock[r] = leave + self.jitter(r, 100);
+        let gap = if self.exact {
+            0
+        } else {
+            self.jitter(r, GAP_NS)
+        };
+        self.clock[r] = leave + gap;
         Ok(())
     }
 
@@ -225,8 +286,47 @@ impl Sim {
     /// Every rank computes for about `ns`.
     fn compute(&mut self, ns: u64) {
         for r in 0..self.ranks() {
-            self.clock[r] += self.jitter(r, ns);
+            self.compute_on(r, ns);
         }
+    }
+
+    /// Rank r computes for about `ns`.
+    fn compute_on(&mut self, r: usize, ns: u64) {
+        self.clock[r] += self.jitter(r, ns);
+    }
+
+    /// A blocking MPI_Send of `count` doubles from rank r to `dest` (tag 0, world),
+    /// returning after its cost; gives the message's arrival at `dest`.
+    fn send(&mut self, r: usize, dest: usize, count: i32) -> Result<u64, String> {
+        let arrival = self.clock[r] + LATENCY_NS + wire_ns(8 * count as u64);
+        let args = Args::Send {
+            count,
+            datatype: DOUBLE,
+            dest: dest as i32,
+            tag: 0,
+            comm: WORLD,
+            request: None,
+        };
+        self.call(r, 0, SEND_NS, args)?;
+        Ok(arrival)
+    }
+
+    /// A blocking MPI_Recv of `count` doubles by rank r from `source` (tag 0, world) of
+    /// a message arriving at `arrival`: it returns a fixed cost after the later of its
+    /// entry and the arrival, with the message's status.
+    fn recv(&mut self, r: usize, source: usize, count: i32, arrival: u64) -> Result<(), String> {
+        let enter = self.clock[r];
+        let leave = enter.max(arrival) + self.jitter(r, RECV_NS);
+        let args = Args::Recv {
+            count,
+            datatype: DOUBLE,
+            source: source as i32,
+            tag: 0,
+            comm: WORLD,
+            request: None,
+        };
+        let status = (8 * count, source as i32, 0, 0, 0);
+        self.record_with(r, 1, enter, leave, args, vec![status])
     }
 
     /// One neighbour exchange: every rank posts its Irecvs, then its Isends, then waits
@@ -381,6 +481,11 @@ pub fn generate(cli: &Cli) -> Result<Trace, String> {
     if p > 4096 {
         return Err(format!("--ranks {p}: at most 4096 ranks"));
     }
+    if let Some(ns) = cli.compute_ns.filter(|&ns| ns > MAX_COMPUTE_NS) {
+        return Err(format!(
+            "--compute-ns {ns}: at most {MAX_COMPUTE_NS} ns (1,000 s) a compute phase"
+        ));
+    }
     // Files grow with ranks × iterations; keep a generated trace under about 1 GB.
     if u64::from(p) * u64::from(cli.iters) > 1 << 20 {
         return Err(format!(
@@ -404,6 +509,7 @@ pub fn generate(cli: &Cli) -> Result<Trace, String> {
         App::Halo2d => "halo2d",
         App::Halo3d26 => "halo3d26",
         App::Fft => "fft",
+        App::Pingpong => "pingpong",
     };
     let argv: Vec<String> = [format!("./{name}"), "-i".into(), cli.iters.to_string()]
         .into_iter()
@@ -412,6 +518,7 @@ pub fn generate(cli: &Cli) -> Result<Trace, String> {
         App::Halo2d => halo2d(cli, &argv)?,
         App::Halo3d26 => halo3d26(cli, &argv)?,
         App::Fft => fft(cli, &argv)?,
+        App::Pingpong => pingpong(cli, &argv)?,
     };
     let header = Header {
         version: (13, 0, 0),
@@ -503,11 +610,11 @@ fn halo2d(cli: &Cli, argv: &[String]) -> Result<Vec<Vec<u8>>, String> {
         })
         .collect();
     let world: Vec<usize> = (0..p).collect();
-    let mut sim = Sim::new(p, cli.seed)?;
+    let mut sim = Sim::new(p, cli.seed, cli.exact)?;
     sim.init(argv)?;
     barrier(&mut sim, &world)?;
     // A 5-point sweep over n × n points, 2 ns a point.
-    let compute = 2 * (n as u64) * (n as u64);
+    let compute = cli.compute_ns.unwrap_or(2 * (n as u64) * (n as u64));
     for _ in 0..cli.iters {
         sim.exchange(&recvs, &sends)?;
         sim.compute(compute);
@@ -578,11 +685,11 @@ fn halo3d26(cli: &Cli, argv: &[String]) -> Result<Vec<Vec<u8>>, String> {
         }
     }
     let world: Vec<usize> = (0..p).collect();
-    let mut sim = Sim::new(p, cli.seed)?;
+    let mut sim = Sim::new(p, cli.seed, cli.exact)?;
     sim.init(argv)?;
     barrier(&mut sim, &world)?;
     // Hydrodynamics on side³ elements, 25 ns an element.
-    let compute = 25 * (side as u64).pow(3);
+    let compute = cli.compute_ns.unwrap_or(25 * (side as u64).pow(3));
     for _ in 0..cli.iters {
         sim.exchange(&recvs, &sends)?;
         sim.compute(compute);
@@ -621,7 +728,7 @@ fn fft(cli: &Cli, argv: &[String]) -> Result<Vec<Vec<u8>>, String> {
         .collect();
     let (row_comm, col_comm) = (FIRST_USER_COMM, FIRST_USER_COMM + 1);
     let world: Vec<usize> = (0..p).collect();
-    let mut sim = Sim::new(p, cli.seed)?;
+    let mut sim = Sim::new(p, cli.seed, cli.exact)?;
     sim.init(argv)?;
     sim.collective(&world, 53, tree_cost(p, 16), |_| Args::Bcast {
         count: 4,
@@ -691,7 +798,9 @@ fn fft(cli: &Cli, argv: &[String]) -> Result<Vec<Vec<u8>>, String> {
     };
     // 1-D FFTs over a rank's share: 5 n log₂ n flops at about 1 flop a ns.
     let n = share as u64 / 2;
-    let compute = 5 * n * u64::from(n.max(2).ilog2()) / 3;
+    let compute = cli
+        .compute_ns
+        .unwrap_or(5 * n * u64::from(n.max(2).ilog2()) / 3);
     for _ in 0..cli.iters {
         sim.compute(compute);
         for row in &rows {
@@ -726,6 +835,40 @@ fn fft(cli: &Cli, argv: &[String]) -> Result<Vec<Vec<u8>>, String> {
         recvtype: DOUBLE,
         comm: WORLD,
     })?;
+    sim.finish()
+}
+
+fn pingpong(cli: &Cli, argv: &[String]) -> Result<Vec<Vec<u8>>, String> {
+    let p = cli.ranks;
+    if p < 2 || !p.is_multiple_of(2) {
+        return Err(format!(
+            "pingpong --ranks {p}: needs an even number of ranks, at least 2 (pairs 2k, 2k + 1)"
+        ));
+    }
+    let bytes = cli.bytes.unwrap_or(8);
+    let n = doubles(bytes, "a message")?;
+    // The status of a Recv gives the bytes as an int.
+    if bytes > i32::MAX as u64 {
+        return Err(format!(
+            "pingpong --bytes {bytes}: a message must be at most {} bytes",
+            i32::MAX as u64 / 8 * 8
+        ));
+    }
+    let compute = cli.compute_ns.unwrap_or(PINGPONG_COMPUTE_NS);
+    let p = p as usize;
+    let mut sim = Sim::new(p, cli.seed, cli.exact)?;
+    sim.init(argv)?;
+    for _ in 0..cli.iters {
+        for even in (0..p).step_by(2) {
+            let odd = even + 1;
+            sim.compute_on(even, compute);
+            let ping = sim.send(even, odd, n)?;
+            sim.recv(odd, even, n, ping)?;
+            sim.compute_on(odd, compute);
+            let pong = sim.send(odd, even, n)?;
+            sim.recv(even, odd, n, pong)?;
+        }
+    }
     sim.finish()
 }
 

@@ -1,8 +1,10 @@
 //! The DUMPI writer (`trace::dumpi_write`) writes what sst-dumpi writes and what the reader
 //! reads back call for call; the generated application traces in traces/generated replay
 //! with every message delivered once and exactly as many messages as the applications'
-//! communication and the collectives' documented algorithms give; and the committed files
-//! are what the generator (examples/dumpi_gen.rs) writes today.
+//! communication and the collectives' documented algorithms give; the committed files
+//! are what the generator (examples/dumpi_gen.rs) writes today; and with `--exact` the
+//! generator's recorded times are the closed forms docs/dumpi-gen.md ("Exact timing")
+//! gives.
 
 mod common;
 
@@ -467,6 +469,8 @@ fn expected_messages(c: &Cli) -> u64 {
             }
             world_colls(pairs * iters)
         }
+        // A ping and a pong per pair and iteration.
+        dumpi_gen::App::Pingpong => 2 * iters * (p / 2),
         // A 4 × 4 grid: 4 row and 4 column Alltoalls and a world one per iteration.
         dumpi_gen::App::Fft => {
             let (pr, pc) = (4u64, 4u64);
@@ -564,4 +568,328 @@ fn waiting_inside_a_collective_does_not_make_a_rank_late_for_the_rest_of_the_tra
             s.recorded_span
         );
     }
+}
+
+/// Wall-clock ns after the traces' start (2024-01-01 00:00:00 UTC).
+fn ns(s: Stamp) -> u64 {
+    (s.sec - 1_704_067_200) * 1_000_000_000 + u64::from(s.nsec)
+}
+
+/// A call's wall-clock entry and exit, ns.
+fn wall(c: &Call) -> (u64, u64) {
+    let (a, b) = c.wall.expect("wall stamps");
+    (ns(a), ns(b))
+}
+
+/// Generates `args` into a temporary directory as PREFIX `t`: the options, the `.meta`
+/// file and each rank's calls as routemu's reader decodes them.
+fn generated(args: &str) -> (tempfile::TempDir, Cli, PathBuf, Vec<Vec<Call>>) {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut c = cli(&format!("{args} --out t"));
+    c.out = tmp.path().join("t");
+    let t = generate(&c).unwrap();
+    write(&t, tmp.path()).unwrap();
+    let calls = (0..t.ranks.len())
+        .map(|r| {
+            let mut f = DumpiFile::open(&tmp.path().join(format!("t-{r:04}.bin"))).unwrap();
+            let mut v = Vec::new();
+            while let Some(call) = f.next_call().unwrap() {
+                v.push(call);
+            }
+            v
+        })
+        .collect();
+    let meta = tmp.path().join("t.meta");
+    (tmp, c, meta, calls)
+}
+
+/// The documented fixed durations of the local calls (ns), by label.
+fn fixed_duration(label: u16) -> Option<u64> {
+    match label {
+        124 => Some(60_000),  // Init
+        82 => Some(300),      // Comm_rank
+        81 => Some(200),      // Comm_size
+        0 => Some(400),       // Send
+        8 => Some(400),       // Isend
+        12 => Some(300),      // Irecv
+        125 => Some(150_000), // Finalize
+        _ => None,
+    }
+}
+
+/// Checks that rank r's first call is entered at 0, that each gap between its consecutive
+/// calls is `compute` where `is_compute(previous, next)` and 0 elsewhere, and that its
+/// local calls last their fixed durations. Gives the number of compute gaps.
+fn check_exact_gaps(
+    what: &str,
+    r: usize,
+    calls: &[Call],
+    compute: u64,
+    is_compute: impl Fn(&Call, &Call) -> bool,
+) -> usize {
+    assert_eq!(wall(&calls[0]).0, 0, "{what}: rank {r} starts at 0");
+    let mut phases = 0;
+    for (i, pair) in calls.windows(2).enumerate() {
+        let gap = wall(&pair[1]).0 as i64 - wall(&pair[0]).1 as i64;
+        let want = if is_compute(&pair[0], &pair[1]) {
+            phases += 1;
+            compute
+        } else {
+            0
+        };
+        assert_eq!(
+            gap,
+            want as i64,
+            "{what}: rank {r}, between call {i} ({}) and call {} ({})",
+            pair[0].name(),
+            i + 1,
+            pair[1].name()
+        );
+    }
+    for (i, call) in calls.iter().enumerate() {
+        if let Some(d) = fixed_duration(call.label) {
+            let (a, b) = wall(call);
+            assert_eq!(b - a, d, "{what}: rank {r}, call {i} ({})", call.name());
+        }
+    }
+    phases
+}
+
+/// docs/dumpi-gen.md, "Exact timing": in an `--exact` pingpong every gap between a rank's
+/// calls is 0 but the compute phase before each MPI_Send, which is exactly C; the local
+/// calls last their fixed costs; a Recv returns 200 ns after the later of its entry and
+/// its message's arrival L + w after the partner's Send was entered; the even rank's
+/// iterations last 2C + 2(L + w) + 400 from T₀ = 60,500 ns.
+#[test]
+fn an_exact_pingpong_trace_has_only_the_compute_phases_between_calls_and_closed_form_times() {
+    let (p, iters, bytes, c) = (6usize, 5usize, 800u64, 2_500u64);
+    let args =
+        format!("pingpong --ranks {p} --iters {iters} --bytes {bytes} --compute-ns {c} --exact");
+    let (_tmp, _, _, calls) = generated(&args);
+    assert_eq!(calls.len(), p);
+    let (l, w) = (1_500u64, bytes / 10);
+    let (t0, period) = (60_500u64, 2 * c + 2 * (l + w) + 400);
+    let count = (bytes / 8) as i32;
+    let entries = |r: usize, label: u16| -> Vec<(u64, u64)> {
+        calls[r]
+            .iter()
+            .filter(|x| x.label == label)
+            .map(wall)
+            .collect()
+    };
+    for (r, rank) in calls.iter().enumerate() {
+        let partner = r ^ 1;
+        let per_iteration: [u16; 2] = if r % 2 == 0 { [0, 1] } else { [1, 0] };
+        let want: Vec<u16> = [124, 82, 81]
+            .into_iter()
+            .chain((0..iters).flat_map(|_| per_iteration))
+            .chain([125])
+            .collect();
+        let got: Vec<u16> = rank.iter().map(|x| x.label).collect();
+        assert_eq!(
+            got, want,
+            "rank {r}: Init, Comm_rank, Comm_size, the loop, Finalize"
+        );
+        let phases = check_exact_gaps(&args, r, rank, c, |_, next| next.label == 0);
+        assert_eq!(phases, iters, "rank {r}: one compute phase an iteration");
+        for x in rank {
+            match x.label {
+                0 => assert_eq!(
+                    (&x.args, x.statuses.len()),
+                    (
+                        &Args::Send {
+                            count,
+                            datatype: 14,
+                            dest: partner as i32,
+                            tag: 0,
+                            comm: 2,
+                            request: None,
+                        },
+                        0
+                    ),
+                    "rank {r}"
+                ),
+                1 => assert_eq!(
+                    (&x.args, &x.statuses),
+                    (
+                        &Args::Recv {
+                            count,
+                            datatype: 14,
+                            source: partner as i32,
+                            tag: 0,
+                            comm: 2,
+                            request: None,
+                        },
+                        &vec![(bytes as i32, partner as i32, 0, 0, 0)]
+                    ),
+                    "rank {r}"
+                ),
+                _ => {}
+            }
+        }
+        // The k-th Recv takes the partner's k-th message.
+        let (sends, recvs) = (entries(partner, 0), entries(r, 1));
+        assert_eq!(sends.len(), recvs.len());
+        for (k, (&(sent, _), &(enter, leave))) in sends.iter().zip(&recvs).enumerate() {
+            assert_eq!(leave, enter.max(sent + l + w) + 200, "rank {r}, Recv {k}");
+        }
+        // The closed forms of docs/dumpi-gen.md.
+        let mine = entries(r, 0);
+        for k in 0..iters as u64 {
+            let tk = t0 + k * period;
+            let (send, recv) = (mine[k as usize], recvs[k as usize]);
+            if r % 2 == 0 {
+                assert_eq!(send, (tk + c, tk + c + 400), "rank {r}, Send {k}");
+                assert_eq!(recv, (tk + c + 400, tk + period), "rank {r}, Recv {k}");
+            } else {
+                let enter = if k == 0 { t0 } else { tk - l - w + 200 };
+                assert_eq!(recv, (enter, tk + c + l + w + 200), "rank {r}, Recv {k}");
+                let s = tk + 2 * c + l + w + 200;
+                assert_eq!(send, (s, s + 400), "rank {r}, Send {k}");
+            }
+        }
+        let tn = t0 + iters as u64 * period;
+        let finalize = if r % 2 == 0 { tn } else { tn - l - w + 200 };
+        assert_eq!(wall(rank.last().unwrap()).0, finalize, "rank {r}: Finalize");
+    }
+}
+
+/// routemu's reader matches every receive of a generated pingpong (exact or not) to its
+/// partner's send, and the dependency-driven replay delivers each of the 2·I·(P/2)
+/// messages once.
+#[test]
+fn pingpong_traces_replay_with_every_receive_matched_and_every_message_delivered() {
+    let cfg = common::preset("wormhole-torus-dor.ron");
+    for args in [
+        "pingpong --ranks 4 --iters 5 --exact",
+        "pingpong --ranks 8 --iters 3 --bytes 4096 --compute-ns 0 --exact",
+        "pingpong --ranks 6 --iters 4",
+    ] {
+        let (_tmp, c, meta, _) = generated(args);
+        let expected = expected_messages(&c);
+        assert_eq!(expected, 2 * u64::from(c.iters) * u64::from(c.ranks / 2));
+        let d = open(&meta).unwrap().describe();
+        assert!(
+            d.contains(&format!(
+                "{expected} messages, times in ns, {expected} receives matched, 0 receives without a send"
+            )),
+            "{args}: every receive takes one send: {d}"
+        );
+        let mut src = open(&meta).unwrap();
+        let opts = ReplayOptions {
+            mode: ReplayMode::Deps,
+            ..ReplayOptions::default()
+        };
+        let mut ids = std::collections::HashSet::new();
+        let s = replay::<WormholeNet>(&cfg, src.as_mut(), &opts, &mut |r| {
+            assert!(ids.insert(r.id), "{args}: message {} delivered twice", r.id);
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(
+            (s.messages, s.delivered, ids.len() as u64),
+            (expected, expected, expected),
+            "{args}"
+        );
+    }
+}
+
+/// With `--exact --compute-ns C` the collective applications have exactly C between the
+/// calls around each compute phase (halo2d, halo3d26: each iteration's Waitall and
+/// Allreduce; fft: before each Alltoall) and no other gap; the local calls last their
+/// fixed costs; every collective returns on all members at the same time, its cost plus
+/// 200 ns after the last member entered.
+#[test]
+fn exact_collective_apps_have_exactly_the_given_compute_where_they_compute_and_no_other_gap() {
+    let c = 7_000u64;
+    type IsCompute = fn(&Call, &Call) -> bool;
+    let halo: IsCompute = |prev, next| (prev.label, next.label) == (18, 65);
+    let fft: IsCompute = |_, next| next.label == 60;
+    for (args, is_compute, phases_per_iteration) in [
+        ("halo2d --ranks 4 --iters 3 --bytes 64", halo, 1),
+        ("halo3d26 --ranks 8 --iters 2 --bytes 64", halo, 1),
+        ("fft --ranks 4 --iters 2 --bytes 256", fft, 3),
+    ] {
+        let args = format!("{args} --compute-ns {c} --exact");
+        let (_tmp, cl, _, calls) = generated(&args);
+        for (r, rank) in calls.iter().enumerate() {
+            let phases = check_exact_gaps(&args, r, rank, c, is_compute);
+            assert_eq!(
+                phases,
+                phases_per_iteration * cl.iters as usize,
+                "{args}: rank {r}"
+            );
+        }
+        // World collectives (all but fft's row and column Alltoalls): the n-th one of
+        // every rank is one instance.
+        let p = calls.len();
+        let rounds = u64::from(p.next_power_of_two().trailing_zeros());
+        let world: Vec<Vec<&Call>> = calls
+            .iter()
+            .map(|rank| {
+                rank.iter()
+                    .filter(|x| match &x.args {
+                        Args::Barrier { comm } | Args::Allreduce { comm, .. } => *comm == 2,
+                        Args::Reduce { comm, .. } => *comm == 2,
+                        _ => false,
+                    })
+                    .collect()
+            })
+            .collect();
+        assert!(!world[0].is_empty() || cl.app == dumpi_gen::App::Fft);
+        for n in 0..world[0].len() {
+            let last_in = (0..p).map(|r| wall(world[r][n]).0).max().unwrap();
+            for (r, w) in world.iter().enumerate() {
+                // A tree of ⌈log₂ p⌉ latencies; one double's wire time is 0.
+                assert_eq!(
+                    wall(w[n]).1,
+                    last_in + rounds * 1_500 + 200,
+                    "{args}: rank {r}, world collective {n} ({})",
+                    w[n].name()
+                );
+            }
+        }
+    }
+}
+
+/// `--exact` takes the seed out: the same trace for every seed.
+#[test]
+fn an_exact_trace_is_the_same_whatever_the_seed() {
+    for args in [
+        "pingpong --ranks 4 --iters 3 --exact --out x/p",
+        "halo2d --ranks 4 --iters 2 --exact --out x/p",
+    ] {
+        let a = generate(&cli(args)).unwrap();
+        let b = generate(&cli(&format!("{args} --seed 2"))).unwrap();
+        assert!(a.ranks == b.ranks && a.meta == b.meta, "{args}");
+    }
+}
+
+#[test]
+fn pingpong_is_refused_an_odd_number_of_ranks_or_fewer_than_two() {
+    for (args, says) in [
+        ("pingpong --ranks 3", "--ranks 3"),
+        ("pingpong --ranks 7 --exact", "--ranks 7"),
+        ("pingpong --ranks 1", "--ranks 1"),
+        ("pingpong --ranks 0", "--ranks 0"),
+        ("pingpong --ranks 2 --bytes 12", "--bytes 12"),
+        (
+            "pingpong --ranks 2 --bytes 4294967296",
+            "--bytes 4294967296",
+        ),
+        (
+            "pingpong --ranks 2 --compute-ns 1000000000001",
+            "--compute-ns",
+        ),
+    ] {
+        let e = generate(&cli(&format!("{args} --out x/p")))
+            .err()
+            .unwrap_or_default();
+        assert!(e.contains(says), "{args}: {e}");
+    }
+    let e = generate(&cli("pingpong --ranks 3 --out x/p"))
+        .err()
+        .unwrap();
+    assert!(e.contains("even number of ranks"), "{e}");
+    assert!(generate(&cli("pingpong --ranks 2 --out x/p")).is_ok());
 }

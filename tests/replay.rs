@@ -95,6 +95,7 @@ fn every_message_is_delivered_once_and_children_wait_for_their_parents() {
                             );
                         }
                     }
+                    ReplayMode::Elastic => unreachable!("open and dependency-driven only"),
                 }
             }
             if mode == ReplayMode::Deps {

@@ -5,6 +5,7 @@ use super::observe::ObserveArgs;
 use super::output::{eprint, print, write_json, Output};
 use crate::config::load::load_hw;
 use crate::config::overrides::apply_overrides;
+use crate::engine::replay::elastic::{Application, Cost, ElasticOptions, Overhead};
 use crate::engine::replay::{
     replay_machine, replay_machine_observed, NodeMap, Placement, ReplayMode, ReplayOptions,
     ReplayRecord, ReplaySummary, MAX_GAP,
@@ -32,9 +33,25 @@ pub struct ReplayArgs {
     /// (its PREFIX.meta or any PREFIX-NNNN.bin; times in ns).
     #[arg(long)]
     pub trace: PathBuf,
-    /// open: create at the recorded times; deps: also wait for parents to be delivered.
-    #[arg(long, value_enum, default_value_t = ReplayMode::Open)]
-    pub mode: ReplayMode,
+    /// elastic: as the application would run on this machine (an MPI trace's compute
+    /// kept, its MPI calls emulated; a message trace's dependants their recorded
+    /// distance after their parents' deliveries); open: create at the recorded times;
+    /// deps: also wait for parents to be delivered. Default: elastic for DUMPI traces,
+    /// open for the others.
+    #[arg(long, value_enum)]
+    pub mode: Option<ReplayMode>,
+    /// Elastic replay: factor on every compute interval between MPI calls (0.5: a
+    /// processor twice as fast).
+    #[arg(long, value_name = "F")]
+    pub compute_scale: Option<f64>,
+    /// Elastic replay: the largest message sent eagerly, bytes (larger ones go by
+    /// rendezvous: RTS, CTS once the receive is posted, data, FIN). Default 65536.
+    #[arg(long, value_name = "BYTES")]
+    pub eager_limit: Option<u64>,
+    /// Elastic replay: host overheads in cycles, `FIXED[+PER_BYTE]` for sends and
+    /// receives alike, or `send=FIXED[+PER_BYTE],recv=FIXED[+PER_BYTE]` (default 0).
+    #[arg(long, value_name = "SPEC", value_parser = parse_overhead)]
+    pub overhead: Option<Overhead>,
     /// Cycles between a parent's delivery and its child's creation (deps mode; at
     /// most 2^40).
     #[arg(long, default_value_t = 8)]
@@ -209,6 +226,12 @@ pub fn replay(a: &ReplayArgs) -> Result<i32> {
         },
     };
     let mut src = open_with(&a.trace, &open_options)?;
+    let mode = a.mode.unwrap_or(if src.has_program() {
+        ReplayMode::Elastic
+    } else {
+        ReplayMode::Open
+    });
+    let elastic = elastic_options(mode, a.compute_scale, a.eager_limit, a.overhead)?;
     let topo = Topology::from_config(&cfg.topology)?;
     let mut outputs: Vec<(&str, &str)> = a.json.iter().map(|j| ("--json", j.as_str())).collect();
     if let Some(m) = &a.messages {
@@ -222,7 +245,8 @@ pub fn replay(a: &ReplayArgs) -> Result<i32> {
     // replay at a time (under MPI, each rank its share of the partitions).
     super::warn_oversubscribed(&cfg, 1);
     let opts = ReplayOptions {
-        mode: a.mode,
+        mode,
+        elastic,
         gap: a.gap,
         time_scale: a.time_scale,
         flit_bytes: a.flit_bytes,
@@ -329,7 +353,7 @@ pub fn replay(a: &ReplayArgs) -> Result<i32> {
     if let Some(c) = csv {
         c.finish()?;
     }
-    let s = summary_text(a, &cfg.name, &described, &placement, &sum);
+    let s = summary_text(a, mode, &cfg.name, &described, &placement, &sum);
     if let Some(dest) = &a.json {
         let doc = ReplayDoc {
             schema: SCHEMA,
@@ -360,6 +384,7 @@ pub fn replay(a: &ReplayArgs) -> Result<i32> {
 /// The human summary of a replay.
 fn summary_text(
     a: &ReplayArgs,
+    mode: ReplayMode,
     machine: &str,
     described: &str,
     placement: &str,
@@ -368,17 +393,25 @@ fn summary_text(
     let o = |x: Option<f64>| x.map_or("n/a".into(), |v| format!("{v:.2}"));
     let u = |x: Option<u64>| x.map_or("n/a".into(), |v| v.to_string());
     let mut s = format!(
-        "routemu replay: {} on {}\n  mode: {} (gap {} cycles); {} cycles per trace unit; {} bytes per flit; placement {}; {} partition(s)\n  \
+        "routemu replay: {} on {}\n  mode: {}; {} cycles per trace unit; {} bytes per flit; placement {}; {} partition(s)\n  \
          messages: {} read, {} delivered, {} flits; last delivery at cycle {} (trace spans {} cycles)\n  \
-         latency (created → delivered): mean {}  p50 {}  p99 {}  max {}\n  \
-         behind the trace (injected − recorded): mean {}  max {}\n",
+         latency (created → delivered): mean {}  p50 {}  p99 {}  max {}\n",
         described,
         machine,
-        match a.mode {
-            ReplayMode::Open => "open loop, recorded times",
-            ReplayMode::Deps => "dependency-driven",
+        match (mode, &sum.application) {
+            (ReplayMode::Open, _) => "open loop, recorded times".to_string(),
+            (ReplayMode::Deps, _) => format!("dependency-driven (gap {} cycles)", a.gap),
+            (ReplayMode::Elastic, Some(app)) => format!(
+                "elastic (compute × {}, eager limit {} bytes, overhead send {}+{}/byte, receive {}+{}/byte cycles)",
+                app.options.compute_scale,
+                app.options.eager_limit,
+                app.options.overhead.send.fixed,
+                app.options.overhead.send.per_byte,
+                app.options.overhead.recv.fixed,
+                app.options.overhead.recv.per_byte,
+            ),
+            (ReplayMode::Elastic, None) => "elastic (dependants their recorded distance after their parents)".to_string(),
         },
-        a.gap,
         a.time_scale,
         a.flit_bytes,
         placement,
@@ -392,9 +425,19 @@ fn summary_text(
         u(sum.latency_p50),
         u(sum.latency_p99),
         u(sum.latency_max),
-        o(sum.behind_mean),
-        u(sum.behind_max),
     );
+    if sum.application.is_none() {
+        let _ = writeln!(
+            s,
+            "  behind the trace (injected − recorded): mean {}  max {}",
+            o(sum.behind_mean),
+            u(sum.behind_max),
+        );
+    }
+    if let Some(app) = &sum.application {
+        application_text(&mut s, app);
+        return s;
+    }
     let _ = writeln!(
         s,
         "  replayed vs recorded: first recorded time → last delivery {} cycles against the recorded {} ({:+} cycles; slowdown {})",
@@ -435,7 +478,7 @@ fn summary_text(
     let _ = writeln!(
         s,
         "  dependencies: {}",
-        match (sum.dependencies, a.mode) {
+        match (sum.dependencies, mode) {
             (0, _) => "none in the trace: --mode deps is the same as open loop".to_string(),
             (n, ReplayMode::Deps) if sum.dangling_dependencies > 0 => format!(
                 "{n} in the trace, followed ({} on messages not in the trace or region, dropped)",
@@ -443,7 +486,139 @@ fn summary_text(
             ),
             (n, ReplayMode::Deps) => format!("{n} in the trace, followed"),
             (n, ReplayMode::Open) => format!("{n} in the trace, ignored (open loop)"),
+            (n, ReplayMode::Elastic) => format!("{n} in the trace, followed elastically"),
         }
     );
     s
+}
+
+/// The lines of an elastic replay's application: run time, where the ranks spent it,
+/// what bounded the run.
+fn application_text(s: &mut String, app: &Application) {
+    let _ = writeln!(
+        s,
+        "  application: run time {} cycles emulated against {} recorded: speed-up {}",
+        app.runtime,
+        app.runtime_recorded,
+        app.speedup.map_or("n/a".into(), |x| format!("{x:.4}×")),
+    );
+    let _ = writeln!(
+        s,
+        "  over the {} ranks: {} cycles computing, {} inside calls that communicate; {} messages by rendezvous, \
+         {} control messages ({} flits){}",
+        app.ranks.len(),
+        app.compute,
+        app.communication,
+        app.rendezvous,
+        app.control_messages,
+        app.control_flits,
+        if app.unmatched_receives > 0 {
+            format!("; {} receives nothing in the trace matches (completed as posted)", app.unmatched_receives)
+        } else {
+            String::new()
+        }
+    );
+    if let Some(r) = app
+        .slowest_rank
+        .and_then(|r| app.ranks.iter().find(|x| x.rank == r))
+    {
+        let _ = writeln!(
+            s,
+            "  the last to finish, rank {} (node {}), at cycle {} (recorded {}): {} computing, {} communicating, {} in other calls",
+            r.rank, r.node, r.finish, r.finish_recorded, r.compute, r.communication, r.local
+        );
+    }
+    if let Some(c) = &app.critical {
+        let _ = writeln!(
+            s,
+            "  what bounded the run: its {} (call #{}) waited {} cycles until cycle {}{}",
+            c.call,
+            c.call_index,
+            c.waited,
+            c.released,
+            match (c.message, c.peer) {
+                (Some(m), Some(p)) => format!(", for message {m} with rank {p}"),
+                _ => String::new(),
+            }
+        );
+    }
+}
+
+/// The elastic replay's options from the flags, refused in the other modes.
+pub fn elastic_options(
+    mode: ReplayMode,
+    compute_scale: Option<f64>,
+    eager_limit: Option<u64>,
+    overhead: Option<Overhead>,
+) -> Result<ElasticOptions> {
+    if mode != ReplayMode::Elastic {
+        let given = [
+            (compute_scale.is_some(), "--compute-scale"),
+            (eager_limit.is_some(), "--eager-limit"),
+            (overhead.is_some(), "--overhead"),
+        ];
+        if let Some((_, flag)) = given.iter().find(|(g, _)| *g) {
+            return Err(Error::Arg(format!(
+                "{flag} applies to elastic replay (--mode elastic)"
+            )));
+        }
+    }
+    let mut o = ElasticOptions::default();
+    if let Some(f) = compute_scale {
+        if !(f >= 0.0 && f.is_finite() && f <= 1e9) {
+            return Err(Error::Arg(format!(
+                "--compute-scale {f}: a factor from 0 to 1e9"
+            )));
+        }
+        o.compute_scale = f;
+    }
+    if let Some(b) = eager_limit {
+        o.eager_limit = b;
+    }
+    if let Some(h) = overhead {
+        o.overhead = h;
+    }
+    Ok(o)
+}
+
+/// Parses `--overhead`: `FIXED[+PER_BYTE]` for both sides, or
+/// `send=FIXED[+PER_BYTE],recv=FIXED[+PER_BYTE]` (either side may be left out: 0).
+pub fn parse_overhead(spec: &str) -> std::result::Result<Overhead, String> {
+    let cost = |c: &str| -> std::result::Result<Cost, String> {
+        let (fixed, per) = c.split_once('+').unwrap_or((c, "0"));
+        let num = |x: &str, what: &str| -> std::result::Result<f64, String> {
+            match x.trim().parse::<f64>() {
+                Ok(v) if v >= 0.0 && v.is_finite() && v <= 1e12 => Ok(v),
+                _ => Err(format!(
+                    "{what} `{x}` is not a number of cycles from 0 to 1e12"
+                )),
+            }
+        };
+        Ok(Cost {
+            fixed: num(fixed, "the fixed overhead")?,
+            per_byte: num(per, "the overhead per byte")?,
+        })
+    };
+    let bad = || {
+        format!(
+            "`{spec}`: give FIXED[+PER_BYTE] (cycles, cycles per byte) or \
+             send=FIXED[+PER_BYTE],recv=FIXED[+PER_BYTE]"
+        )
+    };
+    if !spec.contains('=') {
+        let c = cost(spec).map_err(|e| format!("{}: {e}", bad()))?;
+        return Ok(Overhead { send: c, recv: c });
+    }
+    let mut o = Overhead::default();
+    let mut seen = (false, false);
+    for part in spec.split(',') {
+        let (side, c) = part.split_once('=').ok_or_else(bad)?;
+        let c = cost(c).map_err(|e| format!("{}: {e}", bad()))?;
+        match side.trim() {
+            "send" if !seen.0 => (o.send, seen.0) = (c, true),
+            "recv" if !seen.1 => (o.recv, seen.1) = (c, true),
+            _ => return Err(bad()),
+        }
+    }
+    Ok(o)
 }

@@ -754,6 +754,24 @@ impl<N: Network> Simulation<N> {
         let i = self.out.nodes.local(src.0);
         let id = MsgId::new(src, self.seq[i]);
         self.seq[i] += 1;
+        self.enqueue_scripted(i, id, dst, len);
+        id
+    }
+
+    /// As [`Simulation::inject`], with the message's sequence number at its source given
+    /// by the caller instead of counted: for a replay whose partitions number each
+    /// source's messages in advance, so that the partition that receives a message
+    /// knows which one it is without being told. The caller keeps the numbers unique
+    /// per source (and does not mix this with `inject` at one source).
+    pub fn inject_numbered(&mut self, src: NodeId, seq: u64, dst: NodeId, len: u32) -> MsgId {
+        let i = self.out.nodes.local(src.0);
+        let id = MsgId::new(src, seq);
+        self.enqueue_scripted(i, id, dst, len);
+        id
+    }
+
+    /// Puts a scripted message into local source `i`'s memory in the current cycle.
+    fn enqueue_scripted(&mut self, i: usize, id: MsgId, dst: NodeId, len: u32) {
         self.generated += 1;
         self.measured_created += 1;
         if let Some(s) = &mut self.stats.series {
@@ -770,7 +788,6 @@ impl<N: Network> Simulation<N> {
             },
         );
         Self::wake(&mut self.now, &mut self.stamp, i as u32, self.t);
-        id
     }
 
     /// Stops the synthetic workload: no node creates another message.

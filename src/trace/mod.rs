@@ -17,6 +17,7 @@ pub mod dumpi;
 pub mod dumpi_write;
 pub mod mpi;
 pub mod netrace;
+pub mod program;
 pub mod text;
 
 use crate::error::{Error, Result};
@@ -93,6 +94,19 @@ pub trait TraceSource {
     fn declared_messages(&self) -> Option<u64> {
         None
     }
+    /// The ranks' programs, for elastic replay, when the trace records calls (DUMPI);
+    /// None for traces of messages only (text, Netrace) and once taken.
+    fn take_program(&mut self) -> Option<program::Program> {
+        None
+    }
+    /// Whether [`TraceSource::take_program`] has programs to give.
+    fn has_program(&self) -> bool {
+        false
+    }
+    /// Yields the messages not yet read in recorded-time order (ties by id) instead of
+    /// parents first: for open-loop replay, where dependencies are not followed. Text
+    /// and Netrace traces are in time order already.
+    fn order_by_time(&mut self) {}
 }
 
 /// Opens `path` for reading, decompressing gzip or bzip2 (recognised by their magic

@@ -53,6 +53,7 @@
 use super::collectives::{Choices, Collective, Op, Plan, Sizes, Step, Tuning};
 use super::comm::{CommBuilder, CommId, CommTable, COMM_WORLD};
 use super::dumpi::{call_name, Args, Call, CallClass, DumpiFile};
+use super::program::{ProgMsg, ProgRecv, Program, RankBuilder, RankProgram, Req, SendMode};
 use super::{SizeUnit, TraceMsg, TraceSource};
 use crate::error::{Error, Result};
 use std::cmp::Reverse;
@@ -104,6 +105,8 @@ struct SendRec {
     /// A collective's send: the rank's recorded exit from the call, which its next
     /// send's lag is measured from (see `TraceMsg::lag_from`).
     exit_ns: Option<u64>,
+    /// Its MPI send mode (elastic replay).
+    mode: SendMode,
 }
 
 struct RecvRec {
@@ -118,11 +121,15 @@ struct RecvRec {
     gate: Option<usize>,
     /// A probe: it waits for the message but does not take it.
     probe: bool,
+    /// The send it took (a probe: found), once matched.
+    msg: Option<usize>,
 }
 
 /// A DUMPI trace, matched and ordered, ready to replay.
 pub struct MpiTrace {
     msgs: std::vec::IntoIter<TraceMsg>,
+    /// The ranks' programs, for elastic replay (taken once).
+    program: Option<Program>,
     /// Messages matched in all.
     total: u64,
     ranks: u32,
@@ -276,7 +283,8 @@ impl MpiTrace {
                 .collect();
             read_rank(f, rank as u32, &table, o.collectives, &colls, &mut st)?;
         }
-        let (matched, unmatched) = match_receives(&mut st.sends, &st.recvs, ranks, &table);
+        let (matched, unmatched) = match_receives(&mut st.sends, &mut st.recvs, ranks, &table);
+        let program = program(&mut st, &prefix);
         let msgs = order(&mut st.sends, &prefix)?;
         let colls = match o.collectives {
             Collectives::Skip if st.skipped > 0 => {
@@ -298,6 +306,7 @@ impl MpiTrace {
         Ok(MpiTrace {
             total: msgs.len() as u64,
             msgs: msgs.into_iter(),
+            program: Some(program),
             ranks,
             desc,
         })
@@ -719,6 +728,10 @@ struct State {
     recvs: Vec<RecvRec>,
     skipped: u64,
     collective_msgs: u64,
+    /// Every rank's program so far, in rank order.
+    programs: Vec<RankProgram>,
+    /// Why the programs cannot be timed, if so (see `Program::untimed`).
+    untimed: Option<String>,
 }
 
 /// One of a rank's collective calls, ready to expand.
@@ -736,6 +749,7 @@ enum Persistent {
         ctx: Ctx,
         tag: i32,
         bytes: u64,
+        mode: SendMode,
     },
     Recv {
         ctx: Ctx,
@@ -744,7 +758,8 @@ enum Persistent {
     },
 }
 
-/// Decodes one rank's file into its sends and receives.
+/// Decodes one rank's file into its sends and receives, and its program (see
+/// [`super::program`]).
 fn read_rank(
     path: &Path,
     rank: u32,
@@ -756,10 +771,14 @@ fn read_rank(
     let mut f = DumpiFile::open(path)?;
     // Receive requests in flight: the receive each names.
     let mut active: HashMap<i32, usize> = HashMap::new();
+    // Every request in flight, for the program's waits: the send or receive it names.
+    let mut reqs: HashMap<i32, Req> = HashMap::new();
     let mut persistent: HashMap<i32, Persistent> = HashMap::new();
     let mut completed: Vec<usize> = Vec::new();
     let mut next_coll = colls.iter();
+    let mut prog = RankBuilder::default();
     let mut at = 0;
+    let mut last_exit = 0;
     while let Some(c) = f.next_call()? {
         let here = Here {
             call: &c,
@@ -771,11 +790,31 @@ fn read_rank(
             table,
         };
         at += 1;
+        match c.wall {
+            Some(_) => {
+                let (enter, exit) = (here.time()?, here.exit_time()?);
+                prog.call(c.label, enter, exit);
+                last_exit = exit.max(enter);
+            }
+            None => {
+                st.untimed.get_or_insert_with(|| {
+                    format!(
+                        "{}: byte {}: {} has no wall-clock time, so the compute between \
+                         calls is not known (record wall times to replay elastically)",
+                        path.display(),
+                        c.offset,
+                        here.name
+                    )
+                });
+                prog.call(c.label, last_exit, last_exit);
+            }
+        }
         let State {
             sends,
             recvs,
             skipped,
             collective_msgs,
+            ..
         } = &mut *st;
         // A request reported complete; `k` is its status's index.
         let mut complete = |q: i32, k: usize, recvs: &mut Vec<RecvRec>| {
@@ -786,6 +825,19 @@ fn read_rank(
                 completed.push(i);
             }
         };
+        // The requests a Wait or Test names that it completes (a persistent one stays
+        // known for its next MPI_Start).
+        let mut done = |qs: &mut dyn Iterator<Item = i32>| -> Vec<Req> {
+            qs.filter_map(|q| {
+                if persistent.contains_key(&q) {
+                    reqs.get(&q).copied()
+                } else {
+                    reqs.remove(&q)
+                }
+            })
+            .collect()
+        };
+        let mode = SendMode::of_call(here.name);
         match c.args {
             Args::Send {
                 count,
@@ -793,10 +845,18 @@ fn read_rank(
                 dest,
                 tag,
                 comm,
-                ..
+                request,
             } => {
-                if let Some(s) = here.send(count, datatype, dest, tag, comm)? {
-                    gate(sends, recvs, &mut completed, s);
+                if let Some(mut s) = here.send(count, datatype, dest, tag, comm)? {
+                    s.mode = mode;
+                    let i = gate(sends, recvs, &mut completed, s);
+                    prog.send(i);
+                    match request {
+                        Some(q) => {
+                            reqs.insert(q, Req::Send(i as u32));
+                        }
+                        None => prog.wait([Req::Send(i as u32)]),
+                    }
                 }
             }
             Args::Recv {
@@ -807,11 +867,16 @@ fn read_rank(
                 ..
             } => {
                 if let Some(r) = here.recv(source, tag, comm, false, recvs)? {
+                    prog.recv(r);
                     match request {
                         Some(q) => {
                             active.insert(q, r);
+                            reqs.insert(q, Req::Recv(r as u32));
                         }
-                        None => completed.push(r),
+                        None => {
+                            completed.push(r);
+                            prog.wait([Req::Recv(r as u32)]);
+                        }
                     }
                 }
             }
@@ -827,12 +892,18 @@ fn read_rank(
             } => {
                 // The send goes out while the receive is pending: only the rank's
                 // later sends wait for what it receives.
+                let mut both = Vec::with_capacity(2);
                 if let Some(s) = here.send(sendcount, sendtype, dest, sendtag, comm)? {
-                    gate(sends, recvs, &mut completed, s);
+                    let i = gate(sends, recvs, &mut completed, s);
+                    prog.send(i);
+                    both.push(Req::Send(i as u32));
                 }
                 if let Some(r) = here.recv(source, recvtag, comm, false, recvs)? {
                     completed.push(r);
+                    prog.recv(r);
+                    both.push(Req::Recv(r as u32));
                 }
+                prog.wait(both);
             }
             Args::SendInit {
                 count,
@@ -851,8 +922,10 @@ fn read_rank(
                         ctx: (id, 0),
                         tag,
                         bytes: s.map_or(0, |s| s.bytes),
+                        mode,
                     },
                 );
+                reqs.remove(&request);
             }
             Args::RecvInit {
                 source,
@@ -874,6 +947,7 @@ fn read_rank(
                         tag,
                     },
                 );
+                reqs.remove(&request);
             }
             Args::Start { ref requests } => {
                 let time = here.time()?;
@@ -884,6 +958,7 @@ fn read_rank(
                             ctx,
                             tag,
                             bytes,
+                            mode,
                         }) => {
                             let s = SendRec {
                                 rank,
@@ -894,8 +969,11 @@ fn read_rank(
                                 bytes,
                                 children: Vec::new(),
                                 exit_ns: None,
+                                mode,
                             };
-                            gate(sends, recvs, &mut completed, s);
+                            let i = gate(sends, recvs, &mut completed, s);
+                            prog.send(i);
+                            reqs.insert(*q, Req::Send(i as u32));
                         }
                         Some(&Persistent::Recv {
                             ctx,
@@ -910,8 +988,12 @@ fn read_rank(
                                 status_source: None,
                                 gate: None,
                                 probe: false,
+                                msg: None,
                             });
-                            active.insert(*q, recvs.len() - 1);
+                            let r = recvs.len() - 1;
+                            active.insert(*q, r);
+                            prog.recv(r);
+                            reqs.insert(*q, Req::Recv(r as u32));
                         }
                         // MPI_PROC_NULL, or a request made before the trace began.
                         _ => {}
@@ -929,6 +1011,7 @@ fn read_rank(
                 if flag.unwrap_or(1) != 0 {
                     if let Some(r) = here.recv(source, tag, comm, true, recvs)? {
                         completed.push(r);
+                        prog.probe(r);
                     }
                 }
             }
@@ -936,6 +1019,7 @@ fn read_rank(
                 for (k, &q) in requests.iter().enumerate() {
                     complete(q, k, recvs);
                 }
+                prog.wait(done(&mut requests.iter().copied()));
             }
             Args::WaitAny {
                 ref requests,
@@ -948,6 +1032,7 @@ fn read_rank(
             } => {
                 if let Some(&q) = usize::try_from(index).ok().and_then(|i| requests.get(i)) {
                     complete(q, 0, recvs);
+                    prog.wait(done(&mut std::iter::once(q)));
                 }
             }
             Args::WaitSome {
@@ -960,15 +1045,20 @@ fn read_rank(
                 ref indices,
                 ..
             } => {
-                for (k, &i) in indices.iter().enumerate() {
-                    if let Some(&q) = usize::try_from(i).ok().and_then(|i| requests.get(i)) {
-                        complete(q, k, recvs);
-                    }
+                let named: Vec<i32> = indices
+                    .iter()
+                    .filter_map(|&i| usize::try_from(i).ok().and_then(|i| requests.get(i)))
+                    .copied()
+                    .collect();
+                for (k, &q) in named.iter().enumerate() {
+                    complete(q, k, recvs);
                 }
+                prog.wait(done(&mut named.into_iter()));
             }
             Args::Test { request, flag } => {
                 if flag != 0 {
                     complete(request, 0, recvs);
+                    prog.wait(done(&mut std::iter::once(request)));
                 }
             }
             Args::TestAll { ref requests, flag } => {
@@ -976,6 +1066,7 @@ fn read_rank(
                     for (k, &q) in requests.iter().enumerate() {
                         complete(q, k, recvs);
                     }
+                    prog.wait(done(&mut requests.iter().copied()));
                 }
             }
             // A Test* that found nothing complete.
@@ -983,18 +1074,20 @@ fn read_rank(
             Args::Cancel { request } => {
                 // A cancelled receive never completes: nothing waits for it.
                 active.remove(&request);
+                reqs.remove(&request);
             }
             Args::RequestFree { request } => {
                 // Freed while active, it completes unobserved: nothing waits for it.
                 active.remove(&request);
                 persistent.remove(&request);
+                reqs.remove(&request);
             }
             ref a if a.class() == CallClass::Collective => match collectives {
                 Collectives::Expand => {
                     let coll = next_coll.next().ok_or_else(|| {
                         here.err("a collective the first pass did not see".into())
                     })?;
-                    let made = here.expand(coll, sends, recvs, &mut completed)?;
+                    let made = here.expand(coll, sends, recvs, &mut completed, &mut prog)?;
                     *collective_msgs += made;
                 }
                 _ => *skipped += 1,
@@ -1010,6 +1103,7 @@ fn read_rank(
             }
         }
     }
+    st.programs.push(prog.finish());
     Ok(())
 }
 
@@ -1120,6 +1214,7 @@ impl<'a> Here<'a> {
             bytes: count.max(0) as u64 * u64::from(size),
             children: Vec::new(),
             exit_ns: None,
+            mode: SendMode::Standard,
         }))
     }
 
@@ -1149,6 +1244,7 @@ impl<'a> Here<'a> {
             status_source: self.call.statuses.first().map(|s| s.1),
             gate: None,
             probe,
+            msg: None,
         });
         Ok(Some(recvs.len() - 1))
     }
@@ -1163,6 +1259,7 @@ impl<'a> Here<'a> {
         sends: &mut Vec<SendRec>,
         recvs: &mut Vec<RecvRec>,
         completed: &mut Vec<usize>,
+        prog: &mut RankBuilder,
     ) -> Result<u64> {
         let time = self.time()?;
         let exit = self.exit_time()?;
@@ -1181,7 +1278,11 @@ impl<'a> Here<'a> {
         };
         let mut step = Step::default();
         let mut made = 0;
+        // A step's sends and receives are posted together and all waited for before
+        // the next step (MPICH's blocking algorithms).
+        let mut posted = Vec::new();
         while sched.next_into(&mut step) {
+            posted.clear();
             for t in &step.sends {
                 let s = SendRec {
                     rank: self.rank,
@@ -1192,8 +1293,11 @@ impl<'a> Here<'a> {
                     bytes: t.bytes,
                     children: Vec::new(),
                     exit_ns: Some(exit),
+                    mode: SendMode::Standard,
                 };
-                gate(sends, recvs, completed, s);
+                let i = gate(sends, recvs, completed, s);
+                prog.send(i);
+                posted.push(Req::Send(i as u32));
                 made += 1;
             }
             for t in &step.recvs {
@@ -1205,20 +1309,65 @@ impl<'a> Here<'a> {
                     status_source: None,
                     gate: None,
                     probe: false,
+                    msg: None,
                 });
                 completed.push(recvs.len() - 1);
+                prog.recv(recvs.len() - 1);
+                posted.push(Req::Recv((recvs.len() - 1) as u32));
             }
+            prog.wait(posted.iter().copied());
         }
         Ok(made)
     }
 }
 
+/// The ranks' programs (moved out of `st`), with the messages and receives they name.
+fn program(st: &mut State, prefix: &str) -> Program {
+    let msgs = st
+        .sends
+        .iter()
+        .map(|s| ProgMsg {
+            src: s.rank,
+            dst: s.dest,
+            bytes: s.bytes,
+            mode: s.mode,
+            recv: None,
+            collective: s.ctx.1 > 0,
+            recorded: s.time_ns,
+        })
+        .collect::<Vec<_>>();
+    let mut p = Program {
+        msgs,
+        recvs: Vec::with_capacity(st.recvs.len()),
+        ranks: std::mem::take(&mut st.programs),
+        name: format!("DUMPI trace {prefix}"),
+        untimed: st.untimed.take(),
+    };
+    for (i, r) in st.recvs.iter().enumerate() {
+        if let (Some(m), false) = (r.msg, r.probe) {
+            p.msgs[m].recv = Some(i as u32);
+        }
+        p.recvs.push(ProgRecv {
+            rank: r.rank,
+            msg: r.msg.map(|m| m as u32),
+        });
+    }
+    p
+}
+
 /// Adds a rank's send; the receives completed since its previous send gate it.
-fn gate(sends: &mut Vec<SendRec>, recvs: &mut [RecvRec], completed: &mut Vec<usize>, s: SendRec) {
+/// Returns its index.
+fn gate(
+    sends: &mut Vec<SendRec>,
+    recvs: &mut [RecvRec],
+    completed: &mut Vec<usize>,
+    s: SendRec,
+) -> usize {
     for r in completed.drain(..) {
         recvs[r].gate = Some(sends.len());
     }
     sends.push(s);
+    sends.len() - 1
 }
 
 /// Matches every receive to a send (MPI order per communicator, see the module doc) and
@@ -1226,7 +1375,7 @@ fn gate(sends: &mut Vec<SendRec>, recvs: &mut [RecvRec], completed: &mut Vec<usi
 /// Returns (matched, unmatched) receive counts, probes not counted.
 fn match_receives(
     sends: &mut [SendRec],
-    recvs: &[RecvRec],
+    recvs: &mut [RecvRec],
     ranks: u32,
     table: &CommTable,
 ) -> (u64, u64) {
@@ -1238,7 +1387,7 @@ fn match_receives(
     }
     let mut taken = vec![false; sends.len()];
     let (mut matched, mut unmatched) = (0, 0);
-    for r in recvs {
+    for r in recvs.iter_mut() {
         let mut first = |src: u32, taken: &[bool]| -> Option<usize> {
             let (head, q) = queues.get_mut(&(r.ctx, src, r.rank))?;
             while *head < q.len() && taken[q[*head]] {
@@ -1269,6 +1418,7 @@ fn match_receives(
                     taken[i] = true;
                     matched += 1;
                 }
+                r.msg = Some(i);
                 sends[i].children.extend(r.gate);
             }
             None if !r.probe => unmatched += 1,
@@ -1334,6 +1484,19 @@ fn order(sends: &mut [SendRec], prefix: &str) -> Result<Vec<TraceMsg>> {
 impl TraceSource for MpiTrace {
     fn next_msg(&mut self) -> Result<Option<TraceMsg>> {
         Ok(self.msgs.next())
+    }
+    fn take_program(&mut self) -> Option<Program> {
+        self.program.take()
+    }
+    fn has_program(&self) -> bool {
+        self.program.is_some()
+    }
+    fn order_by_time(&mut self) {
+        // Parents first is for dependency-driven replay; open loop creates every message
+        // at its recorded time, so it reads them in that order.
+        let mut rest: Vec<TraceMsg> = std::mem::take(&mut self.msgs).collect();
+        rest.sort_by_key(|m| (m.time, m.id));
+        self.msgs = rest.into_iter();
     }
     fn declared_messages(&self) -> Option<u64> {
         Some(self.total)

@@ -330,10 +330,13 @@ impl Driver {
                 m.id
             )));
         }
+        // Only dependency-driven replay follows the dependencies (and has the stream
+        // parents first: open loop reads it in time order).
         if let Some(c) = m
             .children
             .iter()
             .chain(&m.successor)
+            .filter(|_| self.deps)
             .find(|c| self.live.contains(c))
         {
             return Err(Error::Trace(format!(

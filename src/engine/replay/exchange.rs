@@ -9,7 +9,7 @@
 //! Not here: the synthetic runs' exchange (`distributed::wire`), the messages read
 //! (every rank reads the trace itself).
 
-use super::lockstep::{lock_read, lock_write, Shared};
+use super::lockstep::{lock_read, lock_write, BookPost, Shared};
 use crate::engine::distributed::wire::{self, MailOwned, MailRef};
 use crate::engine::network::Network;
 use crate::engine::parallel::lock;
@@ -25,6 +25,7 @@ struct Head {
     live: i64,
     lost: bool,
     stop: bool,
+    book: BookPost,
 }
 
 /// What a rank sends another after a cycle (borrowed for writing).
@@ -71,6 +72,7 @@ impl Exchanger<'_> {
                         live: p.live,
                         lost: p.lost,
                         stop: p.stop,
+                        book: p.book,
                     };
                     (q as u32, head, &p.deliveries[..])
                 })
@@ -105,6 +107,7 @@ impl Exchanger<'_> {
                 post.live = h.live;
                 post.lost = h.lost;
                 post.stop = h.stop;
+                post.book = h.book;
                 post.deliveries.clear();
                 post.deliveries.extend_from_slice(&d);
                 // The first partition of a rank is its leader.

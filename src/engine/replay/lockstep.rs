@@ -50,6 +50,7 @@ use crate::error::{Error, Result};
 use crate::stats::Delivery;
 use crate::trace::{SizeUnit, TraceMsg, TraceSource};
 use crate::types::Cycle;
+use serde::{Deserialize, Serialize};
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, RwLock};
@@ -163,6 +164,21 @@ pub(super) struct Post {
     pub(super) stop: bool,
     /// Leaders only: the error the leader holds (see the module doc), as text.
     pub(super) fail: Option<String>,
+    /// What a partition's own bookkeeping says (elastic replay: the drivers are not
+    /// copies of each other, so they tell each other their counts).
+    pub(super) book: BookPost,
+}
+
+/// A partition's bookkeeping in an elastic replay (zero in the other modes): network
+/// messages it created and had delivered, its ranks not finished, its last delivery, and
+/// a rank of its that waits for nothing anyone will do.
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]
+pub(super) struct BookPost {
+    pub(super) created: u64,
+    pub(super) delivered: u64,
+    pub(super) unfinished: u64,
+    pub(super) last_delivery: Cycle,
+    pub(super) stuck: Option<[u32; 4]>,
 }
 
 impl Default for Post {
@@ -177,6 +193,7 @@ impl Default for Post {
             unread: None,
             stop: false,
             fail: None,
+            book: BookPost::default(),
         }
     }
 }
@@ -211,7 +228,7 @@ pub(super) struct Shared<'a, N: Network> {
     pub(super) mine: &'a Range<usize>,
     pub(super) parts: usize,
     /// Whether there are other ranks.
-    ranked: bool,
+    pub(super) ranked: bool,
 }
 
 impl<N: Network> Clone for Shared<'_, N> {
@@ -254,33 +271,9 @@ pub(super) fn run<N: Network + Send>(
 ) -> Result<Ended> {
     let parts = split.parts;
     let mine = split.owned[split.rank].clone();
-    let local = sims.len();
-    let ranked = split.transport.is_some();
-    let mail = mailboxes::<N>(parts);
-    let posts: Vec<RwLock<Post>> = (0..2 * parts)
-        .map(|_| RwLock::new(Post::default()))
-        .collect();
-    let outgoing: Vec<Mutex<wire::Outgoing<N>>> = (0..if ranked { local } else { 0 })
-        .map(|_| Mutex::new(wire::Outgoing::new(parts)))
-        .collect();
-    let incoming: Vec<Mutex<Mail<N>>> = (0..if ranked { local } else { 0 })
-        .map(|_| Mutex::new((Vec::new(), Vec::new())))
-        .collect();
-    let barrier = SpinBarrier::new(local);
-    let failed = Failed(AtomicBool::new(false));
-    let held = Mutex::new(None);
-    let sh = Shared {
-        mail: &mail,
-        posts: &posts,
-        outgoing: &outgoing,
-        incoming: &incoming,
-        barrier: &barrier,
-        failed: &failed,
-        held: &held,
-        mine: &mine,
-        parts,
-        ranked,
-    };
+    let bufs = Buffers::<N>::new(split, sims.len());
+    let sh = bufs.shared(&mine, parts);
+    let held = &bufs.held;
     let mut exchanger = split
         .transport
         .map(|t| super::exchange::Exchanger::new(t, &mine, &split.owned));
@@ -312,7 +305,7 @@ pub(super) fn run<N: Network + Send>(
         }
         (led, others)
     });
-    let held = held.into_inner().unwrap_or_else(|e| e.into_inner());
+    let held = lock(held).take();
     match led {
         Ok(Outcome::Done(summary, log)) => Ok(Ended {
             summary: *summary,
@@ -328,6 +321,111 @@ pub(super) fn run<N: Network + Send>(
         Ok(Outcome::Aborted) => Err(held
             .or_else(|| others.into_iter().find_map(|r| r.err()))
             .unwrap_or_else(|| Error::Trace("a replay partition failed".into()))),
+    }
+}
+
+/// What the threads of one rank share, owned (see [`Shared`]).
+pub(super) struct Buffers<N: Network> {
+    mail: Vec<Mutex<Mail<N>>>,
+    posts: Vec<RwLock<Post>>,
+    outgoing: Vec<Mutex<wire::Outgoing<N>>>,
+    incoming: Vec<Mutex<Mail<N>>>,
+    barrier: SpinBarrier,
+    failed: Failed,
+    pub(super) held: Mutex<Option<Error>>,
+    ranked: bool,
+}
+
+impl<N: Network> Buffers<N> {
+    /// The buffers of this rank's `local` partitions of `split`.
+    pub(super) fn new(split: &Split<'_>, local: usize) -> Self {
+        let parts = split.parts;
+        let ranked = split.transport.is_some();
+        Buffers {
+            mail: mailboxes::<N>(parts),
+            posts: (0..2 * parts)
+                .map(|_| RwLock::new(Post::default()))
+                .collect(),
+            outgoing: (0..if ranked { local } else { 0 })
+                .map(|_| Mutex::new(wire::Outgoing::new(parts)))
+                .collect(),
+            incoming: (0..if ranked { local } else { 0 })
+                .map(|_| Mutex::new((Vec::new(), Vec::new())))
+                .collect(),
+            barrier: SpinBarrier::new(local),
+            failed: Failed(AtomicBool::new(false)),
+            held: Mutex::new(None),
+            ranked,
+        }
+    }
+
+    /// The threads' view of them; `mine`: this rank's partitions of `parts`.
+    pub(super) fn shared<'a>(&'a self, mine: &'a Range<usize>, parts: usize) -> Shared<'a, N> {
+        Shared {
+            mail: &self.mail,
+            posts: &self.posts,
+            outgoing: &self.outgoing,
+            incoming: &self.incoming,
+            barrier: &self.barrier,
+            failed: &self.failed,
+            held: &self.held,
+            mine,
+            parts,
+            ranked: self.ranked,
+        }
+    }
+}
+
+impl<N: Network> Shared<'_, N> {
+    /// Partition `p` hands its outbox for this rank's other partitions to their
+    /// mailboxes (`parity`: the cycle's half).
+    pub(super) fn hand_local(&self, p: usize, parity: usize, sim: &mut Simulation<N>) {
+        let parts = self.parts;
+        for q in self.mine.clone().filter(|&q| q != p) {
+            let mut mb = lock(&self.mail[(parity * parts + p) * parts + q]);
+            std::mem::swap(&mut mb.0, &mut sim.out.events[q]);
+            std::mem::swap(&mut mb.1, &mut sim.out.extras[q]);
+        }
+    }
+
+    /// Partition `p` takes what this rank's other partitions handed it (after the
+    /// barrier).
+    pub(super) fn take_local(&self, p: usize, parity: usize, sim: &mut Simulation<N>) {
+        let parts = self.parts;
+        for q in self.mine.clone().filter(|&q| q != p) {
+            let mut mb = lock(&self.mail[(parity * parts + q) * parts + p]);
+            let (events, extras) = &mut *mb;
+            sim.absorb(events, extras);
+        }
+    }
+
+    /// Partition `p` takes what other ranks sent it (after the exchange's barrier).
+    pub(super) fn take_incoming(&self, p: usize, sim: &mut Simulation<N>) {
+        let mut inc = lock(&self.incoming[p - self.mine.start]);
+        let (events, extras) = &mut *inc;
+        sim.absorb(events, extras);
+    }
+
+    /// Partition `p` puts its outbox for other ranks' partitions aside for the
+    /// exchange.
+    pub(super) fn put_outgoing(&self, p: usize, sim: &mut Simulation<N>) {
+        lock(&self.outgoing[p - self.mine.start]).take_from(&mut sim.out, self.mine);
+    }
+
+    /// Waits for this rank's other partitions; false when one of them failed.
+    pub(super) fn meet(&self) -> bool {
+        self.barrier.wait(&self.failed.0);
+        !self.failed.0.load(Ordering::Acquire)
+    }
+
+    /// Marks this rank's replay failed (its other partitions stop at the barrier).
+    pub(super) fn fail(&self) {
+        self.failed.0.store(true, Ordering::Release);
+    }
+
+    /// The failure flag, for a guard that sets it if the thread panics.
+    pub(super) fn failed(&self) -> &Failed {
+        self.failed
     }
 }
 
@@ -356,13 +454,12 @@ fn partition<N: Network>(
     each: &mut dyn FnMut(&ReplayRecord) -> Result<()>,
     sh: Shared<'_, N>,
 ) -> Result<Outcome> {
-    let _guard = FailOnPanic(sh.failed);
+    let _guard = FailOnPanic(sh.failed());
     let fail = |e: Error| {
-        sh.failed.0.store(true, Ordering::Release);
+        sh.fail();
         Err(e)
     };
     let parts = sh.parts;
-    let me = p - sh.mine.start;
     let leader = sh.mine.start;
     let mut parity = 0;
     let mut inbox: Vec<Delivery> = Vec::new();
@@ -372,13 +469,9 @@ fn partition<N: Network>(
             return fail(e);
         }
         sim.step_local();
-        for q in sh.mine.clone().filter(|&q| q != p) {
-            let mut mb = lock(&sh.mail[(parity * parts + p) * parts + q]);
-            std::mem::swap(&mut mb.0, &mut sim.out.events[q]);
-            std::mem::swap(&mut mb.1, &mut sim.out.extras[q]);
-        }
+        sh.hand_local(p, parity, sim);
         if sh.ranked {
-            lock(&sh.outgoing[me]).take_from(&mut sim.out, sh.mine);
+            sh.put_outgoing(p, sim);
         }
         {
             let mut post = lock_write(&sh.posts[parity * parts + p]);
@@ -403,28 +496,18 @@ fn partition<N: Network>(
                 post.stop = crate::engine::interrupt::requested();
             }
         }
-        sh.barrier.wait(&sh.failed.0);
-        if sh.failed.0.load(Ordering::Acquire) {
+        if !sh.meet() {
             return Ok(Outcome::Aborted);
         }
         if let Some(ex) = lead.as_mut().and_then(|l| l.exchanger.as_deref_mut()) {
             ex.run_replay(sh, parity);
         }
-        if sh.ranked {
-            sh.barrier.wait(&sh.failed.0);
-            if sh.failed.0.load(Ordering::Acquire) {
-                return Ok(Outcome::Aborted);
-            }
+        if sh.ranked && !sh.meet() {
+            return Ok(Outcome::Aborted);
         }
-        for q in sh.mine.clone().filter(|&q| q != p) {
-            let mut mb = lock(&sh.mail[(parity * parts + q) * parts + p]);
-            let (events, extras) = &mut *mb;
-            sim.absorb(events, extras);
-        }
+        sh.take_local(p, parity, sim);
         if sh.ranked {
-            let mut inc = lock(&sh.incoming[me]);
-            let (events, extras) = &mut *inc;
-            sim.absorb(events, extras);
+            sh.take_incoming(p, sim);
         }
         let now = sim.t;
         // Every partition's deliveries, in an order that does not depend on the split.

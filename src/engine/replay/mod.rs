@@ -18,6 +18,7 @@
 //! Not here: the readers (`trace`), the command line (`cli::replay`).
 
 mod driver;
+pub mod elastic;
 mod exchange;
 mod lockstep;
 pub mod placement;
@@ -51,6 +52,10 @@ pub enum ReplayMode {
     Open,
     /// At the recorded times, but not before every parent was delivered plus the gap.
     Deps,
+    /// As the application would run on this machine: an MPI trace's ranks are programs
+    /// whose compute is kept and whose MPI calls take what the network takes; a message
+    /// trace's dependants come their recorded distance after their parents' deliveries.
+    Elastic,
 }
 
 /// How a trace is replayed.
@@ -74,6 +79,8 @@ pub struct ReplayOptions {
     /// List at most this many ranks in [`ReplaySummary::ranks`] (the latest to finish);
     /// None: all.
     pub max_ranks: Option<u32>,
+    /// Elastic replay of an MPI trace: eager limit, compute scale, host overheads.
+    pub elastic: elastic::ElasticOptions,
 }
 
 impl Default for ReplayOptions {
@@ -86,12 +93,13 @@ impl Default for ReplayOptions {
             map: NodeMap::Identity,
             stall_cycles: 1_000_000,
             max_ranks: None,
+            elastic: elastic::ElasticOptions::default(),
         }
     }
 }
 
 /// One replayed message.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct ReplayRecord {
     /// Trace id.
     pub id: u64,
@@ -201,6 +209,16 @@ pub struct ReplaySummary {
     /// The time series (`experiment.observe.interval`), latency as `latency_mean`'s.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub series: Option<Vec<SeriesRow>>,
+    /// The application's run time as replayed, cycles: elastic replay of an MPI trace,
+    /// the last rank's finish; else the replayed span (first recorded time to last
+    /// delivery).
+    pub runtime: Option<Cycle>,
+    /// The recorded run time over the replayed one (above 1: the emulated machine runs
+    /// the application faster than the recording did).
+    pub speedup: Option<f64>,
+    /// Elastic replay of an MPI trace: the run time emulated and recorded, per rank.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub application: Option<elastic::Application>,
 }
 
 /// One rank's (one source endpoint's) communication in a replay.
@@ -252,6 +270,79 @@ pub(crate) fn flits_of(size: u64, unit: crate::trace::SizeUnit, flit_bytes: u64)
         crate::trace::SizeUnit::Flits => size,
     };
     u32::try_from(f.max(1)).ok()
+}
+
+/// What every replay builds before it steps: the configuration it runs (no warm-up,
+/// idle cycles skipped), this rank's partitions of the network, workload stopped and
+/// deliveries recorded, and how the network is split.
+pub(super) struct Setup<N: Network> {
+    cfg: HwConfig,
+    sims: Vec<Simulation<N>>,
+    /// Every partition's node range.
+    rs: Vec<(usize, usize)>,
+    /// The partitions each rank steps, and this rank.
+    owned: Vec<std::ops::Range<usize>>,
+    rank: usize,
+    transport: Option<std::sync::Arc<dyn distributed::Transport>>,
+    partitioning: crate::stats::report::Partitioning,
+    /// The nodes a trace's endpoints sit on, and the network's nodes.
+    ends: std::ops::Range<u32>,
+    nodes: usize,
+}
+
+impl<N: Network + Send> Setup<N> {
+    fn new(cfg: &HwConfig) -> Result<Self> {
+        let mut cfg = cfg.clone();
+        cfg.experiment.warmup = 0;
+        cfg.experiment.idle_skip = true;
+        let machine = validate(&cfg)?;
+        // Before any table is built, as for a run: refused unless it fits (or --force).
+        crate::limits::enforce_memory(&cfg, &machine)?;
+        let topology = machine.topology;
+        let nodes = topology.nodes();
+        // A trace's endpoints sit on the nodes that send and receive (a host network's hosts).
+        let ends = topology.endpoints();
+        let e = &cfg.experiment;
+        let (threads, min_nodes) = (
+            e.threads as usize,
+            e.partition_min_nodes.map(|m| m as usize),
+        );
+        // The same partitions as a run: over ranks, R·T of them (`distributed::plan`).
+        let transport = distributed::current();
+        let (rs, owned, rank) = match &transport {
+            Some(t) => {
+                let (rs, owned) = distributed::plan::<N>(nodes, t.ranks(), threads, min_nodes)?;
+                (rs, owned, t.rank())
+            }
+            None => {
+                let rs = ranges(nodes, partitions_for::<N>(nodes, threads, min_nodes).max(1));
+                let n = rs.len();
+                // One rank owning every partition.
+                (rs, one_process(n), 0)
+            }
+        };
+        let (views, how) = place(&topology, &owned, e.partitioner)?;
+        let partitioning = describe(&topology, &views, &owned, how);
+        let mut sims = views[owned[rank].clone()]
+            .iter()
+            .map(|p| Simulation::<N>::build_part(&cfg, 0, p.clone()))
+            .collect::<Result<Vec<_>>>()?;
+        for sim in &mut sims {
+            sim.stop_workload();
+            sim.record_deliveries();
+        }
+        Ok(Setup {
+            cfg,
+            sims,
+            rs,
+            owned,
+            rank,
+            transport,
+            partitioning,
+            ends,
+            nodes,
+        })
+    }
 }
 
 /// Replays `src` on the machine `cfg` with the routers of its switching mode (see
@@ -317,45 +408,23 @@ pub fn replay_observed<N: Network + Send>(
     opts: &ReplayOptions,
     each: &mut dyn FnMut(&ReplayRecord) -> Result<()>,
 ) -> Result<(ReplaySummary, Extras)> {
-    let mut cfg = cfg.clone();
-    cfg.experiment.warmup = 0;
-    cfg.experiment.idle_skip = true;
-    let machine = validate(&cfg)?;
-    // Before any table is built, as for a run: refused unless it fits (or --force).
-    crate::limits::enforce_memory(&cfg, &machine)?;
-    let topology = machine.topology;
-    let nodes = topology.nodes();
-    // A trace's endpoints sit on the nodes that send and receive (a host network's hosts).
-    let ends = topology.endpoints();
-    let e = &cfg.experiment;
-    let (threads, min_nodes) = (
-        e.threads as usize,
-        e.partition_min_nodes.map(|m| m as usize),
-    );
-    // The same partitions as a run: over ranks, R·T of them (`distributed::plan`).
-    let transport = distributed::current();
-    let (rs, owned, rank) = match &transport {
-        Some(t) => {
-            let (rs, owned) = distributed::plan::<N>(nodes, t.ranks(), threads, min_nodes)?;
-            (rs, owned, t.rank())
+    let setup = Setup::<N>::new(cfg)?;
+    if opts.mode == ReplayMode::Elastic {
+        if let Some(prog) = src.take_program() {
+            return elastic::replay(setup, prog, opts, each);
         }
-        None => {
-            let rs = ranges(nodes, partitions_for::<N>(nodes, threads, min_nodes).max(1));
-            let n = rs.len();
-            // One rank owning every partition.
-            (rs, one_process(n), 0)
-        }
-    };
-    let (views, how) = place(&topology, &owned, e.partitioner)?;
-    let partitioning = describe(&topology, &views, &owned, how);
-    let mut sims = views[owned[rank].clone()]
-        .iter()
-        .map(|p| Simulation::<N>::build_part(&cfg, 0, p.clone()))
-        .collect::<Result<Vec<_>>>()?;
-    for sim in &mut sims {
-        sim.stop_workload();
-        sim.record_deliveries();
     }
+    let Setup {
+        cfg,
+        mut sims,
+        rs,
+        owned,
+        rank,
+        transport,
+        partitioning,
+        ends,
+        nodes,
+    } = setup;
     let (unit, name) = (src.unit(), src.describe());
     if let Some(e) = src.endpoints().filter(|&e| e as usize > ends.len()) {
         if opts.map.is_identity() {
@@ -372,6 +441,9 @@ pub fn replay_observed<N: Network + Send>(
             "--gap {}: at most {MAX_GAP} cycles (2^40)",
             opts.gap
         )));
+    }
+    if opts.mode == ReplayMode::Open {
+        src.order_by_time();
     }
     let mut reader = lockstep::Reader::new(src, opts)?;
     let mut first = Vec::new();
@@ -442,7 +514,7 @@ pub fn replay_observed<N: Network + Send>(
 /// Adds what `experiment.observe` asks for, over the whole replay (`end`: its window)
 /// from every partition's measurements `parts` (in partition order), to `sum`, and
 /// returns the measurements for files; nothing is computed that was not asked for.
-fn observed<N: Network>(
+pub(super) fn observed<N: Network>(
     cfg: &HwConfig,
     parts: &mut [PartResult<N::Measures>],
     end: &RunEnd,
