@@ -893,3 +893,298 @@ fn pingpong_is_refused_an_odd_number_of_ranks_or_fewer_than_two() {
     assert!(e.contains("even number of ranks"), "{e}");
     assert!(generate(&cli("pingpong --ranks 2 --out x/p")).is_ok());
 }
+
+// ---------------------------------------------------------------------------------------
+// Elastic replay (issue 28): the application's run time on the emulated machine.
+
+mod elastic {
+    use super::*;
+    use routemu::config::overrides::apply_overrides;
+    use routemu::config::HwConfig;
+    use routemu::engine::replay::elastic::{Application, ElasticOptions, Overhead};
+    use routemu::engine::replay::{ReplayRecord, ReplaySummary};
+    use routemu::switching::wormhole::zero_load_latency;
+    use routemu::topology::Topology;
+    use routemu::trace::program::{Op, Program, Req};
+    use routemu::types::NodeId;
+    use std::path::Path;
+
+    /// `preset` with `sets` applied.
+    pub(super) fn machine(preset: &str, sets: &[&str]) -> HwConfig {
+        let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+        apply_overrides(&common::preset(preset), &sets).unwrap()
+    }
+
+    /// Replays `trace` elastically on `cfg`; the summary and every record.
+    pub(super) fn elastic(
+        cfg: &HwConfig,
+        trace: &Path,
+        e: ElasticOptions,
+    ) -> (ReplaySummary, Vec<ReplayRecord>) {
+        let mut src = open(trace).unwrap();
+        let opts = ReplayOptions {
+            mode: ReplayMode::Elastic,
+            elastic: e,
+            ..ReplayOptions::default()
+        };
+        let mut recs = Vec::new();
+        let sum = replay::<WormholeNet>(cfg, src.as_mut(), &opts, &mut |r| {
+            recs.push(r.clone());
+            Ok(())
+        })
+        .unwrap();
+        (sum, recs)
+    }
+
+    fn app(s: &ReplaySummary) -> &Application {
+        s.application
+            .as_ref()
+            .expect("an elastic replay of an MPI trace")
+    }
+
+    const INIT: u64 = 60_000 + 300 + 200;
+    const FINALIZE: u64 = 150_000;
+
+    #[test]
+    fn an_idle_pingpong_runs_in_its_closed_form_eagerly_and_by_rendezvous() {
+        // Ranks 0 and 1 on neighbouring nodes, 1 cycle a ns: every iteration is two
+        // compute phases and two transfers, each its zero-load latency L (the receiver
+        // sees the message in the cycle its tail is absorbed). By rendezvous a transfer is
+        // RTS, CTS (the receive is posted by then) and the data, and the last send
+        // completes one FIN later.
+        let (iters, c, bytes) = (5u64, 2_000u64, 800u64);
+        let (_tmp, _, meta, _) = generated(&format!(
+            "pingpong --ranks 2 --iters {iters} --bytes {bytes} --compute-ns {c} --exact"
+        ));
+        let cfg = machine("wormhole-torus-dor.ron", &[]);
+        let data = zero_load_latency(&cfg, 1, bytes / 8);
+        let ctrl = zero_load_latency(&cfg, 1, 1);
+        let (eager, recs) = elastic(&cfg, &meta, ElasticOptions::default());
+        let a = app(&eager);
+        assert_eq!(a.runtime, INIT + iters * 2 * (c + data) + FINALIZE);
+        assert_eq!(a.rendezvous, 0);
+        assert_eq!(recs.len() as u64, 2 * iters);
+        assert!(recs.iter().all(|r| r.latency == data));
+        for r in &a.ranks {
+            assert_eq!(r.compute, iters * c, "rank {}", r.rank);
+            assert_eq!(r.local, INIT + FINALIZE, "rank {}", r.rank);
+            assert_eq!(r.finish, r.compute + r.communication + r.local);
+        }
+        let rdv = ElasticOptions {
+            eager_limit: bytes - 1,
+            ..ElasticOptions::default()
+        };
+        let (slow, _) = elastic(&cfg, &meta, rdv);
+        let b = app(&slow);
+        assert_eq!(
+            b.runtime,
+            INIT + iters * (2 * c + 4 * ctrl + 2 * data) + ctrl + FINALIZE
+        );
+        assert_eq!(b.rendezvous, 2 * iters);
+        // RTS, CTS, FIN per message.
+        assert_eq!(b.control_messages, 3 * 2 * iters);
+        assert_eq!(a.runtime_recorded, b.runtime_recorded);
+    }
+
+    #[test]
+    fn host_overheads_and_the_compute_scale_add_up_per_message_and_per_phase() {
+        let (iters, c, bytes) = (4u64, 3_000u64, 80u64);
+        let (_tmp, _, meta, _) = generated(&format!(
+            "pingpong --ranks 2 --iters {iters} --bytes {bytes} --compute-ns {c} --exact"
+        ));
+        let cfg = machine("wormhole-torus-dor.ron", &[]);
+        let data = zero_load_latency(&cfg, 1, bytes / 8);
+        let spec = "send=10+0.5,recv=7+0.25".parse::<Overhead>().unwrap();
+        let e = ElasticOptions {
+            compute_scale: 0.5,
+            overhead: spec,
+            ..ElasticOptions::default()
+        };
+        let (s, _) = elastic(&cfg, &meta, e);
+        // o_s = 10 + 40, o_r = 7 + 20 per message.
+        let per = c / 2 + 50 + data + 27;
+        assert_eq!(app(&s).runtime, INIT + iters * 2 * per + FINALIZE);
+        assert!("send=1,send=2".parse::<Overhead>().is_err());
+        assert!("-1".parse::<Overhead>().is_err());
+        assert!("x".parse::<Overhead>().is_err());
+    }
+
+    /// The run time of `prog` on an idle network where a message from `a` to `b` of `f`
+    /// flits takes `lat(a, b, f)` cycles, every message eager: an independent reading of
+    /// the elastic semantics (no network, no partitions), by relaxation: each rank runs
+    /// until it waits for a message not yet sent, until every rank is done.
+    fn idle_runtime(prog: &Program, lat: impl Fn(u32, u32, u64) -> u64) -> u64 {
+        const NONE: u64 = u64::MAX;
+        let ranks = prog.ranks.len();
+        let mut sent = vec![NONE; prog.msgs.len()];
+        let mut posted = vec![NONE; prog.recvs.len()];
+        let (mut t, mut call, mut op) = (vec![0u64; ranks], vec![0usize; ranks], vec![None; ranks]);
+        let done = |r: usize, call: &[usize]| call[r] == prog.ranks[r].calls.len();
+        let arrival = |m: u32, sent: &[u64]| {
+            let msg = &prog.msgs[m as usize];
+            let s = sent[m as usize];
+            (s != NONE).then(|| s + lat(msg.src, msg.dst, msg.bytes.div_ceil(8).max(1)))
+        };
+        while (0..ranks).any(|r| !done(r, &call)) {
+            let mut moved = false;
+            for r in 0..ranks {
+                'rank: while !done(r, &call) {
+                    let p = &prog.ranks[r];
+                    let c = &p.calls[call[r]];
+                    let k = match op[r] {
+                        Some(k) => k,
+                        None => {
+                            if call[r] > 0 {
+                                t[r] += c.enter - p.calls[call[r] - 1].exit;
+                            }
+                            if !c.communicates() {
+                                t[r] += c.exit - c.enter;
+                                call[r] += 1;
+                                moved = true;
+                                continue;
+                            }
+                            c.ops.0
+                        }
+                    };
+                    let mut k = k;
+                    while k < c.ops.1 {
+                        match p.ops[k as usize] {
+                            Op::Send(m) => sent[m as usize] = t[r],
+                            Op::Recv(q) => posted[q as usize] = t[r],
+                            Op::Probe(_) => unreachable!("no probes here"),
+                            Op::Wait { from, to } => {
+                                for q in &p.reqs[from as usize..to as usize] {
+                                    if let Req::Recv(q) = q {
+                                        let m = prog.recvs[*q as usize].msg.unwrap();
+                                        match arrival(m, &sent) {
+                                            Some(a) => t[r] = t[r].max(a),
+                                            None => {
+                                                op[r] = Some(k);
+                                                break 'rank;
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                        k += 1;
+                        moved = true;
+                    }
+                    op[r] = None;
+                    call[r] += 1;
+                }
+            }
+            assert!(moved, "the program must not wait for itself");
+        }
+        t.into_iter().max().unwrap()
+    }
+
+    #[test]
+    fn an_idle_halo_exchange_runs_as_an_independent_reading_of_its_program_says() {
+        // A 4×4 periodic halo on a 4×4 torus, four DMA engines a node: every halo
+        // message is one hop in its own direction. The reading without a network is a
+        // lower bound (a message never beats its zero-load latency, and the program is
+        // max-plus in them); the emulation adds what messages meet on the way (a few
+        // dozen cycles here: a collective's message waiting a cycle behind another).
+        let (_tmp, _, meta, _) =
+            generated("halo2d --ranks 16 --iters 4 --bytes 64 --compute-ns 20000 --exact");
+        let cfg = machine("wormhole-torus-dor.ron", &["topology.k=4", "router.dma=4"]);
+        let topo = Topology::from_config(&cfg.topology).unwrap();
+        let prog = open(&meta).unwrap().take_program().unwrap();
+        let want = idle_runtime(&prog, |a, b, f| {
+            let h = topo.distance(NodeId(a), NodeId(b)) as u64;
+            zero_load_latency(&cfg, h, f)
+        });
+        let (s, _) = elastic(&cfg, &meta, ElasticOptions::default());
+        let got = app(&s).runtime;
+        assert!(
+            got >= want && got - want <= want / 1000,
+            "emulated {got}, idle reading {want}"
+        );
+    }
+
+    #[test]
+    fn a_compute_bound_run_hardly_moves_when_the_links_are_ten_times_slower() {
+        let (_tmp, _, meta, _) =
+            generated("pingpong --ranks 2 --iters 3 --bytes 8 --compute-ns 1000000 --exact");
+        let fast = machine("wormhole-torus-dor.ron", &[]);
+        let slow = machine("wormhole-torus-dor.ron", &["links.latency=10"]);
+        let (a, _) = elastic(&fast, &meta, ElasticOptions::default());
+        let (b, _) = elastic(&slow, &meta, ElasticOptions::default());
+        let (a, b) = (app(&a).runtime as f64, app(&b).runtime as f64);
+        assert!(b > a, "slower links cost something: {a} {b}");
+        assert!(b / a < 1.01, "compute-bound: {a} → {b}");
+    }
+
+    #[test]
+    fn a_communication_bound_run_speeds_up_on_a_faster_network_and_slows_on_a_slower_one() {
+        // Recorded: 1.5 µs a message. Emulated at 1 cycle a ns: a few cycles on the
+        // 1-cycle-a-hop torus, 2 µs a hop with links of 2000 cycles.
+        let (_tmp, _, meta, _) =
+            generated("pingpong --ranks 2 --iters 20 --bytes 8 --compute-ns 100 --exact");
+        let (fast, _) = elastic(
+            &machine("wormhole-torus-dor.ron", &[]),
+            &meta,
+            ElasticOptions::default(),
+        );
+        let (slow, _) = elastic(
+            &machine("wormhole-torus-dor.ron", &["links.latency=2000"]),
+            &meta,
+            ElasticOptions::default(),
+        );
+        let (f, s) = (app(&fast), app(&slow));
+        assert!(f.speedup.unwrap() > 1.0, "{:?}", f.speedup);
+        assert!(s.speedup.unwrap() < 1.0, "{:?}", s.speedup);
+        assert_eq!(fast.speedup, f.speedup);
+        assert_eq!(fast.runtime, Some(f.runtime));
+    }
+
+    #[test]
+    fn the_run_time_rises_with_routing_time_and_link_latency_where_messages_do_not_meet() {
+        // A ping-pong's messages never meet: its run time is max-plus in the latencies
+        // and rises with every slower router or link. (Where messages contend, the order
+        // they win in can shorten the critical path: docs/dumpi.md, "Elastic replay",
+        // shows halo2d-16 finishing 0.007 % sooner with 2-cycle routing.)
+        let (_tmp, _, meta, _) =
+            generated("pingpong --ranks 2 --iters 4 --bytes 160 --compute-ns 500 --exact");
+        for param in ["router.controller.route", "links.latency"] {
+            let mut last = 0;
+            for v in [1, 2, 4, 8] {
+                let cfg = machine("wormhole-torus-dor.ron", &[&format!("{param}={v}")]);
+                let (s, _) = elastic(&cfg, &meta, ElasticOptions::default());
+                let rt = app(&s).runtime;
+                assert!(rt > last, "{param}={v}: {rt} ≤ {last}");
+                last = rt;
+            }
+        }
+    }
+
+    #[test]
+    fn elastic_replays_are_the_same_on_any_number_of_threads() {
+        let trace = root().join("traces/generated/fft-16.meta");
+        let one = elastic(
+            &machine("wormhole-torus-dor.ron", &[]),
+            &trace,
+            ElasticOptions::default(),
+        );
+        for t in [2, 3, 8] {
+            let cfg = machine(
+                "wormhole-torus-dor.ron",
+                &[
+                    &format!("experiment.threads={t}"),
+                    "experiment.partition_min_nodes=1",
+                ],
+            );
+            let (mut s, r) = elastic(&cfg, &trace, ElasticOptions::default());
+            assert!(s.partitions > 1);
+            s.partitions = one.0.partitions;
+            s.partitioning = one.0.partitioning.clone();
+            assert_eq!(
+                serde_json::to_value(&s).unwrap(),
+                serde_json::to_value(&one.0).unwrap(),
+                "{t} threads"
+            );
+            assert_eq!(r, one.1, "{t} threads");
+        }
+    }
+}

@@ -6,8 +6,9 @@
 
 mod common;
 
-use routemu::engine::replay::{replay, ReplayMode, ReplayOptions, ReplayRecord};
-use routemu::switching::wormhole::WormholeNet;
+use routemu::engine::replay::elastic::ElasticOptions;
+use routemu::engine::replay::{replay, ReplayMode, ReplayOptions, ReplayRecord, ReplaySummary};
+use routemu::switching::wormhole::{zero_load_latency, WormholeNet};
 use routemu::trace::dumpi::DumpiFile;
 use routemu::trace::mpi::Collectives;
 use routemu::trace::{open, open_with, OpenOptions, TraceMsg};
@@ -832,5 +833,213 @@ fn persistent_requests_start_new_messages_and_waitany_completes_only_its_index()
         by_id[&1].children,
         [4],
         "Waitsome: the second start's receive"
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// Elastic replay (issue 28): what each call costs on the emulated network.
+
+impl Rank {
+    fn ssend(&mut self, ns: u64, doubles: i32, dest: i32, tag: i32) -> &mut Self {
+        self.call(4, ns).part(doubles, dest, tag).i16(WORLD)
+    }
+    /// A Test that found nothing (a call that does not communicate).
+    fn idle(&mut self, ns: u64) -> &mut Self {
+        self.test(ns, 99, 0)
+    }
+    /// A Test that found nothing, recorded without time stamps.
+    fn untimed(&mut self) -> &mut Self {
+        self.offsets.push(body_start() + self.body.len());
+        self.body.extend(14u16.to_be_bytes());
+        self.body.push(0x00);
+        self.i32(99).i32(0)
+    }
+}
+
+/// Replays `meta` elastically, 1 cycle a ns, with eager limit `eager`.
+fn elastic(meta: &Path, eager: u64) -> routemu::error::Result<ReplaySummary> {
+    let cfg = common::preset("wormhole-torus-dor.ron");
+    let mut src = open(meta).unwrap();
+    let opts = ReplayOptions {
+        mode: ReplayMode::Elastic,
+        elastic: ElasticOptions {
+            eager_limit: eager,
+            ..ElasticOptions::default()
+        },
+        ..ReplayOptions::default()
+    };
+    replay::<WormholeNet>(&cfg, src.as_mut(), &opts, &mut |_| Ok(()))
+}
+
+/// Each rank's finish, in rank order.
+fn finishes(s: &ReplaySummary) -> Vec<u64> {
+    let a = s.application.as_ref().expect("an MPI trace's application");
+    a.ranks.iter().map(|r| r.finish).collect()
+}
+
+#[test]
+fn a_synchronous_send_completes_when_its_receive_is_posted_plus_the_acknowledgements_trip() {
+    let cfg = common::preset("wormhole-torus-dor.ron");
+    let (one, data) = (
+        zero_load_latency(&cfg, 1, 1),
+        zero_load_latency(&cfg, 1, 100),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    // Rank 1 posts its receive 50 µs in; rank 0 sends at once.
+    let mut r1 = Rank::new();
+    r1.idle(0).recv(50_000, 0, 0);
+    let mut r0 = Rank::new();
+    r0.ssend(0, 1, 1, 0);
+    let meta = write_trace(dir.path(), &[&r0, &r1]);
+    let s = elastic(&meta, 64).unwrap();
+    assert_eq!(finishes(&s), vec![50_000 + one, 50_000]);
+    assert_eq!(s.application.as_ref().unwrap().control_messages, 1);
+    // A standard send of the same size completes as it is posted.
+    let mut r0 = Rank::new();
+    r0.send(0, 1, 1, 0, WORLD);
+    let meta = write_trace(dir.path(), &[&r0, &r1]);
+    assert_eq!(finishes(&elastic(&meta, 64).unwrap()), vec![0, 50_000]);
+    // Above the eager limit the data moves only once the receive is posted: CTS, the
+    // data, then the FIN that completes the send.
+    let mut r0 = Rank::new();
+    r0.send(0, 100, 1, 0, WORLD);
+    let meta = write_trace(dir.path(), &[&r0, &r1]);
+    let s = elastic(&meta, 64).unwrap();
+    assert_eq!(
+        finishes(&s),
+        vec![50_000 + one + data + one, 50_000 + one + data]
+    );
+    assert_eq!(s.application.as_ref().unwrap().rendezvous, 1);
+}
+
+#[test]
+fn a_probe_waits_for_the_message_and_the_receive_then_takes_it_at_once() {
+    let cfg = common::preset("wormhole-torus-dor.ron");
+    let one = zero_load_latency(&cfg, 1, 1);
+    let dir = tempfile::tempdir().unwrap();
+    // Rank 1 probes 1 µs in and receives 1 µs of compute after the probe returns; rank
+    // 0 sends 30 µs in.
+    let mut r1 = Rank::new();
+    r1.idle(0).probe(1_000, 0, 0).recv(2_000, 0, 0);
+    let mut r0 = Rank::new();
+    r0.idle(0).send(30_000, 1, 1, 0, WORLD);
+    let meta = write_trace(dir.path(), &[&r0, &r1]);
+    let s = elastic(&meta, 64).unwrap();
+    assert_eq!(finishes(&s), vec![30_000, 30_000 + one + 1_000]);
+    let a = s.application.as_ref().unwrap();
+    let c = a.critical.as_ref().expect("rank 1 waited in its probe");
+    assert_eq!(
+        (c.call.as_str(), c.peer, c.released),
+        ("MPI_Probe", Some(0), 30_000 + one)
+    );
+}
+
+#[test]
+fn a_receive_nothing_matches_completes_as_it_is_posted_and_is_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut r0 = Rank::new();
+    r0.idle(0).recv(5_000, 1, 7).idle(6_000);
+    let mut r1 = Rank::new();
+    r1.idle(0);
+    let meta = write_trace(dir.path(), &[&r0, &r1]);
+    let s = elastic(&meta, 64).unwrap();
+    assert_eq!(finishes(&s), vec![6_000, 0]);
+    assert_eq!(s.application.as_ref().unwrap().unmatched_receives, 1);
+}
+
+#[test]
+fn sends_that_only_an_eager_protocol_lets_through_are_stuck_by_rendezvous_and_said_so() {
+    // Both ranks send first and receive after: fine while the messages go eagerly, a
+    // deadlock in MPI (and here) when both wait for the other's receive.
+    let dir = tempfile::tempdir().unwrap();
+    let mut r0 = Rank::new();
+    r0.send(0, 100, 1, 0, WORLD).recv(1_000, 1, 0);
+    let mut r1 = Rank::new();
+    r1.send(0, 100, 0, 0, WORLD).recv(1_000, 0, 0);
+    let meta = write_trace(dir.path(), &[&r0, &r1]);
+    assert!(elastic(&meta, 1 << 16).is_ok());
+    let e = elastic(&meta, 64).unwrap_err().to_string();
+    assert!(
+        e.contains("stuck") && e.contains("rendezvous") && e.contains("raise --eager-limit"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_trace_without_wall_clock_times_is_refused_elastic_replay_and_replays_otherwise() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut r0 = Rank::new();
+    r0.untimed().send(0, 1, 1, 0, WORLD);
+    let mut r1 = Rank::new();
+    r1.recv(0, 0, 0);
+    let meta = write_trace(dir.path(), &[&r0, &r1]);
+    let e = elastic(&meta, 64).unwrap_err().to_string();
+    assert!(e.contains("has no wall-clock time"), "{e}");
+    assert_eq!(run(&meta, ReplayMode::Deps).len(), 1);
+}
+
+#[test]
+fn open_loop_creates_an_mpi_traces_collective_messages_at_their_recorded_times() {
+    // The stream is ordered parents first for dependency-driven replay; open loop reads
+    // it in recorded-time order, so nothing is created late (testbgp's Barrier messages
+    // came up to 289,791 cycles late before).
+    let meta = Path::new(env!("CARGO_MANIFEST_DIR")).join("traces/dumpi-sst/testbgp.meta");
+    let cfg = common::preset("wormhole-torus-dor.ron");
+    let mut src = open(&meta).unwrap();
+    let opts = ReplayOptions::default();
+    let s = replay::<WormholeNet>(&cfg, src.as_mut(), &opts, &mut |r| {
+        assert_eq!(r.created, r.recorded, "message {}", r.id);
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!((s.created_late, s.created_lag_max), (0, Some(0)));
+    assert_eq!(s.delivered, 945);
+}
+
+#[test]
+fn the_command_line_replays_dumpi_elastically_by_default_and_keeps_its_flags_to_that_mode() {
+    let trace = "traces/generated/halo2d-16.meta";
+    let o = common::routemu(&[
+        "replay",
+        "hw/wormhole-torus-dor.ron",
+        "--trace",
+        trace,
+        "--json",
+        "-",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["mode"], "elastic");
+    let app = &v["application"];
+    for k in ["runtime", "runtime_recorded", "speedup"] {
+        assert!(app[k].is_number(), "{k}: {app}");
+    }
+    assert_eq!(app["ranks"].as_array().unwrap().len(), 16);
+    assert_eq!(v["runtime"], app["runtime"]);
+    assert_eq!(v["speedup"], app["speedup"]);
+    let o = common::routemu(&[
+        "replay",
+        "hw/wormhole-torus-dor.ron",
+        "--trace",
+        trace,
+        "--mode",
+        "open",
+        "--eager-limit",
+        "100",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--eager-limit applies to elastic replay"));
+    let o = common::routemu(&[
+        "replay",
+        "hw/wormhole-torus-dor.ron",
+        "--trace",
+        trace,
+        "--overhead",
+        "send=1,x=2",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "a bad flag value is clap's usage error"
     );
 }

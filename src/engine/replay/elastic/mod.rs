@@ -16,8 +16,8 @@
 //!   directions, and the recorded run time is the yardstick (`speedup`).
 //!
 //! Every rank starts its first call in cycle 0 (the ranks' clocks are not synchronised,
-//! and a launch skew is not the application's). A delivery is seen by the program the
-//! cycle after its tail was absorbed.
+//! and a launch skew is not the application's). A message is seen by its receiver's
+//! program in the cycle its tail is absorbed (the end of the latency the network reports).
 //!
 //! Partitions: each partition runs the ranks placed on its nodes ([`ranks`]); every
 //! effect of a delivery is on the node that received it, so only the network's own
@@ -66,6 +66,51 @@ pub struct Overhead {
     pub send: Cost,
     /// Per receive.
     pub recv: Cost,
+}
+
+/// `FIXED[+PER_BYTE]` for both sides, or `send=FIXED[+PER_BYTE],recv=FIXED[+PER_BYTE]`
+/// (either side may be left out: 0), in cycles and cycles per byte (`--overhead`).
+impl std::str::FromStr for Overhead {
+    type Err = String;
+    fn from_str(spec: &str) -> std::result::Result<Overhead, String> {
+        let cost = |c: &str| -> std::result::Result<Cost, String> {
+            let (fixed, per) = c.split_once('+').unwrap_or((c, "0"));
+            let num = |x: &str, what: &str| -> std::result::Result<f64, String> {
+                match x.trim().parse::<f64>() {
+                    Ok(v) if v >= 0.0 && v.is_finite() && v <= 1e12 => Ok(v),
+                    _ => Err(format!(
+                        "{what} `{x}` is not a number of cycles from 0 to 1e12"
+                    )),
+                }
+            };
+            Ok(Cost {
+                fixed: num(fixed, "the fixed overhead")?,
+                per_byte: num(per, "the overhead per byte")?,
+            })
+        };
+        let bad = || {
+            format!(
+                "`{spec}`: give FIXED[+PER_BYTE] (cycles, cycles per byte) or \
+             send=FIXED[+PER_BYTE],recv=FIXED[+PER_BYTE]"
+            )
+        };
+        if !spec.contains('=') {
+            let c = cost(spec).map_err(|e| format!("{}: {e}", bad()))?;
+            return Ok(Overhead { send: c, recv: c });
+        }
+        let mut o = Overhead::default();
+        let mut seen = (false, false);
+        for part in spec.split(',') {
+            let (side, c) = part.split_once('=').ok_or_else(bad)?;
+            let c = cost(c).map_err(|e| format!("{}: {e}", bad()))?;
+            match side.trim() {
+                "send" if !seen.0 => (o.send, seen.0) = (c, true),
+                "recv" if !seen.1 => (o.recv, seen.1) = (c, true),
+                _ => return Err(bad()),
+            }
+        }
+        Ok(o)
+    }
 }
 
 /// How an MPI trace is replayed elastically.

@@ -11,10 +11,11 @@
 //! a partition needs only its own nodes' deliveries, and nothing but the network's own
 //! messages passes between partitions.
 //!
-//! Time: a delivery in cycle t is seen by the program in cycle t + 1 (the cycle the
-//! driver looks at the deliveries of t), as a dependency-driven replay's child is made
-//! no earlier than the cycle after its parent's delivery. A message posted in cycle t
-//! is created (enters its source's memory) in cycle t.
+//! Time: a message posted in cycle t is created (enters its source's memory) in cycle
+//! t; a delivered message is seen by the program in the cycle its tail is absorbed
+//! (`Delivery::absorbed`, the end of the latency the network reports), and never in the
+//! cycle whose step delivered it (that cycle's programs have already run). So a
+//! message of zero-load latency L posted in cycle t completes its receive in t + L.
 //!
 //! Not here: the protocols' numbering (`plan`), stepping (`step`).
 
@@ -408,8 +409,10 @@ impl Ranks {
 
     /// Takes this partition's deliveries of cycle `t` (every one is at a node it owns).
     pub(super) fn deliver(&mut self, t: Cycle, done: &[Delivery]) {
-        let seen = t + 1;
         for d in done {
+            // The program sees the message once its tail is in memory, and never in the
+            // cycle whose step delivered it (that cycle's programs have run).
+            let seen = d.absorbed.max(t + 1);
             self.delivered += 1;
             self.last_delivery = self.last_delivery.max(d.absorbed);
             if self.keep_log {
