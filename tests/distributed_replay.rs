@@ -135,10 +135,15 @@ fn same_on_ranks(what: &str, cfg: &HwConfig, trace: &Path, opts: &ReplayOptions)
             };
             assert!(
                 got == one,
-                "{what}: rank {r} of {ranks} ({threads} threads each) differs from one process:\n\
-                 {:?}\nagainst\n{:?}",
-                got.summary,
-                one.summary
+                "{what}: rank {r} of {ranks} ({threads} threads each) differs from one process: \
+                 {:?}; records equal: {}, deliveries equal: {}, hops equal: {}, latency equal: {}, \
+                 links: {:?}",
+                common::json_diff(&got.summary, &one.summary),
+                got.records == one.records,
+                got.deliveries == one.deliveries,
+                got.hops == one.hops,
+                got.latency == one.latency,
+                common::json_diff(&got.links, &one.links),
             );
         }
     }
@@ -338,7 +343,8 @@ fn a_trace_sweep_point_replays_alike_on_ranks() {
         values: vec![file.to_string_lossy().into_owned()],
     }];
     let run = TraceRun {
-        mode: ReplayMode::Deps,
+        mode: Some(ReplayMode::Deps),
+        elastic: Default::default(),
         gap: 8,
         time_scale: 1.0,
         flit_bytes: 8,
@@ -372,5 +378,50 @@ fn a_trace_sweep_point_replays_alike_on_ranks() {
     for (r, (v, parts)) in ranked.into_iter().enumerate() {
         assert_eq!(parts, 2, "rank {r}: the point is split over the ranks");
         assert_eq!(v, one, "rank {r}");
+    }
+}
+
+#[test]
+fn a_generated_dumpi_trace_replays_elastically_alike_on_ranks() {
+    // Each partition runs only its own ranks' programs: what crosses ranks is the
+    // network's events and the counts, and the result is still one process's.
+    let p = trace("generated/fft-16.meta");
+    for (name, cfg) in presets() {
+        same_on_ranks(
+            &format!("{name}, dumpi fft-16, elastic"),
+            &cfg,
+            &p,
+            &mode(ReplayMode::Elastic),
+        );
+    }
+}
+
+/// Exchanges the ranks make replaying `trace` on 2 ranks in `m` mode.
+fn exchanges(cfg: &HwConfig, trace: &Path, m: ReplayMode) -> u64 {
+    let mut cfg = cfg.clone();
+    cfg.experiment.partition_min_nodes = Some(1);
+    cfg.experiment.observe.message_log = true;
+    let ts: Vec<Arc<LocalRanks>> = LocalRanks::new(2).into_iter().map(Arc::new).collect();
+    std::thread::scope(|s| {
+        for t in &ts {
+            let (cfg, t) = (&cfg, Arc::clone(t));
+            s.spawn(move || {
+                let _fail_others = t.guard();
+                with_transport(t, || replay_once(cfg, trace, &mode(m)).unwrap());
+            });
+        }
+    });
+    ts[0].exchanges()
+}
+
+#[test]
+fn an_elastic_replay_over_ranks_exchanges_once_a_stretch_not_once_a_cycle() {
+    let cfg = common::preset("wormhole-torus-dor.ron");
+    for t in ["generated/halo2d-16.meta", "generated/halo3d26-27.meta"] {
+        let p = trace(t);
+        let deps = exchanges(&cfg, &p, ReplayMode::Deps);
+        let elastic = exchanges(&cfg, &p, ReplayMode::Elastic);
+        eprintln!("{t}: deps {deps} exchanges, elastic {elastic}");
+        assert!(elastic * 5 <= deps, "{t}: deps {deps}, elastic {elastic}");
     }
 }

@@ -1178,7 +1178,7 @@ mod elastic {
             let (mut s, r) = elastic(&cfg, &trace, ElasticOptions::default());
             assert!(s.partitions > 1);
             s.partitions = one.0.partitions;
-            s.partitioning = one.0.partitioning.clone();
+            s.partitioning = one.0.partitioning;
             assert_eq!(
                 serde_json::to_value(&s).unwrap(),
                 serde_json::to_value(&one.0).unwrap(),

@@ -5,10 +5,10 @@ use super::observe::ObserveArgs;
 use super::output::{eprint, print, write_json, Output};
 use crate::config::load::load_hw;
 use crate::config::overrides::apply_overrides;
-use crate::engine::replay::elastic::{Application, Cost, ElasticOptions, Overhead};
+use crate::engine::replay::elastic::{Application, ElasticOptions, Overhead};
 use crate::engine::replay::{
-    replay_machine, replay_machine_observed, NodeMap, Placement, ReplayMode, ReplayOptions,
-    ReplayRecord, ReplaySummary, MAX_GAP,
+    replay_machine, replay_machine_observed, NodeMap, Placement, RecordedLatency, ReplayMode,
+    ReplayOptions, ReplayRecord, ReplaySummary, MAX_GAP,
 };
 use crate::error::{Error, Result};
 use crate::topology::Topology;
@@ -50,8 +50,17 @@ pub struct ReplayArgs {
     pub eager_limit: Option<u64>,
     /// Elastic replay: host overheads in cycles, `FIXED[+PER_BYTE]` for sends and
     /// receives alike, or `send=FIXED[+PER_BYTE],recv=FIXED[+PER_BYTE]` (default 0).
-    #[arg(long, value_name = "SPEC", value_parser = parse_overhead)]
+    #[arg(long, value_name = "SPEC", value_parser = |s: &str| s.parse::<Overhead>())]
     pub overhead: Option<Overhead>,
+    /// Elastic replay of a message trace: the latency of the network it was recorded
+    /// on, which a dependant's recorded distance from its parent's recorded arrival is
+    /// measured from: N (trace time units: cycles of the recording) or hops:C (C per
+    /// hop between the endpoints laid out as Netrace's reference reader does, endpoint
+    /// n at (n mod x, n div x), x = floor(sqrt(endpoints)); the trace must say its
+    /// endpoint count). Default: hops:3 for Netrace (an estimate: its reference reader's
+    /// model of the recording CMP), 0 for text traces.
+    #[arg(long, value_name = "SPEC")]
+    pub recorded_latency: Option<String>,
     /// Cycles between a parent's delivery and its child's creation (deps mode; at
     /// most 2^40).
     #[arg(long, default_value_t = 8)]
@@ -232,6 +241,8 @@ pub fn replay(a: &ReplayArgs) -> Result<i32> {
         ReplayMode::Open
     });
     let elastic = elastic_options(mode, a.compute_scale, a.eager_limit, a.overhead)?;
+    let recorded_latency =
+        recorded_latency(mode, src.has_program(), a.recorded_latency.as_deref())?;
     let topo = Topology::from_config(&cfg.topology)?;
     let mut outputs: Vec<(&str, &str)> = a.json.iter().map(|j| ("--json", j.as_str())).collect();
     if let Some(m) = &a.messages {
@@ -247,6 +258,7 @@ pub fn replay(a: &ReplayArgs) -> Result<i32> {
     let opts = ReplayOptions {
         mode,
         elastic,
+        recorded_latency,
         gap: a.gap,
         time_scale: a.time_scale,
         flit_bytes: a.flit_bytes,
@@ -410,7 +422,24 @@ fn summary_text(
                 app.options.overhead.recv.fixed,
                 app.options.overhead.recv.per_byte,
             ),
-            (ReplayMode::Elastic, None) => "elastic (dependants their recorded distance after their parents)".to_string(),
+            (ReplayMode::Elastic, None) => format!(
+                "elastic (dependants their recorded distance after their parents; recorded latency {}{}; \
+                 run time {} cycles against {} recorded: speed-up {}{})",
+                sum.recorded_latency.as_deref().unwrap_or("n/a"),
+                match (&a.recorded_latency, sum.recorded_latency.as_deref()) {
+                    (None, Some(l)) if l.starts_with("hops:") => ", the default for Netrace: an estimate",
+                    (None, _) => ", the default",
+                    _ => "",
+                },
+                sum.runtime.map_or("n/a".into(), |r| r.to_string()),
+                sum.recorded_runtime.map_or("n/a".into(), |r| r.to_string()),
+                sum.speedup.map_or("n/a".into(), |x| format!("{x:.4}×")),
+                if sum.read_late > 0 {
+                    format!("; {} messages read after their parents allowed them, created late", sum.read_late)
+                } else {
+                    String::new()
+                },
+            ),
         },
         a.time_scale,
         a.flit_bytes,
@@ -581,44 +610,29 @@ pub fn elastic_options(
     Ok(o)
 }
 
-/// Parses `--overhead`: `FIXED[+PER_BYTE]` for both sides, or
-/// `send=FIXED[+PER_BYTE],recv=FIXED[+PER_BYTE]` (either side may be left out: 0).
-pub fn parse_overhead(spec: &str) -> std::result::Result<Overhead, String> {
-    let cost = |c: &str| -> std::result::Result<Cost, String> {
-        let (fixed, per) = c.split_once('+').unwrap_or((c, "0"));
-        let num = |x: &str, what: &str| -> std::result::Result<f64, String> {
-            match x.trim().parse::<f64>() {
-                Ok(v) if v >= 0.0 && v.is_finite() && v <= 1e12 => Ok(v),
-                _ => Err(format!(
-                    "{what} `{x}` is not a number of cycles from 0 to 1e12"
-                )),
-            }
-        };
-        Ok(Cost {
-            fixed: num(fixed, "the fixed overhead")?,
-            per_byte: num(per, "the overhead per byte")?,
-        })
+/// `--recorded-latency` from its text: parsed, and refused outside elastic replay of a
+/// message trace (None: the format's default).
+pub fn recorded_latency(
+    mode: ReplayMode,
+    program: bool,
+    spec: Option<&str>,
+) -> Result<Option<RecordedLatency>> {
+    let Some(spec) = spec else {
+        return Ok(None);
     };
-    let bad = || {
-        format!(
-            "`{spec}`: give FIXED[+PER_BYTE] (cycles, cycles per byte) or \
-             send=FIXED[+PER_BYTE],recv=FIXED[+PER_BYTE]"
-        )
-    };
-    if !spec.contains('=') {
-        let c = cost(spec).map_err(|e| format!("{}: {e}", bad()))?;
-        return Ok(Overhead { send: c, recv: c });
+    if mode != ReplayMode::Elastic {
+        return Err(Error::Arg(format!(
+            "--recorded-latency {spec}: applies to elastic replay (--mode elastic) of a \
+             message trace"
+        )));
     }
-    let mut o = Overhead::default();
-    let mut seen = (false, false);
-    for part in spec.split(',') {
-        let (side, c) = part.split_once('=').ok_or_else(bad)?;
-        let c = cost(c).map_err(|e| format!("{}: {e}", bad()))?;
-        match side.trim() {
-            "send" if !seen.0 => (o.send, seen.0) = (c, true),
-            "recv" if !seen.1 => (o.recv, seen.1) = (c, true),
-            _ => return Err(bad()),
-        }
+    if program {
+        return Err(Error::Arg(format!(
+            "--recorded-latency {spec}: applies to message traces (text, Netrace); an MPI \
+             trace's elastic replay emulates its calls instead"
+        )));
     }
-    Ok(o)
+    spec.parse()
+        .map(Some)
+        .map_err(|e| Error::Arg(format!("--recorded-latency {e}")))
 }

@@ -11,11 +11,12 @@ use super::output::{check_outputs, eprint, print, write_json, write_output};
 use super::plot::{figure_paths, write_figures};
 use super::ExperimentArgs;
 use crate::config::HwConfig;
+use crate::engine::replay::elastic::Overhead;
 use crate::engine::replay::ReplayMode;
 use crate::engine::sweep::{
     dimensions, point_config, points, replay_point, replay_template, report_template,
     resolve_quantity, run_point_with_report, run_points, share_jobs, Axis, Point, Quantity,
-    TraceRun, TRACE_AXIS,
+    TraceRun, REPLAY_AXES, TRACE_AXIS,
 };
 use crate::error::{Error, Result};
 use crate::model::circuit::PathForm;
@@ -51,9 +52,21 @@ pub struct SweepArgs {
     /// summary's fields (`latency_mean`, `behind_max`, `cycles`, …).
     #[arg(long = "trace", value_name = "FILE")]
     pub traces: Vec<String>,
-    /// Trace sweeps: open (recorded times) or deps (also wait for parents).
+    /// Trace sweeps: elastic, open (recorded times) or deps (also wait for parents);
+    /// default: elastic for DUMPI traces, open for the others, as `routemu replay`.
     #[arg(long, value_enum)]
     pub replay_mode: Option<ReplayMode>,
+    /// Trace sweeps, elastic replay: factor on every compute interval (the
+    /// `replay.compute_scale` axis sweeps it).
+    #[arg(long, value_name = "F")]
+    pub compute_scale: Option<f64>,
+    /// Trace sweeps, elastic replay: the largest message sent eagerly, bytes (the
+    /// `replay.eager_limit` axis sweeps it).
+    #[arg(long, value_name = "BYTES")]
+    pub eager_limit: Option<u64>,
+    /// Trace sweeps, elastic replay: host overheads (as `routemu replay --overhead`).
+    #[arg(long, value_name = "SPEC", value_parser = |s: &str| s.parse::<Overhead>())]
+    pub overhead: Option<Overhead>,
     /// Trace sweeps: cycles between a parent's delivery and its child's creation (deps).
     #[arg(long)]
     pub gap: Option<u64>,
@@ -421,12 +434,31 @@ pub fn sweep(args: &SweepArgs) -> Result<i32> {
         (args.time_scale.is_some(), "--time-scale"),
         (args.flit_bytes.is_some(), "--flit-bytes"),
         (args.place.is_some(), "--place"),
+        (args.compute_scale.is_some(), "--compute-scale"),
+        (args.eager_limit.is_some(), "--eager-limit"),
+        (args.overhead.is_some(), "--overhead"),
     ];
     if let (false, Some((_, flag))) = (trace, trace_only.iter().find(|(given, _)| *given)) {
         return Err(Error::Arg(format!(
             "{flag} applies to trace sweeps (--trace FILE)"
         )));
     }
+    if let (false, Some(a)) = (
+        trace,
+        axes.iter().find(|a| REPLAY_AXES.contains(&a.path.as_str())),
+    ) {
+        return Err(Error::Arg(format!(
+            "--param {}: an elastic replay's option, for trace sweeps (--trace FILE)",
+            a.path
+        )));
+    }
+    // Refused in an explicit open or deps mode, as by `routemu replay`.
+    let elastic = super::replay::elastic_options(
+        args.replay_mode.unwrap_or(ReplayMode::Elastic),
+        args.compute_scale,
+        args.eager_limit,
+        args.overhead,
+    )?;
     let zip: Vec<Vec<String>> = args
         .zip
         .iter()
@@ -494,7 +526,8 @@ pub fn sweep(args: &SweepArgs) -> Result<i32> {
         configs.push(cfg);
     }
     let run = TraceRun {
-        mode: args.replay_mode.unwrap_or(ReplayMode::Open),
+        mode: args.replay_mode,
+        elastic,
         gap: args.gap.unwrap_or(8),
         time_scale: args.time_scale.unwrap_or(1.0),
         flit_bytes: args.flit_bytes.unwrap_or(8),
@@ -502,7 +535,7 @@ pub fn sweep(args: &SweepArgs) -> Result<i32> {
     };
     let template = if trace {
         for cfg in &configs {
-            run.options(cfg)?;
+            run.options(cfg, run.mode.unwrap_or(ReplayMode::Open))?;
         }
         // Each trace opens (and its header reads) before anything runs.
         let ax = axes

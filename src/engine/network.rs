@@ -129,6 +129,12 @@ pub trait Network: Sized {
     /// Whether the mode can be split into partitions stepped by separate threads.
     const PARTITIONABLE: bool;
 
+    /// Whether everything a message sends — its flits, and the signals and credits that
+    /// answer them — crosses only links of minimal paths between its source and its
+    /// destination (deterministic or minimal adaptive routing). A replay split over
+    /// processes then knows which messages stay inside one process's nodes.
+    const MINIMAL_ROUTES: bool = false;
+
     /// What one unit of [`Network::work`] is, for benchmarks ("flit move", …).
     const WORK_UNIT: &'static str;
 

@@ -548,12 +548,7 @@ impl<N: Network> Simulation<N> {
     pub fn step_local(&mut self) {
         let t = self.t;
         self.out.now = t;
-        if let Some(s) = &mut self.stats.series {
-            // Before anything of cycle t: the backlog as the boundary saw it.
-            if s.sample_due(t) {
-                s.sample(t, self.net.backlog() as u64);
-            }
-        }
+        self.sample_boundary();
         while let Some(&Reverse((c, n))) = self.creations.peek() {
             if c > t {
                 break;
@@ -615,6 +610,17 @@ impl<N: Network> Simulation<N> {
         }
         self.now.clear();
         std::mem::swap(&mut self.now, &mut self.next);
+    }
+
+    /// Samples the time series' backlog at the interval boundaries up to the current
+    /// cycle, if any is due: before anything of the cycle happens, so a driver that
+    /// creates messages outside the workload (a replay) calls it before it does.
+    pub fn sample_boundary(&mut self) {
+        if let Some(s) = &mut self.stats.series {
+            if s.sample_due(self.t) {
+                s.sample(self.t, self.net.backlog() as u64);
+            }
+        }
     }
 
     /// Delivers event `e` of cycle `t` and wakes its node.

@@ -15,6 +15,7 @@ use crate::config::HwConfig;
 use crate::engine::experiment::{aggregate, run_experiment};
 use crate::engine::interrupt;
 use crate::engine::network::Network;
+use crate::engine::replay::elastic::ElasticOptions;
 use crate::engine::replay::{replay_machine, NodeMap, Placement, ReplayMode, ReplayOptions};
 use crate::engine::replay::{RankRow, ReplaySummary};
 use crate::error::{Error, Result};
@@ -40,6 +41,16 @@ pub const MAX_POINTS: usize = 100_000;
 /// The pseudo-axis whose values are trace files: each point replays one (see
 /// [`replay_point`]); it sets no configuration field.
 pub const TRACE_AXIS: &str = "trace";
+
+/// Pseudo-axes of a trace sweep that set the elastic replay's options rather than the
+/// machine: the compute scale (a faster or slower processor) and the eager limit.
+pub const REPLAY_AXES: [&str; 2] = ["replay.compute_scale", "replay.eager_limit"];
+
+/// Whether `path` is an axis that sets no configuration field (the trace, the replay's
+/// options).
+pub fn is_pseudo_axis(path: &str) -> bool {
+    path == TRACE_AXIS || REPLAY_AXES.contains(&path)
+}
 
 /// One swept field and its values (as `--set` would take them).
 #[derive(Clone, Debug, PartialEq)]
@@ -275,7 +286,7 @@ pub fn point_config(base: &HwConfig, axes: &[Axis], values: &[String]) -> Result
     let sets: Vec<String> = axes
         .iter()
         .zip(values)
-        .filter(|(a, _)| a.path != TRACE_AXIS)
+        .filter(|(a, _)| !is_pseudo_axis(&a.path))
         .map(|(a, v)| format!("{}={v}", a.path))
         .collect();
     apply_overrides(base, &sets)
@@ -342,8 +353,11 @@ pub fn run_point_with_report(
 /// How the points of a trace sweep replay their trace (as `routemu replay` does).
 #[derive(Clone, Debug)]
 pub struct TraceRun {
-    /// Open loop or dependency-driven.
-    pub mode: ReplayMode,
+    /// Open loop, dependency-driven or elastic (None: elastic for MPI traces, open loop
+    /// for the others, as `routemu replay`).
+    pub mode: Option<ReplayMode>,
+    /// The elastic replay's options (the `replay.…` axes override them per point).
+    pub elastic: ElasticOptions,
     /// Cycles between a parent's delivery and its child's creation (deps mode).
     pub gap: Cycle,
     /// Cycles per trace time unit.
@@ -356,8 +370,8 @@ pub struct TraceRun {
 }
 
 impl TraceRun {
-    /// The replay options for the machine `cfg`.
-    pub fn options(&self, cfg: &HwConfig) -> Result<ReplayOptions> {
+    /// The replay options in `mode` for the machine `cfg`.
+    pub fn options(&self, cfg: &HwConfig, mode: ReplayMode) -> Result<ReplayOptions> {
         if !(self.time_scale > 0.0 && self.time_scale.is_finite()) {
             return Err(Error::Arg(format!(
                 "--time-scale {}: must be positive",
@@ -376,7 +390,8 @@ impl TraceRun {
             None => NodeMap::Identity,
         };
         Ok(ReplayOptions {
-            mode: self.mode,
+            mode,
+            elastic: self.elastic.clone(),
             gap: self.gap,
             time_scale: self.time_scale,
             flit_bytes: self.flit_bytes,
@@ -404,8 +419,40 @@ pub fn replay_point(
     let cfg = point_config(base, axes, values)?;
     let file = point_trace(axes, values)
         .ok_or_else(|| Error::Arg("a trace sweep needs a `trace` axis".into()))?;
-    let opts = run.options(&cfg)?;
     let mut src = open_with(Path::new(file), &OpenOptions::default())?;
+    let mode = run.mode.unwrap_or(if src.has_program() {
+        ReplayMode::Elastic
+    } else {
+        ReplayMode::Open
+    });
+    let mut opts = run.options(&cfg, mode)?;
+    for (a, v) in axes.iter().zip(values) {
+        if !REPLAY_AXES.contains(&a.path.as_str()) {
+            continue;
+        }
+        if mode != ReplayMode::Elastic || !src.has_program() {
+            return Err(Error::Arg(format!(
+                "{}: an elastic replay's option, but {file} replays {}",
+                a.path,
+                if mode == ReplayMode::Elastic {
+                    "a message trace (elastic replay of an MPI trace has it)".to_string()
+                } else {
+                    format!("in {mode:?} mode").to_lowercase()
+                }
+            )));
+        }
+        let bad = || Error::Arg(format!("{}={v}: not a valid value", a.path));
+        match a.path.as_str() {
+            "replay.compute_scale" => {
+                let f: f64 = v.trim().parse().map_err(|_| bad())?;
+                if !(f >= 0.0 && f.is_finite() && f <= 1e9) {
+                    return Err(bad());
+                }
+                opts.elastic.compute_scale = f;
+            }
+            _ => opts.elastic.eager_limit = v.trim().parse().map_err(|_| bad())?,
+        }
+    }
     replay_machine(&cfg, src.as_mut(), &opts, &mut |_| Ok(()))
 }
 
@@ -595,6 +642,10 @@ pub fn replay_template() -> Value {
     // Every field present: the slowest rank as a row, so its fields are paths.
     let s = ReplaySummary {
         slowest_rank: Some(RankRow::default()),
+        application: Some(crate::engine::replay::elastic::Application {
+            critical: Some(Default::default()),
+            ..Default::default()
+        }),
         ..ReplaySummary::default()
     };
     serde_json::to_value(&s).unwrap_or(Value::Null)

@@ -16,6 +16,16 @@
 //! region) and for ids beyond the end of the trace, so that nothing is kept for it for
 //! ever.
 //!
+//! Elastic replay of a message trace ([`ReplayMode::Elastic`] without programs) follows
+//! the dependencies like the deps mode but keeps the *recorded distances* instead of the
+//! recorded times: a child comes `max(0, recorded_child − recorded_arrival_p)` cycles
+//! after the cycle after its parent p's delivery (the latest over its parents), where
+//! the recorded arrival is the parent's recorded time plus the recording network's
+//! latency ([`RecordedLatency`]); a message without parents comes at its recorded time.
+//! A child may thus come before its recorded time, so the leader reads
+//! [`READ_AHEAD`] cycles ahead of the clock; one read later than its parents allowed is
+//! created when read and counted (`read_late`).
+//!
 //! The watchdog counts progress as the network reports it (a flit moved) as well as
 //! deliveries; when messages are in flight and nothing has moved for the window, the
 //! network is deadlocked ([`Step::Deadlock`]), which is not the trace's fault.
@@ -23,7 +33,9 @@
 //! Not here: reading the trace (the leader partition does, `lockstep`), stepping the
 //! routers (`engine::sim`).
 
-use super::{flits_of, scale, RankRow, ReplayMode, ReplayOptions, ReplayRecord, ReplaySummary};
+use super::{
+    flits_of, scale, RankRow, ReplayMode, ReplayOptions, ReplayRecord, ReplaySummary, MAX_GAP,
+};
 use crate::engine::network::Network;
 use crate::engine::sim::Simulation;
 use crate::error::{Error, Result};
@@ -63,6 +75,98 @@ pub(super) struct NetProgress {
 /// hundred ahead (the shipped Netrace traces: at most 103 at once; tested).
 pub(crate) const MAX_AHEAD: usize = 1 << 20;
 
+/// How far ahead of the clock the trace is read in elastic replay of a message trace,
+/// cycles (2^20, as Netrace's self-throttling reader reads up to 1,000,000 cycles
+/// ahead): a child may come due before its recorded time, by as much as its parents'
+/// deliveries ran ahead of their recorded arrivals, and it is known only once read. A
+/// child read after the cycle its parents allowed (one that comes more than this before
+/// its recorded time) is created when read and counted in
+/// [`ReplaySummary::read_late`]. The other modes read no further than the clock.
+pub const READ_AHEAD: Cycle = 1 << 20;
+
+/// The latency of the network a message trace was recorded on, which traces do not
+/// record: elastic replay keeps the recorded distance between a parent's recorded
+/// *arrival* (its recorded time plus this) and its child's recorded time. In the trace's
+/// time units (cycles of the recording for Netrace and `cycle` text traces), scaled by
+/// `--time-scale` like the recorded times. Written and parsed as `--recorded-latency`
+/// takes it: `N` or `hops:C`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecordedLatency {
+    /// The same for every message.
+    Constant(u64),
+    /// So many per hop of the Manhattan distance between the message's endpoints laid
+    /// out as Netrace's reference reader lays them out: endpoint n at (n mod x, n div x),
+    /// x = ⌊√E⌋ for a trace of E endpoints (the trace must say E).
+    PerHop(u64),
+}
+
+impl RecordedLatency {
+    /// The default for a trace that says it has endpoints (Netrace): its reference
+    /// reader's toy model of the recording CMP, 3 cycles per hop of its 8×8 mesh (an
+    /// estimate: the traces do not record the network's latency).
+    pub const NETRACE: RecordedLatency = RecordedLatency::PerHop(3);
+    /// The default for a trace that does not (text): none.
+    pub const NONE: RecordedLatency = RecordedLatency::Constant(0);
+
+    /// The default for a trace that gives its endpoint count or not.
+    pub fn default_for(endpoints: Option<u32>) -> Self {
+        if endpoints.is_some() {
+            Self::NETRACE
+        } else {
+            Self::NONE
+        }
+    }
+}
+
+impl std::fmt::Display for RecordedLatency {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RecordedLatency::Constant(n) => write!(f, "{n}"),
+            RecordedLatency::PerHop(c) => write!(f, "hops:{c}"),
+        }
+    }
+}
+
+impl std::str::FromStr for RecordedLatency {
+    type Err = String;
+    /// `N` or `hops:C`, whole numbers from 0 to 2^40.
+    fn from_str(spec: &str) -> std::result::Result<Self, String> {
+        let num =
+            |x: &str| -> Option<u64> { x.trim().parse::<u64>().ok().filter(|&v| v <= MAX_GAP) };
+        let bad = || {
+            format!(
+                "`{spec}`: give N (cycles of the recording) or hops:C (cycles per hop), whole \
+                 numbers from 0 to 2^40"
+            )
+        };
+        match spec.trim().strip_prefix("hops:") {
+            Some(c) => num(c).map(RecordedLatency::PerHop).ok_or_else(bad),
+            None => num(spec).map(RecordedLatency::Constant).ok_or_else(bad),
+        }
+    }
+}
+
+/// A recorded latency resolved for a trace: per hop, with the layout's row length.
+#[derive(Clone, Copy, Debug)]
+enum Model {
+    Constant(u64),
+    PerHop { per_hop: u64, x: u64 },
+}
+
+impl Model {
+    /// The recorded latency of a message from endpoint `s` to `d`, in trace units.
+    fn latency(self, s: u32, d: u32) -> u64 {
+        match self {
+            Model::Constant(n) => n,
+            Model::PerHop { per_hop, x } => {
+                let (s, d) = (u64::from(s), u64::from(d));
+                let hops = (s % x).abs_diff(d % x) + (s / x).abs_diff(d / x);
+                per_hop.saturating_mul(hops)
+            }
+        }
+    }
+}
+
 /// A message read and mapped onto the network, not yet created.
 struct Pending {
     id: u64,
@@ -73,6 +177,9 @@ struct Pending {
     size: u64,
     flits: u32,
     recorded: Cycle,
+    /// Its recorded arrival: the recorded time plus the recorded latency (elastic
+    /// replay; its recorded time elsewhere).
+    arrival: Cycle,
     /// The recorded cycle its successor's lag is measured from (`TraceMsg::lag_from`;
     /// its own recorded cycle by default).
     lag_from: Cycle,
@@ -81,11 +188,36 @@ struct Pending {
 }
 
 /// What a message's cleared parents allow: not before `at`, and not before its
-/// recorded time plus `delay` (how late its program-order predecessor was created).
+/// recorded time plus `delay` (how late its program-order predecessor was created) —
+/// in elastic replay, when a parent was cleared, not before its recorded time plus
+/// `shift` instead (the latest over its parents of delivered + 1 − recorded arrival,
+/// which may be negative), with `delay` on top only if a predecessor was cleared.
 #[derive(Clone, Copy, Default)]
 struct Allowed {
     at: Cycle,
-    delay: Cycle,
+    delay: Option<Cycle>,
+    shift: Option<i64>,
+}
+
+impl Allowed {
+    /// Both allowances: the later of each.
+    fn merge(&mut self, a: Allowed) {
+        self.at = self.at.max(a.at);
+        self.delay = self.delay.max(a.delay);
+        self.shift = self.shift.max(a.shift);
+    }
+
+    /// The cycle they allow a message recorded at `recorded`.
+    fn cycle(&self, recorded: Cycle) -> Cycle {
+        let from = match (self.shift, self.delay) {
+            (None, d) => recorded.saturating_add(d.unwrap_or(0)),
+            (Some(s), None) => recorded.saturating_add_signed(s),
+            (Some(s), Some(d)) => recorded
+                .saturating_add_signed(s)
+                .max(recorded.saturating_add(d)),
+        };
+        self.at.max(from)
+    }
 }
 
 /// A message created and not yet delivered.
@@ -111,7 +243,20 @@ struct RankAcc {
 /// One partition's copy of the replay state.
 pub(super) struct Driver {
     opts: ReplayOptions,
-    deps: bool,
+    /// Dependencies are followed (deps and elastic modes).
+    follow: bool,
+    /// Elastic replay: recorded distances after the parents, not recorded times.
+    elastic: bool,
+    /// Cycles the trace is read ahead of the clock ([`READ_AHEAD`] in elastic replay).
+    ahead: Cycle,
+    /// The recorded latency (elastic replay; 0 elsewhere), as given or defaulted, and
+    /// as resolved for the trace's endpoints.
+    latency: Option<RecordedLatency>,
+    model: Model,
+    /// Messages created when read, after the cycle their parents allowed.
+    read_late: u64,
+    /// The latest recorded arrival.
+    last_arrival: Cycle,
     /// The first endpoint's node.
     first: u32,
     nodes: u32,
@@ -181,7 +326,17 @@ impl Driver {
     ) -> Self {
         Driver {
             opts: opts.clone(),
-            deps: opts.mode == ReplayMode::Deps,
+            follow: matches!(opts.mode, ReplayMode::Deps | ReplayMode::Elastic),
+            elastic: opts.mode == ReplayMode::Elastic,
+            ahead: if opts.mode == ReplayMode::Elastic {
+                READ_AHEAD
+            } else {
+                0
+            },
+            latency: None,
+            model: Model::Constant(0),
+            read_late: 0,
+            last_arrival: 0,
             first,
             nodes,
             unit,
@@ -221,10 +376,46 @@ impl Driver {
     }
 
     /// Says what the source guarantees (see [`crate::trace::TraceSource::ids_increase`]
-    /// and [`crate::trace::TraceSource::partial`]).
-    pub(super) fn source_traits(&mut self, ids_increase: bool, partial: bool) {
+    /// and [`crate::trace::TraceSource::partial`]) and its endpoint count, which the
+    /// recorded latency is resolved with (elastic replay; [`ReplayOptions::recorded_latency`]
+    /// is refused in the other modes, and `hops:` without an endpoint count).
+    pub(super) fn source_traits(
+        &mut self,
+        ids_increase: bool,
+        partial: bool,
+        endpoints: Option<u32>,
+    ) -> Result<()> {
         self.ids_increase = ids_increase;
         self.partial = partial;
+        let given = self.opts.recorded_latency;
+        if !self.elastic {
+            if let Some(l) = given {
+                return Err(Error::Arg(format!(
+                    "--recorded-latency {l}: applies to elastic replay (--mode elastic)"
+                )));
+            }
+            return Ok(());
+        }
+        let l = given.unwrap_or(RecordedLatency::default_for(endpoints));
+        self.model = match l {
+            RecordedLatency::Constant(n) => Model::Constant(n),
+            RecordedLatency::PerHop(per_hop) => match endpoints.filter(|&e| e > 0) {
+                Some(e) => Model::PerHop {
+                    per_hop,
+                    x: u64::from(e.isqrt()),
+                },
+                None => {
+                    return Err(Error::Arg(format!(
+                        "--recorded-latency {l}: {} does not say how many endpoints it has, \
+                         so they cannot be laid out as a mesh to count hops: give a constant \
+                         (--recorded-latency N)",
+                        self.name
+                    )))
+                }
+            },
+        };
+        self.latency = Some(l);
+        Ok(())
     }
 
     /// Entries kept for dependencies (uncleared parents and what cleared ones
@@ -252,9 +443,9 @@ impl Driver {
         Ok(self.first + n)
     }
 
-    /// Takes the messages read after cycle `t` (recorded no later than `t + 1`); they
-    /// are created from cycle `t + 1` on (cycle 0 for those read before the start,
-    /// `t = None`).
+    /// Takes the messages read after cycle `t` (recorded no later than `t + 1`, plus
+    /// [`READ_AHEAD`] in elastic replay); they are created from cycle `t + 1` on (cycle 0
+    /// for those read before the start, `t = None`).
     pub(super) fn ingest(&mut self, msgs: &[TraceMsg], t: Option<Cycle>) -> Result<()> {
         let earliest = t.map_or(0, |t| t + 1);
         for m in msgs {
@@ -269,6 +460,14 @@ impl Driver {
             let first = self.first_recorded.get_or_insert(recorded);
             *first = (*first).min(recorded);
             self.last_recorded = self.last_recorded.max(recorded);
+            let arrival = match self.model {
+                Model::Constant(0) => recorded,
+                model => scale(
+                    m.time.saturating_add(model.latency(m.src, m.dst)),
+                    self.opts.time_scale,
+                ),
+            };
+            self.last_arrival = self.last_arrival.max(arrival);
             self.dependencies += m.children.len() as u64 + u64::from(m.successor.is_some());
             // The reader refused larger messages.
             let flits = flits_of(m.size, self.unit, self.opts.flit_bytes).unwrap_or(u32::MAX);
@@ -280,15 +479,16 @@ impl Driver {
                 size: m.size,
                 flits,
                 recorded,
+                arrival,
                 lag_from: m
                     .lag_from
                     .map_or(recorded, |l| scale(l, self.opts.time_scale)),
-                children: if self.deps {
+                children: if self.follow {
                     m.children.clone()
                 } else {
                     Vec::new()
                 },
-                successor: m.successor.filter(|_| self.deps),
+                successor: m.successor.filter(|_| self.follow),
             };
             for &c in p.children.iter().chain(&p.successor) {
                 let n = self.parents.entry(c).or_insert(0);
@@ -309,10 +509,12 @@ impl Driver {
                     m.id
                 )));
             }
-            if self.deps && self.parents.contains_key(&m.id) {
+            if self.follow && self.parents.contains_key(&m.id) {
                 self.blocked.insert(m.id, p);
-            } else {
-                self.make_due(p, earliest);
+            } else if self.make_due(p, earliest) && self.elastic {
+                // Its parents allowed it before it was read (more than the read-ahead
+                // before its recorded time).
+                self.read_late += 1;
             }
         }
         Ok(())
@@ -336,7 +538,7 @@ impl Driver {
             .children
             .iter()
             .chain(&m.successor)
-            .filter(|_| self.deps)
+            .filter(|_| self.follow)
             .find(|c| self.live.contains(c))
         {
             return Err(Error::Trace(format!(
@@ -379,12 +581,14 @@ impl Driver {
     }
 
     /// Queues `p` for creation at the earliest cycle from `earliest` on that its
-    /// recorded time and its cleared parents allow.
-    fn make_due(&mut self, p: Pending, earliest: Cycle) {
+    /// recorded time and its cleared parents allow; true when they allowed it before
+    /// `earliest`.
+    fn make_due(&mut self, p: Pending, earliest: Cycle) -> bool {
         let a = self.allowed.remove(&p.id).unwrap_or_default();
-        let at = a.at.max(p.recorded.saturating_add(a.delay)).max(earliest);
-        self.due.push(Reverse((at, p.id)));
+        let allowed = a.cycle(p.recorded);
+        self.due.push(Reverse((allowed.max(earliest), p.id)));
         self.ready.insert(p.id, p);
+        allowed < earliest
     }
 
     /// One of `c`'s parents is cleared, allowing `a`; queues `c` (from `earliest` on)
@@ -395,9 +599,7 @@ impl Driver {
             return;
         };
         *left -= 1;
-        let e = self.allowed.entry(c).or_default();
-        e.at = e.at.max(a.at);
-        e.delay = e.delay.max(a.delay);
+        self.allowed.entry(c).or_default().merge(a);
         if self.parents.get(&c) == Some(&0) {
             self.parents.remove(&c);
             if let Some(p) = self.blocked.remove(&c) {
@@ -433,7 +635,11 @@ impl Driver {
             if let Some(s) = p.successor {
                 // Program order: the successor may come due in this very cycle.
                 let delay = t.saturating_sub(p.lag_from);
-                self.clear_parent(s, Allowed { at: 0, delay }, t);
+                let a = Allowed {
+                    delay: Some(delay),
+                    ..Allowed::default()
+                };
+                self.clear_parent(s, a, t);
             }
             self.first_created.get_or_insert(t);
             self.flying.insert(mid, InFlight { msg: p, created: t });
@@ -474,11 +680,13 @@ impl Driver {
             self.behind_sum += behind as u128;
             self.behind_max = self.behind_max.max(behind);
             let _ = self.lat.record(rec.latency);
-            let lag = rec.created - rec.recorded;
+            // Elastic replay may create and deliver a message before its recorded time:
+            // no lag then.
+            let lag = rec.created.saturating_sub(rec.recorded);
             let _ = self.created_lag.record(lag);
             self.created_lag_sum += lag as u128;
             self.created_late += u64::from(lag > 0);
-            let dlag = rec.delivered - rec.recorded;
+            let dlag = rec.delivered.saturating_sub(rec.recorded);
             let _ = self.delivered_lag.record(dlag);
             self.delivered_lag_sum += dlag as u128;
             let r = self.ranks.entry(f.msg.rank).or_insert(RankAcc {
@@ -502,9 +710,22 @@ impl Driver {
                 self.live.remove(&f.msg.id);
             }
             each(&rec)?;
-            let a = Allowed {
-                at: dv.absorbed.saturating_add(self.opts.gap),
-                delay: 0,
+            let a = if self.elastic {
+                // The recorded distance from the parent's recorded arrival is kept: the
+                // child's recorded time plus this shift, and never before the cycle after
+                // the delivery (HORIZON and the latencies' bound keep both in range).
+                let at = dv.absorbed.saturating_add(1);
+                let shift = i128::from(at) - i128::from(f.msg.arrival);
+                Allowed {
+                    at,
+                    delay: None,
+                    shift: Some(shift.clamp(i64::MIN.into(), i64::MAX.into()) as i64),
+                }
+            } else {
+                Allowed {
+                    at: dv.absorbed.saturating_add(self.opts.gap),
+                    ..Allowed::default()
+                }
             };
             for c in f.msg.children {
                 self.clear_parent(c, a, t + 1);
@@ -515,8 +736,9 @@ impl Driver {
 
     /// The cycle after `t` to step next, from the network's progress `net` and the
     /// first unread message's recorded time (None: all read). The cycle before an
-    /// unread message is stepped (idle if nothing else happens) so that the leader reads
-    /// it in time for every copy to know it.
+    /// unread message (elastic replay: [`READ_AHEAD`] cycles before that) is stepped
+    /// (idle if nothing else happens) so that the leader reads it in time for every copy
+    /// to know it.
     pub(super) fn next(
         &mut self,
         t: Cycle,
@@ -530,7 +752,7 @@ impl Driver {
             // A stall is counted only while something is in flight.
             self.last_progress = t;
         }
-        let before_unread = unread.map_or(Cycle::MAX, |u| u.saturating_sub(1));
+        let before_unread = unread.map_or(Cycle::MAX, |u| u.saturating_sub(1 + self.ahead));
         let due = self.due.peek().map_or(Cycle::MAX, |r| r.0 .0);
         let upcoming = net.next.min(due).min(before_unread);
         if upcoming == Cycle::MAX {
@@ -604,6 +826,15 @@ impl Driver {
             self.last_delivery.saturating_sub(first)
         } else {
             0
+        };
+        // The run time, replayed and recorded: from the first recorded time to the last
+        // delivery, and to the last recorded arrival (the recorded time where no recorded
+        // latency is assumed: the recorded span).
+        let runtime = self.first_created.is_some().then_some(replayed_span);
+        let recorded_runtime = self.first_recorded.map(|f| self.last_arrival - f);
+        let speedup = match (recorded_runtime, runtime) {
+            (Some(r), Some(t)) if t > 0 => Some(r as f64 / t as f64),
+            _ => None,
         };
         let mean = |sum: u128| some.then(|| sum as f64 / n);
         let q = |h: &Histogram<u64>, q: f64| some.then(|| h.value_at_quantile(q));
@@ -679,6 +910,11 @@ impl Driver {
             rank_count: all.len(),
             slowest_rank: slowest,
             ranks: keep.iter().map(|&i| row(&all[i])).collect(),
+            runtime,
+            speedup,
+            recorded_runtime,
+            recorded_latency: self.latency.map(|l| l.to_string()),
+            read_late: self.read_late,
             // Added from the partitions' networks by `replay` when asked for.
             ..ReplaySummary::default()
         }
@@ -712,7 +948,7 @@ mod tests {
             ..ReplayOptions::default()
         };
         let mut d = Driver::new(&opts, (0, 64), SizeUnit::Flits, "t");
-        d.source_traits(true, true);
+        d.source_traits(true, true, None).unwrap();
         let mut most = 0;
         for i in 0..100_000u64 {
             let m = TraceMsg {
@@ -733,10 +969,78 @@ mod tests {
         assert_eq!((d.dependency_entries(), d.dangling), (0, 100_000));
         // A whole trace refuses the first one.
         let mut d = Driver::new(&opts, (0, 64), SizeUnit::Flits, "t");
-        d.source_traits(true, false);
+        d.source_traits(true, false, None).unwrap();
         d.ingest(&[msg(0, vec![1])], None).unwrap();
         let e = d.ingest(&[msg(2, vec![])], None).unwrap_err().to_string();
         assert!(e.contains("no message 1"), "{e}");
+    }
+
+    #[test]
+    fn recorded_latencies_parse_as_written_and_count_hops_on_netraces_mesh() {
+        for spec in ["0", "12", "hops:3", "hops:0"] {
+            let l: RecordedLatency = spec.parse().unwrap();
+            assert_eq!(l.to_string(), spec);
+        }
+        for bad in [
+            "",
+            "-1",
+            "hops:",
+            "hops:-2",
+            "hop:3",
+            "3.5",
+            "1099511627777",
+        ] {
+            assert!(bad.parse::<RecordedLatency>().is_err(), "{bad}");
+        }
+        // 64 endpoints: an 8×8 mesh, endpoint n at (n mod 8, n div 8).
+        let m = Model::PerHop { per_hop: 3, x: 8 };
+        assert_eq!(
+            [
+                m.latency(0, 63),
+                m.latency(9, 9),
+                m.latency(7, 8),
+                m.latency(2, 61)
+            ],
+            [3 * 14, 0, 3 * 8, 3 * (3 + 7)]
+        );
+        // Resolved against the trace's endpoints; hops: refused without them, and any
+        // recorded latency outside elastic replay.
+        let opts = |mode, recorded_latency| ReplayOptions {
+            mode,
+            recorded_latency,
+            ..ReplayOptions::default()
+        };
+        let mut d = Driver::new(
+            &opts(ReplayMode::Elastic, None),
+            (0, 64),
+            SizeUnit::Flits,
+            "t",
+        );
+        d.source_traits(true, false, Some(64)).unwrap();
+        assert_eq!(d.latency, Some(RecordedLatency::NETRACE));
+        let mut d = Driver::new(
+            &opts(ReplayMode::Elastic, None),
+            (0, 64),
+            SizeUnit::Flits,
+            "t",
+        );
+        d.source_traits(true, false, None).unwrap();
+        assert_eq!(d.latency, Some(RecordedLatency::Constant(0)));
+        let hops = Some(RecordedLatency::PerHop(2));
+        let mut d = Driver::new(
+            &opts(ReplayMode::Elastic, hops),
+            (0, 64),
+            SizeUnit::Flits,
+            "t",
+        );
+        let e = d.source_traits(true, false, None).unwrap_err().to_string();
+        assert!(e.contains("does not say how many endpoints"), "{e}");
+        let mut d = Driver::new(&opts(ReplayMode::Deps, hops), (0, 64), SizeUnit::Flits, "t");
+        let e = d
+            .source_traits(true, false, Some(64))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("applies to elastic replay"), "{e}");
     }
 
     #[test]

@@ -39,7 +39,9 @@
 //! and the others with a [`Error::Distributed`] naming it.
 
 use super::driver::{Driver, NetProgress, Step};
-use super::{flits_of, scale, ReplayOptions, ReplayRecord, ReplaySummary, HORIZON};
+use super::{
+    flits_of, scale, ReplayMode, ReplayOptions, ReplayRecord, ReplaySummary, HORIZON, READ_AHEAD,
+};
 use crate::engine::distributed::{wire, Transport};
 use crate::engine::network::Network;
 use crate::engine::parallel::{
@@ -64,6 +66,8 @@ pub(super) struct Reader<'a> {
     next: Option<(TraceMsg, Cycle)>,
     time_scale: f64,
     flit_bytes: u64,
+    /// Cycles read ahead of the bound asked for (elastic replay: [`READ_AHEAD`]).
+    ahead: Cycle,
 }
 
 impl<'a> Reader<'a> {
@@ -73,6 +77,11 @@ impl<'a> Reader<'a> {
             next: None,
             time_scale: opts.time_scale,
             flit_bytes: opts.flit_bytes,
+            ahead: if opts.mode == ReplayMode::Elastic {
+                READ_AHEAD
+            } else {
+                0
+            },
         };
         r.next = r.read_one()?;
         Ok(r)
@@ -113,13 +122,15 @@ impl<'a> Reader<'a> {
         Ok(Some((m, at)))
     }
 
-    /// Appends the messages recorded no later than `bound` (cycles) to `out`; returns
-    /// the recorded time of the first message left unread (None at the end).
+    /// Appends the messages recorded no later than `bound` (cycles; in elastic replay,
+    /// [`READ_AHEAD`] cycles later) to `out`; returns the recorded time of the first
+    /// message left unread (None at the end).
     pub(super) fn read_upto(
         &mut self,
         bound: Cycle,
         out: &mut Vec<TraceMsg>,
     ) -> Result<Option<Cycle>> {
+        let bound = bound.saturating_add(self.ahead);
         while let Some((m, at)) = self.next.take() {
             if at > bound {
                 self.next = Some((m, at));
@@ -139,6 +150,11 @@ impl<'a> Reader<'a> {
     /// Whether only part of the trace is read (see [`TraceSource::partial`]).
     pub(super) fn partial(&self) -> bool {
         self.src.partial()
+    }
+
+    /// The trace's endpoint count, when it says (see [`TraceSource::endpoints`]).
+    pub(super) fn endpoints(&self) -> Option<u32> {
+        self.src.endpoints()
     }
 }
 
@@ -179,6 +195,14 @@ pub(super) struct BookPost {
     pub(super) unfinished: u64,
     pub(super) last_delivery: Cycle,
     pub(super) stuck: Option<[u32; 4]>,
+    /// The cycle the partition has stepped to.
+    pub(super) now: Cycle,
+    /// Network messages that may cross between processes, created and delivered, and
+    /// the earliest cycle the partition could create another (see
+    /// `elastic::ranks::Ranks::earliest_crossing`).
+    pub(super) crossing_created: u64,
+    pub(super) crossing_delivered: u64,
+    pub(super) earliest_crossing: Cycle,
 }
 
 impl Default for Post {
@@ -399,11 +423,15 @@ impl<N: Network> Shared<'_, N> {
         }
     }
 
-    /// Partition `p` takes what other ranks sent it (after the exchange's barrier).
-    pub(super) fn take_incoming(&self, p: usize, sim: &mut Simulation<N>) {
+    /// Partition `p` takes what other ranks sent it (after the exchange's barrier);
+    /// returns the cycle of an event due no later than the one it stepped last (which
+    /// the exchange rule must never let happen), if any.
+    pub(super) fn take_incoming(&self, p: usize, sim: &mut Simulation<N>) -> Option<Cycle> {
         let mut inc = lock(&self.incoming[p - self.mine.start]);
         let (events, extras) = &mut *inc;
+        let late = events.iter().map(|e| e.0).min().filter(|&at| at <= sim.t);
         sim.absorb(events, extras);
+        late
     }
 
     /// Partition `p` puts its outbox for other ranks' partitions aside for the
@@ -465,6 +493,8 @@ fn partition<N: Network>(
     let mut inbox: Vec<Delivery> = Vec::new();
     let mut each_failed = false;
     loop {
+        // The series' boundary sees the backlog before this cycle's creations.
+        sim.sample_boundary();
         if let Err(e) = driver.create(sim) {
             return fail(e);
         }
@@ -507,7 +537,13 @@ fn partition<N: Network>(
         }
         sh.take_local(p, parity, sim);
         if sh.ranked {
-            sh.take_incoming(p, sim);
+            if let Some(late) = sh.take_incoming(p, sim) {
+                return fail(Error::Distributed(format!(
+                    "internal: an event from another rank arrived for cycle {late}, after this \
+                     rank had stepped to cycle {}",
+                    sim.t
+                )));
+            }
         }
         let now = sim.t;
         // Every partition's deliveries, in an order that does not depend on the split.

@@ -40,6 +40,7 @@ use crate::switching::{with_mode, WithMode};
 use crate::trace::TraceSource;
 use crate::types::Cycle;
 use driver::Driver;
+pub use driver::{RecordedLatency, READ_AHEAD};
 pub use placement::{NodeMap, Placement};
 use serde::Serialize;
 
@@ -81,6 +82,12 @@ pub struct ReplayOptions {
     pub max_ranks: Option<u32>,
     /// Elastic replay of an MPI trace: eager limit, compute scale, host overheads.
     pub elastic: elastic::ElasticOptions,
+    /// Elastic replay of a message trace: the recording network's latency, which a
+    /// dependant's recorded distance is measured from (its parent's recorded time plus
+    /// this). None: the trace format's default — `hops:3` for a trace that says its
+    /// endpoint count (Netrace: its reference reader's model of the recording CMP, an
+    /// estimate), 0 for one that does not (text). Refused in the other modes.
+    pub recorded_latency: Option<RecordedLatency>,
 }
 
 impl Default for ReplayOptions {
@@ -94,6 +101,7 @@ impl Default for ReplayOptions {
             stall_cycles: 1_000_000,
             max_ranks: None,
             elastic: elastic::ElasticOptions::default(),
+            recorded_latency: None,
         }
     }
 }
@@ -171,7 +179,8 @@ pub struct ReplaySummary {
     /// `replayed_span / recorded_span` (null when the trace spans no time).
     pub slowdown: Option<f64>,
     /// Mean of (created − recorded): how late messages were created (0 in open loop
-    /// unless a source's memory was full; in dependency mode, the waits for parents).
+    /// unless a source's memory was full; in dependency mode, the waits for parents; 0
+    /// for a message elastic replay created before its recorded time).
     pub created_lag_mean: Option<f64>,
     /// 99th percentile of (created − recorded).
     pub created_lag_p99: Option<u64>,
@@ -182,7 +191,8 @@ pub struct ReplaySummary {
     /// Messages created after their recorded time.
     pub created_late: u64,
     /// Mean of (delivered − recorded): how far each delivery ran behind the time its
-    /// message was recorded (the latency plus the creation lag).
+    /// message was recorded (the latency plus the creation lag; 0 for a delivery
+    /// before the recorded time, elastic replay).
     pub delivered_lag_mean: Option<f64>,
     /// Median (delivered − recorded).
     pub delivered_lag_p50: Option<u64>,
@@ -211,11 +221,32 @@ pub struct ReplaySummary {
     pub series: Option<Vec<SeriesRow>>,
     /// The application's run time as replayed, cycles: elastic replay of an MPI trace,
     /// the last rank's finish; else the replayed span (first recorded time to last
-    /// delivery).
+    /// delivery; null when no message was created).
     pub runtime: Option<Cycle>,
     /// The recorded run time over the replayed one (above 1: the emulated machine runs
-    /// the application faster than the recording did).
+    /// the application faster than the recording did). For a message trace (every mode
+    /// but elastic replay of an MPI trace) the recorded run time is `recorded_runtime`:
+    /// in open and dependency-driven replay `recorded_span`, so the speed-up is
+    /// 1 / `slowdown`; in elastic replay it counts the recording's latency, and
+    /// messages without parents stay at their recorded times, so a trace whose traffic
+    /// is mostly unparented cannot speed up much. Null when `runtime` is null or 0.
     pub speedup: Option<f64>,
+    /// A message trace's recorded run time, cycles: from the first recorded time to the
+    /// last recorded arrival (recorded time plus `recorded_latency`; the recorded time
+    /// outside elastic replay, which makes it `recorded_span`). Absent for an MPI
+    /// trace's elastic replay (`application.runtime_recorded`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recorded_runtime: Option<Cycle>,
+    /// Elastic replay of a message trace: the recording network's latency assumed, as
+    /// `--recorded-latency` writes it (`N` cycles of the recording, or `hops:C`: C per
+    /// hop of the trace's endpoints laid out as a mesh); absent in the other modes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recorded_latency: Option<String>,
+    /// Elastic replay of a message trace: messages read after the cycle their parents
+    /// allowed — due more than the read-ahead window (`READ_AHEAD`, 2^20 cycles) before
+    /// their recorded time — and so created when read, later than the rule says; 0
+    /// elsewhere.
+    pub read_late: u64,
     /// Elastic replay of an MPI trace: the run time emulated and recorded, per rank.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub application: Option<elastic::Application>,
@@ -288,6 +319,7 @@ pub(super) struct Setup<N: Network> {
     /// The nodes a trace's endpoints sit on, and the network's nodes.
     ends: std::ops::Range<u32>,
     nodes: usize,
+    topology: crate::topology::Topology,
 }
 
 impl<N: Network + Send> Setup<N> {
@@ -341,6 +373,7 @@ impl<N: Network + Send> Setup<N> {
             partitioning,
             ends,
             nodes,
+            topology,
         })
     }
 }
@@ -424,6 +457,7 @@ pub fn replay_observed<N: Network + Send>(
         partitioning,
         ends,
         nodes,
+        ..
     } = setup;
     let (unit, name) = (src.unit(), src.describe());
     if let Some(e) = src.endpoints().filter(|&e| e as usize > ends.len()) {
@@ -448,11 +482,11 @@ pub fn replay_observed<N: Network + Send>(
     let mut reader = lockstep::Reader::new(src, opts)?;
     let mut first = Vec::new();
     reader.read_upto(0, &mut first)?;
-    let traits = (reader.ids_increase(), reader.partial());
+    let traits = (reader.ids_increase(), reader.partial(), reader.endpoints());
     let mut drivers = (0..sims.len())
         .map(|_| {
             let mut d = Driver::new(opts, (ends.start, ends.len() as u32), unit, &name);
-            d.source_traits(traits.0, traits.1);
+            d.source_traits(traits.0, traits.1, traits.2)?;
             d.ingest(&first, None).map(|()| d)
         })
         .collect::<Result<Vec<_>>>()?;

@@ -1455,6 +1455,8 @@ impl Network for CircuitNet {
     // Arrivals join controller FIFOs, so their order within a cycle matters.
     const SORT_EVENTS: bool = true;
     const PARTITIONABLE: bool = true;
+    // Dimension order and minimal adaptive routing (escape channels included).
+    const MINIMAL_ROUTES: bool = true;
     // A cycle of a circuit network moves a few signals, not flits at every node: at the
     // d = 10 adaptive preset's load two partitions of 512 run at 0.38× one thread, two
     // of 2048 (d = 12) at 0.9×, two of 4096 (d = 13) at 1.27×, d = 16 at 1.9×.

@@ -844,6 +844,8 @@ impl Network for WormholeNet {
     // Arrivals set per-port bits and counters; their order within a cycle is irrelevant.
     const SORT_EVENTS: bool = false;
     const PARTITIONABLE: bool = true;
+    // Dimension order and minimal adaptive routing (escape channels included).
+    const MINIMAL_ROUTES: bool = true;
     // `routemu bench`: a 16×16 torus (two partitions of 128) gains 1.6× at 0.1
     // flits/node/cycle, an 8×8 one (two of 32) loses.
     const MIN_PARTITION_NODES: usize = 128;

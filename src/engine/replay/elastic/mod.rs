@@ -255,6 +255,7 @@ pub(super) fn replay<N: Network + Send>(
         partitioning,
         ends,
         nodes,
+        topology,
     } = setup;
     if let Some(why) = &prog.untimed {
         return Err(Error::Trace(why.clone()));
@@ -290,9 +291,27 @@ pub(super) fn replay<N: Network + Send>(
         node_of.push(ends.start + n);
     }
     let flit_bytes = opts.flit_bytes;
-    let plan = NetPlan::new(&prog, node_of, nodes, e, |b| {
+    let mut plan = NetPlan::new(&prog, node_of, nodes, e, |b| {
         super::flits_of(b, crate::trace::SizeUnit::Bytes, flit_bytes)
     })?;
+    if transport.is_some() {
+        // Which messages may cross between processes, so that they exchange only when
+        // something can cross (`step`).
+        let part_of = &sims[0].out.nodes;
+        let process: Vec<u32> = (0..nodes as u32)
+            .map(|n| {
+                let p = part_of.part_of(n);
+                owned.iter().position(|o| o.contains(&p)).unwrap_or(0) as u32
+            })
+            .collect();
+        plan.mark_crossing(
+            &prog,
+            &topology,
+            &process,
+            N::MINIMAL_ROUTES,
+            (opts.time_scale, e.compute_scale),
+        );
+    }
     let prog = Arc::new(prog);
     let plan = Arc::new(plan);
     let obs = cfg.experiment.observe;

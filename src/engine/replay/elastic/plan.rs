@@ -7,9 +7,13 @@
 //!
 //! Not here: running the programs (`ranks`), stepping (`step`).
 
+use super::ranks::scale_ns;
 use super::ElasticOptions;
 use crate::error::{Error, Result};
-use crate::trace::program::{Program, SendMode};
+use crate::topology::Topology;
+use crate::trace::program::{Op, Program, SendMode};
+use crate::types::{Cycle, NodeId, PortId};
+use std::collections::{HashMap, HashSet};
 
 /// A network message's part in its MPI message's protocol.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -71,6 +75,34 @@ impl Proto {
     }
 }
 
+/// Over several processes: which network messages may cross from one process's nodes to
+/// another's, and how soon each rank could make one — what lets processes exchange less
+/// often than every cycle (`step`).
+pub(super) struct Crossing {
+    /// Per MPI message: whether its sender's network messages (data, RTS) may cross, and
+    /// its receiver's (CTS, FIN, acknowledgement).
+    src: Vec<bool>,
+    dst: Vec<bool>,
+    /// Per world rank, per call: its last operation that may make a crossing message
+    /// (u32::MAX: none).
+    pub(super) last_op: Vec<Vec<u32>>,
+    /// Per world rank, per call: cycles the rank spends at least between leaving the call
+    /// and entering the next call that may make a crossing message (Cycle::MAX: none
+    /// comes) — compute and kept call durations; calls that communicate count 0.
+    pub(super) gap: Vec<Vec<Cycle>>,
+}
+
+impl Crossing {
+    /// Whether network message `kind` of message `m` may cross between processes.
+    pub(super) fn crosses(&self, m: u32, kind: Kind) -> bool {
+        if Proto::from_dst(kind) {
+            self.dst[m as usize]
+        } else {
+            self.src[m as usize]
+        }
+    }
+}
+
 /// The plan every partition holds.
 pub(super) struct NetPlan {
     /// Per MPI message.
@@ -87,6 +119,8 @@ pub(super) struct NetPlan {
     base: Vec<u64>,
     /// Every network message, by (node, number): its MPI message and kind.
     entries: Vec<(u32, Kind)>,
+    /// Over several processes: what may cross between them (None in one process).
+    pub(super) crossing: Option<Crossing>,
 }
 
 impl NetPlan {
@@ -157,7 +191,88 @@ impl NetPlan {
             node_of,
             base,
             entries,
+            crossing: None,
         })
+    }
+
+    /// Marks what may cross between processes when node `n` belongs to process
+    /// `process[n]`: a network message stays inside one process only when routes are
+    /// minimal (`minimal`) and every node of every minimal path between its ends is that
+    /// process's. `(per_ns, compute_scale)` turn the program's times into cycles as the
+    /// replay does.
+    pub(super) fn mark_crossing(
+        &mut self,
+        prog: &Program,
+        topo: &Topology,
+        process: &[u32],
+        minimal: bool,
+        (per_ns, compute_scale): (f64, f64),
+    ) {
+        let mut memo: HashMap<(u32, u32), bool> = HashMap::new();
+        let mut crosses = |a: u32, b: u32| -> bool {
+            if !minimal {
+                return true;
+            }
+            *memo
+                .entry((a, b))
+                .or_insert_with(|| !inside(topo, process, a, b))
+        };
+        let mut src = Vec::with_capacity(prog.msgs.len());
+        let mut dst = Vec::with_capacity(prog.msgs.len());
+        for (i, m) in prog.msgs.iter().enumerate() {
+            let (a, b) = (self.node_of[m.src as usize], self.node_of[m.dst as usize]);
+            let p = self.proto[i];
+            src.push(!p.src_kinds().is_empty() && crosses(a, b));
+            dst.push(!p.dst_kinds().is_empty() && crosses(b, a));
+        }
+        let mut last_op = Vec::with_capacity(prog.ranks.len());
+        let mut gap = Vec::with_capacity(prog.ranks.len());
+        for rp in &prog.ranks {
+            let last: Vec<u32> = rp
+                .calls
+                .iter()
+                .map(|c| {
+                    (c.ops.0..c.ops.1)
+                        .rev()
+                        .find(|&k| match rp.ops[k as usize] {
+                            Op::Send(m) => src[m as usize],
+                            Op::Recv(r) => {
+                                prog.recvs[r as usize].msg.is_some_and(|m| dst[m as usize])
+                            }
+                            Op::Probe(_) | Op::Wait { .. } => false,
+                        })
+                        .unwrap_or(u32::MAX)
+                })
+                .collect();
+            // Backwards: from leaving call k to entering the next call that may cross.
+            let n = rp.calls.len();
+            let mut g = vec![Cycle::MAX; n];
+            for k in (0..n.saturating_sub(1)).rev() {
+                let next = &rp.calls[k + 1];
+                let compute = scale_ns(
+                    next.enter.saturating_sub(rp.calls[k].exit),
+                    per_ns * compute_scale,
+                );
+                g[k] = if last[k + 1] != u32::MAX {
+                    compute
+                } else {
+                    let kept = if next.communicates() {
+                        0
+                    } else {
+                        scale_ns(next.exit - next.enter, per_ns)
+                    };
+                    compute.saturating_add(kept).saturating_add(g[k + 1])
+                };
+            }
+            last_op.push(last);
+            gap.push(g);
+        }
+        self.crossing = Some(Crossing {
+            src,
+            dst,
+            last_op,
+            gap,
+        });
     }
 
     /// The number, at the node that sends it, of message `m`'s network message `kind`.
@@ -180,6 +295,30 @@ impl NetPlan {
     pub(super) fn decode(&self, node: u32, number: u64) -> (u32, Kind) {
         self.entries[(self.base[node as usize] + number) as usize]
     }
+}
+
+/// Whether every node of every minimal path from `a` to `b` is in `a`'s process.
+fn inside(topo: &Topology, process: &[u32], a: u32, b: u32) -> bool {
+    let home = process[a as usize];
+    let mut seen = HashSet::from([a]);
+    let mut todo = vec![a];
+    while let Some(n) = todo.pop() {
+        if process[n as usize] != home {
+            return false;
+        }
+        if n == b {
+            continue;
+        }
+        let ports = topo.minimal_ports(NodeId(n), NodeId(b));
+        for p in ports.iter_ones() {
+            if let Some(next) = topo.neighbor(NodeId(n), PortId(p as u8)) {
+                if seen.insert(next.0) {
+                    todo.push(next.0);
+                }
+            }
+        }
+    }
+    true
 }
 
 #[cfg(test)]

@@ -154,6 +154,9 @@ pub(super) struct Ranks {
     /// Network messages created here, and delivered here.
     pub(super) created: u64,
     pub(super) delivered: u64,
+    /// Of those, the ones that may cross between processes (see `plan::Crossing`).
+    pub(super) crossing_created: u64,
+    pub(super) crossing_delivered: u64,
     /// Ranks not finished.
     pub(super) unfinished: u64,
     /// Last cycle a message was delivered here.
@@ -225,6 +228,8 @@ impl Ranks {
             events,
             created: 0,
             delivered: 0,
+            crossing_created: 0,
+            crossing_delivered: 0,
             unfinished,
             last_delivery: 0,
             keep_records,
@@ -291,6 +296,9 @@ impl Ranks {
                 };
                 sim.inject_numbered(NodeId(node), number, NodeId(dst), flits);
                 self.created += 1;
+                if self.crosses(m, kind) {
+                    self.crossing_created += 1;
+                }
                 self.acc.first_created.get_or_insert(t);
             }
         }
@@ -420,6 +428,9 @@ impl Ranks {
             }
             let (node, number) = (d.header.id.src().0, d.header.id.seq());
             let (m, kind) = self.plan.decode(node, number);
+            if self.crosses(m, kind) {
+                self.crossing_delivered += 1;
+            }
             let msg = &self.prog.msgs[m as usize];
             let (src, dst) = (msg.src, msg.dst);
             if !kind.is_data() {
@@ -665,6 +676,69 @@ impl Ranks {
             return true;
         }
         false
+    }
+
+    /// Whether network message `kind` of `m` may cross between processes.
+    fn crosses(&self, m: u32, kind: Kind) -> bool {
+        self.plan
+            .crossing
+            .as_ref()
+            .is_some_and(|c| c.crosses(m, kind))
+    }
+
+    /// The earliest cycle after `now` in which this partition could create a network
+    /// message that may cross to another process, were nothing to arrive from other
+    /// processes meanwhile (Cycle::MAX: never; always in one process). A scheduled
+    /// creation counts at its cycle; a rank at the earliest it could run (its pending
+    /// run, or the next cycle if a delivery may wake it) plus the compute and kept calls
+    /// it must go through before an operation that may make one.
+    pub(super) fn earliest_crossing(&self, now: Cycle) -> Cycle {
+        let Some(c) = &self.plan.crossing else {
+            return Cycle::MAX;
+        };
+        let mut e = self
+            .events
+            .iter()
+            .filter(|r| r.0 .1 & INJECT != 0)
+            .filter_map(|r| {
+                let (at, key) = r.0;
+                let node = ((key & !INJECT) >> NUMBER_BITS) as u32;
+                let (m, kind) = self.plan.decode(node, key & ((1 << NUMBER_BITS) - 1));
+                c.crosses(m, kind).then_some(at)
+            })
+            .min()
+            .unwrap_or(Cycle::MAX);
+        for &r in &self.mine {
+            let Some(s) = self.rank[r as usize].as_ref() else {
+                continue;
+            };
+            let (r, k) = (r as usize, s.call);
+            let base = if s.pending != UNKNOWN {
+                s.pending
+            } else {
+                now + 1
+            };
+            let last = c.last_op.get(r).and_then(|l| l.get(k)).copied();
+            let gap = c.gap[r].get(k).copied().unwrap_or(Cycle::MAX);
+            let bound = match s.phase {
+                Phase::Done => Cycle::MAX,
+                Phase::Enter if last.is_some_and(|l| l != u32::MAX) => base,
+                Phase::Enter => {
+                    let call = &self.prog.ranks[r].calls[k];
+                    let kept = if call.communicates() {
+                        0
+                    } else {
+                        scale_ns(call.exit - call.enter, self.time_scale)
+                    };
+                    base.saturating_add(kept).saturating_add(gap)
+                }
+                Phase::Local => base.saturating_add(gap),
+                Phase::Ops if last.is_some_and(|l| l != u32::MAX && l >= s.op) => base,
+                Phase::Ops => base.saturating_add(gap),
+            };
+            e = e.min(bound);
+        }
+        e
     }
 
     /// A rank of this partition that is stuck (not done, nothing pending), if any.

@@ -201,6 +201,8 @@ fn partition<N: Network>(
     let mut parity = 0;
     let mut stretch_end = sim.t + lookahead;
     loop {
+        // The series' boundary sees the backlog before this cycle's creations.
+        sim.sample_boundary();
         book.create(sim);
         sim.step_local();
         if let Some(d) = sim.stats.deliveries.as_mut() {
@@ -208,10 +210,6 @@ fn partition<N: Network>(
             d.clear();
         }
         sh.hand_local(p, parity, sim);
-        let exchange = sim.t + 1 >= stretch_end;
-        if exchange && sh.ranked {
-            sh.put_outgoing(p, sim);
-        }
         {
             let mut post = lock_write(&sh.posts[parity * parts + p]);
             post.next = sim.next_busy().min(book.next_event());
@@ -224,6 +222,14 @@ fn partition<N: Network>(
                 unfinished: book.unfinished,
                 last_delivery: book.last_delivery,
                 stuck: book.stuck().map(|s| [s.rank, s.call, s.op, s.wait_pos]),
+                now: sim.t,
+                crossing_created: book.crossing_created,
+                crossing_delivered: book.crossing_delivered,
+                earliest_crossing: if sh.ranked {
+                    book.earliest_crossing(sim.t)
+                } else {
+                    Cycle::MAX
+                },
             };
             if leader {
                 post.stop = crate::engine::interrupt::requested();
@@ -233,22 +239,30 @@ fn partition<N: Network>(
             return Ok((Outcome::Aborted, None));
         }
         sh.take_local(p, parity, sim);
-        if !exchange {
-            // Inside the stretch: on to the next cycle in which one of this rank's
-            // partitions has work, never past the stretch's last cycle.
-            let now = sim.t + 1;
-            let next = sh
-                .mine
-                .clone()
-                .map(|q| lock_read(&sh.posts[parity * parts + q]).next)
-                .min()
-                .unwrap_or(now)
-                .clamp(now, stretch_end - 1);
+        // The next cycle in which one of this rank's partitions has work.
+        let now = sim.t + 1;
+        let next_here = sh
+            .mine
+            .clone()
+            .map(|q| lock_read(&sh.posts[parity * parts + q]).next)
+            .min()
+            .unwrap_or(now)
+            .max(now);
+        // Over ranks, the stretch goes on while this rank has work before its end;
+        // this rank's partitions decide alike from their posts.
+        if sh.ranked && next_here < stretch_end {
             let pending = sim.out.earliest_remote;
-            sim.advance(next, None);
+            sim.advance(next_here, None);
             sim.out.earliest_remote = pending;
             parity ^= 1;
             continue;
+        }
+        if sh.ranked {
+            // What is for other ranks' partitions goes with the exchange.
+            sh.put_outgoing(p, sim);
+            if !sh.meet() {
+                return Ok((Outcome::Aborted, None));
+            }
         }
         if let Some(ex) = ex.as_deref_mut() {
             ex.run_replay(sh, parity);
@@ -257,19 +271,30 @@ fn partition<N: Network>(
             if !sh.meet() {
                 return Ok((Outcome::Aborted, None));
             }
-            sh.take_incoming(p, sim);
+            if let Some(late) = sh.take_incoming(p, sim) {
+                sh.fail();
+                return Err(Error::Distributed(format!(
+                    "internal: an event from another rank arrived for cycle {late}, after \
+                     this rank had stepped to cycle {} (the replay's stretch rule failed)",
+                    sim.t
+                )));
+            }
         }
         let tot = totals(&sh, parity);
         if let Some((q, text)) = tot.fail {
             return Ok((Outcome::Failed(q, text), None));
         }
-        let now = sim.t;
-        match decide::<N>(now, &tot, &mut watch, sim, parts, sh.ranked) {
+        match decide::<N>(&tot, &mut watch, sim, parts, sh.ranked) {
             Step::Next(next) => {
                 sim.advance(next, None);
-                stretch_end = next + lookahead;
+                stretch_end = stretch(&tot, next, lookahead);
             }
-            Step::Done => return Ok((Outcome::Done(Box::new(book.finish())), None)),
+            Step::Done => {
+                // Over ranks a rank may have stopped stepping sooner: the replay ends
+                // at the last cycle any partition stepped, in every partition.
+                sim.advance(tot.book.now, None);
+                return Ok((Outcome::Done(Box::new(book.finish())), None));
+            }
             Step::Fail(e) => {
                 let f = match (tot.book.stuck, &e) {
                     (Some([rank, call, op, wait_pos]), Error::Trace(_)) => Failure::Stuck(Stuck {
@@ -287,11 +312,32 @@ fn partition<N: Network>(
     }
 }
 
+/// The most cycles a stretch over ranks lasts, so that the watchdog and the end of the
+/// replay are looked at now and then even when nothing can cross.
+pub(super) const MAX_STRETCH: Cycle = 1 << 16;
+
+/// The end (exclusive) of the stretch that starts at `next`: while a message that may
+/// cross between processes is in flight, the network's lookahead `l`; else until `l`
+/// after the earliest cycle any partition could create one (at most [`MAX_STRETCH`]).
+fn stretch(tot: &Totals, next: Cycle, l: Cycle) -> Cycle {
+    let b = &tot.book;
+    if b.crossing_created > b.crossing_delivered {
+        return next + l;
+    }
+    b.earliest_crossing
+        .saturating_add(l)
+        .clamp(next + l, next + MAX_STRETCH.max(l))
+}
+
 /// Every partition's posts of the cycle, added up.
 fn totals<N: Network>(sh: &Shared<'_, N>, parity: usize) -> Totals {
     let parts = sh.parts;
     let mut t = Totals {
         next: Cycle::MAX,
+        book: BookPost {
+            earliest_crossing: Cycle::MAX,
+            ..BookPost::default()
+        },
         ..Totals::default()
     };
     for q in 0..parts {
@@ -306,6 +352,10 @@ fn totals<N: Network>(sh: &Shared<'_, N>, parity: usize) -> Totals {
         t.book.delivered += b.delivered;
         t.book.unfinished += b.unfinished;
         t.book.last_delivery = t.book.last_delivery.max(b.last_delivery);
+        t.book.now = t.book.now.max(b.now);
+        t.book.crossing_created += b.crossing_created;
+        t.book.crossing_delivered += b.crossing_delivered;
+        t.book.earliest_crossing = t.book.earliest_crossing.min(b.earliest_crossing);
         if t.book.stuck.is_none() {
             t.book.stuck = b.stuck;
         }
@@ -316,15 +366,16 @@ fn totals<N: Network>(sh: &Shared<'_, N>, parity: usize) -> Totals {
     t
 }
 
-/// The decision after cycle `now`, from the posts' totals (alike in every partition).
+/// The decision after the stretch, from the posts' totals (alike in every partition;
+/// over ranks, the partitions may have stepped to different cycles: the latest counts).
 fn decide<N: Network>(
-    now: Cycle,
     tot: &Totals,
     watch: &mut Watch,
     sim: &Simulation<N>,
     parts: usize,
     ranked: bool,
 ) -> Step {
+    let now = tot.book.now;
     if tot.lost {
         return Step::Fail(Error::Trace(format!(
             "cycle {now}: a source's memory was full and refused a message of the trace \
