@@ -385,14 +385,24 @@ fn a_trace_sweep_point_replays_alike_on_ranks() {
 fn a_generated_dumpi_trace_replays_elastically_alike_on_ranks() {
     // Each partition runs only its own ranks' programs: what crosses ranks is the
     // network's events and the counts, and the result is still one process's.
+    // Placed as they come, fft-16's ranks share one process's nodes (nothing crosses,
+    // stretches are long); placed at random, messages cross all the time.
+    use routemu::engine::replay::Placement;
     let p = trace("generated/fft-16.meta");
     for (name, cfg) in presets() {
-        same_on_ranks(
-            &format!("{name}, dumpi fft-16, elastic"),
-            &cfg,
-            &p,
-            &mode(ReplayMode::Elastic),
-        );
+        let topo = routemu::topology::Topology::from_config(&cfg.topology).unwrap();
+        for place in ["identity", "random:3"] {
+            let opts = ReplayOptions {
+                map: place.parse::<Placement>().unwrap().build(&topo).unwrap(),
+                ..mode(ReplayMode::Elastic)
+            };
+            same_on_ranks(
+                &format!("{name}, dumpi fft-16 placed {place}, elastic"),
+                &cfg,
+                &p,
+                &opts,
+            );
+        }
     }
 }
 

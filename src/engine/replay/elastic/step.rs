@@ -200,18 +200,31 @@ fn partition<N: Network>(
     let leader = p == sh.mine.start;
     let mut parity = 0;
     let mut stretch_end = sim.t + lookahead;
+    let mut forward = Vec::new();
     loop {
         // The series' boundary sees the backlog before this cycle's creations.
         sim.sample_boundary();
         book.create(sim);
         sim.step_local();
+        // A mode may record a delivery where the message's last link ends rather than
+        // at its destination (circuit switching): those go to the destination's
+        // partition with the posts.
+        forward.clear();
         if let Some(d) = sim.stats.deliveries.as_mut() {
+            let out = &sim.out;
+            d.retain(|x| {
+                out.is_local(x.header.dst.0) || {
+                    forward.push(*x);
+                    false
+                }
+            });
             book.deliver(sim.t, d);
             d.clear();
         }
         sh.hand_local(p, parity, sim);
         {
             let mut post = lock_write(&sh.posts[parity * parts + p]);
+            std::mem::swap(&mut post.deliveries, &mut forward);
             post.next = sim.next_busy().min(book.next_event());
             post.last_move = sim.net.last_progress();
             post.live = sim.net.live_work();
@@ -239,6 +252,7 @@ fn partition<N: Network>(
             return Ok((Outcome::Aborted, None));
         }
         sh.take_local(p, parity, sim);
+        take_forwarded(&sh, parity, sh.mine.clone(), sim, &mut book);
         // The next cycle in which one of this rank's partitions has work.
         let now = sim.t + 1;
         let next_here = sh
@@ -251,6 +265,20 @@ fn partition<N: Network>(
         // Over ranks, the stretch goes on while this rank has work before its end;
         // this rank's partitions decide alike from their posts.
         if sh.ranked && next_here < stretch_end {
+            let post = lock_read(&sh.posts[parity * parts + p]);
+            if let Some(d) = post
+                .deliveries
+                .iter()
+                .find(|d| !sh.mine.contains(&sim.out.nodes.part_of(d.header.dst.0)))
+            {
+                sh.fail();
+                return Err(Error::Distributed(format!(
+                    "internal: message {} was delivered for another rank's node {} in \
+                     cycle {}, inside a stretch (the replay's stretch rule failed)",
+                    d.header.id, d.header.dst, sim.t
+                )));
+            }
+            drop(post);
             let pending = sim.out.earliest_remote;
             sim.advance(next_here, None);
             sim.out.earliest_remote = pending;
@@ -279,6 +307,8 @@ fn partition<N: Network>(
                     sim.t
                 )));
             }
+            let others = (0..parts).filter(|q| !sh.mine.contains(q));
+            take_forwarded(&sh, parity, others, sim, &mut book);
         }
         let tot = totals(&sh, parity);
         if let Some((q, text)) = tot.fail {
@@ -309,6 +339,34 @@ fn partition<N: Network>(
             }
         }
         parity ^= 1;
+    }
+}
+
+/// Takes the deliveries partitions `from` recorded for this partition's nodes (their
+/// posts of the cycle), as if recorded here in the cycle they were.
+fn take_forwarded<N: Network>(
+    sh: &Shared<'_, N>,
+    parity: usize,
+    from: impl Iterator<Item = usize>,
+    sim: &Simulation<N>,
+    book: &mut Ranks,
+) {
+    let parts = sh.parts;
+    for q in from {
+        let post = lock_read(&sh.posts[parity * parts + q]);
+        if post
+            .deliveries
+            .iter()
+            .any(|d| sim.out.is_local(d.header.dst.0))
+        {
+            let mine: Vec<_> = post
+                .deliveries
+                .iter()
+                .filter(|d| sim.out.is_local(d.header.dst.0))
+                .copied()
+                .collect();
+            book.deliver(post.book.now, &mine);
+        }
     }
 }
 
