@@ -194,12 +194,33 @@ fn replay_statistics(path: &Path) -> Value {
 #[test]
 fn a_replay_writes_one_process_json_and_messages_on_2_and_3_ranks() {
     let dir = tempfile::tempdir().unwrap();
-    for (hw, trace) in [
+    // Elastic replay: each partition runs its own ranks' programs; placed at random,
+    // fft-16's messages cross the ranks all the time.
+    for (hw, trace, mode, place) in [
         (
             "hw/wormhole-torus-dor.ron",
             "traces/netrace/example.tra.bz2",
+            "deps",
+            "identity",
         ),
-        ("hw/circuit-drop.ron", "traces/generated/fft-16.meta"),
+        (
+            "hw/circuit-drop.ron",
+            "traces/generated/fft-16.meta",
+            "deps",
+            "identity",
+        ),
+        (
+            "hw/circuit-drop.ron",
+            "traces/generated/fft-16.meta",
+            "elastic",
+            "random:5",
+        ),
+        (
+            "hw/wormhole-torus-dor.ron",
+            "traces/generated/halo2d-16.meta",
+            "elastic",
+            "identity",
+        ),
     ] {
         let out = |tag: &str| {
             (
@@ -214,7 +235,9 @@ fn a_replay_writes_one_process_json_and_messages_on_2_and_3_ranks() {
                 "--trace",
                 trace,
                 "--mode",
-                "deps",
+                mode,
+                "--place",
+                place,
                 "--threads",
                 threads,
                 "--set",
@@ -232,7 +255,7 @@ fn a_replay_writes_one_process_json_and_messages_on_2_and_3_ranks() {
         let o = launch(None, &a.iter().map(String::as_str).collect::<Vec<_>>());
         assert!(
             o.status.success(),
-            "{hw}: {}",
+            "{hw} {mode}: {}",
             String::from_utf8_lossy(&o.stderr)
         );
         for (np, threads) in [(2, "1"), (3, "2")] {
@@ -241,27 +264,27 @@ fn a_replay_writes_one_process_json_and_messages_on_2_and_3_ranks() {
             let o = launch(Some(np), &a.iter().map(String::as_str).collect::<Vec<_>>());
             assert!(
                 o.status.success(),
-                "{hw} on {np} ranks: {}",
+                "{hw} {mode} on {np} ranks: {}",
                 String::from_utf8_lossy(&o.stderr)
             );
             let summary = String::from_utf8_lossy(&o.stdout);
             assert_eq!(
                 summary.matches("routemu replay:").count(),
                 1,
-                "{hw}: rank 0 alone prints the summary: {summary}"
+                "{hw} {mode}: rank 0 alone prints the summary: {summary}"
             );
             let parts: usize = np * threads.parse::<usize>().unwrap();
             let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-            assert_eq!(v["partitions"].as_u64(), Some(parts as u64), "{hw}");
+            assert_eq!(v["partitions"].as_u64(), Some(parts as u64), "{hw} {mode}");
             assert_eq!(
                 replay_statistics(&one_json),
                 replay_statistics(&json),
-                "{hw} on {np} ranks"
+                "{hw} {mode} on {np} ranks"
             );
             assert_eq!(
                 std::fs::read_to_string(&one_csv).unwrap(),
                 std::fs::read_to_string(&csv).unwrap(),
-                "{hw} on {np} ranks: the --messages records"
+                "{hw} {mode} on {np} ranks: the --messages records"
             );
         }
     }

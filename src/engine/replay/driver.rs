@@ -862,23 +862,8 @@ impl Driver {
                     .then(b.0.cmp(&a.0))
             })
             .map(row);
-        let keep: Vec<usize> = match self.opts.max_ranks {
-            Some(m) if (m as usize) < all.len() => {
-                // The latest to finish, listed in rank order.
-                let mut idx: Vec<usize> = (0..all.len()).collect();
-                idx.sort_by(|&a, &b| {
-                    all[b]
-                        .1
-                        .last_delivery
-                        .cmp(&all[a].1.last_delivery)
-                        .then(a.cmp(&b))
-                });
-                idx.truncate(m as usize);
-                idx.sort_unstable();
-                idx
-            }
-            _ => (0..all.len()).collect(),
-        };
+        let ends: Vec<Cycle> = all.iter().map(|r| r.1.last_delivery).collect();
+        let keep = super::latest(&ends, self.opts.max_ranks);
         ReplaySummary {
             mode: self.opts.mode,
             partitions,

@@ -279,6 +279,18 @@ pub struct RankRow {
     pub last_delivery: Cycle,
 }
 
+/// Which of the rows ending at `ends` (in rank order) to list: all, or the `max` that
+/// end latest (ties: the lower rank), in rank order.
+pub(super) fn latest(ends: &[Cycle], max: Option<u32>) -> Vec<usize> {
+    let mut idx: Vec<usize> = (0..ends.len()).collect();
+    if let Some(m) = max.filter(|&m| (m as usize) < ends.len()) {
+        idx.sort_by(|&a, &b| ends[b].cmp(&ends[a]).then(a.cmp(&b)));
+        idx.truncate(m as usize);
+        idx.sort_unstable();
+    }
+    idx
+}
+
 /// The latest recorded time a replay takes, in cycles (2^62): a time that scales
 /// beyond it is refused, naming the message and the scale — far beyond any real trace,
 /// and it leaves room for gaps and lags to be added without overflow.

@@ -446,7 +446,6 @@ fn summarise(
         .max_by(|a, b| a.finish.cmp(&b.finish).then(b.rank.cmp(&a.rank)))
         .cloned();
     let some = !lat.is_empty();
-    let n = delivered.max(1) as f64;
     let rows: Vec<RankRow> = src
         .iter()
         .enumerate()
@@ -465,20 +464,6 @@ fn summarise(
             last_delivery: a.last_delivery,
         })
         .collect();
-    let keep = |rows: &mut Vec<RankRow>| {
-        if let Some(m) = opts.max_ranks.filter(|&m| (m as usize) < rows.len()) {
-            let mut idx: Vec<usize> = (0..rows.len()).collect();
-            idx.sort_by(|&a, &b| {
-                rows[b]
-                    .last_delivery
-                    .cmp(&rows[a].last_delivery)
-                    .then(a.cmp(&b))
-            });
-            idx.truncate(m as usize);
-            idx.sort_unstable();
-            *rows = idx.into_iter().map(|i| rows[i].clone()).collect();
-        }
-    };
     let slowest_source = rows
         .iter()
         .max_by(|a, b| {
@@ -488,14 +473,16 @@ fn summarise(
         })
         .cloned();
     let rank_count = rows.len();
-    let mut rows = rows;
-    keep(&mut rows);
-    let mut app_ranks = ranks.clone();
-    if let Some(m) = opts.max_ranks.filter(|&m| (m as usize) < app_ranks.len()) {
-        app_ranks.sort_by(|a, b| b.finish.cmp(&a.finish).then(a.rank.cmp(&b.rank)));
-        app_ranks.truncate(m as usize);
-        app_ranks.sort_by_key(|r| r.rank);
-    }
+    let ends: Vec<Cycle> = rows.iter().map(|r| r.last_delivery).collect();
+    let rows: Vec<RankRow> = super::latest(&ends, opts.max_ranks)
+        .into_iter()
+        .map(|i| rows[i].clone())
+        .collect();
+    let finishes: Vec<Cycle> = ranks.iter().map(|r| r.finish).collect();
+    let app_ranks: Vec<RankOut> = super::latest(&finishes, opts.max_ranks)
+        .into_iter()
+        .map(|i| ranks[i].clone())
+        .collect();
     let app = Application {
         runtime,
         runtime_recorded: recorded,
@@ -538,6 +525,5 @@ fn summarise(
         application: Some(app),
         ..ReplaySummary::default()
     };
-    let _ = n;
     (sum, records, log)
 }

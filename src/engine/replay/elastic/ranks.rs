@@ -341,7 +341,7 @@ impl Ranks {
     fn overhead(cost: (f64, f64), bytes: u64) -> Cycle {
         let c = cost.0 + cost.1 * bytes as f64;
         if c > 0.0 {
-            c.round() as Cycle
+            (c.round() as Cycle).min(crate::engine::replay::HORIZON)
         } else {
             0
         }
@@ -406,7 +406,7 @@ impl Ranks {
     fn matched(&mut self, m: u32, t: Cycle) {
         match self.plan.proto[m as usize] {
             Proto::Eager { ack } => {
-                self.msg[m as usize].recv_done = t + self.recv_overhead(m);
+                self.msg[m as usize].recv_done = t.saturating_add(self.recv_overhead(m));
                 if ack {
                     self.send_net(m, Kind::Ack, t);
                 }
@@ -451,7 +451,7 @@ impl Ranks {
                             }
                         }
                         Proto::Rendezvous => {
-                            s.recv_done = seen + o_r;
+                            s.recv_done = seen.saturating_add(o_r);
                             self.send_net(m, Kind::Fin, seen);
                         }
                     }
@@ -547,7 +547,7 @@ impl Ranks {
                     s.phase = Phase::Local;
                     let kept = scale_ns(call.exit - call.enter, self.time_scale);
                     if kept > 0 {
-                        self.wake(r as u32, t + kept);
+                        self.wake(r as u32, t.saturating_add(kept));
                         return;
                     }
                 }
@@ -575,7 +575,7 @@ impl Ranks {
                                 );
                                 if cost > 0 {
                                     s.paid = true;
-                                    self.wake(r as u32, t + cost);
+                                    self.wake(r as u32, t.saturating_add(cost));
                                     return;
                                 }
                             }
@@ -670,9 +670,9 @@ impl Ranks {
             .enter
             .saturating_sub(p.calls[s.call - 1].exit);
         let compute = scale_ns(gap, self.time_scale * self.opts.compute_scale);
-        s.out.compute += compute;
+        s.out.compute = s.out.compute.saturating_add(compute);
         if compute > 0 {
-            self.wake(r as u32, t + compute);
+            self.wake(r as u32, t.saturating_add(compute));
             return true;
         }
         false
@@ -810,7 +810,8 @@ fn critical(
     }
 }
 
-/// `ns` in cycles at `per_ns` cycles a nanosecond.
+/// `ns` in cycles at `per_ns` cycles a nanosecond, at most the replay's horizon (2^62
+/// cycles), so that adding a few of them to a cycle cannot overflow.
 pub(super) fn scale_ns(ns: u64, per_ns: f64) -> Cycle {
-    (ns as f64 * per_ns).round() as Cycle
+    ((ns as f64 * per_ns).round() as Cycle).min(crate::engine::replay::HORIZON)
 }
