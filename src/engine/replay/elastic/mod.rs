@@ -40,7 +40,8 @@ use crate::stats::msglog::RepLog;
 use crate::trace::program::{Program, RankProgram};
 use crate::types::Cycle;
 use plan::NetPlan;
-use ranks::{scale_ns, PartAcc, Ranks, SrcAcc};
+use plan::scale_ns;
+use ranks::{PartAcc, Ranks, SrcAcc};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 

@@ -7,7 +7,6 @@
 //!
 //! Not here: running the programs (`ranks`), stepping (`step`).
 
-use super::ranks::scale_ns;
 use super::ElasticOptions;
 use crate::error::{Error, Result};
 use crate::topology::Topology;
@@ -295,6 +294,12 @@ impl NetPlan {
     pub(super) fn decode(&self, node: u32, number: u64) -> (u32, Kind) {
         self.entries[(self.base[node as usize] + number) as usize]
     }
+}
+
+/// `ns` in cycles at `per_ns` cycles a nanosecond, at most the replay's horizon (2^62
+/// cycles), so that adding a few of them to a cycle cannot overflow.
+pub(super) fn scale_ns(ns: u64, per_ns: f64) -> Cycle {
+    ((ns as f64 * per_ns).round() as Cycle).min(crate::engine::replay::HORIZON)
 }
 
 /// Whether every node of every minimal path from `a` to `b` is in `a`'s process.

@@ -19,7 +19,7 @@
 //!
 //! Not here: the protocols' numbering (`plan`), stepping (`step`).
 
-use super::plan::{Kind, NetPlan, Proto};
+use super::plan::{scale_ns, Kind, NetPlan, Proto};
 use super::{Critical, ElasticOptions, RankOut};
 use crate::engine::network::Network;
 use crate::engine::replay::ReplayRecord;
@@ -810,8 +810,3 @@ fn critical(
     }
 }
 
-/// `ns` in cycles at `per_ns` cycles a nanosecond, at most the replay's horizon (2^62
-/// cycles), so that adding a few of them to a cycle cannot overflow.
-pub(super) fn scale_ns(ns: u64, per_ns: f64) -> Cycle {
-    ((ns as f64 * per_ns).round() as Cycle).min(crate::engine::replay::HORIZON)
-}
