@@ -70,6 +70,43 @@ pub fn cut_short(name: &str, mut cfg: HwConfig, cycles: [(u64, u64); 3]) -> HwCo
     cfg
 }
 
+/// The events of a report that a comparison of split runs needs to have seen cross the
+/// partitions' boundaries, and that a window cut too short (`cut_short`) would miss:
+/// wormhole blocking, circuit conflicts, aborts and hold timeouts, deflections,
+/// preemptions (of a worm by itself too) and hop-limit drops, and timeout resets. The
+/// split-comparison tests collect them over every preset and require each mode's.
+pub fn split_events(report: &serde_json::Value) -> Vec<&'static str> {
+    let positive = |v: &serde_json::Value| v.as_f64().is_some_and(|x| x > 0.0);
+    [
+        ("wormhole blocking", &report["wormhole"]["blocking_per_hop"]),
+        ("circuit conflicts", &report["circuit"]["p_conflict"]),
+        ("circuit aborts", &report["circuit"]["aborts_max"]),
+        ("hold timeouts", &report["circuit"]["hold_timeouts"]),
+        ("deflections", &report["deflection"]["p_deflect"]),
+        ("preemptions", &report["deflection"]["preemptions"]),
+        (
+            "self-preemptions",
+            &report["deflection"]["self_preemptions"],
+        ),
+        ("hop-limit drops", &report["deflection"]["hop_limit_drops"]),
+        ("timeout resets", &report["timeout"]["resets"]),
+    ]
+    .into_iter()
+    .filter(|(_, v)| positive(v))
+    .map(|(e, _)| e)
+    .collect()
+}
+
+/// Fails unless `seen` (the [`split_events`] of every preset compared) holds every event
+/// of `wanted`.
+pub fn assert_split_events(seen: &std::collections::BTreeSet<&'static str>, wanted: &[&str]) {
+    let missing: Vec<&&str> = wanted.iter().filter(|e| !seen.contains(**e)).collect();
+    assert!(
+        missing.is_empty(),
+        "the windows are too short to see {missing:?} (seen: {seen:?})"
+    );
+}
+
 fn presets_starting(prefix: &str, at_least: usize) -> Vec<(String, HwConfig)> {
     let mut v: Vec<(String, HwConfig)> =
         std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("hw"))

@@ -1,0 +1,210 @@
+//! Bad input never panics: a clear message on stderr, exit status 1, nothing written.
+
+use crate::common::routemu;
+
+fn fails_with(args: &[&str], needle: &str) {
+    let out = routemu(args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+    assert!(!err.contains("panicked"), "{args:?} panicked: {err}");
+    assert!(
+        err.contains(needle),
+        "{args:?}: expected `{needle}` in: {err}"
+    );
+}
+
+fn file(dir: &tempfile::TempDir, name: &str, text: &str) -> String {
+    let p = dir.path().join(name);
+    std::fs::write(&p, text).unwrap();
+    p.to_str().unwrap().to_string()
+}
+
+#[test]
+fn malformed_ron_names_file_line_and_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = file(
+        &dir,
+        "bad.ron",
+        "(\n  topology: Torus(k: 8, n: 2),\n  switching: Wormhole(routing: ,\n)",
+    );
+    fails_with(&["check", &f], "bad.ron:3:");
+    fails_with(&["run", &f], "bad.ron:3:");
+}
+
+#[test]
+fn unknown_field_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = file(
+        &dir,
+        "unknown.ron",
+        "(topology: Torus(k: 8, n: 2), router: (vcs: 4, bufer_flits: 8), switching: Wormhole(routing: Adaptive))",
+    );
+    fails_with(&["check", &f], "bufer_flits");
+}
+
+#[test]
+fn impossible_networks_are_refused() {
+    fails_with(
+        &[
+            "check",
+            "hw/wormhole-hypercube.ron",
+            "--set",
+            "topology.dim=0",
+        ],
+        "topology.dim = 0",
+    );
+    fails_with(
+        &["run", "hw/wormhole-torus-dor.ron", "--set", "topology.k=1"],
+        "topology.k = 1",
+    );
+    fails_with(
+        &["run", "hw/wormhole-mesh-dor.ron", "--set", "topology.k=1"],
+        "topology.k = 1",
+    );
+    fails_with(
+        &["run", "hw/wormhole-torus-dor.ron", "--set", "topology.n=0"],
+        "topology.n = 0",
+    );
+}
+
+#[test]
+fn non_positive_rates_and_empty_messages_are_refused() {
+    fails_with(
+        &["run", "hw/wormhole-torus-dor.ron", "--rate", "0"],
+        "workload.rate",
+    );
+    fails_with(
+        &["run", "hw/wormhole-torus-dor.ron", "--rate=-0.5"],
+        "workload.rate",
+    );
+    fails_with(
+        &["run", "hw/wormhole-torus-dor.ron", "--rate", "NaN"],
+        "workload.rate",
+    );
+    // A rate no node could ever inject filled memory within one cycle (hardening D06).
+    fails_with(
+        &["run", "hw/wormhole-torus-dor.ron", "--rate", "1e20"],
+        "at most 64 messages per node per cycle",
+    );
+    fails_with(
+        &["run", "hw/wormhole-torus-dor.ron", "--length", "0"],
+        "flits",
+    );
+    fails_with(
+        &[
+            "run",
+            "hw/wormhole-torus-dor.ron",
+            "--length",
+            "uniform:0:4",
+        ],
+        "flits",
+    );
+    fails_with(
+        &["run", "hw/wormhole-torus-dor.ron", "--length", "exp:-3"],
+        "mean",
+    );
+}
+
+#[test]
+fn virtual_channels_the_routing_cannot_use_are_refused() {
+    // Too few for the dateline classes, the escape channels, or the allocator's masks.
+    fails_with(
+        &["run", "hw/wormhole-torus-dor.ron", "--set", "router.vcs=1"],
+        "at least 2 virtual channels",
+    );
+    fails_with(
+        &[
+            "run",
+            "hw/wormhole-torus-adaptive.ron",
+            "--set",
+            "router.vcs=2",
+        ],
+        "at least 3 virtual channels",
+    );
+    fails_with(
+        &["run", "hw/wormhole-mesh-dor.ron", "--set", "router.vcs=0"],
+        "router.vcs = 0",
+    );
+    fails_with(
+        &["run", "hw/wormhole-torus-dor.ron", "--set", "router.vcs=65"],
+        "at most 64",
+    );
+    fails_with(
+        &[
+            "run",
+            "hw/wormhole-torus-dor.ron",
+            "--set",
+            "router.buffer_flits=0",
+        ],
+        "buffer_flits = 0",
+    );
+    fails_with(
+        &["run", "hw/wormhole-torus-dor.ron", "--set", "router.dma=0"],
+        "router.dma = 0",
+    );
+    fails_with(
+        &[
+            "run",
+            "hw/wormhole-torus-dor.ron",
+            "--set",
+            "links.latency=0",
+        ],
+        "links.latency",
+    );
+}
+
+#[test]
+fn bad_flags_and_overrides_are_explained() {
+    fails_with(
+        &[
+            "run",
+            "hw/wormhole-torus-dor.ron",
+            "--set",
+            "router.colour=red",
+        ],
+        "valid paths are",
+    );
+    fails_with(
+        &["run", "hw/wormhole-torus-dor.ron", "--set", "router.vcs"],
+        "path=value",
+    );
+    fails_with(
+        &["run", "hw/wormhole-torus-dor.ron", "--pattern", "spiral"],
+        "--pattern",
+    );
+    fails_with(
+        &[
+            "run",
+            "hw/wormhole-torus-dor.ron",
+            "--pattern",
+            "hotspot:99:0.5",
+        ],
+        "workload.pattern.node",
+    );
+    fails_with(&["run", "hw/does-not-exist.ron"], "does-not-exist.ron");
+    fails_with(
+        &["run", "hw/wormhole-torus-dor.ron", "--replications", "0"],
+        "replications",
+    );
+}
+
+#[test]
+fn an_unwritable_report_leaves_nothing_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("missing-dir").join("r.json");
+    fails_with(
+        &[
+            "run",
+            "hw/wormhole-torus-dor.ron",
+            "--cycles",
+            "100",
+            "--warmup",
+            "0",
+            "--json",
+            target.to_str().unwrap(),
+        ],
+        "r.json",
+    );
+    assert!(!target.exists());
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}

@@ -1,0 +1,102 @@
+//! The memory estimate of `limits::bytes_per_node`, which decides whether a run is
+//! refused, is held against what the counting allocator of `routemu bench` measures when
+//! the network is built: for every switching mode it must not fall short (a machine that
+//! does not fit would be let through) nor be wildly generous (one that fits would be
+//! refused).
+
+use routemu::bench::alloc::{live_bytes, Counting};
+use routemu::config::overrides::apply_overrides;
+use routemu::engine::network::Network;
+use routemu::engine::sim::Simulation;
+use routemu::switching::{with_mode, WithMode};
+
+use crate::common;
+
+// For the whole test binary (tests/cli.rs): one relaxed atomic add per allocation.
+#[global_allocator]
+static COUNTING: Counting = Counting;
+
+/// Set in the process that measures (see [`alone`]).
+const ALONE: &str = "ROUTEMU_TEST_MEMORY_ALONE";
+
+/// The counting allocator counts what every thread of the process allocates, and the other
+/// tests of this binary run beside this one: the measurement runs in a process of its
+/// own, this binary again with test `test` of this module alone. True in that process;
+/// in the first, runs it there, fails unless it passed, and returns false.
+fn alone(test: &str) -> bool {
+    if std::env::var_os(ALONE).is_some() {
+        return true;
+    }
+    let name = match module_path!().split_once("::") {
+        Some((_, module)) => format!("{module}::{test}"),
+        None => test.to_string(),
+    };
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([name.as_str(), "--exact", "--test-threads", "1"])
+        .env(ALONE, "1")
+        .output()
+        .expect("the test binary runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains("test result: ok. 1 passed"),
+        "{name} in a process of its own:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    false
+}
+
+/// Builds replication 0 of a configuration; returns the heap bytes it holds and its nodes.
+struct Build<'a>(&'a routemu::config::HwConfig);
+
+impl WithMode for Build<'_> {
+    type Output = (usize, usize);
+    fn run<N: Network + Send>(self) -> (usize, usize) {
+        let before = live_bytes().expect("the counting allocator is installed");
+        let sim = Simulation::<N>::build(self.0, 0).unwrap();
+        let bytes = live_bytes().unwrap() - before;
+        (bytes, sim.net.nodes())
+    }
+}
+
+#[test]
+fn the_memory_estimate_covers_what_building_each_mode_allocates_without_doubling_it() {
+    if !alone("the_memory_estimate_covers_what_building_each_mode_allocates_without_doubling_it") {
+        return;
+    }
+    for (hw, sets) in [
+        ("circuit-hold.ron", &["topology.dim=14"][..]),
+        ("circuit-hold.ron", &["topology.dim=14", "router.dma=2"]),
+        ("circuit-torus-hold.ron", &["topology.k=128"]),
+        (
+            "circuit-torus-hold.ron",
+            &["topology.k=128", "router.controller.servers=4"],
+        ),
+        ("wormhole-torus-dor.ron", &["topology.k=128"]),
+        ("wormhole-hypercube.ron", &["topology.dim=14"]),
+        (
+            "wormhole-torus-dor.ron",
+            &["topology.k=128", "router.vc_release=TailSent"],
+        ),
+        ("booksim-min-torus16.ron", &["topology.k=128"]),
+        ("deflection-ms.ron", &["topology.k=128"]),
+        ("deflection-ms.ron", &["topology.k=128", "router.vcs=8"]),
+        ("timeout-lan-3x3.ron", &["topology.k=64"]),
+        (
+            "timeout-lan-3x3.ron",
+            &["topology=SwitchedTorus(k: 64, n: 2, hosts: 4)"],
+        ),
+        ("timeout-lan-7x7.ron", &["topology.k=64"]),
+    ] {
+        let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+        let cfg = apply_overrides(&common::preset(hw), &sets).unwrap();
+        let m = routemu::config::validate::validate(&cfg).unwrap();
+        let estimate = routemu::limits::bytes_per_node(&cfg, &m) as f64;
+        let (bytes, nodes) = with_mode(&cfg.switching, Build(&cfg));
+        let measured = bytes as f64 / nodes as f64;
+        let ratio = estimate / measured;
+        assert!(
+            (1.0..2.0).contains(&ratio),
+            "{hw} {sets:?}: estimate {estimate} B/node, measured {measured:.0} B/node"
+        );
+    }
+}

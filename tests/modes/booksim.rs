@@ -1,0 +1,240 @@
+//! The BookSim-equivalent choices (`hw/booksim-min-*.ron`, docs/booksim.md): zero-load
+//! latency 3h + 16 for 12-flit packets, the network interface's shared bandwidth, VC
+//! reallocation when the tail is sent, and messages to their own source.
+
+use crate::common;
+
+use routemu::config::{HwConfig, TopologyConfig, VcRelease};
+use routemu::engine::sim::Simulation;
+use routemu::switching::wormhole::{zero_load_latency, WormholeNet};
+use routemu::topology::Topology;
+use routemu::types::NodeId;
+
+/// A BookSim preset on a small network, with no synthetic traffic.
+fn small(name: &str) -> HwConfig {
+    let mut cfg = common::preset(name);
+    cfg.topology = match cfg.topology {
+        TopologyConfig::Torus { .. } => TopologyConfig::Torus {
+            k: 4,
+            n: 2,
+            bidirectional: true,
+        },
+        TopologyConfig::Hypercube { .. } => TopologyConfig::Hypercube { dim: 4 },
+        t => t,
+    };
+    cfg.workload.rate = 1e-12;
+    cfg
+}
+
+/// Runs the scripted messages `(src, dst, flits)`, all created in cycle 0; returns the
+/// deliveries.
+fn run(cfg: &HwConfig, msgs: &[(u32, u32, u32)]) -> Vec<routemu::stats::Delivery> {
+    let mut sim = Simulation::<WormholeNet>::build(cfg, 0).unwrap();
+    sim.record_deliveries();
+    for &(s, d, l) in msgs {
+        sim.inject(NodeId(s), NodeId(d), l);
+    }
+    assert!(sim.run_until_empty(100_000), "messages never delivered");
+    sim.stats.deliveries.take().unwrap()
+}
+
+#[test]
+fn zero_load_latency_is_3h_plus_16_for_12_flit_packets_self_included() {
+    for ((name, _), speculative) in common::booksim_presets()
+        .into_iter()
+        .flat_map(|p| [(p.clone(), false), (p, true)])
+    {
+        let mut cfg = small(&name);
+        cfg.router.pipeline.speculative = speculative;
+        let topo = Topology::from_config(&cfg.topology).unwrap();
+        for src in [0u32, 5] {
+            for dst in 0..topo.nodes() as u32 {
+                let d = run(&cfg, &[(src, dst, 12)]);
+                let h = topo.distance(NodeId(src), NodeId(dst)) as u64;
+                let lat = d[0].absorbed - d[0].header.created;
+                assert_eq!(lat, 3 * h + 16, "{name}: {src}→{dst}");
+                assert_eq!(lat, zero_load_latency(&cfg, h, 12), "{name}: closed form");
+                assert_eq!(d[0].header.hops as u64, h);
+            }
+        }
+    }
+}
+
+/// Cycle the last of `msgs` was absorbed.
+fn span(cfg: &HwConfig, msgs: &[(u32, u32, u32)]) -> u64 {
+    run(cfg, msgs).iter().map(|d| d.absorbed).max().unwrap()
+}
+
+#[test]
+fn the_network_interface_caps_a_hot_spots_ejection_at_its_bandwidth() {
+    // Every other node of a 4×4 torus sends 4 packets of 12 flits to node 0 at once:
+    // 720 flits into one node, which has four input links.
+    let mut cfg = small("booksim-min-torus8.ron");
+    let msgs: Vec<_> = (1..16)
+        .flat_map(|s| std::iter::repeat_n((s, 0, 12), 4))
+        .collect();
+    let flits = 15 * 4 * 12;
+    // One flit per cycle: never more, and the channel is kept busy.
+    cfg.router.ni.ejection = Some(1);
+    let t1 = span(&cfg, &msgs);
+    assert!((flits..flits + 60).contains(&t1), "1 flit/cycle: {t1}");
+    // Two: never more than two, and more than one.
+    cfg.router.ni.ejection = Some(2);
+    let t2 = span(&cfg, &msgs);
+    assert!((flits / 2..flits - 60).contains(&t2), "2 flits/cycle: {t2}");
+    // Without the shared channel each of the 4 engines takes a flit per cycle.
+    cfg.router.ni.ejection = None;
+    let t = span(&cfg, &msgs);
+    assert!(t < flits - 60, "engines of their own: {t}");
+}
+
+#[test]
+fn the_network_interface_caps_a_nodes_injection_at_its_bandwidth() {
+    // Node 5 of a 4×4 torus sends 8 packets to each of its four neighbours at once.
+    let mut cfg = small("booksim-min-torus8.ron");
+    cfg.router.ni.sequential_injection = false;
+    let msgs: Vec<_> = [1, 4, 6, 9]
+        .iter()
+        .flat_map(|&d| std::iter::repeat_n((5, d, 12), 8))
+        .collect();
+    let flits = 32 * 12;
+    cfg.router.ni.injection = Some(1);
+    let t1 = span(&cfg, &msgs);
+    cfg.router.ni.injection = Some(2);
+    let t2 = span(&cfg, &msgs);
+    cfg.router.ni.injection = None;
+    let t = span(&cfg, &msgs);
+    assert!((flits..flits + 60).contains(&t1), "1 flit/cycle: {t1}");
+    assert!((flits / 2..flits - 60).contains(&t2), "2 flits/cycle: {t2}");
+    assert!(t < flits - 60, "engines of their own: {t}");
+}
+
+#[test]
+fn tail_sent_reallocates_a_vc_before_the_tails_credit_is_back() {
+    // One VC per port on a d = 2 hypercube: node 0 sends two packets over two hops; the
+    // second needs the VC the first holds at every hop.
+    let mut cfg = small("booksim-min-cube8.ron");
+    cfg.topology = TopologyConfig::Hypercube { dim: 2 };
+    cfg.router.vcs = 1;
+    let heads = |release| {
+        let mut c = cfg.clone();
+        c.router.vc_release = release;
+        let mut d = run(&c, &[(0, 3, 12), (0, 3, 12)]);
+        d.sort_by_key(|d| d.header.id);
+        (d[0].header.injected, d[1].header.injected, d[1].absorbed)
+    };
+    let (a1, a2, a_done) = heads(VcRelease::TailSent);
+    let (b1, b2, b_done) = heads(VcRelease::TailCredit);
+    assert_eq!(a1, b1, "the first packet does not care");
+    // TailSent: the second head follows the first tail out of the source router at once.
+    assert_eq!(a2 - a1, 12, "TailSent");
+    assert!(
+        b2 > a2,
+        "TailCredit waits for the tail's credit: {b2} vs {a2}"
+    );
+    assert!(b_done > a_done);
+}
+
+#[test]
+fn uniform_with_self_sends_messages_to_their_source_and_delivers_them() {
+    let mut cfg = small("booksim-min-torus8.ron");
+    cfg.workload.rate = 0.01;
+    cfg.experiment.warmup = 1_000;
+    cfg.experiment.measure = routemu::config::Measure::Cycles(20_000);
+    let mut sim = Simulation::<WormholeNet>::build(&cfg, 0).unwrap();
+    sim.record_deliveries();
+    let stop = sim.run(&mut |_| {});
+    assert!(
+        matches!(stop, routemu::engine::sim::Stop::Drained),
+        "{stop:?}"
+    );
+    let d = sim.stats.deliveries.take().unwrap();
+    let own = d
+        .iter()
+        .filter(|d| d.header.id.src() == d.header.dst)
+        .count();
+    // 1/16 of the messages, within five standard deviations.
+    let (n, p) = (d.len() as f64, 1.0 / 16.0);
+    assert!(n > 2000.0, "{n} messages");
+    assert!(
+        (own as f64 - n * p).abs() < 5.0 * (n * p * (1.0 - p)).sqrt(),
+        "{own} of {n} to their source"
+    );
+    assert!(d
+        .iter()
+        .filter(|d| d.header.id.src() == d.header.dst)
+        .all(|d| d.header.hops == 0));
+}
+
+#[test]
+fn speculative_switch_allocation_delivers_every_message_once_under_contention() {
+    // Every node sends three messages to node 0 and one to its mirror image at once:
+    // headers fail VC allocation and waste switch grants all over the network.
+    for (name, _) in common::booksim_presets() {
+        let mut cfg = small(&name);
+        let nodes = Topology::from_config(&cfg.topology).unwrap().nodes() as u32;
+        let msgs: Vec<_> = (0..nodes)
+            .flat_map(|s| [(s, 0, 12), (s, 0, 5), (s, nodes - 1 - s, 12), (s, 0, 1)])
+            .collect();
+        let plain = span(&cfg, &msgs);
+        cfg.router.pipeline.speculative = true;
+        let d = run(&cfg, &msgs);
+        assert_eq!(d.len(), msgs.len(), "{name}");
+        let mut ids: Vec<_> = d.iter().map(|d| d.header.id.0).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), msgs.len(), "{name}: a message delivered twice");
+        // Wasted grants can only delay the last delivery, and not by much here.
+        let spec = span(&cfg, &msgs);
+        assert!(
+            spec >= plain * 9 / 10 && spec <= plain * 3 / 2,
+            "{name}: {plain} vs {spec}"
+        );
+    }
+}
+
+#[test]
+fn speculation_is_refused_with_a_separate_switch_allocation_stage_or_off_wormhole() {
+    let mut cfg = small("booksim-min-torus8.ron");
+    cfg.router.pipeline.speculative = true;
+    assert!(routemu::config::validate::validate(&cfg).is_ok());
+    cfg.router.pipeline.switch_alloc = 1;
+    let e = routemu::config::validate::validate(&cfg).unwrap_err();
+    assert!(e.to_string().contains("speculative"), "{e}");
+    let mut circuit = common::preset("circuit-hold.ron");
+    circuit.router.pipeline.speculative = true;
+    let e = routemu::config::validate::validate(&circuit).unwrap_err();
+    assert!(e.to_string().contains("speculative"), "{e}");
+}
+
+#[test]
+fn a_packet_stretched_by_a_shared_link_arrives_as_late_however_far_it_goes_on() {
+    // BookSim's body flits take as long per hop as its heads (3 cycles), so a packet whose
+    // flits were interleaved with another's on one link stays stretched to its
+    // destination. On the k×k torus (node x + ky), B (1,0)→(3,0) is injected as A
+    // (0,0)→(2,k) arrives at (1,0): both leave it on the +x link and share it, then A
+    // turns into y at (2,0) and travels k more hops alone. If body flits were faster than
+    // heads, A's stretch would close up by a cycle per hop and its delay shrink with k.
+    for (name, base) in common::booksim_presets() {
+        let TopologyConfig::Torus { k: side, .. } = base.topology else {
+            continue;
+        };
+        let mut cfg = base;
+        cfg.workload.rate = 1e-12;
+        let topo = Topology::from_config(&cfg.topology).unwrap();
+        let delays: Vec<u64> = (1..=3)
+            .map(|k| {
+                let a_dst = 2 + side * k;
+                let alone = 3 * topo.distance(NodeId(0), NodeId(a_dst)) as u64 + 16;
+                let d = run(&cfg, &[(0, a_dst, 12), (1, 3, 12)]);
+                let a = d.iter().find(|d| d.header.dst == NodeId(a_dst)).unwrap();
+                a.absorbed - a.header.created - alone
+            })
+            .collect();
+        assert!(delays[0] >= 4, "{name}: A shared the link: {delays:?}");
+        assert!(
+            delays.iter().all(|&d| d == delays[0]),
+            "{name}: A's delay depends on the hops after the shared link: {delays:?}"
+        );
+    }
+}

@@ -1,0 +1,524 @@
+//! Deflection wormhole with virtual channels (paper 003) on the Manhattan Street network:
+//! a lone worm's latency is the closed form over the shortest distance; a transit worm
+//! preempts a worm originating on the link it wants, or is deflected when the link is
+//! full of transit worms; a worm can preempt itself; every worm is delivered exactly
+//! once with all its flits, whatever preemptions, drops and resumptions cut it into; the
+//! lanes' busy time equals flits × links of every segment (Little); the transit guarantee
+//! holds far past saturation; bad machines are refused.
+
+use crate::common;
+
+use routemu::config::overrides::apply_overrides;
+use routemu::config::{HwConfig, Measure};
+use routemu::engine::experiment::run_experiment;
+use routemu::engine::sim::Simulation;
+use routemu::switching::deflection::{zero_load_latency, DeflectionNet};
+use routemu::topology::Topology;
+use routemu::types::{NodeId, PortId};
+use std::collections::HashMap;
+
+/// The 6×6 preset changed by `sets`, with a constant retry delay and no synthetic traffic
+/// in the scripted tests' hands.
+fn machine(sets: &[&str]) -> HwConfig {
+    let mut all = vec![
+        "switching.retry_dist=Constant",
+        "workload.length=Constant(flits: 100)",
+        "experiment.warmup=0",
+        "experiment.measure=Cycles(100000000)",
+        "experiment.replications=1",
+    ];
+    all.extend_from_slice(sets);
+    let sets: Vec<String> = all.iter().map(|s| s.to_string()).collect();
+    apply_overrides(&common::preset("deflection-ms.ron"), &sets).unwrap()
+}
+
+/// A scripted simulation: no synthetic messages, every cycle stepped, deliveries kept.
+fn scripted(cfg: &HwConfig) -> Simulation<DeflectionNet> {
+    let mut cfg = cfg.clone();
+    cfg.experiment.idle_skip = false;
+    let mut sim = Simulation::<DeflectionNet>::build(&cfg, 0).unwrap();
+    sim.stop_workload();
+    sim.record_deliveries();
+    sim
+}
+
+fn until(sim: &mut Simulation<DeflectionNet>, t: u64) {
+    while sim.t < t {
+        sim.step();
+    }
+}
+
+fn topology(cfg: &HwConfig) -> Topology {
+    Topology::from_config(&cfg.topology).unwrap()
+}
+
+/// The only minimal output of `cur` towards `dst` (None at a don't-care node).
+fn only_minimal(t: &Topology, cur: u32, dst: u32) -> Option<u8> {
+    let s = t.minimal_ports(NodeId(cur), NodeId(dst));
+    match (s[0], s[1]) {
+        (true, false) => Some(0),
+        (false, true) => Some(1),
+        _ => None,
+    }
+}
+
+fn next(t: &Topology, u: u32, p: u8) -> u32 {
+    t.neighbor(NodeId(u), PortId(p)).unwrap().0
+}
+
+/// (delivery cycle, hops) of every delivered message, by source and sequence number.
+fn deliveries(sim: &Simulation<DeflectionNet>) -> HashMap<(u32, u64), (u64, u64, u16)> {
+    let mut m = HashMap::new();
+    for d in sim.stats.deliveries.as_ref().unwrap() {
+        let h = &d.header;
+        let old = m.insert((h.id.src().0, h.id.seq()), (h.created, d.absorbed, h.hops));
+        assert!(old.is_none(), "message {} delivered twice", h.id);
+    }
+    m
+}
+
+#[test]
+fn a_lone_worm_takes_a_shortest_path_and_arrives_at_the_closed_form_time() {
+    for k in [4u32, 6] {
+        for (r, l) in [(1u64, 1u64), (2, 1), (1, 3), (2, 3)] {
+            let cfg = machine(&[
+                &format!("topology.k={k}"),
+                &format!("router.controller.route={r}"),
+                &format!("links.latency={l}"),
+            ]);
+            let t = topology(&cfg);
+            let mut sim = scripted(&cfg);
+            for a in 0..k * k {
+                for b in 0..k * k {
+                    if a == b {
+                        continue;
+                    }
+                    let len = 1 + (a + 3 * b) % 40;
+                    sim.inject(NodeId(a), NodeId(b), len);
+                    assert!(sim.run_until_empty(10_000));
+                }
+            }
+            let ds = sim.stats.deliveries.as_ref().unwrap();
+            assert_eq!(ds.len() as u32, k * k * (k * k - 1));
+            for d in ds {
+                let h = &d.header;
+                let hops = t.distance(h.id.src(), h.dst) as u64;
+                assert_eq!(h.hops as u64, hops, "{k}×{k} R={r} ℓ={l}: {}", h.id);
+                assert_eq!(
+                    d.absorbed - h.created,
+                    zero_load_latency(&cfg, hops, h.len as u64),
+                    "{k}×{k} R={r} ℓ={l}: {} over {hops} hops",
+                    h.id
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_transit_worm_preempts_the_worm_originating_on_its_link_which_resumes_where_it_was_cut() {
+    // One lane per link. A (0 → 1, 200 flits) leaves node 0 on its row link in cycle 0;
+    // B (5 → 2, 50 flits) enters node 0 in cycle 11 wanting that link and preempts A.
+    let cfg = machine(&["router.vcs=1"]);
+    let t = topology(&cfg);
+    assert_eq!(next(&t, 5, 0), 0);
+    assert_eq!(next(&t, 0, 0), 1);
+    assert_eq!(only_minimal(&t, 0, 1), Some(0));
+    assert_eq!(only_minimal(&t, 5, 2), Some(0));
+    assert_eq!(
+        only_minimal(&t, 0, 2),
+        Some(0),
+        "node 0 is a preference node for B"
+    );
+    let mut sim = scripted(&cfg);
+    sim.inject(NodeId(0), NodeId(1), 200);
+    until(&mut sim, 10);
+    sim.inject(NodeId(5), NodeId(2), 50);
+    assert!(sim.run_until_empty(10_000));
+    let d = deliveries(&sim);
+    // B: 3 hops, no contention after the preemption: the closed form.
+    assert_eq!(d[&(5, 0)], (10, 10 + 3 + 50, 3));
+    // A: 11 flits sent in cycles 0..=10 reach node 1 by cycle 12; the other 189 leave
+    // after the retry delay (100 cycles, constant here) in cycle 111 and arrive 1 hop
+    // later: delivered in cycle 111 + 189 + 1, over two 1-hop segments.
+    assert_eq!(d[&(0, 0)], (0, 111 + 189 + 1, 2));
+    let s = &sim.net.stats;
+    assert_eq!((s.preempted, s.self_preempted, s.accepted), (1, 0, 3));
+    assert_eq!(sim.net.lane_identity().0, sim.net.lane_identity().1);
+}
+
+#[test]
+fn a_transit_worm_facing_a_link_full_of_transit_worms_is_deflected_to_the_other_link() {
+    // Two lanes. X1 and X2 (5 → 1, long) hold both lanes of node 0's row link as transit
+    // worms; C (30 → dst) enters node 0 wanting that link and leaves on the column link.
+    let cfg = machine(&["router.vcs=2"]);
+    let t = topology(&cfg);
+    assert_eq!(next(&t, 30, 1), 0);
+    assert_eq!(only_minimal(&t, 5, 1), Some(0));
+    let d = |a: u32, b: u32| t.distance(NodeId(a), NodeId(b));
+    let avoided = [(5u32, 0u8), (0, 0)];
+    // A destination C prefers to reach over node 0's row link, from a preference node
+    // 30 whose only shortest move is to node 0, and whose every shortest path from the
+    // deflection (node 6) avoids the blocked links.
+    let dst = (0..36)
+        .find(|&b| {
+            let on_path = |u: u32, p: u8| d(6, u) + 1 + d(next(&t, u, p), b) == d(6, b);
+            b != 0
+                && b != 6
+                && only_minimal(&t, 30, b) == Some(1)
+                && only_minimal(&t, 0, b) == Some(0)
+                && avoided.iter().all(|&(u, p)| !on_path(u, p))
+        })
+        .expect("a destination that shows the deflection");
+    assert_eq!(next(&t, 0, 1), 6);
+    let mut sim = scripted(&cfg);
+    sim.inject(NodeId(5), NodeId(1), 1000);
+    until(&mut sim, 1);
+    sim.inject(NodeId(5), NodeId(1), 1000);
+    until(&mut sim, 10);
+    sim.inject(NodeId(30), NodeId(dst), 20);
+    assert!(sim.run_until_empty(10_000));
+    let dl = deliveries(&sim);
+    let hops = 2 + d(6, dst) as u64;
+    assert!(
+        hops > d(30, dst) as u64,
+        "the deflection lengthens the path"
+    );
+    let (created, done, h) = dl[&(30, 0)];
+    assert_eq!(h as u64, hops);
+    assert_eq!(done - created, zero_load_latency(&cfg, hops, 20));
+    let s = &sim.net.stats;
+    assert_eq!((s.pref_failed, s.preempted), (1, 0));
+}
+
+#[test]
+fn a_worm_deflected_back_through_its_own_source_preempts_itself_and_is_still_delivered() {
+    // 4×4, one lane. The loop 0 → 1 → 13 → 12 → 0 alternates row and column links. S
+    // (0 → 2) is deflected at node 1 (its row link held by B1), and at nodes 13 and 12
+    // the links leaving the loop are held by B2 and B3, so S's header comes back to node
+    // 0 in cycle 14 wanting the row link S itself still holds as an originating worm.
+    let cfg = machine(&["topology.k=4", "router.vcs=1"]);
+    let t = topology(&cfg);
+    assert_eq!(
+        [
+            next(&t, 0, 0),
+            next(&t, 1, 1),
+            next(&t, 13, 0),
+            next(&t, 12, 1)
+        ],
+        [1, 13, 12, 0]
+    );
+    assert_eq!(only_minimal(&t, 0, 2), Some(0));
+    assert_eq!(only_minimal(&t, 1, 2), Some(0));
+    for (src, via, port, dst) in [(5u32, 1u32, 0u8, 2u32), (14, 13, 1, 9), (8, 12, 0, 15)] {
+        let to_via = (0..2u8).find(|&p| next(&t, src, p) == via).unwrap();
+        assert_eq!(only_minimal(&t, src, dst), Some(to_via));
+        assert_eq!(only_minimal(&t, via, dst), Some(port));
+    }
+    let mut sim = scripted(&cfg);
+    for (src, dst) in [(5, 2), (14, 9), (8, 15)] {
+        sim.inject(NodeId(src), NodeId(dst), 1000);
+    }
+    until(&mut sim, 10);
+    sim.inject(NodeId(0), NodeId(2), 100);
+    assert!(sim.run_until_empty(100_000));
+    let s = &sim.net.stats;
+    assert_eq!(s.self_preempted, 1);
+    assert!(s.preempted >= 1);
+    let dl = deliveries(&sim);
+    assert_eq!(dl.len(), 4);
+    let (_, _, hops) = dl[&(0, 0)];
+    // The 4-flit piece cut by the self-preemption circles the loop until B1 leaves node
+    // 1's row link (about 1000 cycles): hundreds of hops.
+    assert!(hops > 500, "{hops}");
+    assert_eq!(sim.net.lane_identity().0, sim.net.lane_identity().1);
+}
+
+/// A run of the preset changed by `sets`, drained, with every delivery checked: each
+/// message delivered once (or refused at a full source), its hops at least the shortest
+/// distance, the lanes' busy time equal to flits × links of every segment.
+fn conserved(sets: &[&str], rate: f64) -> routemu::switching::deflection::measure::DeflectionStats {
+    let mut cfg = machine(sets);
+    cfg.workload.rate = rate;
+    cfg.workload.length = routemu::config::LengthConfig::Exponential { mean: 60.0 };
+    cfg.experiment.warmup = 2_000;
+    cfg.experiment.measure = Measure::Cycles(20_000);
+    cfg.experiment.saturation_backlog = 1e9;
+    let t = topology(&cfg);
+    let mut sim = Simulation::<DeflectionNet>::build(&cfg, 0).unwrap();
+    sim.record_deliveries();
+    while sim.t < 22_000 {
+        sim.step();
+    }
+    sim.stop_workload();
+    assert!(
+        sim.run_until_empty(5_000_000),
+        "{sets:?}: the network empties"
+    );
+    let ds = sim.stats.deliveries.as_ref().unwrap();
+    let mut seen = std::collections::HashSet::new();
+    for d in ds {
+        let h = &d.header;
+        assert!(seen.insert(h.id), "{sets:?}: {} delivered twice", h.id);
+        assert!(h.hops as u32 >= t.distance(h.id.src(), h.dst));
+        assert!(d.absorbed - h.created >= zero_load_latency(&cfg, 1, h.len as u64));
+    }
+    use routemu::engine::network::Network;
+    assert_eq!(
+        ds.len() as u64 + sim.net.lost(),
+        sim.generated,
+        "{sets:?}: every message delivered or refused"
+    );
+    let (lanes, flit_hops) = sim.net.lane_identity();
+    assert_eq!(lanes, flit_hops, "{sets:?}: Little's law on the lanes");
+    sim.net.stats.clone()
+}
+
+#[test]
+fn every_worm_is_delivered_once_whatever_cuts_it_into_pieces() {
+    // Near and past the knee, with preemptions, drops and both resumption rules.
+    let s = conserved(&["router.vcs=2"], 0.004);
+    assert!(s.preempted > 100 && s.self_preempted > 0, "{s:?}");
+    let s = conserved(&["router.vcs=1", "switching.hop_limit=Some(2.0)"], 0.004);
+    assert!(s.dropped > 100 && s.preempted > 100, "{s:?}");
+    let s = conserved(
+        &[
+            "router.vcs=2",
+            "switching.hop_limit=Some(1.5)",
+            "switching.abort=Instant",
+            "switching.resume=OnPreemptorTail",
+            "switching.victim=Youngest",
+        ],
+        0.005,
+    );
+    assert!(s.dropped > 100 && s.preempted > 100, "{s:?}");
+    let s = conserved(
+        &[
+            "router.vcs=3",
+            "router.controller.route=3",
+            "links.latency=2",
+            "switching.victim=Oldest",
+        ],
+        0.012,
+    );
+    assert!(s.preempted > 100, "{s:?}");
+    // A full memory refuses messages; they are counted, never half-sent.
+    let s = conserved(&["router.vcs=1", "switching.max_pending=Some(3)"], 0.01);
+    assert!(s.rejected > 100, "{s:?}");
+}
+
+#[test]
+fn the_transit_guarantee_holds_far_past_saturation() {
+    // Far more traffic than the lanes can carry: every transit header must still find a
+    // lane (the code panics otherwise), on every lane count, with and without the limit.
+    for m in [1, 2, 3, 5] {
+        for limit in ["None", "Some(2.0)"] {
+            let mut cfg = machine(&[
+                &format!("router.vcs={m}"),
+                &format!("switching.hop_limit={limit}"),
+                "switching.max_pending=Some(50)",
+                "switching.retry_dist=Exponential",
+                "switching.retry=20",
+            ]);
+            cfg.workload.rate = 0.05;
+            cfg.experiment.warmup = 1_000;
+            cfg.experiment.measure = Measure::Cycles(10_000);
+            cfg.experiment.drain_limit = 0;
+            cfg.experiment.saturation_backlog = 1e9;
+            let r = run_experiment(&cfg, &mut |_, _| {}).unwrap();
+            let d = r.deflection().unwrap();
+            assert!(
+                d.lane_utilization > 0.8,
+                "m = {m}, {limit}: {}",
+                d.lane_utilization
+            );
+            assert!(d.p_preempt.unwrap() > 0.5, "m = {m}: {:?}", d.p_preempt);
+            assert!(d.rejected > 0);
+        }
+    }
+}
+
+#[test]
+fn idle_skipping_changes_nothing() {
+    let mut cfg = machine(&[
+        "switching.hop_limit=Some(2.0)",
+        "switching.retry_dist=Exponential",
+    ]);
+    cfg.workload.rate = 0.003;
+    cfg.workload.length = routemu::config::LengthConfig::Exponential { mean: 100.0 };
+    cfg.experiment.warmup = 5_000;
+    cfg.experiment.measure = Measure::Cycles(30_000);
+    cfg.experiment.replications = 2;
+    let report = |cfg: &HwConfig| {
+        let r = run_experiment(cfg, &mut |_, _| {}).unwrap();
+        let mut v = serde_json::to_value(&r).unwrap();
+        let o = v.as_object_mut().unwrap();
+        o.remove("wall_seconds");
+        o.remove("node_cycles_per_second");
+        o.remove("config");
+        v
+    };
+    let a = report(&cfg);
+    cfg.experiment.idle_skip = false;
+    assert_eq!(a, report(&cfg));
+    assert!(a["deflection"]["hop_limit_drops"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn machines_the_mode_cannot_run_are_refused_with_the_reason() {
+    let bad = |sets: &[&str], want: &str| {
+        let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+        let cfg = apply_overrides(&common::preset("deflection-ms.ron"), &sets).unwrap();
+        let e = routemu::config::validate::validate(&cfg)
+            .err()
+            .unwrap_or_else(|| panic!("{sets:?} accepted"))
+            .to_string();
+        assert!(e.contains(want), "{sets:?}: {e}");
+    };
+    bad(&["topology.k=5"], "even");
+    bad(&["topology.k=2"], "k = 2");
+    bad(&["router.vcs=0"], "router.vcs = 0");
+    bad(&["router.vcs=65"], "router.vcs = 65");
+    bad(&["switching.hop_limit=Some(0.5)"], "h ≥ 1");
+    bad(&["switching.hop_limit=2000"], "at most 1000");
+    bad(&["switching.retry=0"], "switching.retry = 0");
+    bad(&["switching.max_pending=Some(0)"], "max_pending");
+    bad(&["links.width=2"], "lane");
+    bad(&["topology=Torus(k: 4, n: 2)"], "Manhattan Street");
+    bad(&["topology=Hypercube(dim: 4)"], "Manhattan Street");
+    let out = common::routemu(&["run", "hw/deflection-ms.ron", "--set", "router.vcs=0"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("router.vcs = 0"));
+}
+
+/// The preset at λ (per time unit) with worms of `len` flits (the time unit), measured
+/// over `units` time units.
+fn at(m: u32, lambda: f64, len: u32, units: u64, reps: u32) -> HwConfig {
+    let mut cfg = machine(&[
+        &format!("router.vcs={m}"),
+        &format!("switching.retry={len}"),
+        "switching.retry_dist=Exponential",
+    ]);
+    cfg.workload.length = routemu::config::LengthConfig::Exponential { mean: len as f64 };
+    cfg.workload.rate = lambda / len as f64;
+    cfg.experiment.warmup = 200 * len as u64;
+    cfg.experiment.measure = Measure::Cycles(units * len as u64);
+    cfg.experiment.replications = reps;
+    cfg.experiment.jobs = 2;
+    cfg
+}
+
+#[test]
+fn with_worms_a_few_hop_delays_long_the_emulation_is_the_models_system() {
+    // Spec 3.1 Q11's tolerances, where the model's independence between hops holds
+    // (docs/validation.md: the agreement degrades as worms grow longer than the hops a
+    // deflected header takes to come back).
+    let ms = routemu::topology::manhattan::ManhattanStreet::new(6);
+    for (m, lambda) in [(1u32, 0.07), (2, 0.2)] {
+        let r = run_experiment(&at(m, lambda, 5, 8000, 3), &mut |_, _| {}).unwrap();
+        let d = r.deflection().unwrap();
+        let p = routemu::model::deflection_ms::predict(
+            &routemu::model::deflection_ms::DeflectionParams::new(6, m, lambda),
+        )
+        .unwrap();
+        let (eta, pd, b) = (d.eta.unwrap(), d.p_deflect.unwrap(), d.p_block.unwrap());
+        assert!(
+            (p.eta - eta).abs() / eta < 0.05,
+            "m = {m}: η {eta} vs model {}",
+            p.eta
+        );
+        assert!(
+            (p.p_deflect - pd).abs() < 0.01 || (p.p_deflect - pd).abs() / pd < 0.2,
+            "m = {m}: p {pd} vs model {}",
+            p.p_deflect
+        );
+        assert!(
+            (p.p_block - b).abs() / b < 0.15,
+            "m = {m}: B {b} vs model {}",
+            p.p_block
+        );
+        // Eqs. (1)–(3) fed with the measured p give the measured path length.
+        let dm = d.mean_path.unwrap();
+        let dr = routemu::model::deflection_ms::mean_path(&ms, pd);
+        assert!(
+            (dr - dm).abs() / dm < 0.02,
+            "m = {m}: D {dm} vs recursion {dr}"
+        );
+    }
+}
+
+#[test]
+fn long_worms_deflect_in_runs_that_the_models_independent_hops_do_not_see() {
+    // The same load with worms 5 and 100 hop delays long: the longer ones repeat their
+    // deflections at the same node far more often and take longer paths.
+    let short = run_experiment(&at(2, 0.2, 5, 4000, 1), &mut |_, _| {}).unwrap();
+    let long = run_experiment(&at(2, 0.2, 100, 4000, 1), &mut |_, _| {}).unwrap();
+    let (s, l) = (short.deflection().unwrap(), long.deflection().unwrap());
+    assert!(
+        l.repeat_deflections.unwrap() > 2.0 * s.repeat_deflections.unwrap(),
+        "{:?} vs {:?}",
+        l.repeat_deflections,
+        s.repeat_deflections
+    );
+    assert!(l.eta.unwrap() > s.eta.unwrap() + 0.02);
+    // Blocking of new worms follows the links' time-average occupancy either way.
+    assert!((l.p_block.unwrap() - s.p_block.unwrap()).abs() < 0.02);
+}
+
+#[test]
+fn the_json_carries_the_deflection_block_and_predict_the_models_quantities() {
+    let out = common::routemu(&[
+        "run",
+        "hw/deflection-ms.ron",
+        "--replications",
+        "1",
+        "--cycles",
+        "100000",
+        "--json",
+        "-",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let d = &v["deflection"];
+    for k in [
+        "eta",
+        "p_deflect",
+        "p_preempt",
+        "p_block",
+        "throughput_per_channel",
+        "bound",
+    ] {
+        assert!(d[k].is_number(), "deflection.{k}: {d}");
+    }
+    assert!((d["bound"].as_f64().unwrap() - 2.0 * 35.0 / 130.0).abs() < 1e-12);
+    let out = common::routemu(&["predict", "hw/deflection-ms.ron", "--json", "-"]);
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["saturated"], false);
+    for k in ["eta", "p_deflect", "p_preempt", "p_block"] {
+        assert!(v["prediction"][k].is_number(), "prediction.{k}: {v}");
+    }
+    assert!((v["prediction"]["eta"].as_f64().unwrap() - 1.0500).abs() < 1e-4);
+    // λ = 0.5 per time unit with m = 2 is past the model's stability limit.
+    let out = common::routemu(&[
+        "predict",
+        "hw/deflection-ms.ron",
+        "--rate",
+        "0.005",
+        "--json",
+        "-",
+    ]);
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["saturated"], true);
+    assert!(v["prediction"].is_null());
+    assert!(v["saturation"].as_str().unwrap().contains("E → 1"), "{v}");
+    // With the hop limit there is no model: refused with the reason.
+    let out = common::routemu(&["predict", "hw/deflection-ms-hop-limit.ron"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("hop limit"));
+}

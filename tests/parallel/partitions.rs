@@ -1,0 +1,266 @@
+//! Partitioned stepping changes nothing: every preset gives the same report with 1, 2,
+//! 3 and 4 partitions, with and without idle skipping, and with replications run side by
+//! side; a deadlock is found at the same cycle and described the same way.
+
+use crate::common;
+
+use routemu::config::{HwConfig, Measure};
+use routemu::engine::experiment::run_experiment;
+use serde_json::Value;
+
+fn report(cfg: &HwConfig) -> Value {
+    let r = run_experiment(cfg, &mut |_, _| {}).unwrap();
+    let mut v = common::without_split(serde_json::to_value(&r).unwrap());
+    v["config"]["experiment"]
+        .as_object_mut()
+        .unwrap()
+        .remove("idle_skip");
+    v
+}
+
+/// Preset `name` cut short: windows as long as it takes for each mode's events to cross
+/// the partitions' boundaries in both replications (`common::split_events`; a split run
+/// pays a barrier per cycle, most of it in the drain after the window), except
+/// circuit-torus-hold, whose first hold timeouts come some 30,000 cycles in (its 64 nodes
+/// keep the long window cheap).
+fn short(name: &str, cfg: HwConfig) -> HwConfig {
+    let cycles = if name == "circuit-torus-hold.ron" {
+        [(20_000, 60_000); 3]
+    } else {
+        [(2_000, 6_000), (1_000, 2_000), (500, 1_000)]
+    };
+    common::cut_short(name, cfg, cycles)
+}
+
+#[test]
+fn every_preset_gives_the_same_report_on_1_2_3_and_4_partitions() {
+    let mut seen = std::collections::BTreeSet::new();
+    for (name, cfg) in common::all_presets() {
+        let cfg = short(&name, cfg);
+        let one = report(&cfg);
+        seen.extend(common::split_events(&one));
+        for t in [2, 3, 4] {
+            let mut c = cfg.clone();
+            c.experiment.threads = t;
+            assert_eq!(one, report(&c), "{name} with {t} threads");
+        }
+    }
+    common::assert_split_events(
+        &seen,
+        &[
+            "wormhole blocking",
+            "circuit conflicts",
+            "circuit aborts",
+            "hold timeouts",
+            "deflections",
+            "preemptions",
+            "self-preemptions",
+            "hop-limit drops",
+            "timeout resets",
+        ],
+    );
+}
+
+#[test]
+fn the_split_really_happens_for_wormhole_and_falls_back_when_partitions_are_small() {
+    let mut cfg = short("w", common::preset("wormhole-torus-dor.ron"));
+    cfg.experiment.threads = 3;
+    let r = run_experiment(&cfg, &mut |_, _| {}).unwrap();
+    assert_eq!(r.threads, 3);
+    cfg.experiment.partition_min_nodes = Some(128);
+    let r = run_experiment(&cfg, &mut |_, _| {}).unwrap();
+    assert_eq!(r.threads, 1, "64 nodes do not pay for a second partition");
+}
+
+#[test]
+fn idle_skipping_changes_nothing_on_partitions() {
+    for file in [
+        "wormhole-hypercube.ron",
+        "circuit-hold.ron",
+        "deflection-ms-hop-limit.ron",
+        "timeout-lan-7x7.ron",
+    ] {
+        let mut cfg = short(file, common::preset(file));
+        cfg.experiment.threads = 2;
+        cfg.workload.rate /= 10.0;
+        let a = report(&cfg);
+        cfg.experiment.idle_skip = false;
+        assert_eq!(a, report(&cfg), "{file}");
+    }
+}
+
+#[test]
+fn replications_side_by_side_give_the_same_report() {
+    for file in [
+        "wormhole-torus-adaptive.ron",
+        "circuit-drop.ron",
+        "deflection-ms.ron",
+        "timeout-lan-3x3.ron",
+    ] {
+        let mut cfg = short(file, common::preset(file));
+        cfg.experiment.replications = 4;
+        let a = report(&cfg);
+        cfg.experiment.jobs = 3;
+        cfg.experiment.threads = 2;
+        assert_eq!(a, report(&cfg), "{file}");
+    }
+}
+
+#[test]
+fn deflection_really_splits() {
+    let mut cfg = short("d", common::preset("deflection-ms.ron"));
+    cfg.experiment.threads = 4;
+    let r = run_experiment(&cfg, &mut |_, _| {}).unwrap();
+    assert_eq!(r.threads, 4);
+    assert!(r.deflection().unwrap().preemptions > 0);
+}
+
+#[test]
+fn a_deadlock_is_found_at_the_same_cycle_and_described_alike_on_partitions() {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/deadlock-ring.ron");
+    let mut cfg = routemu::config::load::load_hw(&path).unwrap();
+    cfg.experiment.partition_min_nodes = Some(1);
+    let a = report(&cfg);
+    assert!(a["deadlock"].is_object());
+    cfg.experiment.threads = 2;
+    assert_eq!(a, report(&cfg));
+}
+
+#[test]
+fn timeout_switching_really_splits_and_saturated_hosts_too() {
+    let mut cfg = short("timeout", common::preset("timeout-lan-7x7.ron"));
+    cfg.experiment.threads = 3;
+    let r = run_experiment(&cfg, &mut |_, _| {}).unwrap();
+    assert_eq!(r.threads, 3);
+    assert!(r.timeout().unwrap().resets > 0);
+    let mut sat = short("timeout", common::preset("timeout-lan-3x3.ron"));
+    sat.workload.process = routemu::config::ArrivalProcess::Saturated { depth: 8 };
+    let one = report(&sat);
+    sat.experiment.threads = 4;
+    assert_eq!(one, report(&sat), "saturated sources on 4 partitions");
+}
+
+#[test]
+fn circuit_switching_really_splits() {
+    for file in ["circuit-hold.ron", "circuit-adaptive.ron"] {
+        let mut cfg = short(file, common::preset(file));
+        cfg.experiment.threads = 3;
+        let r = run_experiment(&cfg, &mut |_, _| {}).unwrap();
+        assert_eq!(r.threads, 3, "{file}");
+        cfg.experiment.partition_min_nodes = None;
+        let r = run_experiment(&cfg, &mut |_, _| {}).unwrap();
+        assert_eq!(
+            r.threads, 1,
+            "{file}: too small to pay for a barrier per cycle"
+        );
+    }
+}
+
+#[test]
+fn a_hold_deadlock_across_partitions_is_found_at_the_same_cycle() {
+    let mut cfg = common::preset("circuit-torus-hold.ron");
+    if let routemu::config::SwitchingConfig::Circuit { hold_timeout, .. } = &mut cfg.switching {
+        *hold_timeout = None;
+    }
+    cfg.workload.rate *= 4.0;
+    cfg.experiment.replications = 1;
+    cfg.experiment.partition_min_nodes = Some(1);
+    let one = report(&cfg);
+    let text = one["deadlock"].to_string();
+    // The circuits of the cycle wait at nodes of several of the 4 partitions (16 nodes
+    // each): only the union of the partitions' waits shows the cycle.
+    let parts: std::collections::BTreeSet<u64> = text
+        .split("waits at node ")
+        .skip(1)
+        .map(|s| s.split(' ').next().unwrap().parse::<u64>().unwrap() / 16)
+        .collect();
+    assert!(parts.len() >= 2, "{text}");
+    for t in [2, 3, 4] {
+        cfg.experiment.threads = t;
+        assert_eq!(one, report(&cfg), "{t} threads");
+    }
+}
+
+#[test]
+fn a_thread_count_that_would_leave_the_last_partition_empty_runs_on_the_partitions_that_exist() {
+    // 64 nodes in chunks of ⌈64/9⌉ = 8 fill 8 partitions, not 9; 4 nodes in chunks of
+    // ⌈4/3⌉ = 2 fill 2, not 3 (hardening D01: the barrier waited for the absent one).
+    for (name, dim_or_k, threads) in [
+        ("wormhole-torus-dor.ron", None, 9),
+        ("circuit-hold.ron", Some(2), 3),
+    ] {
+        let mut cfg = short(name, common::preset(name));
+        if let (Some(d), routemu::config::TopologyConfig::Hypercube { dim }) =
+            (dim_or_k, &mut cfg.topology)
+        {
+            *dim = d;
+        }
+        cfg.experiment.replications = 1;
+        let one = report(&cfg);
+        cfg.experiment.threads = threads;
+        let r = run_experiment(&cfg, &mut |_, _| {}).unwrap();
+        assert!(r.threads < threads, "{name}: {} partitions", r.threads);
+        assert_eq!(one, report(&cfg), "{name} with {threads} threads");
+    }
+}
+
+#[test]
+fn more_partition_threads_than_free_cores_are_warned_about_and_one_thread_is_not() {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let many = (cores + 1).to_string();
+    let args = |threads: &str| {
+        common::routemu(&[
+            "run",
+            "hw/wormhole-torus-dor.ron",
+            "--warmup",
+            "10",
+            "--cycles",
+            "100",
+            "--replications",
+            "1",
+            "--threads",
+            threads,
+            "--set",
+            "experiment.partition_min_nodes=1",
+        ])
+    };
+    let out = args(&many);
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("warning:") && err.contains(&format!("{many} threads")),
+        "{err}"
+    );
+    let out = args("1");
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("warning:"));
+}
+
+/// Found by the fuzzer (tests/fuzz.rs): a partition's sources create messages that other
+/// partitions' destinations absorb, so its own count of messages in the system can be
+/// negative; clamping each part at zero made the overload test see a growing count on two
+/// partitions only, and flag a drained run saturated there alone.
+#[test]
+fn the_overload_test_of_a_drained_run_sees_the_same_counts_on_any_partitions() {
+    let mut cfg = common::preset("wormhole-torus-adaptive.ron");
+    cfg.topology = routemu::config::TopologyConfig::Torus {
+        k: 4,
+        n: 1,
+        bidirectional: true,
+    };
+    cfg.router.controller.servers = 2;
+    cfg.workload.rate = 0.004179677854772117;
+    let e = &mut cfg.experiment;
+    e.seed = 12321317663;
+    e.replications = 1;
+    e.warmup = 1364;
+    e.measure = Measure::Cycles(4318);
+    e.drain_limit = 20_000;
+    e.deadlock_cycles = 5_000;
+    e.partition_min_nodes = Some(1);
+    let one = report(&cfg);
+    cfg.experiment.threads = 2;
+    let two = report(&cfg);
+    assert_eq!(one["saturated"], two["saturated"]);
+    assert_eq!(one, two);
+}
