@@ -19,7 +19,7 @@ pub fn check(file: &Path, set: &[String]) -> Result<i32> {
     // A machine that cannot be built here is not OK here: refused with the estimate and
     // the limit (unless --force), as `run` would refuse it.
     crate::limits::enforce_memory(&cfg, &validate(&cfg)?)?;
-    super::output::print(&explain(&cfg, &file.display().to_string())?)?;
+    crate::cli::output::print(&explain(&cfg, &file.display().to_string())?)?;
     Ok(0)
 }
 

@@ -5,7 +5,7 @@
 //! before the run, so a long run never ends on a bad flag, and renders every file before
 //! writing any, so a failure leaves nothing half-written.
 
-use super::output::{check_outputs, json_document, write_output, Output};
+use crate::cli::output::{check_outputs, json_document, write_output, Output};
 use crate::config::HwConfig;
 use crate::engine::experiment::Extras;
 use crate::error::{Error, Result};

@@ -6,7 +6,7 @@
 //! Every JSON document carries its provenance ([`Provenance`]): the routemu version and
 //! commit that wrote it and the command line, and `partial` when a signal cut it short.
 
-use super::interrupt::TempGuard;
+use crate::cli::interrupt::TempGuard;
 use crate::error::{Error, Result};
 use serde::Serialize;
 use std::io::Write;

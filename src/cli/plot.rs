@@ -4,7 +4,7 @@
 //!
 //! Not here: what is drawn from which column (`stats::plot::redraw`), drawing.
 
-use super::output::{check_outputs, write_bytes};
+use crate::cli::output::{check_outputs, write_bytes};
 use crate::error::{Error, Result};
 use crate::stats::plot::csv::Table;
 use crate::stats::plot::png::{encode, Format};

@@ -4,8 +4,8 @@
 //! model on the Manhattan Street network; paper 002's wormhole-with-timeout model on
 //! host/switch networks).
 
-use super::output::{check_json_output, eprint, print, write_json};
-use super::ExperimentArgs;
+use crate::cli::output::{check_json_output, eprint, print, write_json};
+use crate::cli::ExperimentArgs;
 use crate::config::HwConfig;
 use crate::error::Result;
 use crate::model::circuit::PathForm;

@@ -1,8 +1,8 @@
 //! `routemu replay`: a recorded trace on a machine — open loop or dependency-driven —
 //! with the summary, `--json`, and per-message CSV on request.
 
-use super::observe::ObserveArgs;
-use super::output::{eprint, print, write_json, Output};
+use crate::cli::observe::ObserveArgs;
+use crate::cli::output::{eprint, print, write_json, Output};
 use crate::config::load::load_hw;
 use crate::config::overrides::apply_overrides;
 use crate::engine::replay::elastic::{Application, ElasticOptions, Overhead};
@@ -254,7 +254,7 @@ pub fn replay(a: &ReplayArgs) -> Result<i32> {
     a.observe.check_with(outputs, &topo)?;
     // The replay runs one partition per thread (as many as the network can use), one
     // replay at a time (under MPI, each rank its share of the partitions).
-    super::warn_oversubscribed(&cfg, 1);
+    crate::cli::warn_oversubscribed(&cfg, 1);
     let opts = ReplayOptions {
         mode,
         elastic,
@@ -283,7 +283,7 @@ pub fn replay(a: &ReplayArgs) -> Result<i32> {
     // On a terminal: a bar with an ETA over the trace's messages when the format says
     // how many there are, else a spinner; updated from the first delivery on.
     let total = src.declared_messages();
-    let bar = super::output::progress_wanted().then(|| {
+    let bar = crate::cli::output::progress_wanted().then(|| {
         let (b, template) = match total {
             Some(n) => (
                 ProgressBar::new(n),

@@ -7,9 +7,9 @@
 //! Not here: axes, points, quantities and running them (`engine::sweep`), drawing
 //! (`stats::plot`).
 
-use super::output::{check_outputs, eprint, print, write_json, write_output};
-use super::plot::{figure_paths, write_figures};
-use super::ExperimentArgs;
+use crate::cli::output::{check_outputs, eprint, print, write_json, write_output};
+use crate::cli::plot::{figure_paths, write_figures};
+use crate::cli::ExperimentArgs;
 use crate::config::HwConfig;
 use crate::engine::replay::elastic::Overhead;
 use crate::engine::replay::ReplayMode;
@@ -319,10 +319,10 @@ fn merge(a: &mut Value, b: &Value) {
 /// The saturation search of a sweep point (`--y saturation`): the search's defaults
 /// (`routemu saturation`'s), with the replications asked for by `--replications` or
 /// `--set experiment.replications` (else the search's default of
-/// [`super::saturation::DEFAULT_REPLICATIONS`]: an interval needs several).
+/// [`crate::cli::saturation::DEFAULT_REPLICATIONS`]: an interval needs several).
 fn saturation_options(
     cfg: &HwConfig,
-    exp: &super::ExperimentArgs,
+    exp: &crate::cli::ExperimentArgs,
 ) -> crate::engine::saturation::SaturationOptions {
     let set = exp
         .set
@@ -332,7 +332,7 @@ fn saturation_options(
         replications: match exp.replications {
             Some(r) => r,
             None if set => cfg.experiment.replications,
-            None => super::saturation::DEFAULT_REPLICATIONS,
+            None => crate::cli::saturation::DEFAULT_REPLICATIONS,
         },
         ..Default::default()
     }
@@ -453,7 +453,7 @@ pub fn sweep(args: &SweepArgs) -> Result<i32> {
         )));
     }
     // Refused in an explicit open or deps mode, as by `routemu replay`.
-    let elastic = super::replay::elastic_options(
+    let elastic = crate::cli::replay::elastic_options(
         args.replay_mode.unwrap_or(ReplayMode::Elastic),
         args.compute_scale,
         args.eager_limit,
@@ -581,7 +581,7 @@ pub fn sweep(args: &SweepArgs) -> Result<i32> {
             crate::limits::enforce_memory(&c, &crate::config::validate::validate(&c)?)?;
         }
     }
-    let bar = super::output::progress_wanted().then(|| {
+    let bar = crate::cli::output::progress_wanted().then(|| {
         let b = ProgressBar::new(points.len() as u64);
         b.set_style(
             ProgressStyle::with_template(
@@ -594,7 +594,7 @@ pub fn sweep(args: &SweepArgs) -> Result<i32> {
     });
     if let Some(first) = configs.first() {
         let reps = first.experiment.replications.max(1);
-        super::warn_oversubscribed(first, side * per_point.min(reps) as usize);
+        crate::cli::warn_oversubscribed(first, side * per_point.min(reps) as usize);
     }
     let mut point_base = base.clone();
     point_base.experiment.jobs = per_point;
@@ -718,14 +718,17 @@ pub fn sweep(args: &SweepArgs) -> Result<i32> {
     } else {
         for d in done.iter().filter(|d| d.deadlock) {
             if let Some(w) = &d.waits {
-                super::output::eprint(&format!("routemu: point {}: {w}\n", d.values.join(", ")));
+                crate::cli::output::eprint(&format!(
+                    "routemu: point {}: {w}\n",
+                    d.values.join(", ")
+                ));
             }
         }
-        super::output::eprint(&format!(
+        crate::cli::output::eprint(&format!(
             "routemu: {} point(s) deadlocked: {}\n",
             deadlocked.len(),
             deadlocked.join("; ")
         ));
-        Ok(super::EXIT_DEADLOCK)
+        Ok(crate::cli::EXIT_DEADLOCK)
     }
 }

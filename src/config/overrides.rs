@@ -9,7 +9,7 @@
 //! nested: `Wormhole(routing: Adaptive, selection: Random)`), tuples (`(0, 3)`), lists
 //! (`[1, 2]`), or strings.
 
-use super::HwConfig;
+use crate::config::HwConfig;
 use crate::error::{Error, Result};
 use serde_json::{Map, Value};
 

@@ -2,7 +2,7 @@
 //! error saying which field is wrong and why. Nothing here allocates per-node state, so
 //! `routemu check` is instant even for a million nodes.
 
-use super::{
+use crate::config::{
     AckDelay, ArrivalProcess, BackoffDist, ConflictStrategy, Duplex, HwConfig, Measure,
     NetworkInterface, PatternConfig, SwitchingConfig, VcRelease,
 };

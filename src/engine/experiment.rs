@@ -2,12 +2,12 @@
 //! drain, and their aggregation into a [`Report`]. Replication r uses the random streams
 //! of (seed, r, node), so adding replications never changes the earlier ones.
 
-use super::network::{ModeContext, ModeMeasures, NetMeasures, Network};
-use super::parallel::{partitions_for, run_partitioned};
-use super::partitioner;
-use super::sim::{Simulation, Stop};
 use crate::config::validate::validate;
 use crate::config::HwConfig;
+use crate::engine::network::{ModeContext, ModeMeasures, NetMeasures, Network};
+use crate::engine::parallel::{partitions_for, run_partitioned};
+use crate::engine::partitioner;
+use crate::engine::sim::{Simulation, Stop};
 use crate::error::Result;
 use crate::router::controller::CtrlStats;
 use crate::stats::ci::mean_ci;

@@ -9,12 +9,12 @@
 //! which builds its block of the report. Adding a mode touches `switching` (the mode and
 //! its entry in `switching::with_mode`) and `stats::report` (its block), never the engine.
 
-use super::partition::{Located, PartOut};
-use super::partitioner::PartNodes;
-use super::sim::{MeasureWindow, Simulation};
-use super::waits::WaitEdge;
 use crate::config::validate::Machine;
 use crate::config::HwConfig;
+use crate::engine::partition::{Located, PartOut};
+use crate::engine::partitioner::PartNodes;
+use crate::engine::sim::{MeasureWindow, Simulation};
+use crate::engine::waits::WaitEdge;
 use crate::error::Result;
 use crate::router::controller::CtrlStats;
 use crate::router::dma::PendingMsg;
@@ -24,7 +24,7 @@ use crate::stats::MsgStats;
 use crate::topology::Topology;
 use crate::types::Cycle;
 
-use super::experiment::RepResult;
+use crate::engine::experiment::RepResult;
 
 /// The measurement window as the hardware sees it.
 pub trait Window {

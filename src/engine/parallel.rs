@@ -8,7 +8,7 @@
 //!    parity — and publish its [`Summary`];
 //! 3. wait at the barrier;
 //! 4. take what the others sent it (mailboxes q → p), read every summary, and let its own
-//!    copy of the [`Coordinator`](super::sim::Coordinator) decide where the clock goes next, or whether to stop.
+//!    copy of the [`Coordinator`](crate::engine::sim::Coordinator) decide where the clock goes next, or whether to stop.
 //!
 //! Mailboxes and summaries are double-buffered by cycle parity: what a thread writes in
 //! cycle t+1 goes to the other half, and no thread writes a half again before every
@@ -18,11 +18,11 @@
 //! depend on T. Events cross partitions only with a delay of at least one cycle (a link
 //! is a register pipeline), so handing them over at the end of the cycle is exact.
 
-use super::network::Network;
-use super::partitioner::{one_process, place, ranges};
-use super::sim::{Decision, Simulation, Stop, Summary};
-use super::waits::{has_cycle, WaitEdge};
 use crate::config::HwConfig;
+use crate::engine::network::Network;
+use crate::engine::partitioner::{one_process, place, ranges};
+use crate::engine::sim::{Decision, Simulation, Stop, Summary};
+use crate::engine::waits::{has_cycle, WaitEdge};
 use crate::error::Result;
 use crate::types::Cycle;
 use crossbeam_utils::CachePadded;

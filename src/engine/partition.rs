@@ -8,9 +8,9 @@
 //!
 //! Which nodes a partition holds is `engine::partitioner`'s ([`PartNodes`]).
 
-use super::network::Outbox;
-use super::partitioner::PartNodes;
-use super::wheel::Wheel;
+use crate::engine::network::Outbox;
+use crate::engine::partitioner::PartNodes;
+use crate::engine::wheel::Wheel;
 use crate::types::Cycle;
 
 /// Something addressed to a node.
@@ -34,7 +34,7 @@ pub struct PartOut<E, R> {
     pub earliest_remote: Cycle,
     /// The cycle being stepped.
     pub now: Cycle,
-    /// The network's [`Network::lookahead`](super::network::Network::lookahead): an
+    /// The network's [`Network::lookahead`](crate::engine::network::Network::lookahead): an
     /// event for another partition is due at least this many cycles after `now`.
     pub lookahead: Cycle,
 }

@@ -18,11 +18,11 @@
 //! random numbers: the bisection is not thrown around by noise between probes) and (b) the
 //! result does not depend on `experiment.jobs` or `experiment.threads`.
 
-use super::experiment::{run_replication, RepResult};
-use super::network::Network;
-use super::sim::{Stop, CHECK_EVERY};
 use crate::config::validate::validate;
 use crate::config::{ArrivalProcess, Duplex, HwConfig, LatencyFrom, LatencyTo, Measure};
+use crate::engine::experiment::{run_replication, RepResult};
+use crate::engine::network::Network;
+use crate::engine::sim::{Stop, CHECK_EVERY};
 use crate::error::{Error, Result};
 use crate::stats::ci::{mean_ci, t95};
 use crate::switching::{with_mode, WithMode};

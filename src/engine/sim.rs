@@ -21,12 +21,12 @@
 //!
 //! The engine is generic over the switching mode ([`Network`]).
 
-use super::network::{Network, Window};
-use super::partition::{Located, PartOut};
-use super::partitioner::PartNodes;
-use super::waits::has_cycle;
 use crate::config::validate::validate;
 use crate::config::{ArrivalProcess, ExperimentConfig, HwConfig, Measure};
+use crate::engine::network::{Network, Window};
+use crate::engine::partition::{Located, PartOut};
+use crate::engine::partitioner::PartNodes;
+use crate::engine::waits::has_cycle;
 use crate::error::Result;
 use crate::limits::{collected_table, empty_table, filled_table, zeroed_table};
 use crate::rng::{stream, NodeRng};
@@ -649,7 +649,7 @@ impl<N: Network> Simulation<N> {
                 self.net.wait_edges(&mut edges);
                 has_cycle(&edges)
             },
-            interrupted: self.check_due() && super::interrupt::requested(),
+            interrupted: self.check_due() && crate::engine::interrupt::requested(),
         }
     }
 

@@ -18,7 +18,7 @@
 //! probability from the measured λ and holding moments of a class (`p_timeout_*_mg1d`,
 //! the M/G/1 with deterministic reneging alone, variant B) beside the whole model's.
 
-use super::Prediction;
+use crate::model::Prediction;
 use crate::stats::report::Report;
 use serde::Serialize;
 
@@ -364,7 +364,7 @@ pub fn rows(report: &Report, prediction: Option<&Prediction>, mean_path: f64) ->
 /// model alone, without the fixed point around it. None when a link of the class has no
 /// answer (saturated) or the links are not listed.
 fn measured_mg1d(t: &crate::stats::report::Timeout, class: &str) -> Option<f64> {
-    use super::wormhole_timeout::link::{reneging_link, Denominator, Matching};
+    use crate::model::wormhole_timeout::link::{reneging_link, Denominator, Matching};
     let (mut num, mut den) = (0.0, 0.0);
     for l in t
         .links

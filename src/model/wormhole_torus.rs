@@ -48,10 +48,10 @@
 // against the printed equations.
 #![allow(clippy::needless_range_loop)]
 
-use super::circuit::{PathForm, MAX_ITERATIONS, TOLERANCE};
-use super::ModelError;
 use crate::config::validate::validate;
 use crate::config::{HwConfig, PatternConfig, Routing, SwitchingConfig, TopologyConfig};
+use crate::model::circuit::{PathForm, MAX_ITERATIONS, TOLERANCE};
+use crate::model::ModelError;
 use crate::switching::wormhole::zero_load_line;
 use crate::traffic::length::LengthDist;
 use serde::Serialize;

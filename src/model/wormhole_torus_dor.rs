@@ -1,7 +1,7 @@
 //! Dimension-order (deterministic) wormhole routing on a k×k bidirectional torus with
 //! uniform destinations: the standard M/G/1 channel model (Dally 1990; Draper & Ghosh
 //! 1994), built from the same channel structure as paper 004's adaptive model
-//! ([`super::wormhole_torus`]) so that the two can be compared as the paper's Figs. 3–4
+//! ([`crate::model::wormhole_torus`]) so that the two can be compared as the paper's Figs. 3–4
 //! do. Paper 004 takes its deterministic numbers from Ciciani, Colajanni & Paolucci
 //! (IPPS'97, its ref. \[7\]), which we do not have; this is the textbook model, not theirs.
 //!
@@ -21,10 +21,10 @@
 //!   saturation. Both path forms give the same distance-weighted sum (a deterministic
 //!   route has no "average message" to pick).
 
-use super::circuit::{MAX_ITERATIONS, TOLERANCE};
-use super::wormhole_torus::{WormholeParams, WormholePrediction};
-use super::ModelError;
 use crate::config::{HwConfig, Routing, SwitchingConfig};
+use crate::model::circuit::{MAX_ITERATIONS, TOLERANCE};
+use crate::model::wormhole_torus::{WormholeParams, WormholePrediction};
+use crate::model::ModelError;
 
 /// The parameters of a wormhole k×k torus with dimension-order routing (even k).
 pub fn params(cfg: &HwConfig) -> Result<WormholeParams, ModelError> {

@@ -15,7 +15,7 @@
 //! their "buffer" is the message in memory, so it holds all flits of the message at
 //! once.
 
-use super::Layout;
+use crate::router::Layout;
 use crate::routing::Route;
 use crate::types::{Cycle, MsgId, NodeId};
 

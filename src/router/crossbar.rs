@@ -38,9 +38,9 @@
 //! past a wasted grant (the switch allocator cannot tell), the input's VC pointer does
 //! not (BookSim moves its per-input VC offset only when a flit is sent).
 
-use super::buffers::{InputBuffers, OutputVcs};
-use super::Layout;
 use crate::config::Arbiter;
+use crate::router::buffers::{InputBuffers, OutputVcs};
+use crate::router::Layout;
 use crate::routing::selection::BitIter;
 use crate::types::Cycle;
 

@@ -14,11 +14,11 @@
 //! (BookSim's `spec_check_elig` and `spec_check_cred`, on by default), bidding for the
 //! VC they would have been given.
 
-use super::buffers::{InputBuffers, OutputVcs, VcState};
-use super::crossbar::SpecRequests;
-use super::Layout;
 use crate::config::{Arbiter, Selection};
 use crate::rng::NodeRng;
+use crate::router::buffers::{InputBuffers, OutputVcs, VcState};
+use crate::router::crossbar::SpecRequests;
+use crate::router::Layout;
 use crate::routing::selection::{select, BitIter, VcRequest};
 use crate::types::Cycle;
 

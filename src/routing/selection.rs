@@ -11,9 +11,9 @@
 //! - `MostCredits`: the port with the most free credits summed over all its VCs (the
 //!   least congested downstream buffers); ties go to the lowest port.
 
-use super::{Route, VcMask};
 use crate::config::Selection;
 use crate::rng::{below, NodeRng};
+use crate::routing::{Route, VcMask};
 use crate::types::PortId;
 
 /// A header's request to one output port: the allocator grants the lowest free VC of

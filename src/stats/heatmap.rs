@@ -16,8 +16,8 @@
 //! by hand rather than through plotters (`stats::plot`), because it needs arcs, stubs
 //! and a gradient that plotters' chart API does not draw.
 
-use super::observe::{LinkRow, LinkTotals};
 use crate::error::{Error, Result};
+use crate::stats::observe::{LinkRow, LinkTotals};
 use crate::topology::Topology;
 use std::fmt::Write;
 use std::str::FromStr;

@@ -35,10 +35,10 @@ pub struct LatencyHistograms {
 impl Default for LatencyHistograms {
     fn default() -> Self {
         LatencyHistograms {
-            total: super::histogram(),
+            total: crate::stats::histogram(),
             shift: 0,
-            source_queue: super::histogram(),
-            network: super::histogram(),
+            source_queue: crate::stats::histogram(),
+            network: crate::stats::histogram(),
             definition: LatencyDef::default(),
         }
     }

@@ -9,9 +9,9 @@
 //! file); the switching modes decide what a hop is (see docs/measurements.md). Its cost
 //! per message is bounded by issue 15 (docs/speed.md, "The per-message log's cost").
 
-use super::observe::{HopRec, NO_HOP};
-use super::Delivery;
 use crate::config::{LatencyDef, LatencyFrom, LatencyTo};
+use crate::stats::observe::{HopRec, NO_HOP};
+use crate::stats::Delivery;
 use crate::topology::Topology;
 use crate::types::{Cycle, NodeId};
 

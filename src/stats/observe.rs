@@ -114,7 +114,7 @@ pub struct HopRec {
     /// The node.
     pub node: u32,
     /// The index of the message's hop before this one (in the vector it was recorded
-    /// in): the engine's link when it links hops ([`super::MsgStats::hop_after`]),
+    /// in): the engine's link when it links hops ([`crate::stats::MsgStats::hop_after`]),
     /// else the log's own, made when it groups hops; [`NO_HOP`] ends the list. Not part
     /// of the hop's value (equality ignores it; not sent between ranks).
     #[serde(skip, default = "no_hop")]
@@ -510,7 +510,7 @@ pub fn link_rows(reps: &[&RepObs], which: &[usize]) -> Vec<LinkRow> {
                 row.blocking += x.blocking;
                 util.push(x.busy as f64 / o.capacity.max(1.0));
             }
-            let (m, ci) = super::ci::mean_ci(&util);
+            let (m, ci) = crate::stats::ci::mean_ci(&util);
             row.utilization = m;
             row.utilization_ci95 = ci.filter(|x| x.is_finite());
             row.blocking_per_header =

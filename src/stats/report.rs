@@ -735,16 +735,16 @@ pub struct Report {
     /// Per-link measurements (`experiment.observe.per_link`; docs/measurements.md): the
     /// busiest `max_links` links, in node order.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub links: Option<Vec<super::observe::LinkRow>>,
+    pub links: Option<Vec<crate::stats::observe::LinkRow>>,
     /// Totals over every link, which `links` adds up to.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub link_totals: Option<super::observe::LinkTotals>,
+    pub link_totals: Option<crate::stats::observe::LinkTotals>,
     /// Per-router measurements (`experiment.observe.per_link`): controller and buffers.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub routers: Option<Vec<super::observe::RouterRow>>,
+    pub routers: Option<Vec<crate::stats::observe::RouterRow>>,
     /// The time series (`experiment.observe.interval`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub series: Option<Vec<super::observe::SeriesRow>>,
+    pub series: Option<Vec<crate::stats::observe::SeriesRow>>,
 }
 
 fn num(x: Option<f64>) -> String {

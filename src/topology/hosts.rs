@@ -32,9 +32,9 @@
 //! other. A route names a chain of linked switches from the source's switch to the
 //! destination's.
 
-use super::torus::Torus;
-use super::Grid;
 use crate::error::{Error, Result};
+use crate::topology::torus::Torus;
+use crate::topology::Grid;
 use std::collections::{HashMap, VecDeque};
 
 /// The three kinds of link paper 002 names (by the direction a worm crosses them).

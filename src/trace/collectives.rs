@@ -24,8 +24,8 @@
 //! be checked for what they compute, not only for who talks to whom: see [`Blocks`] for
 //! each collective's block numbering. The caller needs only `peer` and `bytes`.
 //!
-//! Not here: decoding DUMPI records ([`super::dumpi`]), matching MPI calls and building
-//! message dependencies ([`super::mpi`]), replaying (`engine::replay`). Communicators are
+//! Not here: decoding DUMPI records ([`crate::trace::dumpi`]), matching MPI calls and building
+//! message dependencies ([`crate::trace::mpi`]), replaying (`engine::replay`). Communicators are
 //! given by their size only; mapping communicator ranks to nodes is the caller's job.
 
 use crate::error::{Error, Result};

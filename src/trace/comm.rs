@@ -23,10 +23,10 @@
 //! groups, and communicators whose constructor some member never calls (a partial
 //! trace). Cart_create and Graph_create are taken not to renumber ranks.
 //!
-//! Not here: decoding records ([`super::dumpi`]), matching messages ([`super::mpi`]).
+//! Not here: decoding records ([`crate::trace::dumpi`]), matching messages ([`crate::trace::mpi`]).
 
-use super::dumpi::{Args, Call, DumpiFile, SetOp};
 use crate::error::{Error, Result};
+use crate::trace::dumpi::{Args, Call, DumpiFile, SetOp};
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -480,7 +480,7 @@ impl RankLog {
             }
             // MPI_Comm_disconnect frees its communicator like MPI_Comm_free.
             Args::NoTraffic { ref fields, .. } if call.label == 132 => {
-                if let [super::dumpi::Field::Handle(h)] = fields[..] {
+                if let [crate::trace::dumpi::Field::Handle(h)] = fields[..] {
                     self.free_comm(index, call, h)?;
                 }
             }
@@ -559,9 +559,9 @@ impl CommTable {
     }
 
     /// Reads the DUMPI trace `path` names (its `.meta` or a rank file, as
-    /// [`super::mpi::rank_files`]) and resolves its communicators.
+    /// [`crate::trace::mpi::rank_files`]) and resolves its communicators.
     pub fn load(path: &Path) -> Result<Self> {
-        let (_, files) = super::mpi::rank_files(path)?;
+        let (_, files) = crate::trace::mpi::rank_files(path)?;
         let mut b = CommBuilder::new(files.iter().map(|f| f.display().to_string()).collect());
         for (r, f) in files.iter().enumerate() {
             let mut file = DumpiFile::open(f)?;

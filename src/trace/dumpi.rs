@@ -9,7 +9,7 @@
 //! older than 0.6.9), and returns each call as [`Args`]:
 //!
 //! - typed variants for what a network replay and the communicator resolver
-//!   ([`super::comm`]) need: point-to-point calls, persistent requests and every way of
+//!   ([`crate::trace::comm`]) need: point-to-point calls, persistent requests and every way of
 //!   completing a request, all collectives DUMPI records, communicator, group and
 //!   topology constructors;
 //! - [`Args::NoTraffic`] with the decoded values for bookkeeping calls (datatypes, ops,
@@ -24,8 +24,8 @@
 //! non-blocking collectives of MPI-3 (MPI_Ibarrier, …), MPI_Reduce_scatter_block,
 //! MPI_Comm_split_type or neighbourhood collectives: sst-dumpi does not record them.
 //!
-//! Not here: which world ranks a communicator holds ([`super::comm`]); turning the calls
-//! of all ranks into messages ([`super::mpi`]).
+//! Not here: which world ranks a communicator holds ([`crate::trace::comm`]); turning the calls
+//! of all ranks into messages ([`crate::trace::mpi`]).
 
 use crate::error::{Error, Result};
 use std::path::Path;

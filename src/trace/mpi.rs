@@ -1,4 +1,4 @@
-//! An MPI trace as network messages: the rank files of a DUMPI trace ([`super::dumpi`])
+//! An MPI trace as network messages: the rank files of a DUMPI trace ([`crate::trace::dumpi`])
 //! merged into one message stream with dependencies (../shared/traces/FORMATS.md §3.4;
 //! docs/dumpi.md, "Messages" and "Dependencies").
 //!
@@ -7,7 +7,7 @@
 //!   count × size(datatype) bytes (sizes from the rank's file) from the rank to `dest`, at
 //!   the wall-clock time the call was entered, in nanoseconds after the earliest such
 //!   time of any rank. Peers are ranks of the call's communicator, mapped to world ranks
-//!   by [`super::comm`]. Sends to and receives from MPI_PROC_NULL (-2) carry nothing and
+//!   by [`crate::trace::comm`]. Sends to and receives from MPI_PROC_NULL (-2) carry nothing and
 //!   are dropped; any other negative peer (but a receive's MPI_ANY_SOURCE, -1) is refused.
 //! - Receives are matched to sends the way MPI does, per communicator: a rank's receives
 //!   in the order it posted them, each taking the first not yet matched send from its
@@ -23,9 +23,9 @@
 //!   unmatched send it matches without taking it. The rank's first send after that
 //!   completion depends on the received (or probed) message, and every send is the
 //!   program-order successor of the rank's previous one (a rank held up stays held up:
-//!   see [`super::TraceMsg::successor`]).
+//!   see [`crate::trace::TraceMsg::successor`]).
 //! - Collectives ([`Collectives::Expand`], the default) become point-to-point transfers
-//!   by [`super::collectives`]' MPICH algorithms: the n-th collective call of each member
+//!   by [`crate::trace::collectives`]' MPICH algorithms: the n-th collective call of each member
 //!   on one communicator is one instance (members must agree on the kind and the root);
 //!   its transfers match only each other (a context of their own, as MPI's collective
 //!   context). A rank's send of step k waits for its receives of steps < k, the first
@@ -50,12 +50,12 @@
 //! Not here: decoding the records (`dumpi`), resolving communicators (`comm`), the
 //! collectives' algorithms (`collectives`), replaying (`engine::replay`).
 
-use super::collectives::{Choices, Collective, Op, Plan, Sizes, Step, Tuning};
-use super::comm::{CommBuilder, CommId, CommTable, COMM_WORLD};
-use super::dumpi::{call_name, Args, Call, CallClass, DumpiFile};
-use super::program::{ProgMsg, ProgRecv, Program, RankBuilder, RankProgram, Req, SendMode};
-use super::{SizeUnit, TraceMsg, TraceSource};
 use crate::error::{Error, Result};
+use crate::trace::collectives::{Choices, Collective, Op, Plan, Sizes, Step, Tuning};
+use crate::trace::comm::{CommBuilder, CommId, CommTable, COMM_WORLD};
+use crate::trace::dumpi::{call_name, Args, Call, CallClass, DumpiFile};
+use crate::trace::program::{ProgMsg, ProgRecv, Program, RankBuilder, RankProgram, Req, SendMode};
+use crate::trace::{SizeUnit, TraceMsg, TraceSource};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 use std::path::{Path, PathBuf};
@@ -759,7 +759,7 @@ enum Persistent {
 }
 
 /// Decodes one rank's file into its sends and receives, and its program (see
-/// [`super::program`]).
+/// [`crate::trace::program`]).
 fn read_rank(
     path: &Path,
     rank: u32,

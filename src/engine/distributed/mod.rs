@@ -32,18 +32,18 @@ pub mod local;
 pub mod mpi;
 pub(crate) mod wire;
 
-use super::experiment::{reduce_parts, PartResult, Replication, RunEnd};
-use super::network::Network;
+use crate::engine::experiment::{reduce_parts, PartResult, Replication, RunEnd};
+use crate::engine::network::Network;
 
-use super::parallel::{
+use crate::config::validate::validate;
+use crate::config::HwConfig;
+use crate::engine::parallel::{
     join_partitions, lock, mailboxes, partitions_for, CycleBarrier, FailOnPanic, Failed, Mail,
     SpinBarrier,
 };
-use super::partitioner::{place, ranges};
-use super::sim::{Decision, Simulation, Stop, Summary};
-use super::waits::{has_cycle, WaitEdge};
-use crate::config::validate::validate;
-use crate::config::HwConfig;
+use crate::engine::partitioner::{place, ranges};
+use crate::engine::sim::{Decision, Simulation, Stop, Summary};
+use crate::engine::waits::{has_cycle, WaitEdge};
 use crate::error::{Error, Result};
 use crate::types::Cycle;
 use std::cell::RefCell;

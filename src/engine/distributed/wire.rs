@@ -5,7 +5,7 @@
 //! exchange; the outbox vectors are swapped, not copied, so a stretch allocates nothing
 //! per event.
 
-use super::{stalled, Shared, Transport};
+use crate::engine::distributed::{stalled, Shared, Transport};
 use crate::engine::network::Network;
 use crate::engine::parallel::{lock, CycleBarrier};
 use crate::engine::partition::PartOut;

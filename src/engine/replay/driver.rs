@@ -33,10 +33,10 @@
 //! Not here: reading the trace (the leader partition does, `lockstep`), stepping the
 //! routers (`engine::sim`).
 
-use super::{
+use crate::engine::network::Network;
+use crate::engine::replay::{
     flits_of, scale, RankRow, ReplayMode, ReplayOptions, ReplayRecord, ReplaySummary, MAX_GAP,
 };
-use crate::engine::network::Network;
 use crate::engine::sim::Simulation;
 use crate::error::{Error, Result};
 use crate::stats::{histogram, Delivery};
@@ -863,7 +863,7 @@ impl Driver {
             })
             .map(row);
         let ends: Vec<Cycle> = all.iter().map(|r| r.1.last_delivery).collect();
-        let keep = super::latest(&ends, self.opts.max_ranks);
+        let keep = crate::engine::replay::latest(&ends, self.opts.max_ranks);
         ReplaySummary {
             mode: self.opts.mode,
             partitions,

@@ -9,10 +9,10 @@
 //! Not here: the synthetic runs' exchange (`distributed::wire`), the messages read
 //! (every rank reads the trace itself).
 
-use super::lockstep::{lock_read, lock_write, BookPost, Shared};
 use crate::engine::distributed::wire::{self, MailOwned, MailRef};
 use crate::engine::network::Network;
 use crate::engine::parallel::lock;
+use crate::engine::replay::lockstep::{lock_read, lock_write, BookPost, Shared};
 use crate::stats::Delivery;
 use crate::types::Cycle;
 use serde::{Deserialize, Serialize};

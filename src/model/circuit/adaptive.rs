@@ -4,7 +4,9 @@
 //! the source backs off. The flow analysis of the set-up's state diagram gives the visits
 //! per message to every state.
 
-use super::{conflict, rel_change, CircuitParams, CircuitPrediction, MAX_ITERATIONS, TOLERANCE};
+use crate::model::circuit::{
+    conflict, rel_change, CircuitParams, CircuitPrediction, MAX_ITERATIONS, TOLERANCE,
+};
 use crate::model::mg1::Moments;
 use crate::model::ModelError;
 

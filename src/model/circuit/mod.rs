@@ -82,10 +82,10 @@ pub use adaptive::{adaptive, adaptive_flows, adaptive_n_abort, AdaptiveFlows};
 pub use drop::{drop, drop_with, Further};
 pub use hold::hold;
 
-use super::mg1::{pk_wait, Moments};
-use super::ModelError;
 use crate::config::validate::validate;
 use crate::config::{AckDelay, ConflictStrategy, Duplex, HwConfig, SwitchingConfig};
+use crate::model::mg1::{pk_wait, Moments};
+use crate::model::ModelError;
 use crate::topology::Topology;
 use crate::traffic::length::LengthDist;
 use crate::types::NodeId;

@@ -53,8 +53,8 @@ pub mod link;
 pub mod paths;
 mod prediction;
 
-use super::ModelError;
 use crate::config::{HwConfig, OnReset, PatternConfig, SwitchingConfig};
+use crate::model::ModelError;
 use crate::topology::hosts::{HostNetwork, LinkClass};
 use crate::topology::Topology;
 use crate::traffic::length::LengthDist;

@@ -8,7 +8,7 @@
 //! crosses before the link that times it out counts twice (head forward, reset back),
 //! e^(−2sτ) inside the product, as eq. (6) and Fig. 5 say.
 
-use super::super::ModelError;
+use crate::model::ModelError;
 use crate::topology::hosts::{HostNetwork, LinkClass};
 
 /// Raw moments E\[X\], E\[X²\], E\[X³\] of a non-negative random variable.

@@ -4,11 +4,11 @@
 //! held link ends → their holders. The description of a cycle and the invariant check
 //! work on a whole network stepped as one partition.
 
-use super::links::{FREE, NONE};
-use super::measure::Phase;
-use super::CircuitNet;
 use crate::config::ConflictStrategy;
 use crate::engine::waits::WaitEdge;
+use crate::switching::circuit::links::{FREE, NONE};
+use crate::switching::circuit::measure::Phase;
+use crate::switching::circuit::CircuitNet;
 use crate::types::PortId;
 use std::collections::HashMap;
 

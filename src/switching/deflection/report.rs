@@ -3,13 +3,13 @@
 //! intervals over replications, and the distributions (path lengths, lane occupancies)
 //! from all replications together.
 
-use super::measure::DeflectionStats;
-use super::DeflectionMeasures;
 use crate::config::SwitchingConfig;
 use crate::engine::experiment::RepResult;
 use crate::engine::network::{ModeContext, ModeMeasures};
 use crate::stats::ci::mean_ci;
 use crate::stats::report::{Deflection, ModeReport, PathLengths};
+use crate::switching::deflection::measure::DeflectionStats;
+use crate::switching::deflection::DeflectionMeasures;
 use crate::traffic::length::LengthDist;
 
 impl ModeMeasures for DeflectionMeasures {

@@ -6,8 +6,6 @@
 //! split into host-queue wait and network time; the maximum throughput when the hosts
 //! were saturated sources.
 
-use super::measure::{LinkCounters, Moments3, TimeoutStats};
-use super::TimeoutMeasures;
 use crate::config::{ArrivalProcess, SwitchingConfig};
 use crate::engine::experiment::RepResult;
 use crate::engine::network::{ModeContext, ModeMeasures};
@@ -18,6 +16,8 @@ use crate::stats::report::{
     ClassSplit, Distribution, ModeReport, Occupancy, Timeout, TimeoutLink, WatchedLink,
     MAX_LINK_ROWS,
 };
+use crate::switching::timeout::measure::{LinkCounters, Moments3, TimeoutStats};
+use crate::switching::timeout::TimeoutMeasures;
 use crate::topology::Topology;
 use hdrhistogram::Histogram;
 

@@ -8,10 +8,10 @@
 //!   holds it);
 //! - every live flit is somewhere: injection engines + buffers + links.
 
-use super::WormholeNet;
 use crate::engine::sim::Simulation;
 use crate::router::buffers::VcState;
 use crate::router::link::LinkEvent;
+use crate::switching::wormhole::WormholeNet;
 use crate::types::{NodeId, PortId};
 use std::collections::HashMap;
 

@@ -4,10 +4,10 @@
 //! wait-for graph is searched for a cycle, which is the deadlock; if there is none (the
 //! network is only very slow), the longest waits are listed instead.
 
-use super::WormholeNet;
 use crate::engine::sim::Simulation;
 use crate::router::buffers::VcState;
 use crate::routing::selection::BitIter;
+use crate::switching::wormhole::WormholeNet;
 use crate::types::{NodeId, PortId};
 use std::collections::HashMap;
 use std::fmt::Write;

@@ -31,16 +31,16 @@ mod plan;
 mod ranks;
 mod step;
 
-use super::{RankRow, ReplayMode, ReplayOptions, ReplayRecord, ReplaySummary};
 use crate::engine::experiment::{Extras, PartResult, RunEnd};
 use crate::engine::network::Network;
+use crate::engine::replay::{RankRow, ReplayMode, ReplayOptions, ReplayRecord, ReplaySummary};
 use crate::error::{Error, Result};
 use crate::stats::histogram;
 use crate::stats::msglog::RepLog;
 use crate::trace::program::{Program, RankProgram};
 use crate::types::Cycle;
-use plan::NetPlan;
 use plan::scale_ns;
+use plan::NetPlan;
 use ranks::{PartAcc, Ranks, SrcAcc};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -239,14 +239,14 @@ pub struct Application {
     pub ranks: Vec<RankOut>,
 }
 
-/// Replays `prog` elastically (the rest as [`super::replay_observed`]).
+/// Replays `prog` elastically (the rest as [`crate::engine::replay::replay_observed`]).
 pub(super) fn replay<N: Network + Send>(
-    setup: super::Setup<N>,
+    setup: crate::engine::replay::Setup<N>,
     prog: Program,
     opts: &ReplayOptions,
     each: &mut dyn FnMut(&ReplayRecord) -> Result<()>,
 ) -> Result<(ReplaySummary, Extras)> {
-    let super::Setup {
+    let crate::engine::replay::Setup {
         cfg,
         mut sims,
         rs,
@@ -293,7 +293,7 @@ pub(super) fn replay<N: Network + Send>(
     }
     let flit_bytes = opts.flit_bytes;
     let mut plan = NetPlan::new(&prog, node_of, nodes, e, |b| {
-        super::flits_of(b, crate::trace::SizeUnit::Bytes, flit_bytes)
+        crate::engine::replay::flits_of(b, crate::trace::SizeUnit::Bytes, flit_bytes)
     })?;
     if transport.is_some() {
         // Which messages may cross between processes, so that they exchange only when
@@ -329,7 +329,7 @@ pub(super) fn replay<N: Network + Send>(
             )
         })
         .collect();
-    let split = super::lockstep::Split {
+    let split = crate::engine::replay::lockstep::Split {
         parts: rs.len(),
         owned,
         rank,
@@ -374,7 +374,8 @@ pub(super) fn replay<N: Network + Send>(
     for r in &records {
         each(r)?;
     }
-    let mut extras = super::observed::<N>(&cfg, &mut parts, &end, (nodes, ends.len()), &mut sum);
+    let mut extras =
+        crate::engine::replay::observed::<N>(&cfg, &mut parts, &end, (nodes, ends.len()), &mut sum);
     if obs.message_log {
         let hops = parts
             .iter_mut()
@@ -475,12 +476,12 @@ fn summarise(
         .cloned();
     let rank_count = rows.len();
     let ends: Vec<Cycle> = rows.iter().map(|r| r.last_delivery).collect();
-    let rows: Vec<RankRow> = super::latest(&ends, opts.max_ranks)
+    let rows: Vec<RankRow> = crate::engine::replay::latest(&ends, opts.max_ranks)
         .into_iter()
         .map(|i| rows[i].clone())
         .collect();
     let finishes: Vec<Cycle> = ranks.iter().map(|r| r.finish).collect();
-    let app_ranks: Vec<RankOut> = super::latest(&finishes, opts.max_ranks)
+    let app_ranks: Vec<RankOut> = crate::engine::replay::latest(&finishes, opts.max_ranks)
         .into_iter()
         .map(|i| ranks[i].clone())
         .collect();

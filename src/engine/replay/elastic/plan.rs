@@ -7,7 +7,7 @@
 //!
 //! Not here: running the programs (`ranks`), stepping (`step`).
 
-use super::ElasticOptions;
+use crate::engine::replay::elastic::ElasticOptions;
 use crate::error::{Error, Result};
 use crate::topology::Topology;
 use crate::trace::program::{Op, Program, SendMode};

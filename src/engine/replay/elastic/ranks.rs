@@ -19,9 +19,9 @@
 //!
 //! Not here: the protocols' numbering (`plan`), stepping (`step`).
 
-use super::plan::{scale_ns, Kind, NetPlan, Proto};
-use super::{Critical, ElasticOptions, RankOut};
 use crate::engine::network::Network;
+use crate::engine::replay::elastic::plan::{scale_ns, Kind, NetPlan, Proto};
+use crate::engine::replay::elastic::{Critical, ElasticOptions, RankOut};
 use crate::engine::replay::ReplayRecord;
 use crate::engine::sim::Simulation;
 use crate::stats::{hist_serde, histogram, Delivery};
@@ -809,4 +809,3 @@ fn critical(
         released: at,
     }
 }
-

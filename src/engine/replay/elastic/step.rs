@@ -17,10 +17,10 @@
 //!
 //! Not here: the programs (`ranks`), the replicated replays' loop (`lockstep`).
 
-use super::plan::{NetPlan, Proto};
-use super::ranks::{PartAcc, Ranks, Stuck};
 use crate::engine::network::Network;
 use crate::engine::parallel::FailOnPanic;
+use crate::engine::replay::elastic::plan::{NetPlan, Proto};
+use crate::engine::replay::elastic::ranks::{PartAcc, Ranks, Stuck};
 use crate::engine::replay::exchange::Exchanger;
 use crate::engine::replay::lockstep::{lock_read, lock_write, BookPost, Buffers, Shared, Split};
 use crate::engine::replay::ReplayOptions;
