@@ -10,9 +10,9 @@ use routemu::config::{
 };
 use routemu::engine::experiment::run_experiment;
 use routemu::engine::sim::{Simulation, Stop};
+use routemu::foundation::types::NodeId;
 use routemu::switching::circuit::{zero_load_latency, CircuitNet};
 use routemu::topology::Topology;
-use routemu::types::NodeId;
 use serde_json::Value;
 
 fn quiet(mut cfg: HwConfig) -> HwConfig {

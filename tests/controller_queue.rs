@@ -10,9 +10,9 @@ mod common;
 
 use routemu::config::Measure;
 use routemu::engine::experiment::run_experiment;
-use routemu::rng::{exponential, stream};
+use routemu::foundation::rng::{exponential, stream};
+use routemu::foundation::types::Cycle;
 use routemu::router::controller::{Controllers, CtrlRequest};
-use routemu::types::Cycle;
 use serde_json::Value;
 
 /// Feeds `n` Poisson arrivals of rate `lambda` per cycle to a one-server controller with

@@ -12,9 +12,9 @@ use routemu::config::overrides::apply_overrides;
 use routemu::config::{HwConfig, Measure};
 use routemu::engine::experiment::run_experiment;
 use routemu::engine::sim::Simulation;
+use routemu::foundation::types::{NodeId, PortId};
 use routemu::switching::deflection::{zero_load_latency, DeflectionNet};
 use routemu::topology::Topology;
-use routemu::types::{NodeId, PortId};
 use std::collections::HashMap;
 
 /// The 6×6 preset changed by `sets`, with a constant retry delay and no synthetic traffic
@@ -369,7 +369,7 @@ fn machines_the_mode_cannot_run_are_refused_with_the_reason() {
     let bad = |sets: &[&str], want: &str| {
         let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
         let cfg = apply_overrides(&common::preset("deflection-ms.ron"), &sets).unwrap();
-        let e = routemu::config::validate::validate(&cfg)
+        let e = routemu::engine::machine::validate(&cfg)
             .err()
             .unwrap_or_else(|| panic!("{sets:?} accepted"))
             .to_string();

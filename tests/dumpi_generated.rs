@@ -903,10 +903,10 @@ mod elastic {
     use routemu::config::HwConfig;
     use routemu::engine::replay::elastic::{Application, ElasticOptions, Overhead};
     use routemu::engine::replay::{ReplayRecord, ReplaySummary};
+    use routemu::foundation::types::NodeId;
     use routemu::switching::wormhole::zero_load_latency;
     use routemu::topology::Topology;
     use routemu::trace::program::{Op, Program, Req};
-    use routemu::types::NodeId;
     use std::path::Path;
 
     /// `preset` with `sets` applied.

@@ -857,7 +857,7 @@ impl Rank {
 }
 
 /// Replays `meta` elastically, 1 cycle a ns, with eager limit `eager`.
-fn elastic(meta: &Path, eager: u64) -> routemu::error::Result<ReplaySummary> {
+fn elastic(meta: &Path, eager: u64) -> routemu::foundation::error::Result<ReplaySummary> {
     let cfg = common::preset("wormhole-torus-dor.ron");
     let mut src = open(meta).unwrap();
     let opts = ReplayOptions {

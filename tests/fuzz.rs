@@ -19,10 +19,10 @@
 mod common;
 
 use routemu::config::load::parse_hw;
-use routemu::config::validate::validate;
 use routemu::config::{HwConfig, Measure, TopologyConfig};
+use routemu::engine::machine::validate;
 use routemu::engine::replay::{replay_machine, ReplayMode, ReplayOptions};
-use routemu::rng::{below, stream, unit, NodeRng};
+use routemu::foundation::rng::{below, stream, unit, NodeRng};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -637,7 +637,7 @@ fn hops_the_deflection_engine_links_give_the_text_the_logs_grouping_gives() {
         let mut grouped = extras.messages.clone();
         for r in &mut grouped {
             for d in &mut r.deliveries {
-                d.last_hop = routemu::stats::observe::NO_HOP;
+                d.last_hop = routemu::engine::probe::observe::NO_HOP;
             }
         }
         assert_eq!(text, msglog::render(&mut grouped, &topo, rule), "{name}");

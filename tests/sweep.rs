@@ -8,7 +8,7 @@
 mod common;
 
 use common::routemu;
-use routemu::stats::plot::csv::Table;
+use routemu::presentation::plot::csv::Table;
 use std::path::Path;
 use std::process::Output;
 

@@ -13,9 +13,9 @@ use routemu::config::overrides::apply_overrides;
 use routemu::config::HwConfig;
 use routemu::engine::experiment::run_experiment;
 use routemu::engine::sim::Simulation;
+use routemu::foundation::types::NodeId;
 use routemu::switching::timeout::{zero_load_latency, TimeoutNet};
 use routemu::topology::Topology;
-use routemu::types::NodeId;
 
 fn preset(sets: &[&str]) -> HwConfig {
     let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();

@@ -5,9 +5,9 @@
 mod common;
 
 use routemu::engine::sim::Simulation;
+use routemu::foundation::types::NodeId;
 use routemu::switching::wormhole::{zero_load_latency, WormholeNet};
 use routemu::topology::Topology;
-use routemu::types::NodeId;
 
 fn quiet(mut cfg: routemu::config::HwConfig) -> routemu::config::HwConfig {
     // A workload whose first message comes long after the test is over.

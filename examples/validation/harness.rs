@@ -11,7 +11,7 @@ use routemu::config::overrides::apply_overrides;
 use routemu::config::HwConfig;
 use routemu::engine::sweep::{run_point_with_report, Point};
 use routemu::model::circuit::PathForm;
-use routemu::stats::plot::{svg, Figure, Series};
+use routemu::presentation::plot::{svg, Figure, Series};
 use routemu::stats::report::Report;
 use std::fmt::Write;
 use std::path::Path;

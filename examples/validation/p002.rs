@@ -20,7 +20,7 @@ use routemu::engine::experiment::run_experiment;
 use routemu::model::mg1::{mm1_finite_source, mm1_finite_source_ratio};
 use routemu::model::wormhole_timeout::link::{reneging_link, Denominator, Matching};
 use routemu::model::wormhole_timeout::{max_throughput, predict, TimeoutParams};
-use routemu::stats::plot::{Figure, Series};
+use routemu::presentation::plot::{Figure, Series};
 use routemu::stats::report::{Distribution, Timeout};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;

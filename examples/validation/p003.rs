@@ -13,7 +13,7 @@ use routemu::config::overrides::apply_overrides;
 use routemu::config::{HwConfig, Measure};
 use routemu::engine::experiment::run_experiment;
 use routemu::model::deflection_ms::{mean_path, predict, DeflectionParams, DeflectionPrediction};
-use routemu::stats::plot::{Figure, Series};
+use routemu::presentation::plot::{Figure, Series};
 use routemu::stats::report::Deflection;
 use routemu::topology::manhattan::ManhattanStreet;
 use std::collections::HashMap;

@@ -15,9 +15,9 @@ use crate::engine::parallel::{
     build_partitions, step_partitioned, CycleBarrier, SpinBarrier, StdBarrier,
 };
 use crate::engine::sim::Simulation;
-use crate::error::Result;
+use crate::foundation::error::Result;
+use crate::foundation::types::Cycle;
 use crate::switching::{with_mode, WithMode};
-use crate::types::Cycle;
 use std::time::Instant;
 
 /// A benchmark scenario.
@@ -99,7 +99,7 @@ pub fn timeout_scenarios(scale: f64) -> Result<Vec<Scenario>> {
 fn deflection_at(k: u32, fraction_of_bound: f64, mean: f64) -> Result<HwConfig> {
     let mut cfg = parse_hw(DEFLECTION, "hw/deflection-ms.ron")?;
     cfg.topology = crate::config::TopologyConfig::ManhattanStreet { k };
-    let d0 = crate::config::validate::validate(&cfg)?
+    let d0 = crate::engine::machine::validate(&cfg)?
         .topology
         .mean_distance();
     let per_lane = fraction_of_bound * 2.0 / d0;
@@ -335,13 +335,14 @@ pub struct ObserveResult {
 /// measurements feed when they are on (public for `examples/observe_cost.rs`, which
 /// counts its instructions under callgrind).
 pub fn time_experiment(cfg: &HwConfig) -> Result<(f64, u64)> {
-    use crate::stats::{heatmap, msglog};
+    use crate::presentation::heatmap;
+    use crate::stats::msglog;
     let start = Instant::now();
     let (report, mut extras) =
         crate::engine::experiment::run_experiment_observed(cfg, &mut |_, _| {})?;
     // Every variant writes its JSON report, as `routemu run --json` does.
-    let json =
-        serde_json::to_string(&report).map_err(|e| crate::error::Error::Arg(e.to_string()))?;
+    let json = serde_json::to_string(&report)
+        .map_err(|e| crate::foundation::error::Error::Arg(e.to_string()))?;
     std::hint::black_box(json);
     let o = cfg.experiment.observe;
     let topo = crate::topology::Topology::from_config(&cfg.topology)?;
@@ -382,7 +383,7 @@ pub fn time_experiment(cfg: &HwConfig) -> Result<(f64, u64)> {
 
 /// Runs an observe scenario `repeats` times each way, in turn.
 pub fn run_observe(s: &Scenario, repeats: usize) -> Result<ObserveResult> {
-    let nodes = crate::config::validate::validate(&s.cfg)?.topology.nodes();
+    let nodes = crate::engine::machine::validate(&s.cfg)?.topology.nodes();
     let mut on_cfg = s.cfg.clone();
     let o = &mut on_cfg.experiment.observe;
     o.per_link = true;
@@ -517,7 +518,7 @@ fn time_parts<N: Network + Send, B: CycleBarrier>(
     // Nothing may stop the run early: no window end, no saturation, no watchdog.
     let e = &mut cfg.experiment;
     e.warmup = 0;
-    e.measure = Measure::Cycles(crate::limits::MAX_RUN_CYCLES);
+    e.measure = Measure::Cycles(crate::foundation::limits::MAX_RUN_CYCLES);
     e.saturation_backlog = 1e15;
     e.deadlock_cycles = u64::MAX / 4;
     let before = alloc::live_bytes();
@@ -568,7 +569,7 @@ fn scenario_parts(s: &PartScenario, threads: usize) -> Result<usize> {
 /// Runs a partitioned scenario: one thread, then `threads` with each barrier (best of
 /// `repeats` each).
 pub fn run_parts(s: &PartScenario, threads: usize, repeats: usize) -> Result<PartResult> {
-    let nodes = crate::config::validate::validate(&s.cfg)?.topology.nodes();
+    let nodes = crate::engine::machine::validate(&s.cfg)?.topology.nodes();
     let parts = scenario_parts(s, threads)?;
     let best = |parts: usize, spin: bool| -> Result<(f64, Option<usize>)> {
         let mut b = (f64::MAX, None);
@@ -642,7 +643,7 @@ pub fn run_busy(
         // Let the kernel's run queue (read by `free_cores`) see the hogs.
         std::thread::sleep(std::time::Duration::from_millis(50));
         let result = (|| {
-            let nodes = crate::config::validate::validate(&s.cfg)?.topology.nodes();
+            let nodes = crate::engine::machine::validate(&s.cfg)?.topology.nodes();
             let parts = scenario_parts(s, threads)?;
             let best = |barrier: &dyn Fn() -> SpinBarrier| -> Result<f64> {
                 let mut b = f64::MAX;
@@ -703,7 +704,7 @@ pub fn run_ranked(
     repeats: usize,
 ) -> Result<RankedResult> {
     use crate::engine::distributed::without_transport;
-    let nodes = crate::config::validate::validate(&s.cfg)?.topology.nodes();
+    let nodes = crate::engine::machine::validate(&s.cfg)?.topology.nodes();
     let ranks = t.ranks();
     let mut cfg = s.cfg.clone();
     let e = &mut cfg.experiment;

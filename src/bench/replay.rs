@@ -4,7 +4,7 @@
 
 use crate::config::load::parse_hw;
 use crate::engine::replay::{replay, ReplayMode, ReplayOptions};
-use crate::error::Result;
+use crate::foundation::error::Result;
 use crate::switching::wormhole::WormholeNet;
 use crate::trace::text::TextReader;
 use std::fmt::Write;

@@ -36,8 +36,8 @@ impl BenchArgs {
 }
 
 /// Runs the benchmark and prints a table.
-pub fn bench(a: &BenchArgs) -> crate::error::Result<i32> {
-    let bad = |m: String| Err(crate::error::Error::Arg(m));
+pub fn bench(a: &BenchArgs) -> crate::foundation::error::Result<i32> {
+    let bad = |m: String| Err(crate::foundation::error::Error::Arg(m));
     // Bounded so a typo cannot ask for centuries of stepping (the scenarios' cycle
     // counts are multiplied by the scale) or for a run on no thread.
     if !(a.scale > 0.0 && a.scale <= MAX_SCALE) {
@@ -232,7 +232,7 @@ pub fn bench(a: &BenchArgs) -> crate::error::Result<i32> {
 fn ranked(
     a: &BenchArgs,
     t: &dyn crate::engine::distributed::Transport,
-) -> crate::error::Result<i32> {
+) -> crate::foundation::error::Result<i32> {
     let threads = a.threads.max(1);
     let ranks = t.ranks();
     crate::outln!(
@@ -282,7 +282,7 @@ fn ranked(
 /// The partitioned scenarios that show a shared machine: as many busy threads as leave
 /// fewer free cores than `--threads`, then one thread, the adaptive barrier and a barrier
 /// that never parks.
-fn busy_machine(a: &BenchArgs) -> crate::error::Result<()> {
+fn busy_machine(a: &BenchArgs) -> crate::foundation::error::Result<()> {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let threads = a.threads.max(2);
     // Leave one core fewer than the partitions need: the case a shared machine gives.

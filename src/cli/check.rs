@@ -2,12 +2,12 @@
 
 use crate::config::load::load_hw;
 use crate::config::overrides::apply_overrides;
-use crate::config::validate::{validate, Machine};
 use crate::config::{
     ConflictStrategy, HwConfig, LinkArbiter, LinkRelease, Measure, OnReset, Routing,
     SwitchingConfig,
 };
-use crate::error::Result;
+use crate::engine::machine::{validate, Machine};
+use crate::foundation::error::Result;
 use crate::switching::circuit::zero_load_latency as circuit_zero_load;
 use crate::switching::wormhole::zero_load_latency;
 use std::fmt::Write;
@@ -18,7 +18,7 @@ pub fn check(file: &Path, set: &[String]) -> Result<i32> {
     let cfg = apply_overrides(&load_hw(file)?, set)?;
     // A machine that cannot be built here is not OK here: refused with the estimate and
     // the limit (unless --force), as `run` would refuse it.
-    crate::limits::enforce_memory(&cfg, &validate(&cfg)?)?;
+    crate::experiments::memory::enforce_memory(&cfg, &validate(&cfg)?)?;
     crate::cli::output::print(&explain(&cfg, &file.display().to_string())?)?;
     Ok(0)
 }
@@ -43,7 +43,7 @@ pub fn explain(cfg: &HwConfig, origin: &str) -> Result<String> {
         t.diameter(),
         t.mean_distance()
     );
-    let mem = crate::limits::memory_check(cfg, &m);
+    let mem = crate::experiments::memory::memory_check(cfg, &m);
     let _ = writeln!(
         s,
         "  memory: {}{}",
@@ -54,7 +54,11 @@ pub fn explain(cfg: &HwConfig, origin: &str) -> Result<String> {
             " — DOES NOT FIT (runs are refused without --force)"
         }
     );
-    let _ = writeln!(s, "  work: {}", crate::limits::work(cfg, &m).describe());
+    let _ = writeln!(
+        s,
+        "  work: {}",
+        crate::experiments::memory::work(cfg, &m).describe()
+    );
     let len = m.workload.length.mean();
     match cfg.switching {
         SwitchingConfig::Wormhole { .. } => explain_wormhole(cfg, &m, &mut s),

@@ -5,7 +5,7 @@ use crate::cli::output::{check_json_output, eprint, print, write_json};
 use crate::cli::predict::{model_outcome, PredictArgs};
 use crate::cli::run::emulate;
 use crate::cli::EXIT_DEADLOCK;
-use crate::error::Result;
+use crate::foundation::error::Result;
 use crate::model::circuit::{CircuitParams, PathForm};
 use crate::model::compare::{rows, table, Row};
 use crate::model::Prediction;

@@ -11,7 +11,7 @@
 use crate::cli::output;
 use crate::engine::distributed::mpi::{self, Started};
 use crate::engine::distributed::{with_transport, Transport};
-use crate::error::Error;
+use crate::foundation::error::Error;
 use std::sync::Arc;
 
 /// Runs the command line as one rank of an MPI run; returns the exit status.

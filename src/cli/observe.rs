@@ -8,8 +8,8 @@
 use crate::cli::output::{check_outputs, json_document, write_output, Output};
 use crate::config::HwConfig;
 use crate::engine::experiment::Extras;
-use crate::error::{Error, Result};
-use crate::stats::heatmap::{self, Quantity};
+use crate::foundation::error::{Error, Result};
+use crate::presentation::heatmap::{self, Quantity};
 use crate::stats::msglog::RepLog;
 use crate::stats::msglog::{self, LatencyRule};
 use crate::stats::observe::{self, SeriesRow};

@@ -7,7 +7,7 @@
 //! commit that wrote it and the command line, and `partial` when a signal cut it short.
 
 use crate::cli::interrupt::TempGuard;
-use crate::error::{Error, Result};
+use crate::foundation::error::{Error, Result};
 use serde::Serialize;
 use std::io::Write;
 use std::path::{Path, PathBuf};

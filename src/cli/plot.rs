@@ -5,11 +5,11 @@
 //! Not here: what is drawn from which column (`stats::plot::redraw`), drawing.
 
 use crate::cli::output::{check_outputs, write_bytes};
-use crate::error::{Error, Result};
-use crate::stats::plot::csv::Table;
-use crate::stats::plot::png::{encode, Format};
-use crate::stats::plot::redraw::{figures, Spec};
-use crate::stats::plot::Figure;
+use crate::foundation::error::{Error, Result};
+use crate::presentation::plot::csv::Table;
+use crate::presentation::plot::png::{encode, Format};
+use crate::presentation::plot::redraw::{figures, Spec};
+use crate::presentation::plot::Figure;
 use clap::Args;
 use std::io::Read;
 

@@ -10,7 +10,7 @@ use crate::engine::replay::{
     replay_machine, replay_machine_observed, NodeMap, Placement, RecordedLatency, ReplayMode,
     ReplayOptions, ReplayRecord, ReplaySummary, MAX_GAP,
 };
-use crate::error::{Error, Result};
+use crate::foundation::error::{Error, Result};
 use crate::topology::Topology;
 use crate::trace::collectives::{Choices, Tuning};
 use crate::trace::mpi::Collectives;

@@ -5,7 +5,7 @@ use crate::cli::output::{eprint, print, write_json};
 use crate::cli::{RunArgs, EXIT_DEADLOCK};
 use crate::config::{HwConfig, Measure};
 use crate::engine::experiment::{run_experiment_observed, Extras};
-use crate::error::Result;
+use crate::foundation::error::Result;
 use crate::stats::report::Report;
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -58,7 +58,7 @@ pub fn emulate_observed(cfg: &HwConfig) -> Result<(Report, Extras)> {
 pub fn run(args: &RunArgs) -> Result<i32> {
     let mut cfg = args.exp.config()?;
     args.observe.apply(&mut cfg)?;
-    let topo = crate::config::validate::validate(&cfg)?.topology;
+    let topo = crate::engine::machine::validate(&cfg)?.topology;
     args.observe.check(args.json.as_deref(), &topo)?;
     let (report, mut extras) = emulate_observed(&cfg)?;
     // Every file is rendered before any is written.

@@ -8,7 +8,7 @@ use crate::config::HwConfig;
 use crate::engine::saturation::{
     search, Criterion, FlitLoad, ProbeStop, Progress, SaturationOptions, SaturationResult,
 };
-use crate::error::{Error, Result};
+use crate::foundation::error::{Error, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;

@@ -18,11 +18,11 @@ use crate::engine::sweep::{
     resolve_quantity, run_point_with_report, run_points, share_jobs, Axis, Point, Quantity,
     TraceRun, REPLAY_AXES, TRACE_AXIS,
 };
-use crate::error::{Error, Result};
+use crate::foundation::error::{Error, Result};
 use crate::model::circuit::PathForm;
 use crate::model::compare::KEYS;
-use crate::stats::plot::csv::Table;
-use crate::stats::plot::redraw::{figures, Spec, FLAGS};
+use crate::presentation::plot::csv::Table;
+use crate::presentation::plot::redraw::{figures, Spec, FLAGS};
 use crate::trace::{open_with, OpenOptions};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -481,7 +481,7 @@ pub fn sweep(args: &SweepArgs) -> Result<i32> {
     let x = match &args.x {
         Some(p) => axes.iter().position(|a| a.path == *p).ok_or_else(|| {
             let valid: Vec<String> = axes.iter().map(|a| a.path.clone()).collect();
-            crate::stats::plot::redraw::unknown("--x axis (a swept path)", p, &valid)
+            crate::presentation::plot::redraw::unknown("--x axis (a swept path)", p, &valid)
         })?,
         None => 0,
     };
@@ -522,7 +522,7 @@ pub fn sweep(args: &SweepArgs) -> Result<i32> {
     let mut configs = Vec::with_capacity(points.len());
     for v in &points {
         let cfg = point_config(&base, &axes, v)?;
-        crate::config::validate::validate(&cfg)?;
+        crate::engine::machine::validate(&cfg)?;
         configs.push(cfg);
     }
     let run = TraceRun {
@@ -578,7 +578,7 @@ pub fn sweep(args: &SweepArgs) -> Result<i32> {
         for cfg in &configs {
             let mut c = cfg.clone();
             c.experiment.jobs = per_point.saturating_mul(side as u32);
-            crate::limits::enforce_memory(&c, &crate::config::validate::validate(&c)?)?;
+            crate::experiments::memory::enforce_memory(&c, &crate::engine::machine::validate(&c)?)?;
         }
     }
     let bar = crate::cli::output::progress_wanted().then(|| {

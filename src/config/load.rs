@@ -1,7 +1,7 @@
 //! Reading hardware descriptions from RON files. Errors name the file, line and column.
 
 use crate::config::HwConfig;
-use crate::error::{Error, Result};
+use crate::foundation::error::{Error, Result};
 use std::path::Path;
 
 /// Parses a hardware description from RON text; `origin` names the source in errors.

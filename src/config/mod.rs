@@ -6,7 +6,10 @@
 
 pub mod load;
 pub mod overrides;
-pub mod validate;
+
+/// Largest link latency or pipeline stage, in cycles (2^20): every delay a
+/// configuration names is checked against it before anything is built.
+pub const MAX_DELAY: u64 = 1 << 20;
 
 use serde::{Deserialize, Serialize};
 

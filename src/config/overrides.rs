@@ -10,7 +10,7 @@
 //! (`[1, 2]`), or strings.
 
 use crate::config::HwConfig;
-use crate::error::{Error, Result};
+use crate::foundation::error::{Error, Result};
 use serde_json::{Map, Value};
 
 /// Applies `path=value` overrides in order and returns the new configuration.

@@ -2,27 +2,26 @@
 //! drain, and their aggregation into a [`Report`]. Replication r uses the random streams
 //! of (seed, r, node), so adding replications never changes the earlier ones.
 
-use crate::config::validate::validate;
 use crate::config::HwConfig;
+use crate::engine::machine::validate;
 use crate::engine::network::{ModeContext, ModeMeasures, NetMeasures, Network};
 use crate::engine::parallel::{partitions_for, run_partitioned};
 use crate::engine::partitioner;
+use crate::engine::probe::observe::{LinkObs, PortObs, RepObs, SeriesAcc};
+use crate::engine::probe::{histogram, MsgStats};
 use crate::engine::sim::{Simulation, Stop};
-use crate::error::Result;
+use crate::foundation::ci::mean_ci;
+use crate::foundation::error::Result;
+use crate::foundation::types::Cycle;
 use crate::router::controller::CtrlStats;
-use crate::stats::ci::mean_ci;
 use crate::stats::latency_dist::LatencyHistograms;
 use crate::stats::msglog::RepLog;
-use crate::stats::observe::{
-    self, LinkObs, LinkRow, LinkTotals, PortObs, RepObs, RouterRow, SeriesAcc,
-};
+use crate::stats::observe::{self, LinkRow, LinkTotals, RouterRow};
 use crate::stats::report::{
     self, Controller, Deadlock, Dist, Latency, Messages, Phases, Report, Throughput, TopologyInfo,
 };
-use crate::stats::{histogram, MsgStats};
 use crate::switching::{with_mode, WithMode};
 use crate::topology::Topology;
-use crate::types::Cycle;
 use hdrhistogram::Histogram;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Mutex;
@@ -526,7 +525,7 @@ pub(crate) fn link_arrays(
     // could draw them: a huge network's rows would cost memory for nothing.
     let util = observe::link_utilization(&only);
     let keep = observe::busiest(&util, max_links);
-    let all_links = if util.len() <= crate::stats::heatmap::MAX_DRAWN_LINKS {
+    let all_links = if util.len() <= crate::presentation::heatmap::MAX_DRAWN_LINKS {
         let all: Vec<usize> = (0..util.len()).collect();
         observe::link_rows(&only, &all)
     } else {
@@ -659,7 +658,7 @@ fn run_reps<N: Network + Send>(
     let machine = validate(cfg)?;
     // Before any table is built: the memory the replications held at once will need,
     // against what this process may use (refused unless --force).
-    crate::limits::enforce_memory(cfg, &machine)?;
+    crate::experiments::memory::enforce_memory(cfg, &machine)?;
     let topology = machine.topology;
     let started = Instant::now();
     let reps = cfg.experiment.replications;

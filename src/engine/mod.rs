@@ -8,10 +8,12 @@
 pub mod distributed;
 pub mod experiment;
 pub mod interrupt;
+pub mod machine;
 pub mod network;
 pub mod parallel;
 pub mod partition;
 pub mod partitioner;
+pub mod probe;
 pub mod replay;
 pub mod saturation;
 pub mod sim;

@@ -9,20 +9,21 @@
 //! which builds its block of the report. Adding a mode touches `switching` (the mode and
 //! its entry in `switching::with_mode`) and `stats::report` (its block), never the engine.
 
-use crate::config::validate::Machine;
 use crate::config::HwConfig;
-use crate::engine::partition::{Located, PartOut};
+use crate::engine::machine::Machine;
+use crate::engine::partition::PartOut;
 use crate::engine::partitioner::PartNodes;
+use crate::engine::probe::observe::{LinkObs, LinkUnits, PortObs};
+use crate::engine::probe::MsgStats;
 use crate::engine::sim::{MeasureWindow, Simulation};
 use crate::engine::waits::WaitEdge;
-use crate::error::Result;
+use crate::foundation::error::Result;
+use crate::foundation::types::Cycle;
+use crate::foundation::types::Located;
 use crate::router::controller::CtrlStats;
 use crate::router::dma::PendingMsg;
-use crate::stats::observe::{LinkObs, LinkUnits, PortObs};
 use crate::stats::report::ModeReport;
-use crate::stats::MsgStats;
 use crate::topology::Topology;
-use crate::types::Cycle;
 
 use crate::engine::experiment::RepResult;
 

@@ -23,8 +23,8 @@ use crate::engine::network::Network;
 use crate::engine::partitioner::{one_process, place, ranges};
 use crate::engine::sim::{Decision, Simulation, Stop, Summary};
 use crate::engine::waits::{has_cycle, WaitEdge};
-use crate::error::Result;
-use crate::types::Cycle;
+use crate::foundation::error::Result;
+use crate::foundation::types::Cycle;
 use crossbeam_utils::CachePadded;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
@@ -256,7 +256,7 @@ pub fn partitions_for<N: Network>(nodes: usize, threads: usize, min_nodes: Optio
 /// Partitions a run of `cfg` steps on: [`partitions_for`] with its node count, switching
 /// mode and `experiment.threads`.
 pub fn partitions_of(cfg: &HwConfig) -> Result<usize> {
-    let nodes = crate::config::validate::validate(cfg)?.topology.nodes();
+    let nodes = crate::engine::machine::validate(cfg)?.topology.nodes();
     struct Parts(usize, usize, Option<usize>);
     impl crate::switching::WithMode for Parts {
         type Output = usize;
@@ -338,7 +338,7 @@ pub fn build_partitions<N: Network>(
     // The machine is dropped before the partitions are built: a big one's tables are
     // what decides whether the run fits.
     let (views, _) = {
-        let topology = crate::config::validate::validate(cfg)?.topology;
+        let topology = crate::engine::machine::validate(cfg)?.topology;
         let t = ranges(topology.nodes(), parts.max(1)).len();
         place(&topology, &one_process(t), cfg.experiment.partitioner)?
     };

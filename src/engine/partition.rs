@@ -11,13 +11,7 @@
 use crate::engine::network::Outbox;
 use crate::engine::partitioner::PartNodes;
 use crate::engine::wheel::Wheel;
-use crate::types::Cycle;
-
-/// Something addressed to a node.
-pub trait Located {
-    /// The node it is for.
-    fn node(&self) -> u32;
-}
+use crate::foundation::types::{Cycle, Located};
 
 /// Where a partition's routers put what they send.
 #[derive(Clone, Debug)]

@@ -19,9 +19,9 @@
 //! how many partitions a run uses (`parallel::partitions_for`, `distributed::plan`).
 
 use crate::config::Partitioner;
-use crate::error::{Error, Result};
+use crate::foundation::error::{Error, Result};
+use crate::foundation::types::{NodeId, PortId};
 use crate::topology::Topology;
-use crate::types::{NodeId, PortId};
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -215,8 +215,10 @@ pub fn place(
     if same_as_ranges {
         return Ok((contiguous(), Partitioner::Contiguous));
     }
-    let mut part: Vec<u32> = crate::limits::zeroed_table(Some(nodes), "node partition")?;
-    let mut slot: Vec<u32> = crate::limits::zeroed_table(Some(nodes), "node local index")?;
+    let mut part: Vec<u32> =
+        crate::foundation::limits::zeroed_table(Some(nodes), "node partition")?;
+    let mut slot: Vec<u32> =
+        crate::foundation::limits::zeroed_table(Some(nodes), "node local index")?;
     for (p, m) in members.iter().enumerate() {
         for (i, &n) in m.iter().enumerate() {
             part[n as usize] = p as u32;

@@ -18,15 +18,15 @@
 //! random numbers: the bisection is not thrown around by noise between probes) and (b) the
 //! result does not depend on `experiment.jobs` or `experiment.threads`.
 
-use crate::config::validate::validate;
 use crate::config::{ArrivalProcess, Duplex, HwConfig, LatencyFrom, LatencyTo, Measure};
 use crate::engine::experiment::{run_replication, RepResult};
+use crate::engine::machine::validate;
 use crate::engine::network::Network;
 use crate::engine::sim::{Stop, CHECK_EVERY};
-use crate::error::{Error, Result};
-use crate::stats::ci::{mean_ci, t95};
+use crate::foundation::ci::{mean_ci, t95};
+use crate::foundation::error::{Error, Result};
+use crate::foundation::types::{Cycle, PortId};
 use crate::switching::{with_mode, WithMode};
-use crate::types::{Cycle, PortId};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
@@ -365,7 +365,7 @@ pub fn compare(a: &Saturation, b: &Saturation) -> Result<Comparison> {
             } else {
                 1.0
             };
-            crate::stats::ci::t975(df as usize) * (va + vb).sqrt()
+            crate::foundation::ci::t975(df as usize) * (va + vb).sqrt()
         });
         (ma - mb, ci)
     };
@@ -472,17 +472,17 @@ struct Plan {
 fn plan(cfg: &HwConfig, opts: &SaturationOptions) -> Result<Plan> {
     let machine = validate(cfg)?;
     let arg = |m: String| Err(Error::Arg(m));
-    if opts.replications == 0 || opts.replications > crate::limits::MAX_REPLICATIONS {
+    if opts.replications == 0 || opts.replications > crate::foundation::limits::MAX_REPLICATIONS {
         return arg(format!(
             "saturation: {} replications (--replications): run 1 to {}",
             opts.replications,
-            crate::limits::MAX_REPLICATIONS
+            crate::foundation::limits::MAX_REPLICATIONS
         ));
     }
     // The searches held at once (experiment.jobs) against the memory limit, before any.
     let mut at_once = cfg.clone();
     at_once.experiment.replications = opts.replications;
-    crate::limits::enforce_memory(&at_once, &machine)?;
+    crate::experiments::memory::enforce_memory(&at_once, &machine)?;
     if !(opts.tolerance > 0.0 && opts.tolerance <= 0.5) {
         return arg(format!(
             "saturation tolerance {}: a fraction in (0, 0.5]",
@@ -787,7 +787,7 @@ fn run_probe<N: Network + Send>(
     let (r, end) = run_replication::<N>(&c, rep, progress)?;
     // A probe cut short says nothing about the load: the search has no result.
     if r.stop == Stop::Interrupted {
-        return Err(crate::error::Error::Interrupted);
+        return Err(crate::foundation::error::Error::Interrupted);
     }
     let growth = backlog_growth(&end.backlog_samples);
     // Messages per cycle over the whole network → flits per node per cycle.

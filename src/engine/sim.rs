@@ -21,20 +21,21 @@
 //!
 //! The engine is generic over the switching mode ([`Network`]).
 
-use crate::config::validate::validate;
 use crate::config::{ArrivalProcess, ExperimentConfig, HwConfig, Measure};
+use crate::engine::machine::validate;
 use crate::engine::network::{Network, Window};
-use crate::engine::partition::{Located, PartOut};
+use crate::engine::partition::PartOut;
 use crate::engine::partitioner::PartNodes;
+use crate::engine::probe::observe::{Intervals, SeriesAcc};
+use crate::engine::probe::MsgStats;
 use crate::engine::waits::has_cycle;
-use crate::error::Result;
-use crate::limits::{collected_table, empty_table, filled_table, zeroed_table};
-use crate::rng::{stream, NodeRng};
+use crate::foundation::error::Result;
+use crate::foundation::limits::{collected_table, empty_table, filled_table, zeroed_table};
+use crate::foundation::rng::{stream, NodeRng};
+use crate::foundation::types::Located;
+use crate::foundation::types::{Cycle, MsgId, NodeId};
 use crate::router::dma::PendingMsg;
-use crate::stats::observe::{Intervals, SeriesAcc};
-use crate::stats::MsgStats;
 use crate::traffic::Workload;
-use crate::types::{Cycle, MsgId, NodeId};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -432,7 +433,7 @@ impl<N: Network> Simulation<N> {
                 // Validation bounds warm-up plus window (limits::MAX_RUN_CYCLES); checked
                 // all the same, as the library may be handed an unvalidated config.
                 Measure::Cycles(c) => Some(exp.warmup.checked_add(c).ok_or_else(|| {
-                    crate::error::Error::config(
+                    crate::foundation::error::Error::config(
                         "experiment.warmup + measured cycles overflow a cycle count",
                     )
                 })?),

@@ -18,15 +18,15 @@ use crate::engine::network::Network;
 use crate::engine::replay::elastic::ElasticOptions;
 use crate::engine::replay::{replay_machine, NodeMap, Placement, ReplayMode, ReplayOptions};
 use crate::engine::replay::{RankRow, ReplaySummary};
-use crate::error::{Error, Result};
+use crate::foundation::error::{Error, Result};
+use crate::foundation::types::Cycle;
 use crate::model::circuit::{CircuitParams, PathForm};
 use crate::model::compare::{rows, Row, KEYS};
-use crate::stats::plot::redraw::unknown;
+use crate::presentation::plot::redraw::unknown;
 use crate::stats::report::Report;
 use crate::switching::{with_mode, WithMode};
 use crate::topology::Topology;
 use crate::trace::{open_with, OpenOptions};
-use crate::types::Cycle;
 use serde_json::Value;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -629,7 +629,7 @@ pub fn report_template(cfg: &HwConfig) -> Result<Value> {
     impl WithMode for Template<'_> {
         type Output = Result<Report>;
         fn run<N: Network + Send>(self) -> Result<Report> {
-            let topology = crate::config::validate::validate(self.0)?.topology;
+            let topology = crate::engine::machine::validate(self.0)?.topology;
             Ok(aggregate::<N::Measures>(self.0, &topology, &[], None, 0.0))
         }
     }

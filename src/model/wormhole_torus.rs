@@ -48,8 +48,8 @@
 // against the printed equations.
 #![allow(clippy::needless_range_loop)]
 
-use crate::config::validate::validate;
 use crate::config::{HwConfig, PatternConfig, Routing, SwitchingConfig, TopologyConfig};
+use crate::engine::machine::validate;
 use crate::model::circuit::{PathForm, MAX_ITERATIONS, TOLERANCE};
 use crate::model::ModelError;
 use crate::switching::wormhole::zero_load_line;
@@ -580,7 +580,10 @@ mod tests {
             let n = topo.nodes() as u32;
             let expect: f64 = (1..n)
                 .map(|v| {
-                    let h = topo.distance(crate::types::NodeId(0), crate::types::NodeId(v));
+                    let h = topo.distance(
+                        crate::foundation::types::NodeId(0),
+                        crate::foundation::types::NodeId(v),
+                    );
                     crate::switching::wormhole::zero_load_latency(&cfg, h as u64, 12) as f64
                 })
                 .sum::<f64>()

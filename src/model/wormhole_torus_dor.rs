@@ -157,7 +157,10 @@ mod tests {
             let n = topo.nodes() as u32;
             let expect: f64 = (1..n)
                 .map(|v| {
-                    let h = topo.distance(crate::types::NodeId(0), crate::types::NodeId(v));
+                    let h = topo.distance(
+                        crate::foundation::types::NodeId(0),
+                        crate::foundation::types::NodeId(v),
+                    );
                     crate::switching::wormhole::zero_load_latency(&cfg, h as u64, 12) as f64
                 })
                 .sum::<f64>()

@@ -16,7 +16,7 @@
 //! class-by-class breakdown is summed over the partition's nodes ([`ClassStats`]), so
 //! memory does not grow with classes × nodes.
 
-use crate::types::Cycle;
+use crate::foundation::types::Cycle;
 
 /// A request waiting for the controller.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, bytemuck::Zeroable)]
@@ -129,8 +129,8 @@ impl Controllers {
     /// Controllers for `nodes` nodes, each with `servers` servers and room for `cap`
     /// queued requests (every requester has at most one request outstanding); an error
     /// when the memory cannot be had.
-    pub fn new(nodes: usize, servers: usize, cap: usize) -> crate::error::Result<Self> {
-        use crate::limits::{filled_table, zeroed_table};
+    pub fn new(nodes: usize, servers: usize, cap: usize) -> crate::foundation::error::Result<Self> {
+        use crate::foundation::limits::{filled_table, zeroed_table};
         Ok(Controllers {
             cap,
             // Zeroed, so that queue space nobody uses is never mapped.

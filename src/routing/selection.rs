@@ -12,9 +12,9 @@
 //!   least congested downstream buffers); ties go to the lowest port.
 
 use crate::config::Selection;
-use crate::rng::{below, NodeRng};
+use crate::foundation::rng::{below, NodeRng};
+use crate::foundation::types::PortId;
 use crate::routing::{Route, VcMask};
-use crate::types::PortId;
 
 /// A header's request to one output port: the allocator grants the lowest free VC of
 /// `first`, or failing that of `second`.
@@ -104,7 +104,7 @@ impl Iterator for BitIter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rng::stream;
+    use crate::foundation::rng::stream;
 
     fn route() -> Route {
         // Adaptive candidates +X (port 0) and +Y (port 2); escape +X on VC 1.

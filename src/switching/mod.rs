@@ -14,8 +14,9 @@ pub mod deflection;
 pub mod timeout;
 pub mod wormhole;
 
-use crate::config::SwitchingConfig;
+use crate::config::{BackoffDist, SwitchingConfig};
 use crate::engine::network::Network;
+use crate::foundation::rng::{below, exponential, NodeRng};
 
 /// Something to do with the routers of whichever switching mode a machine has (a
 /// generic function the caller cannot name as a closure).
@@ -33,5 +34,16 @@ pub fn with_mode<W: WithMode>(s: &SwitchingConfig, w: W) -> W::Output {
         SwitchingConfig::Circuit { .. } => w.run::<circuit::CircuitNet>(),
         SwitchingConfig::Deflection { .. } => w.run::<deflection::DeflectionNet>(),
         SwitchingConfig::Timeout { .. } => w.run::<timeout::TimeoutNet>(),
+    }
+}
+
+/// A random delay of mean `mean` cycles (≥ 1) drawn by `dist`: exactly `mean`,
+/// exponential rounded to at least 1 cycle, or uniform on 1 ..= 2·mean − 1.
+#[inline]
+pub fn delay(rng: &mut NodeRng, dist: BackoffDist, mean: u64) -> u64 {
+    match dist {
+        BackoffDist::Constant => mean,
+        BackoffDist::Exponential => (exponential(rng, 1.0 / mean as f64).round() as u64).max(1),
+        BackoffDist::Uniform => 1 + below(rng, 2 * mean - 1),
     }
 }

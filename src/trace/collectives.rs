@@ -28,7 +28,7 @@
 //! message dependencies ([`crate::trace::mpi`]), replaying (`engine::replay`). Communicators are
 //! given by their size only; mapping communicator ranks to nodes is the caller's job.
 
-use crate::error::{Error, Result};
+use crate::foundation::error::{Error, Result};
 use std::fmt;
 use std::str::FromStr;
 use std::sync::Arc;

@@ -25,7 +25,7 @@
 //!
 //! Not here: decoding records ([`crate::trace::dumpi`]), matching messages ([`crate::trace::mpi`]).
 
-use crate::error::{Error, Result};
+use crate::foundation::error::{Error, Result};
 use crate::trace::dumpi::{Args, Call, DumpiFile, SetOp};
 use std::collections::HashMap;
 use std::path::Path;

@@ -27,7 +27,7 @@
 //! Not here: which world ranks a communicator holds ([`crate::trace::comm`]); turning the calls
 //! of all ranks into messages ([`crate::trace::mpi`]).
 
-use crate::error::{Error, Result};
+use crate::foundation::error::{Error, Result};
 use std::path::Path;
 
 /// A time as DUMPI stores it, bias added: seconds and nanoseconds.

@@ -42,7 +42,7 @@
 //! `dumpi/common/types.c` (what the header holds) and `dumpi/common/funclabels.h`,
 //! `constants.h` (labels, handles, datatypes).
 
-use crate::error::{Error, Result};
+use crate::foundation::error::{Error, Result};
 use crate::trace::dumpi::{Args, Call, Stamp, Status, MAGIC};
 
 /// DUMPI_ALL_FUNCTIONS: the last label the footer counts (its slot holds the total).

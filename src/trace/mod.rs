@@ -20,7 +20,7 @@ pub mod netrace;
 pub mod program;
 pub mod text;
 
-use crate::error::{Error, Result};
+use crate::foundation::error::{Error, Result};
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 

@@ -50,7 +50,7 @@
 //! Not here: decoding the records (`dumpi`), resolving communicators (`comm`), the
 //! collectives' algorithms (`collectives`), replaying (`engine::replay`).
 
-use crate::error::{Error, Result};
+use crate::foundation::error::{Error, Result};
 use crate::trace::collectives::{Choices, Collective, Op, Plan, Sizes, Step, Tuning};
 use crate::trace::comm::{CommBuilder, CommId, CommTable, COMM_WORLD};
 use crate::trace::dumpi::{call_name, Args, Call, CallClass, DumpiFile};

@@ -35,8 +35,8 @@ pub(crate) mod wire;
 use crate::engine::experiment::{reduce_parts, PartResult, Replication, RunEnd};
 use crate::engine::network::Network;
 
-use crate::config::validate::validate;
 use crate::config::HwConfig;
+use crate::engine::machine::validate;
 use crate::engine::parallel::{
     join_partitions, lock, mailboxes, partitions_for, CycleBarrier, FailOnPanic, Failed, Mail,
     SpinBarrier,
@@ -44,8 +44,8 @@ use crate::engine::parallel::{
 use crate::engine::partitioner::{place, ranges};
 use crate::engine::sim::{Decision, Simulation, Stop, Summary};
 use crate::engine::waits::{has_cycle, WaitEdge};
-use crate::error::{Error, Result};
-use crate::types::Cycle;
+use crate::foundation::error::{Error, Result};
+use crate::foundation::types::Cycle;
 use std::cell::RefCell;
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};

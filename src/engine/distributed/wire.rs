@@ -11,8 +11,8 @@ use crate::engine::parallel::{lock, CycleBarrier};
 use crate::engine::partition::PartOut;
 use crate::engine::sim::Summary;
 use crate::engine::waits::WaitEdge;
-use crate::error::Error;
-use crate::types::Cycle;
+use crate::foundation::error::Error;
+use crate::foundation::types::Cycle;
 use serde::{Deserialize, Serialize};
 use std::ops::Range;
 

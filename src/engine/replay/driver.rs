@@ -34,14 +34,14 @@
 //! routers (`engine::sim`).
 
 use crate::engine::network::Network;
+use crate::engine::probe::{histogram, Delivery};
 use crate::engine::replay::{
     flits_of, scale, RankRow, ReplayMode, ReplayOptions, ReplayRecord, ReplaySummary, MAX_GAP,
 };
 use crate::engine::sim::Simulation;
-use crate::error::{Error, Result};
-use crate::stats::{histogram, Delivery};
+use crate::foundation::error::{Error, Result};
+use crate::foundation::types::{Cycle, MsgId, NodeId};
 use crate::trace::{SizeUnit, TraceMsg};
-use crate::types::{Cycle, MsgId, NodeId};
 use hdrhistogram::Histogram;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, HashSet};

@@ -43,15 +43,15 @@ use crate::engine::network::Network;
 use crate::engine::parallel::{
     lock, mailboxes, CycleBarrier, FailOnPanic, Failed, Mail, SpinBarrier,
 };
+use crate::engine::probe::Delivery;
 use crate::engine::replay::driver::{Driver, NetProgress, Step};
 use crate::engine::replay::{
     flits_of, scale, ReplayMode, ReplayOptions, ReplayRecord, ReplaySummary, HORIZON, READ_AHEAD,
 };
 use crate::engine::sim::Simulation;
-use crate::error::{Error, Result};
-use crate::stats::Delivery;
+use crate::foundation::error::{Error, Result};
+use crate::foundation::types::Cycle;
 use crate::trace::{SizeUnit, TraceMsg, TraceSource};
-use crate::types::Cycle;
 use serde::{Deserialize, Serialize};
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -23,22 +23,22 @@ mod exchange;
 mod lockstep;
 pub mod placement;
 
-use crate::config::validate::validate;
 use crate::config::HwConfig;
 use crate::engine::distributed::{self, wire};
 use crate::engine::experiment::{
     latency_histograms, link_arrays, observe_parts, Extras, PartResult, RunEnd,
 };
+use crate::engine::machine::validate;
 use crate::engine::network::{NetMeasures, Network};
 use crate::engine::parallel::partitions_for;
 use crate::engine::partitioner::{describe, one_process, place, ranges};
 use crate::engine::sim::Simulation;
-use crate::error::{Error, Result};
+use crate::foundation::error::{Error, Result};
+use crate::foundation::types::Cycle;
 use crate::stats::msglog::RepLog;
 use crate::stats::observe::{self, LinkRow, LinkTotals, RouterRow, SeriesRow};
 use crate::switching::{with_mode, WithMode};
 use crate::trace::TraceSource;
-use crate::types::Cycle;
 use driver::Driver;
 pub use driver::{RecordedLatency, READ_AHEAD};
 pub use placement::{NodeMap, Placement};
@@ -341,7 +341,7 @@ impl<N: Network + Send> Setup<N> {
         cfg.experiment.idle_skip = true;
         let machine = validate(&cfg)?;
         // Before any table is built, as for a run: refused unless it fits (or --force).
-        crate::limits::enforce_memory(&cfg, &machine)?;
+        crate::experiments::memory::enforce_memory(&cfg, &machine)?;
         let topology = machine.topology;
         let nodes = topology.nodes();
         // A trace's endpoints sit on the nodes that send and receive (a host network's hosts).

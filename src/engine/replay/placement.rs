@@ -17,7 +17,7 @@
 //!
 //! Not here: reading map files (`cli::replay`), applying the map (`driver`).
 
-use crate::error::{Error, Result};
+use crate::foundation::error::{Error, Result};
 use crate::topology::Topology;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
@@ -234,7 +234,7 @@ fn join(shape: &[u32]) -> String {
 mod tests {
     use super::*;
     use crate::config::TopologyConfig;
-    use crate::types::NodeId;
+    use crate::foundation::types::NodeId;
 
     fn topo(cfg: TopologyConfig) -> Topology {
         Topology::from_config(&cfg).unwrap()

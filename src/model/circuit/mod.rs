@@ -82,13 +82,13 @@ pub use adaptive::{adaptive, adaptive_flows, adaptive_n_abort, AdaptiveFlows};
 pub use drop::{drop, drop_with, Further};
 pub use hold::hold;
 
-use crate::config::validate::validate;
 use crate::config::{AckDelay, ConflictStrategy, Duplex, HwConfig, SwitchingConfig};
+use crate::engine::machine::validate;
+use crate::foundation::types::NodeId;
 use crate::model::mg1::{pk_wait, Moments};
 use crate::model::ModelError;
 use crate::topology::Topology;
 use crate::traffic::length::LengthDist;
-use crate::types::NodeId;
 use serde::Serialize;
 
 /// Relative change of every unknown below which a fixed point has converged.
@@ -467,7 +467,10 @@ fn exclusion_shares(t: &Topology, duplex: Duplex) -> Vec<Vec<(f64, f64)>> {
         }
         paths.push(ports);
     }
-    let holders = |q: usize| match (duplex, t.peer_port(crate::types::PortId(q as u8))) {
+    let holders = |q: usize| match (
+        duplex,
+        t.peer_port(crate::foundation::types::PortId(q as u8)),
+    ) {
         (Duplex::Half, Some(r)) => uses[q] + uses[r.idx()],
         _ => uses[q],
     };

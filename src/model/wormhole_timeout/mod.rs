@@ -141,7 +141,7 @@ impl TimeoutParams {
                 "paper 002's model is written here for destinations uniform over the other hosts",
             );
         }
-        let machine = crate::config::validate::validate(cfg)
+        let machine = crate::engine::machine::validate(cfg)
             .map_err(|e| ModelError::BadInput(e.to_string()))?;
         let Topology::Hosts(net) = machine.topology else {
             return bad("paper 002's model is for host/switch networks");

@@ -80,25 +80,26 @@ pub mod record;
 mod report;
 mod waits;
 
-use crate::config::validate::Machine;
 use crate::config::{AckDelay, BackoffDist, ConflictStrategy, Duplex, HwConfig, SwitchingConfig};
+use crate::engine::machine::Machine;
 use crate::engine::network::{NetMeasures, Network, Outbox, Window};
 use crate::engine::partition::PartOut;
 use crate::engine::partitioner::PartNodes;
+use crate::engine::probe::observe::{LinkObs, LinkUnits};
+use crate::engine::probe::MsgStats;
 use crate::engine::sim::{MeasureWindow, Simulation};
 use crate::engine::waits::WaitEdge;
-use crate::error::{Error, Result};
-use crate::limits::{collected_table, filled_table, zeroed_table};
-use crate::rng::{below, delay, stream, NodeRng};
+use crate::foundation::error::{Error, Result};
+use crate::foundation::limits::{collected_table, filled_table, zeroed_table};
+use crate::foundation::rng::{below, stream, NodeRng};
+use crate::foundation::types::{Cycle, NodeId, PortId};
 use crate::router::buffers::MsgHeader;
 use crate::router::controller::{ClassStats, Controllers, CtrlRequest, CtrlStats, CHAINED};
 use crate::router::dma::{Dma, PendingMsg};
 use crate::routing::dor::dor_step;
 use crate::routing::selection::BitIter;
-use crate::stats::observe::{LinkObs, LinkUnits};
-use crate::stats::MsgStats;
+use crate::switching::delay;
 use crate::topology::Topology;
-use crate::types::{Cycle, NodeId, PortId};
 use links::{Fifos, LinkEnds, FREE, NONE};
 use measure::{overlap, CircuitStats, HopKind, Phase};
 use record::{Circuit, CircuitRemote, Timeline};
@@ -193,7 +194,7 @@ pub struct CircuitEvent {
     pub aux: u8,
 }
 
-impl crate::engine::partition::Located for CircuitEvent {
+impl crate::foundation::types::Located for CircuitEvent {
     #[inline]
     fn node(&self) -> u32 {
         self.node

@@ -14,10 +14,10 @@
 //!
 //! Not here: the link ends (`links`), the measurements (`measure`).
 
+use crate::foundation::types::Cycle;
 use crate::router::dma::PendingMsg;
 use crate::switching::circuit::links::EndView;
 use crate::switching::circuit::measure::Phase;
-use crate::types::Cycle;
 
 /// When a circuit that reached its destination enters its later phases.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

@@ -5,9 +5,9 @@
 use crate::config::SwitchingConfig;
 use crate::engine::experiment::{chain_delta, chained_coef, dist, pk_wait, RepResult};
 use crate::engine::network::{ModeContext, ModeMeasures};
+use crate::engine::probe::histogram;
+use crate::foundation::ci::mean_ci;
 use crate::router::controller::{ClassStats, CtrlStats, CLASSES};
-use crate::stats::ci::mean_ci;
-use crate::stats::histogram;
 use crate::stats::report::{
     Circuit, ControllerClass, Dist, HopKindSplit, ModeReport, NodeController, PhaseSplit,
 };

@@ -6,10 +6,10 @@
 
 use crate::config::ConflictStrategy;
 use crate::engine::waits::WaitEdge;
+use crate::foundation::types::PortId;
 use crate::switching::circuit::links::{FREE, NONE};
 use crate::switching::circuit::measure::Phase;
 use crate::switching::circuit::CircuitNet;
-use crate::types::PortId;
 use std::collections::HashMap;
 
 const CIRCUIT: u8 = 0;

@@ -71,23 +71,25 @@
 pub mod measure;
 mod report;
 
-use crate::config::validate::Machine;
 use crate::config::{AbortSignal, BackoffDist, HwConfig, Resume, SwitchingConfig, Victim};
+use crate::engine::machine::Machine;
 use crate::engine::network::{NetMeasures, Network, Outbox, Window};
-use crate::engine::partition::{Located, PartOut};
+use crate::engine::partition::PartOut;
 use crate::engine::partitioner::PartNodes;
+use crate::engine::probe::observe::{Level as ObsLevel, LinkObs, LinkUnits, PortObs, NO_HOP};
+use crate::engine::probe::{overlap, MsgStats};
 use crate::engine::sim::{MeasureWindow, Simulation};
-use crate::error::{Error, Result};
-use crate::limits::{collected_table, filled_table, zeroed_table};
-use crate::rng::{below, delay, stream, NodeRng};
+use crate::foundation::error::{Error, Result};
+use crate::foundation::limits::{collected_table, filled_table, zeroed_table};
+use crate::foundation::rng::{below, stream, NodeRng};
+use crate::foundation::types::Located;
+use crate::foundation::types::{Cycle, MsgId, NodeId, PortId};
 use crate::router::buffers::MsgHeader;
 use crate::router::controller::CtrlStats;
 use crate::router::dma::PendingMsg;
 use crate::routing::deflection::{other, preferred};
-use crate::stats::observe::{Level as ObsLevel, LinkObs, LinkUnits, PortObs, NO_HOP};
-use crate::stats::{overlap, MsgStats};
+use crate::switching::delay;
 use crate::topology::Topology;
-use crate::types::{Cycle, MsgId, NodeId, PortId};
 use measure::{DeflectionStats, Level, MAX_PATH_BUCKET};
 use std::collections::HashMap;
 
@@ -175,7 +177,7 @@ pub struct DeflEvent {
     /// hop recorded before this one ([`NO_HOP`] otherwise). It sits in what was the
     /// event's padding, so it costs the run nothing with the log off; only meaningful
     /// in the partition that recorded the hop, so never sent between ranks.
-    #[serde(skip, default = "crate::stats::observe::no_hop")]
+    #[serde(skip, default = "crate::engine::probe::observe::no_hop")]
     pub prev: u32,
     /// The segment concerned.
     pub seg: Seg,

@@ -6,7 +6,7 @@
 use crate::config::SwitchingConfig;
 use crate::engine::experiment::RepResult;
 use crate::engine::network::{ModeContext, ModeMeasures};
-use crate::stats::ci::mean_ci;
+use crate::foundation::ci::mean_ci;
 use crate::stats::report::{Deflection, ModeReport, PathLengths};
 use crate::switching::deflection::measure::DeflectionStats;
 use crate::switching::deflection::DeflectionMeasures;

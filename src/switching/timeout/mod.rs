@@ -50,22 +50,23 @@
 pub mod measure;
 mod report;
 
-use crate::config::validate::Machine;
 use crate::config::{HwConfig, LinkArbiter, LinkRelease, OnReset, SwitchingConfig};
+use crate::engine::machine::Machine;
 use crate::engine::network::{NetMeasures, Network, Outbox, Window};
-use crate::engine::partition::{Located, PartOut};
+use crate::engine::partition::PartOut;
 use crate::engine::partitioner::PartNodes;
+use crate::engine::probe::observe::{LinkObs, LinkUnits};
+use crate::engine::probe::{overlap, MsgStats};
 use crate::engine::sim::{MeasureWindow, Simulation};
-use crate::error::{Error, Result};
-use crate::limits::{collected_table, empty_table, filled_table, zeroed_table};
+use crate::foundation::error::{Error, Result};
+use crate::foundation::limits::{collected_table, empty_table, filled_table, zeroed_table};
+use crate::foundation::types::Located;
+use crate::foundation::types::{Cycle, MsgId, NodeId};
 use crate::router::buffers::MsgHeader;
 use crate::router::controller::CtrlStats;
 use crate::router::dma::PendingMsg;
-use crate::stats::observe::{LinkObs, LinkUnits};
-use crate::stats::{overlap, MsgStats};
 use crate::topology::hosts::{HostNetwork, LinkClass};
 use crate::topology::Topology;
-use crate::types::{Cycle, MsgId, NodeId};
 use measure::{Distributions, LinkCounters, TimeoutStats, OCCUPANCY};
 use std::collections::VecDeque;
 

@@ -9,9 +9,9 @@
 use crate::config::{ArrivalProcess, SwitchingConfig};
 use crate::engine::experiment::RepResult;
 use crate::engine::network::{ModeContext, ModeMeasures};
+use crate::engine::probe::histogram;
+use crate::foundation::ci::mean_ci;
 use crate::model::mg1::{pk_wait, Moments};
-use crate::stats::ci::mean_ci;
-use crate::stats::histogram;
 use crate::stats::report::{
     ClassSplit, Distribution, ModeReport, Occupancy, Timeout, TimeoutLink, WatchedLink,
     MAX_LINK_ROWS,

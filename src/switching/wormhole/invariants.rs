@@ -9,10 +9,10 @@
 //! - every live flit is somewhere: injection engines + buffers + links.
 
 use crate::engine::sim::Simulation;
+use crate::foundation::types::{NodeId, PortId};
 use crate::router::buffers::VcState;
 use crate::router::link::LinkEvent;
 use crate::switching::wormhole::WormholeNet;
-use crate::types::{NodeId, PortId};
 use std::collections::HashMap;
 
 /// Checks every invariant; the error names the first broken one.

@@ -34,15 +34,19 @@
 pub mod invariants;
 pub mod watchdog;
 
-use crate::config::validate::Machine;
 use crate::config::{HwConfig, SwitchingConfig, VcRelease};
 use crate::engine::experiment::{avg, per_message, RepResult};
+use crate::engine::machine::Machine;
 use crate::engine::network::{ModeContext, ModeMeasures, NetMeasures, Network, Outbox, Window};
 use crate::engine::partition::PartOut;
 use crate::engine::partitioner::PartNodes;
+use crate::engine::probe::observe::{Level, LinkObs, PortObs};
+use crate::engine::probe::MsgStats;
 use crate::engine::sim::{MeasureWindow, Simulation};
-use crate::error::Result;
-use crate::rng::{stream, NodeRng};
+use crate::foundation::ci::mean_ci;
+use crate::foundation::error::Result;
+use crate::foundation::rng::{stream, NodeRng};
+use crate::foundation::types::{Cycle, NodeId, PortId};
 use crate::router::buffers::{InputBuffers, MsgHeader, OutputVcs, VcState};
 use crate::router::controller::CtrlStats;
 use crate::router::controller::{Controllers, CtrlRequest};
@@ -52,12 +56,8 @@ use crate::router::link::{LinkEvent, LinkTiming};
 use crate::router::vc_alloc::VcAllocator;
 use crate::router::Layout;
 use crate::routing::{Route, RoutingFn};
-use crate::stats::ci::mean_ci;
-use crate::stats::observe::{Level, LinkObs, PortObs};
 use crate::stats::report::{ModeReport, Wormhole};
-use crate::stats::MsgStats;
 use crate::topology::Topology;
-use crate::types::{Cycle, NodeId, PortId};
 
 /// The zero-load latency of an L-flit message as a line in the hops it travels:
 /// (latency at no hop, cost of one more hop), cycles.
@@ -106,7 +106,7 @@ fn obs_vec<T: Clone + Default>(cfg: &HwConfig, n: Option<usize>, what: &str) -> 
     } else {
         Some(0)
     };
-    crate::limits::filled_table(n, T::default(), what)
+    crate::foundation::limits::filled_table(n, T::default(), what)
 }
 
 /// A message header that travels to another partition with its head flit: the sender
@@ -216,14 +216,16 @@ impl WormholeNet {
         part: &PartNodes,
     ) -> Result<Self> {
         let SwitchingConfig::Wormhole { selection, .. } = cfg.switching else {
-            return Err(crate::error::Error::config(
+            return Err(crate::foundation::error::Error::config(
                 "internal: a wormhole network was asked to run a non-wormhole machine",
             ));
         };
         let (r, l, topology) = (&cfg.router, &cfg.links, &machine.topology);
         let dma = machine.dma;
         let routing = machine.routing.clone().ok_or_else(|| {
-            crate::error::Error::config("internal: wormhole machine without a routing function")
+            crate::foundation::error::Error::config(
+                "internal: wormhole machine without a routing function",
+            )
         })?;
         let nodes = part.len();
         let layout = Layout::new(topology.degree(), r.vcs as usize, dma as usize);
@@ -276,7 +278,7 @@ impl WormholeNet {
             feed_limit: r.ni.sequential_injection.then_some(r.buffer_flits),
             vc_alloc_delay: p.vc_alloc,
             switch_alloc_delay: p.switch_alloc,
-            router_rng: crate::limits::collected_table(
+            router_rng: crate::foundation::limits::collected_table(
                 nodes,
                 part.iter().map(|n| stream(seed, rep, n, 1)),
                 "router random stream",
@@ -287,7 +289,7 @@ impl WormholeNet {
             up: Self::table(topology, part, "upstream node", |n, p| {
                 topology.upstream(n, p)
             })?,
-            link_flits: crate::limits::zeroed_table(
+            link_flits: crate::foundation::limits::zeroed_table(
                 nodes.checked_mul(layout.all_ports()),
                 "link flits",
             )?,
@@ -318,7 +320,7 @@ impl WormholeNet {
         f: impl Fn(NodeId, PortId) -> Option<NodeId>,
     ) -> Result<Vec<u32>> {
         let d = topology.degree();
-        crate::limits::collected_table(
+        crate::foundation::limits::collected_table(
             part.len() * d,
             part.iter()
                 .flat_map(|n| (0..d).map(move |p| (n, p)))

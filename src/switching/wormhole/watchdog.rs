@@ -5,10 +5,10 @@
 //! network is only very slow), the longest waits are listed instead.
 
 use crate::engine::sim::Simulation;
+use crate::foundation::types::{NodeId, PortId};
 use crate::router::buffers::VcState;
 use crate::routing::selection::BitIter;
 use crate::switching::wormhole::WormholeNet;
-use crate::types::{NodeId, PortId};
 use std::collections::HashMap;
 use std::fmt::Write;
 

@@ -33,12 +33,12 @@ mod step;
 
 use crate::engine::experiment::{Extras, PartResult, RunEnd};
 use crate::engine::network::Network;
+use crate::engine::probe::histogram;
 use crate::engine::replay::{RankRow, ReplayMode, ReplayOptions, ReplayRecord, ReplaySummary};
-use crate::error::{Error, Result};
-use crate::stats::histogram;
+use crate::foundation::error::{Error, Result};
+use crate::foundation::types::Cycle;
 use crate::stats::msglog::RepLog;
 use crate::trace::program::{Program, RankProgram};
-use crate::types::Cycle;
 use plan::scale_ns;
 use plan::NetPlan;
 use ranks::{PartAcc, Ranks, SrcAcc};
@@ -400,7 +400,7 @@ fn summarise(
 ) -> (
     ReplaySummary,
     Vec<ReplayRecord>,
-    Vec<crate::stats::Delivery>,
+    Vec<crate::engine::probe::Delivery>,
 ) {
     let mut lat = histogram();
     let mut ranks: Vec<RankOut> = Vec::new();

@@ -8,10 +8,10 @@
 //! Not here: running the programs (`ranks`), stepping (`step`).
 
 use crate::engine::replay::elastic::ElasticOptions;
-use crate::error::{Error, Result};
+use crate::foundation::error::{Error, Result};
+use crate::foundation::types::{Cycle, NodeId, PortId};
 use crate::topology::Topology;
 use crate::trace::program::{Op, Program, SendMode};
-use crate::types::{Cycle, NodeId, PortId};
 use std::collections::{HashMap, HashSet};
 
 /// A network message's part in its MPI message's protocol.

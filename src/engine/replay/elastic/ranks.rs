@@ -20,14 +20,15 @@
 //! Not here: the protocols' numbering (`plan`), stepping (`step`).
 
 use crate::engine::network::Network;
+use crate::engine::probe::hist_serde;
+use crate::engine::probe::{histogram, Delivery};
 use crate::engine::replay::elastic::plan::{scale_ns, Kind, NetPlan, Proto};
 use crate::engine::replay::elastic::{Critical, ElasticOptions, RankOut};
 use crate::engine::replay::ReplayRecord;
 use crate::engine::sim::Simulation;
-use crate::stats::{hist_serde, histogram, Delivery};
+use crate::foundation::types::{Cycle, NodeId};
 use crate::trace::dumpi::call_name;
 use crate::trace::program::{Op, Program, Req, SendMode};
-use crate::types::{Cycle, NodeId};
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;

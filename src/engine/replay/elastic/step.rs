@@ -25,10 +25,10 @@ use crate::engine::replay::exchange::Exchanger;
 use crate::engine::replay::lockstep::{lock_read, lock_write, BookPost, Buffers, Shared, Split};
 use crate::engine::replay::ReplayOptions;
 use crate::engine::sim::Simulation;
-use crate::error::{Error, Result};
+use crate::foundation::error::{Error, Result};
+use crate::foundation::types::Cycle;
 use crate::trace::dumpi::call_name;
 use crate::trace::program::{Op, Program, Req};
-use crate::types::Cycle;
 
 /// How the stepping ended on this rank.
 pub(super) struct Ended {

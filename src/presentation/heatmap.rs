@@ -16,7 +16,7 @@
 //! by hand rather than through plotters (`stats::plot`), because it needs arcs, stubs
 //! and a gradient that plotters' chart API does not draw.
 
-use crate::error::{Error, Result};
+use crate::foundation::error::{Error, Result};
 use crate::stats::observe::{LinkRow, LinkTotals};
 use crate::topology::Topology;
 use std::fmt::Write;
@@ -523,7 +523,10 @@ mod tests {
         let mut v = Vec::new();
         for n in 0..topo.nodes() as u32 {
             for p in 0..topo.degree() as u8 {
-                if let Some(to) = topo.neighbor(crate::types::NodeId(n), crate::types::PortId(p)) {
+                if let Some(to) = topo.neighbor(
+                    crate::foundation::types::NodeId(n),
+                    crate::foundation::types::PortId(p),
+                ) {
                     v.push(LinkRow {
                         from: n,
                         port: p,

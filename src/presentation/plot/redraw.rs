@@ -16,9 +16,9 @@
 //!
 //! Not here: reading CSV (`csv`), units (`units`), drawing (the parent module).
 
-use crate::error::{Error, Result};
-use crate::stats::plot::csv::Table;
-use crate::stats::plot::{units, Figure, Series};
+use crate::foundation::error::{Error, Result};
+use crate::presentation::plot::csv::Table;
+use crate::presentation::plot::{units, Figure, Series};
 
 /// What to draw from a table; None and empty lists take the defaults above.
 #[derive(Clone, Debug, Default)]

@@ -141,3 +141,9 @@ mod tests {
         assert_eq!(id.seq(), 123_456_789);
     }
 }
+
+/// Something addressed to a node.
+pub trait Located {
+    /// The node it is for.
+    fn node(&self) -> u32;
+}

@@ -6,8 +6,8 @@
 //!
 //! Not here: drawing (the parent module), writing files (`cli::output`).
 
-use crate::error::{Error, Result};
-use crate::stats::plot::{Figure, HEIGHT, WIDTH};
+use crate::foundation::error::{Error, Result};
+use crate::presentation::plot::{Figure, HEIGHT, WIDTH};
 use resvg::{tiny_skia, usvg};
 
 /// Pixels per SVG pixel: 2 gives 2200 × 1200, sharp in print at a column's width.
@@ -69,7 +69,7 @@ pub fn svg_to_png(svg: &str) -> Result<Vec<u8>> {
 
 /// A figure as the bytes of a file in `format`.
 pub fn encode(fig: &Figure, format: Format) -> Result<Vec<u8>> {
-    let svg = crate::stats::plot::svg(fig)?;
+    let svg = crate::presentation::plot::svg(fig)?;
     match format {
         Format::Svg => Ok(svg.into_bytes()),
         Format::Png => svg_to_png(&svg),

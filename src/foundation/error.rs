@@ -19,7 +19,7 @@ pub enum Error {
     /// An analytical model has no finite answer (saturation, non-convergence) or does not
     /// cover the machine.
     #[error("model: {0}")]
-    Model(#[from] crate::model::ModelError),
+    Model(#[from] ModelError),
     /// A trace is malformed; the message names the file and the line or byte offset.
     #[error("{0}")]
     Trace(String),
@@ -57,3 +57,38 @@ impl Error {
 
 /// Result alias used throughout routemu.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Why a model has no finite answer.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ModelError {
+    /// A queue's utilisation reached 1: waits grow without bound.
+    Saturated {
+        /// What saturated.
+        what: String,
+        /// Its utilisation.
+        utilization: f64,
+    },
+    /// An input is negative, NaN or infinite, or the machine is not one the model covers.
+    BadInput(String),
+    /// A fixed point did not settle within the iteration limit.
+    NotConverged {
+        /// Iterations done.
+        iterations: usize,
+    },
+}
+
+impl std::fmt::Display for ModelError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ModelError::Saturated { what, utilization } => {
+                write!(f, "{what} is saturated (utilisation {utilization:.4} ≥ 1)")
+            }
+            ModelError::BadInput(s) => write!(f, "bad model input: {s}"),
+            ModelError::NotConverged { iterations } => {
+                write!(f, "the model did not converge in {iterations} iterations")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ModelError {}

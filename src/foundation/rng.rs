@@ -55,18 +55,6 @@ pub fn exponential(rng: &mut NodeRng, rate: f64) -> f64 {
     -unit_open0(rng).ln() / rate
 }
 
-/// A random delay of mean `mean` cycles (≥ 1) drawn by `dist`: exactly `mean`,
-/// exponential rounded to at least 1 cycle, or uniform on 1 ..= 2·mean − 1.
-#[inline]
-pub fn delay(rng: &mut NodeRng, dist: crate::config::BackoffDist, mean: u64) -> u64 {
-    use crate::config::BackoffDist;
-    match dist {
-        BackoffDist::Constant => mean,
-        BackoffDist::Exponential => (exponential(rng, 1.0 / mean as f64).round() as u64).max(1),
-        BackoffDist::Uniform => 1 + below(rng, 2 * mean - 1),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

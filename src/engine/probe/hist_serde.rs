@@ -56,7 +56,7 @@ mod tests {
 
     #[test]
     fn a_histogram_comes_back_with_the_same_statistics() {
-        let mut h = crate::stats::histogram();
+        let mut h = crate::engine::probe::histogram();
         for v in [1u64, 2, 3, 17, 1000, 1001, 123_456, 7_000_000] {
             h.record_n(v, v % 5 + 1).unwrap();
         }

@@ -14,7 +14,7 @@ pub mod png;
 pub mod redraw;
 pub mod units;
 
-use crate::error::{Error, Result};
+use crate::foundation::error::{Error, Result};
 use plotters::coord::ranged1d::ValueFormatter;
 use plotters::element::{DashedPathElement, DynElement, IntoDynElement};
 use plotters::prelude::*;

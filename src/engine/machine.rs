@@ -2,12 +2,13 @@
 //! error saying which field is wrong and why. Nothing here allocates per-node state, so
 //! `routemu check` is instant even for a million nodes.
 
+use crate::config::MAX_DELAY;
 use crate::config::{
     AckDelay, ArrivalProcess, BackoffDist, ConflictStrategy, Duplex, HwConfig, Measure,
     NetworkInterface, PatternConfig, SwitchingConfig, VcRelease,
 };
-use crate::error::{Error, Result};
-use crate::limits::{check_run_length, MAX_REPLICATIONS};
+use crate::foundation::error::{Error, Result};
+use crate::foundation::limits::{MAX_MEASURED_MESSAGES, MAX_REPLICATIONS, MAX_RUN_CYCLES};
 use crate::routing::{RoutingFn, MAX_VCS};
 use crate::topology::Topology;
 use crate::traffic::Workload;
@@ -26,8 +27,29 @@ pub struct Machine {
     pub workload: Workload,
 }
 
-/// Largest link latency or pipeline stage, in cycles.
-pub const MAX_DELAY: u64 = 1 << 20;
+/// Refuses a run length whose cycle arithmetic could overflow: warm-up plus window at
+/// most [`MAX_RUN_CYCLES`], a message-measured window at most [`MAX_MEASURED_MESSAGES`].
+pub fn check_run_length(warmup: u64, measure: Measure) -> Result<()> {
+    let (what, total) = match measure {
+        Measure::Cycles(c) => ("warm-up plus measured cycles", warmup.checked_add(c)),
+        Measure::Messages(m) => {
+            if m > MAX_MEASURED_MESSAGES {
+                return Err(Error::config(format!(
+                    "experiment.measure = Messages({m}) (--messages): at most \
+                     {MAX_MEASURED_MESSAGES} messages"
+                )));
+            }
+            ("warm-up", Some(warmup))
+        }
+    };
+    match total {
+        Some(t) if t <= MAX_RUN_CYCLES => Ok(()),
+        _ => Err(Error::config(format!(
+            "experiment.warmup = {warmup}, measure = {measure:?} (--warmup, --cycles): the \
+             {what} must not exceed {MAX_RUN_CYCLES} (2^60) cycles"
+        ))),
+    }
+}
 
 /// Checks every section of `cfg`.
 pub fn validate(cfg: &HwConfig) -> Result<Machine> {
@@ -551,4 +573,19 @@ pub fn check_experiment(cfg: &HwConfig) -> Result<()> {
         )));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn run_lengths_that_would_overflow_a_cycle_count_are_refused() {
+        assert!(check_run_length(100, Measure::Cycles(u64::MAX)).is_err());
+        assert!(check_run_length(u64::MAX, Measure::Cycles(1)).is_err());
+        assert!(check_run_length(u64::MAX, Measure::Messages(1)).is_err());
+        assert!(check_run_length(100, Measure::Messages(u64::MAX)).is_err());
+        assert!(check_run_length(1000, Measure::Cycles(MAX_RUN_CYCLES - 1000)).is_ok());
+        assert!(check_run_length(1000, Measure::Messages(1 << 20)).is_ok());
+    }
 }

@@ -5,7 +5,7 @@
 //!
 //! Not here: what the columns mean (`redraw`), the sweep's columns (`cli::sweep`).
 
-use crate::error::{Error, Result};
+use crate::foundation::error::{Error, Result};
 
 /// A CSV table: a header and rows of as many cells.
 #[derive(Clone, Debug, Default, PartialEq)]

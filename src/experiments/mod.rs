@@ -1,0 +1,5 @@
+//! Experiments: what the command line asks of a machine, composed from the engine and a
+//! switching mode — replications with their report, sweeps, the saturation search,
+//! trace replay — and the memory a run needs.
+
+pub mod memory;
