@@ -17,7 +17,7 @@
 use routemu::config::overrides::apply_overrides;
 use routemu::config::{HwConfig, Measure};
 use routemu::engine::experiment::run_experiment;
-use routemu::model::mg1::{mm1_finite_source, mm1_finite_source_ratio};
+use routemu::foundation::mg1::{mm1_finite_source, mm1_finite_source_ratio};
 use routemu::model::wormhole_timeout::link::{reneging_link, Denominator, Matching};
 use routemu::model::wormhole_timeout::{max_throughput, predict, TimeoutParams};
 use routemu::presentation::plot::{Figure, Series};

@@ -10,15 +10,17 @@ use crate::engine::partitioner;
 use crate::engine::probe::observe::{LinkObs, PortObs, RepObs, SeriesAcc};
 use crate::engine::probe::{histogram, MsgStats};
 use crate::engine::sim::{Simulation, Stop};
-use crate::foundation::ci::mean_ci;
+use crate::foundation::ci::Dist;
+use crate::foundation::ci::{dist, mean_ci};
 use crate::foundation::error::Result;
 use crate::foundation::types::Cycle;
 use crate::router::controller::CtrlStats;
+use crate::router::controller::{chain_delta, chained_coef, pk_wait};
 use crate::stats::latency_dist::LatencyHistograms;
 use crate::stats::msglog::RepLog;
 use crate::stats::observe::{self, LinkRow, LinkTotals, RouterRow};
 use crate::stats::report::{
-    self, Controller, Deadlock, Dist, Latency, Messages, Phases, Report, Throughput, TopologyInfo,
+    self, Controller, Deadlock, Latency, Messages, Phases, Report, Throughput, TopologyInfo,
 };
 use crate::switching::{with_mode, WithMode};
 use crate::topology::Topology;
@@ -111,7 +113,7 @@ pub fn overloaded(samples: &[(Cycle, u64)], offered: f64, mean_flits: f64, nodes
     // The second half of the window only: after a short warm-up the messages in the
     // system still ramp up to their steady level (about the rate times the latency),
     // which is growth without overload.
-    let Some(g) = crate::engine::saturation::backlog_growth(&samples[samples.len() / 2..]) else {
+    let Some(g) = crate::foundation::ci::backlog_growth(&samples[samples.len() / 2..]) else {
         return false;
     };
     let flits_per_node = g.per_cycle * mean_flits / nodes.max(1.0);
@@ -128,36 +130,9 @@ pub struct CtrlArrivals {
     /// [`crate::router::controller::CHAINED`]).
     pub chained: Option<f64>,
     /// The arrival-weighted mean over nodes of the coefficient K of
-    /// [`crate::model::mg1::chained_wait`]: each node's corrected wait is its P-K wait
+    /// [`crate::foundation::mg1::chained_wait`]: each node's corrected wait is its P-K wait
     /// + δ·K, so the network's is `wait_mg1` + δ·K (None where P-K is).
     pub coef: Option<f64>,
-}
-
-/// Pollaczek–Khinchine mean wait of a single-server queue from its arrival rate,
-/// utilisation and measured second moment of service (None when saturated).
-pub fn pk_wait(lambda: f64, rho: f64, m2: f64) -> Option<f64> {
-    if lambda <= 0.0 {
-        return Some(0.0);
-    }
-    let s = crate::model::mg1::Moments {
-        mean: rho / lambda,
-        second: m2,
-    };
-    crate::model::mg1::pk_wait(lambda, s).ok()
-}
-
-/// The coefficient K of [`crate::model::mg1::chained_wait`] for one node's controller
-/// measured over a window of `w` cycles: the node's corrected wait is its P-K wait + δ·K
-/// (0 when nothing arrived or the node saturated, where P-K has no value either).
-pub fn chained_coef(st: &crate::router::controller::CtrlStats, w: f64) -> f64 {
-    if st.arrivals == 0 || st.chained_arrivals == 0 {
-        return 0.0;
-    }
-    let f = st.chained_arrivals as f64 / st.arrivals as f64;
-    let lambda = st.arrivals as f64 / w;
-    let rho = st.service_sum as f64 / w;
-    let s_chained = st.chained_service_sum as f64 / st.chained_arrivals as f64;
-    crate::model::mg1::chained_coefficient(lambda, rho, f, s_chained).unwrap_or(0.0)
 }
 
 /// What one partition measured in a replication, reduced to what [`reduce_parts`] needs:
@@ -541,21 +516,6 @@ pub(crate) fn link_arrays(
     }
 }
 
-/// A distribution: the mean over replications of their means (with its 95% interval)
-/// and the percentiles of every replication's values together.
-pub fn dist(means: &[f64], h: &Histogram<u64>) -> Dist {
-    let (mean, ci95) = mean_ci(means);
-    let some = !h.is_empty();
-    Dist {
-        mean: mean.is_finite().then_some(mean),
-        ci95: ci95.filter(|x| x.is_finite()),
-        p50: some.then(|| h.value_at_quantile(0.5)),
-        p90: some.then(|| h.value_at_quantile(0.9)),
-        p99: some.then(|| h.value_at_quantile(0.99)),
-        max: some.then(|| h.max()),
-    }
-}
-
 /// The latency distribution in the definition `cfg.experiment.latency` asks for: from
 /// creation (the `latency` histogram) or from the head leaving the source router (the
 /// `network` one), to the tail in memory or, `router.ni.ejection_latency` earlier, leaving the
@@ -721,20 +681,6 @@ fn run_reps<N: Network + Send>(
     ))
 }
 
-/// The extra wait δ of a chained controller request behind its leader (see
-/// [`crate::model::mg1::chained_wait`]): under circuit switching the set-up that inherits
-/// a link arrives D_link_conn after the release it follows and waits for its D_release,
-/// so δ = D_release − D_link_conn (at least 0); no other mode chains requests.
-pub fn chain_delta(cfg: &HwConfig) -> f64 {
-    match cfg.switching {
-        crate::config::SwitchingConfig::Circuit { .. } => {
-            let c = &cfg.router.controller;
-            c.release.saturating_sub(c.link_conn) as f64
-        }
-        _ => 0.0,
-    }
-}
-
 /// The corrected controller wait of the replications: each one's P-K wait + δ·K,
 /// averaged (null wherever P-K is).
 fn ctrl_corrected<M>(cfg: &HwConfig, reps: &[RepResult<M>]) -> Option<f64> {
@@ -877,7 +823,7 @@ pub fn aggregate<M: ModeMeasures>(
             // The run placed its partitions the same way already.
             match partitioner::place(topology, &owned, cfg.experiment.partitioner) {
                 Ok((views, how)) => partitioner::describe(topology, &views, &owned, how),
-                Err(_) => report::Partitioning {
+                Err(_) => crate::engine::partitioner::Partitioning {
                     partitions,
                     ranks: ranks as u32,
                     ..Default::default()
@@ -942,7 +888,11 @@ pub fn aggregate<M: ModeMeasures>(
             p_busy_corrected: avg(reps.iter().map(|r| {
                 let f = r.ctrl_arrivals.chained?;
                 let rho = r.ctrl.1;
-                Some(crate::model::mg1::chained_busy(rho, f, chain_delta(cfg)))
+                Some(crate::foundation::mg1::chained_busy(
+                    rho,
+                    f,
+                    chain_delta(cfg),
+                ))
             }))
             .filter(|_| cfg.router.controller.servers == 1),
         },

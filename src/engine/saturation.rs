@@ -23,7 +23,8 @@ use crate::engine::experiment::{run_replication, RepResult};
 use crate::engine::machine::validate;
 use crate::engine::network::Network;
 use crate::engine::sim::{Stop, CHECK_EVERY};
-use crate::foundation::ci::{mean_ci, t95};
+use crate::foundation::ci::mean_ci;
+use crate::foundation::ci::{backlog_growth, Growth};
 use crate::foundation::error::{Error, Result};
 use crate::foundation::types::{Cycle, PortId};
 use crate::switching::{with_mode, WithMode};
@@ -379,59 +380,6 @@ pub fn compare(a: &Saturation, b: &Saturation) -> Result<Comparison> {
         ci95,
         paired,
         verdict,
-    })
-}
-
-/// The growth of the source backlog over a window.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Growth {
-    /// Mean of the increments per cycle between consecutive samples, messages per cycle
-    /// (every source together).
-    pub per_cycle: f64,
-    /// Student's t of that mean (None: fewer than two increments, or no variation).
-    pub t: Option<f64>,
-    /// Increments the mean is over.
-    pub increments: usize,
-}
-
-impl Growth {
-    /// Whether the growth is significantly positive: one-sided t-test at 95% (without
-    /// variation, whether it is positive at all).
-    pub fn significant(&self) -> bool {
-        match self.t {
-            Some(t) => t > t95(self.increments - 1),
-            None => self.per_cycle > 0.0,
-        }
-    }
-}
-
-/// The backlog's growth over the window from its samples (cycle, messages). Increments,
-/// not a regression on the samples: a stable backlog is an autocorrelated stationary
-/// process, whose least-squares slope has a far larger variance than its residuals
-/// suggest; its increments telescope (their sum is last − first), which makes the t-test
-/// conservative for a stable queue, while an unstable one is a random walk with drift,
-/// whose increments are independent and the test exact. None: fewer than two samples.
-pub fn backlog_growth(samples: &[(Cycle, u64)]) -> Option<Growth> {
-    let inc: Vec<f64> = samples
-        .windows(2)
-        .filter(|w| w[1].0 > w[0].0)
-        .map(|w| (w[1].1 as f64 - w[0].1 as f64) / (w[1].0 - w[0].0) as f64)
-        .collect();
-    if inc.is_empty() {
-        return None;
-    }
-    let n = inc.len() as f64;
-    let mean = inc.iter().sum::<f64>() / n;
-    let t = if inc.len() < 2 {
-        None
-    } else {
-        let var = inc.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
-        (var > 0.0).then(|| mean / (var / n).sqrt())
-    };
-    Some(Growth {
-        per_cycle: mean,
-        t,
-        increments: inc.len(),
     })
 }
 

@@ -1,4 +1,8 @@
-//! Means and Student-t 95% confidence intervals over independent replications.
+//! Statistics over independent replications: means and Student-t 95% confidence
+//! intervals, a distribution's summary ([`Dist`]), and the t-test of a backlog's growth.
+
+use crate::foundation::types::Cycle;
+use hdrhistogram::Histogram;
 
 /// Two-sided 97.5% quantile of Student's t with `df` degrees of freedom.
 pub fn t975(df: usize) -> f64 {
@@ -50,6 +54,91 @@ pub fn mean_ci(samples: &[f64]) -> (f64, Option<f64>) {
     }
     let var = samples.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n as f64 - 1.0);
     (mean, Some(t975(n - 1) * (var / n as f64).sqrt()))
+}
+
+/// A distribution of per-message times.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct Dist {
+    /// Mean over replications of the per-replication mean.
+    pub mean: Option<f64>,
+    /// Half-width of the 95% Student-t interval over replications.
+    pub ci95: Option<f64>,
+    /// Median (all replications' messages together).
+    pub p50: Option<u64>,
+    /// 90th percentile.
+    pub p90: Option<u64>,
+    /// 99th percentile.
+    pub p99: Option<u64>,
+    /// Largest.
+    pub max: Option<u64>,
+}
+
+/// A distribution: the mean over replications of their means (with its 95% interval)
+/// and the percentiles of every replication's values together.
+pub fn dist(means: &[f64], h: &Histogram<u64>) -> Dist {
+    let (mean, ci95) = mean_ci(means);
+    let some = !h.is_empty();
+    Dist {
+        mean: mean.is_finite().then_some(mean),
+        ci95: ci95.filter(|x| x.is_finite()),
+        p50: some.then(|| h.value_at_quantile(0.5)),
+        p90: some.then(|| h.value_at_quantile(0.9)),
+        p99: some.then(|| h.value_at_quantile(0.99)),
+        max: some.then(|| h.max()),
+    }
+}
+
+/// The growth of the source backlog over a window.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Growth {
+    /// Mean of the increments per cycle between consecutive samples, messages per cycle
+    /// (every source together).
+    pub per_cycle: f64,
+    /// Student's t of that mean (None: fewer than two increments, or no variation).
+    pub t: Option<f64>,
+    /// Increments the mean is over.
+    pub increments: usize,
+}
+
+impl Growth {
+    /// Whether the growth is significantly positive: one-sided t-test at 95% (without
+    /// variation, whether it is positive at all).
+    pub fn significant(&self) -> bool {
+        match self.t {
+            Some(t) => t > t95(self.increments - 1),
+            None => self.per_cycle > 0.0,
+        }
+    }
+}
+
+/// The backlog's growth over the window from its samples (cycle, messages). Increments,
+/// not a regression on the samples: a stable backlog is an autocorrelated stationary
+/// process, whose least-squares slope has a far larger variance than its residuals
+/// suggest; its increments telescope (their sum is last − first), which makes the t-test
+/// conservative for a stable queue, while an unstable one is a random walk with drift,
+/// whose increments are independent and the test exact. None: fewer than two samples.
+pub fn backlog_growth(samples: &[(Cycle, u64)]) -> Option<Growth> {
+    let inc: Vec<f64> = samples
+        .windows(2)
+        .filter(|w| w[1].0 > w[0].0)
+        .map(|w| (w[1].1 as f64 - w[0].1 as f64) / (w[1].0 - w[0].0) as f64)
+        .collect();
+    if inc.is_empty() {
+        return None;
+    }
+    let n = inc.len() as f64;
+    let mean = inc.iter().sum::<f64>() / n;
+    let t = if inc.len() < 2 {
+        None
+    } else {
+        let var = inc.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
+        (var > 0.0).then(|| mean / (var / n).sqrt())
+    };
+    Some(Growth {
+        per_cycle: mean,
+        t,
+        increments: inc.len(),
+    })
 }
 
 #[cfg(test)]

@@ -6,5 +6,6 @@
 pub mod ci;
 pub mod error;
 pub mod limits;
+pub mod mg1;
 pub mod rng;
 pub mod types;

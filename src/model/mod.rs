@@ -10,7 +10,6 @@
 pub mod circuit;
 pub mod compare;
 pub mod deflection_ms;
-pub mod mg1;
 pub mod wormhole_timeout;
 pub mod wormhole_torus;
 pub mod wormhole_torus_dor;

@@ -5,45 +5,13 @@
 //! was measured) are `null`, never NaN or a string.
 
 use crate::config::HwConfig;
+use crate::engine::partitioner::Partitioning;
+use crate::foundation::ci::Dist;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write;
 
-/// How a run's network was split: into partitions stepped by threads, over MPI ranks
-/// (`engine::distributed`), and the links each split cuts (see `engine::partitioner::cut`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct Partitioning {
-    /// Partitions (R ranks × T threads, or T threads).
-    pub partitions: u32,
-    /// MPI ranks (1 without MPI).
-    pub ranks: u32,
-    /// The partitioner that cut the network (`experiment.partitioner`, or Contiguous
-    /// where blocks would be the same ranges or cannot be cut; see `engine::partitioner`).
-    pub partitioner: crate::config::Partitioner,
-    /// Links whose two ends lie in different partitions.
-    pub cut_links: u64,
-    /// Links whose two ends lie on different ranks.
-    pub rank_cut_links: u64,
-}
-
 /// Schema identifier written in every report.
 pub const SCHEMA: &str = "routemu.run/1";
-
-/// A distribution of per-message times.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct Dist {
-    /// Mean over replications of the per-replication mean.
-    pub mean: Option<f64>,
-    /// Half-width of the 95% Student-t interval over replications.
-    pub ci95: Option<f64>,
-    /// Median (all replications' messages together).
-    pub p50: Option<u64>,
-    /// 90th percentile.
-    pub p90: Option<u64>,
-    /// 99th percentile.
-    pub p99: Option<u64>,
-    /// Largest.
-    pub max: Option<u64>,
-}
 
 /// Message latency and its phases.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]

@@ -141,7 +141,7 @@ pub struct ReplaySummary {
     /// Partitions (threads) the network was split into.
     pub partitions: u32,
     /// How it was split (as a run's report says).
-    pub partitioning: crate::stats::report::Partitioning,
+    pub partitioning: crate::engine::partitioner::Partitioning,
     /// Messages read from the trace.
     pub messages: u64,
     /// Messages delivered (all of them when the replay completes).
@@ -327,7 +327,7 @@ pub(super) struct Setup<N: Network> {
     owned: Vec<std::ops::Range<usize>>,
     rank: usize,
     transport: Option<std::sync::Arc<dyn distributed::Transport>>,
-    partitioning: crate::stats::report::Partitioning,
+    partitioning: crate::engine::partitioner::Partitioning,
     /// The nodes a trace's endpoints sit on, and the network's nodes.
     ends: std::ops::Range<u32>,
     nodes: usize,

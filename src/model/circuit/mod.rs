@@ -84,8 +84,8 @@ pub use hold::hold;
 
 use crate::config::{AckDelay, ConflictStrategy, Duplex, HwConfig, SwitchingConfig};
 use crate::engine::machine::validate;
+use crate::foundation::mg1::{pk_wait, Moments};
 use crate::foundation::types::NodeId;
-use crate::model::mg1::{pk_wait, Moments};
 use crate::model::ModelError;
 use crate::topology::Topology;
 use crate::traffic::length::LengthDist;

@@ -9,7 +9,7 @@
 //! about the order of service, not the instant a retry rejoins); each of the E\[tries\] − 1
 //! failed tries adds D to the worm's latency.
 
-use crate::model::mg1::{pk_wait, Moments};
+use crate::foundation::mg1::{pk_wait, Moments};
 use crate::model::ModelError;
 
 /// One host's queue.

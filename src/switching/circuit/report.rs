@@ -3,13 +3,16 @@
 //! replications. What is measured while running is in [`crate::switching::circuit::measure`].
 
 use crate::config::SwitchingConfig;
-use crate::engine::experiment::{chain_delta, chained_coef, dist, pk_wait, RepResult};
+use crate::engine::experiment::RepResult;
 use crate::engine::network::{ModeContext, ModeMeasures};
 use crate::engine::probe::histogram;
+use crate::foundation::ci::dist;
 use crate::foundation::ci::mean_ci;
+use crate::foundation::ci::Dist;
+use crate::router::controller::{chain_delta, chained_coef, pk_wait};
 use crate::router::controller::{ClassStats, CtrlStats, CLASSES};
 use crate::stats::report::{
-    Circuit, ControllerClass, Dist, HopKindSplit, ModeReport, NodeController, PhaseSplit,
+    Circuit, ControllerClass, HopKindSplit, ModeReport, NodeController, PhaseSplit,
 };
 use crate::switching::circuit::measure::CircuitStats;
 use crate::switching::circuit::CircuitMeasures;

@@ -11,7 +11,7 @@ use crate::engine::experiment::RepResult;
 use crate::engine::network::{ModeContext, ModeMeasures};
 use crate::engine::probe::histogram;
 use crate::foundation::ci::mean_ci;
-use crate::model::mg1::{pk_wait, Moments};
+use crate::foundation::mg1::{pk_wait, Moments};
 use crate::stats::report::{
     ClassSplit, Distribution, ModeReport, Occupancy, Timeout, TimeoutLink, WatchedLink,
     MAX_LINK_ROWS,

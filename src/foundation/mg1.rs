@@ -7,7 +7,7 @@
 //! one (the routing controller under hold, see [`chained_wait`]). Waits are queueing
 //! only, not service; times in any one unit (routemu uses cycles).
 
-use crate::model::ModelError;
+use crate::foundation::error::ModelError;
 
 /// First and second moments of a service time.
 #[derive(Clone, Copy, Debug, PartialEq)]
