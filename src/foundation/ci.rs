@@ -146,6 +146,16 @@ mod tests {
     use super::*;
 
     #[test]
+    fn one_sided_t_quantiles() {
+        assert_eq!(t95(1), 6.314);
+        assert_eq!(t95(10), 1.812);
+        // The expansion joins the table smoothly and tends to the normal quantile.
+        assert!((t95(31) - 1.696).abs() < 2e-3);
+        assert!((t95(120) - 1.658).abs() < 1e-3);
+        assert!(t95(0).is_nan());
+    }
+
+    #[test]
     fn textbook_interval() {
         // Samples 1..=5: mean 3, s = 1.5811, t(4) = 2.776: half-width 1.963.
         let (m, h) = mean_ci(&[1.0, 2.0, 3.0, 4.0, 5.0]);
