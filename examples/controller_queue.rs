@@ -12,7 +12,7 @@
 use routemu::config::load::load_hw;
 use routemu::config::overrides::apply_overrides;
 use routemu::config::Measure;
-use routemu::engine::experiment::run_experiment;
+use routemu::experiments::experiment::run_experiment;
 use std::path::Path;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

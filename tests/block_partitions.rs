@@ -8,7 +8,7 @@
 mod common;
 
 use routemu::config::{HwConfig, Partitioner};
-use routemu::engine::experiment::run_experiment;
+use routemu::experiments::experiment::run_experiment;
 use serde_json::Value;
 
 fn short(name: &str, cfg: HwConfig) -> HwConfig {

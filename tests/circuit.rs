@@ -8,8 +8,8 @@ use routemu::config::{
     AckDelay, ConflictStrategy, Duplex, HwConfig, LengthConfig, Measure, SwitchingConfig,
     TopologyConfig,
 };
-use routemu::engine::experiment::run_experiment;
 use routemu::engine::sim::{Simulation, Stop};
+use routemu::experiments::experiment::run_experiment;
 use routemu::foundation::types::NodeId;
 use routemu::switching::circuit::{zero_load_latency, CircuitNet};
 use routemu::topology::Topology;

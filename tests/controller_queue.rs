@@ -9,7 +9,7 @@
 mod common;
 
 use routemu::config::Measure;
-use routemu::engine::experiment::run_experiment;
+use routemu::experiments::experiment::run_experiment;
 use routemu::foundation::rng::{exponential, stream};
 use routemu::foundation::types::Cycle;
 use routemu::router::controller::{Controllers, CtrlRequest};

@@ -10,8 +10,8 @@ mod common;
 
 use routemu::config::overrides::apply_overrides;
 use routemu::config::{HwConfig, Measure};
-use routemu::engine::experiment::run_experiment;
 use routemu::engine::sim::Simulation;
+use routemu::experiments::experiment::run_experiment;
 use routemu::foundation::types::{NodeId, PortId};
 use routemu::switching::deflection::{zero_load_latency, DeflectionNet};
 use routemu::topology::Topology;

@@ -8,7 +8,7 @@ mod common;
 
 use routemu::config::{HwConfig, Measure};
 use routemu::engine::distributed::{local::LocalRanks, with_transport};
-use routemu::engine::experiment::run_experiment;
+use routemu::experiments::experiment::run_experiment;
 use serde_json::Value;
 use std::sync::Arc;
 

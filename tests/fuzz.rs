@@ -649,7 +649,8 @@ fn random_machines_keep_the_report_invariants_for_any_threads_and_idle_skip() {
             return (Vec::new(), Ok(Outcome::Refused));
         };
         let input = ron::to_string(&cfg).unwrap_or_default().into_bytes();
-        let run = |cfg: &HwConfig| routemu::engine::experiment::run_experiment(cfg, &mut |_, _| {});
+        let run =
+            |cfg: &HwConfig| routemu::experiments::experiment::run_experiment(cfg, &mut |_, _| {});
         let report = match run(&cfg) {
             Ok(r) => r,
             Err(_) => return (input, Ok(Outcome::Refused)),

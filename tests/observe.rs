@@ -9,7 +9,7 @@ mod common;
 
 use common::{preset, routemu};
 use routemu::config::{HwConfig, LatencyTo, Measure};
-use routemu::engine::experiment::{run_experiment, run_experiment_observed};
+use routemu::experiments::experiment::{run_experiment, run_experiment_observed};
 use routemu::stats::latency_dist::percentile;
 use routemu::stats::msglog::{self, LatencyRule};
 use routemu::topology::Topology;

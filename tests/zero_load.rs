@@ -152,7 +152,7 @@ fn the_latency_definition_shifts_a_lone_message_by_the_source_and_ejection_cycle
 #[test]
 fn tail_arrived_reports_every_statistic_one_cycle_earlier_and_nothing_else_changes() {
     use routemu::config::{LatencyDef, LatencyFrom, LatencyTo, Measure};
-    use routemu::engine::experiment::run_experiment;
+    use routemu::experiments::experiment::run_experiment;
     let mut cfg = common::preset("wormhole-torus-adaptive.ron");
     cfg.topology = routemu::config::TopologyConfig::Torus {
         k: 4,

@@ -16,7 +16,7 @@
 
 use routemu::config::overrides::apply_overrides;
 use routemu::config::{HwConfig, Measure};
-use routemu::engine::experiment::run_experiment;
+use routemu::experiments::experiment::run_experiment;
 use routemu::foundation::mg1::{mm1_finite_source, mm1_finite_source_ratio};
 use routemu::model::wormhole_timeout::link::{reneging_link, Denominator, Matching};
 use routemu::model::wormhole_timeout::{max_throughput, predict, TimeoutParams};

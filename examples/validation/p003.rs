@@ -11,7 +11,7 @@
 
 use routemu::config::overrides::apply_overrides;
 use routemu::config::{HwConfig, Measure};
-use routemu::engine::experiment::run_experiment;
+use routemu::experiments::experiment::run_experiment;
 use routemu::model::deflection_ms::{mean_path, predict, DeflectionParams, DeflectionPrediction};
 use routemu::presentation::plot::{Figure, Series};
 use routemu::stats::report::Deflection;

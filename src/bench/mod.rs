@@ -339,7 +339,7 @@ pub fn time_experiment(cfg: &HwConfig) -> Result<(f64, u64)> {
     use crate::stats::msglog;
     let start = Instant::now();
     let (report, mut extras) =
-        crate::engine::experiment::run_experiment_observed(cfg, &mut |_, _| {})?;
+        crate::experiments::experiment::run_experiment_observed(cfg, &mut |_, _| {})?;
     // Every variant writes its JSON report, as `routemu run --json` does.
     let json = serde_json::to_string(&report)
         .map_err(|e| crate::foundation::error::Error::Arg(e.to_string()))?;
@@ -715,7 +715,7 @@ pub fn run_ranked(
     let speed = |threads: usize| -> Result<f64> {
         let mut cfg = cfg.clone();
         cfg.experiment.threads = threads as u32;
-        let r = crate::engine::experiment::run_experiment(&cfg, &mut |_, _| {})?;
+        let r = crate::experiments::experiment::run_experiment(&cfg, &mut |_, _| {})?;
         Ok(r.node_cycles_per_second)
     };
     let (mut one, mut threaded, mut ranked) = (0.0f64, 0.0f64, 0.0f64);

@@ -7,7 +7,7 @@
 
 use crate::cli::output::{check_outputs, json_document, write_output, Output};
 use crate::config::HwConfig;
-use crate::engine::experiment::Extras;
+use crate::experiments::experiment::Extras;
 use crate::foundation::error::{Error, Result};
 use crate::presentation::heatmap::{self, Quantity};
 use crate::stats::msglog::RepLog;

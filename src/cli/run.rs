@@ -4,7 +4,7 @@ use crate::cli::observe::ObserveArgs;
 use crate::cli::output::{eprint, print, write_json};
 use crate::cli::{RunArgs, EXIT_DEADLOCK};
 use crate::config::{HwConfig, Measure};
-use crate::engine::experiment::{run_experiment_observed, Extras};
+use crate::experiments::experiment::{run_experiment_observed, Extras};
 use crate::foundation::error::Result;
 use crate::stats::report::Report;
 use indicatif::{ProgressBar, ProgressStyle};

@@ -6,7 +6,6 @@
 //! each mode implements [`network::Network`] in `switching/`.
 
 pub mod distributed;
-pub mod experiment;
 pub mod interrupt;
 pub mod machine;
 pub mod network;
@@ -15,6 +14,7 @@ pub mod partition;
 pub mod partitioner;
 pub mod probe;
 pub mod replay;
+pub mod replication;
 pub mod saturation;
 pub mod sim;
 pub mod sweep;

@@ -25,7 +25,7 @@ use crate::router::dma::PendingMsg;
 use crate::stats::report::ModeReport;
 use crate::topology::Topology;
 
-use crate::engine::experiment::RepResult;
+use crate::engine::replication::RepResult;
 
 /// The measurement window as the hardware sees it.
 pub trait Window {

@@ -19,9 +19,9 @@
 //! result does not depend on `experiment.jobs` or `experiment.threads`.
 
 use crate::config::{ArrivalProcess, Duplex, HwConfig, LatencyFrom, LatencyTo, Measure};
-use crate::engine::experiment::{run_replication, RepResult};
 use crate::engine::machine::validate;
 use crate::engine::network::Network;
+use crate::engine::replication::{run_replication, RepResult};
 use crate::engine::sim::{Stop, CHECK_EVERY};
 use crate::foundation::ci::mean_ci;
 use crate::foundation::ci::{backlog_growth, Growth};
@@ -951,6 +951,7 @@ fn summarise(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::foundation::ci::t95;
 
     fn probe(offered: f64, accepted: f64, slope: Option<f64>, stop: ProbeStop) -> Probe {
         Probe {

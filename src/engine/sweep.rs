@@ -12,12 +12,12 @@
 
 use crate::config::overrides::apply_overrides;
 use crate::config::HwConfig;
-use crate::engine::experiment::{aggregate, run_experiment};
 use crate::engine::interrupt;
 use crate::engine::network::Network;
 use crate::engine::replay::elastic::ElasticOptions;
 use crate::engine::replay::{replay_machine, NodeMap, Placement, ReplayMode, ReplayOptions};
 use crate::engine::replay::{RankRow, ReplaySummary};
+use crate::experiments::experiment::{aggregate, run_experiment};
 use crate::foundation::error::{Error, Result};
 use crate::foundation::types::Cycle;
 use crate::model::circuit::{CircuitParams, PathForm};

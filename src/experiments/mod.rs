@@ -2,4 +2,5 @@
 //! switching mode — replications with their report, sweeps, the saturation search,
 //! trace replay — and the memory a run needs.
 
+pub mod experiment;
 pub mod memory;

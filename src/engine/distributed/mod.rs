@@ -32,8 +32,8 @@ pub mod local;
 pub mod mpi;
 pub(crate) mod wire;
 
-use crate::engine::experiment::{reduce_parts, PartResult, Replication, RunEnd};
 use crate::engine::network::Network;
+use crate::engine::replication::{reduce_parts, PartResult, Replication, RunEnd};
 
 use crate::config::HwConfig;
 use crate::engine::machine::validate;

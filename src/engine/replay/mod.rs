@@ -25,14 +25,13 @@ pub mod placement;
 
 use crate::config::HwConfig;
 use crate::engine::distributed::{self, wire};
-use crate::engine::experiment::{
-    latency_histograms, link_arrays, observe_parts, Extras, PartResult, RunEnd,
-};
 use crate::engine::machine::validate;
 use crate::engine::network::{NetMeasures, Network};
 use crate::engine::parallel::partitions_for;
 use crate::engine::partitioner::{describe, one_process, place, ranges};
+use crate::engine::replication::{observe_parts, PartResult, RunEnd};
 use crate::engine::sim::Simulation;
+use crate::experiments::experiment::{latency_histograms, link_arrays, Extras};
 use crate::foundation::error::{Error, Result};
 use crate::foundation::types::Cycle;
 use crate::stats::msglog::RepLog;

@@ -3,9 +3,9 @@
 //! replications. What is measured while running is in [`crate::switching::circuit::measure`].
 
 use crate::config::SwitchingConfig;
-use crate::engine::experiment::RepResult;
 use crate::engine::network::{ModeContext, ModeMeasures};
 use crate::engine::probe::histogram;
+use crate::engine::replication::RepResult;
 use crate::foundation::ci::dist;
 use crate::foundation::ci::mean_ci;
 use crate::foundation::ci::Dist;

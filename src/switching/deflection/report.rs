@@ -4,8 +4,8 @@
 //! from all replications together.
 
 use crate::config::SwitchingConfig;
-use crate::engine::experiment::RepResult;
 use crate::engine::network::{ModeContext, ModeMeasures};
+use crate::engine::replication::RepResult;
 use crate::foundation::ci::mean_ci;
 use crate::stats::report::{Deflection, ModeReport, PathLengths};
 use crate::switching::deflection::measure::DeflectionStats;

@@ -7,9 +7,9 @@
 //! were saturated sources.
 
 use crate::config::{ArrivalProcess, SwitchingConfig};
-use crate::engine::experiment::RepResult;
 use crate::engine::network::{ModeContext, ModeMeasures};
 use crate::engine::probe::histogram;
+use crate::engine::replication::RepResult;
 use crate::foundation::ci::mean_ci;
 use crate::foundation::mg1::{pk_wait, Moments};
 use crate::stats::report::{

@@ -35,13 +35,13 @@ pub mod invariants;
 pub mod watchdog;
 
 use crate::config::{HwConfig, SwitchingConfig, VcRelease};
-use crate::engine::experiment::{avg, per_message, RepResult};
 use crate::engine::machine::Machine;
 use crate::engine::network::{ModeContext, ModeMeasures, NetMeasures, Network, Outbox, Window};
 use crate::engine::partition::PartOut;
 use crate::engine::partitioner::PartNodes;
 use crate::engine::probe::observe::{Level, LinkObs, PortObs};
 use crate::engine::probe::MsgStats;
+use crate::engine::replication::{avg, per_message, RepResult};
 use crate::engine::sim::{MeasureWindow, Simulation};
 use crate::foundation::ci::mean_ci;
 use crate::foundation::error::Result;

@@ -31,10 +31,11 @@ mod plan;
 mod ranks;
 mod step;
 
-use crate::engine::experiment::{Extras, PartResult, RunEnd};
 use crate::engine::network::Network;
 use crate::engine::probe::histogram;
 use crate::engine::replay::{RankRow, ReplayMode, ReplayOptions, ReplayRecord, ReplaySummary};
+use crate::engine::replication::{PartResult, RunEnd};
+use crate::experiments::experiment::Extras;
 use crate::foundation::error::{Error, Result};
 use crate::foundation::types::Cycle;
 use crate::stats::msglog::RepLog;
