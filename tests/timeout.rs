@@ -603,8 +603,9 @@ fn saturated_hosts_with_one_worm_waiting_retry_into_the_same_busy_link_and_carry
         one.accepted_per_host
     );
     // With one worm waiting, a reset worm is sent again at once.
-    let gap =
-        |t: &routemu::stats::report::Timeout| t.p_fail_retry.unwrap() - t.p_fail_first_try.unwrap();
+    let gap = |t: &routemu::switching::report::Timeout| {
+        t.p_fail_retry.unwrap() - t.p_fail_first_try.unwrap()
+    };
     assert!(
         gap(&one) > 0.15 && gap(&deep) < 0.08,
         "{} {}",

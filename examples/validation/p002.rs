@@ -21,7 +21,7 @@ use routemu::foundation::mg1::{mm1_finite_source, mm1_finite_source_ratio};
 use routemu::model::wormhole_timeout::link::{reneging_link, Denominator, Matching};
 use routemu::model::wormhole_timeout::{max_throughput, predict, TimeoutParams};
 use routemu::presentation::plot::{Figure, Series};
-use routemu::stats::report::{Distribution, Timeout};
+use routemu::switching::report::{Distribution, Timeout};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::fmt::Write;
@@ -964,7 +964,7 @@ pub fn section(
     );
     // Occupancy (finite population) at medium load, τ = 20 curve.
     let occ = fig8[0].at(0.55).map(|p| p.emu.clone());
-    let rates = |v: &[routemu::stats::report::Occupancy]| -> Vec<f64> {
+    let rates = |v: &[routemu::switching::report::Occupancy]| -> Vec<f64> {
         v.iter()
             .filter(|o| o.time_fraction > 0.005)
             .filter_map(|o| o.arrival_rate)

@@ -14,7 +14,7 @@ use routemu::config::{HwConfig, Measure};
 use routemu::experiments::experiment::run_experiment;
 use routemu::model::deflection_ms::{mean_path, predict, DeflectionParams, DeflectionPrediction};
 use routemu::presentation::plot::{Figure, Series};
-use routemu::stats::report::Deflection;
+use routemu::switching::report::Deflection;
 use routemu::topology::manhattan::ManhattanStreet;
 use std::collections::HashMap;
 use std::fmt::Write;

@@ -80,7 +80,7 @@ pub fn describe(p: &Prediction) -> String {
             )
         }
         Prediction::Timeout(t) => {
-            let c = |x: &crate::stats::report::ClassSplit<f64>| {
+            let c = |x: &crate::switching::report::ClassSplit<f64>| {
                 format!("ss {:.4} sh {:.4}", x.ss, x.sh)
             };
             return format!(

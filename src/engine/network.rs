@@ -5,9 +5,9 @@
 //! replications are written once.
 //!
 //! A mode's own measurements ([`ModeMeasures`]) are opaque to the engine: it collects
-//! them from each partition, merges them, and hands every replication's to the mode,
-//! which builds its block of the report. Adding a mode touches `switching` (the mode and
-//! its entry in `switching::with_mode`) and `stats::report` (its block), never the engine.
+//! them from each partition and merges them; the mode builds its block of the report
+//! from every replication's (`switching::Mode`). Adding a mode touches `switching` (the
+//! mode, its block and its entry in `switching::with_mode`), never the engine.
 
 use crate::config::HwConfig;
 use crate::engine::machine::Machine;
@@ -22,10 +22,7 @@ use crate::foundation::types::Cycle;
 use crate::foundation::types::Located;
 use crate::router::controller::CtrlStats;
 use crate::router::dma::PendingMsg;
-use crate::stats::report::ModeReport;
 use crate::topology::Topology;
-
-use crate::engine::replication::RepResult;
 
 /// The measurement window as the hardware sees it.
 pub trait Window {
@@ -102,10 +99,6 @@ pub trait ModeMeasures:
     /// Adds another partition's measurements of the same replication (exact: integer
     /// counts and histograms, so the partition count never shows).
     fn merge(&mut self, other: &Self);
-
-    /// The mode's block of the report from every replication (with its mode-independent
-    /// results), in replication order.
-    fn report(ctx: ModeContext<'_>, reps: &[RepResult<Self>]) -> ModeReport;
 }
 
 /// A switching mode's network of routers.

@@ -13,7 +13,6 @@
 use crate::config::overrides::apply_overrides;
 use crate::config::HwConfig;
 use crate::engine::interrupt;
-use crate::engine::network::Network;
 use crate::engine::replay::elastic::ElasticOptions;
 use crate::engine::replay::{replay_machine, NodeMap, Placement, ReplayMode, ReplayOptions};
 use crate::engine::replay::{RankRow, ReplaySummary};
@@ -24,7 +23,7 @@ use crate::model::circuit::{CircuitParams, PathForm};
 use crate::model::compare::{rows, Row, KEYS};
 use crate::presentation::plot::redraw::unknown;
 use crate::stats::report::Report;
-use crate::switching::{with_mode, WithMode};
+use crate::switching::{with_mode, Mode, WithMode};
 use crate::topology::Topology;
 use crate::trace::{open_with, OpenOptions};
 use serde_json::Value;
@@ -628,9 +627,9 @@ pub fn report_template(cfg: &HwConfig) -> Result<Value> {
     struct Template<'a>(&'a HwConfig);
     impl WithMode for Template<'_> {
         type Output = Result<Report>;
-        fn run<N: Network + Send>(self) -> Result<Report> {
+        fn run<N: Mode + Send>(self) -> Result<Report> {
             let topology = crate::engine::machine::validate(self.0)?.topology;
-            Ok(aggregate::<N::Measures>(self.0, &topology, &[], None, 0.0))
+            Ok(aggregate::<N>(self.0, &topology, &[], None, 0.0))
         }
     }
     let report = with_mode(&cfg.switching, Template(cfg))?;

@@ -4,7 +4,7 @@
 
 use crate::config::HwConfig;
 use crate::engine::machine::validate;
-use crate::engine::network::{ModeContext, ModeMeasures, Network};
+use crate::engine::network::ModeContext;
 use crate::engine::partitioner;
 use crate::engine::probe::observe::{RepObs, SeriesAcc};
 use crate::engine::probe::{histogram, MsgStats};
@@ -21,7 +21,7 @@ use crate::stats::observe::{self, LinkRow, LinkTotals, RouterRow};
 use crate::stats::report::{
     self, Controller, Deadlock, Latency, Messages, Phases, Report, Throughput, TopologyInfo,
 };
-use crate::switching::{with_mode, WithMode};
+use crate::switching::{with_mode, Mode, WithMode};
 use crate::topology::Topology;
 use hdrhistogram::Histogram;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -121,7 +121,7 @@ pub fn run_experiment_observed(
     }
     impl WithMode for Reps<'_, '_> {
         type Output = Result<(Report, Extras)>;
-        fn run<N: Network + Send>(self) -> Self::Output {
+        fn run<N: Mode + Send>(self) -> Self::Output {
             run_reps::<N>(self.cfg, self.progress)
         }
     }
@@ -147,7 +147,7 @@ pub struct Extras {
 /// Where a worker leaves a replication's result (and its last cycle).
 type Slot<M> = Mutex<Option<Result<(RepResult<M>, Cycle)>>>;
 
-fn run_reps<N: Network + Send>(
+fn run_reps<N: Mode + Send>(
     cfg: &HwConfig,
     progress: &mut (dyn FnMut(u32, Cycle) + Send),
 ) -> Result<(Report, Extras)> {
@@ -212,7 +212,7 @@ fn run_reps<N: Network + Send>(
         done.push(r);
     }
     let wall = started.elapsed().as_secs_f64();
-    Ok(aggregate_observed(
+    Ok(aggregate_observed::<N>(
         cfg, &topology, &mut done, deadlock, wall,
     ))
 }
@@ -234,14 +234,14 @@ fn ctrl_corrected<M>(cfg: &HwConfig, reps: &[RepResult<M>]) -> Option<f64> {
 
 /// Combines replications into a report and the measurements for files; takes the
 /// per-message records out of the replications.
-pub fn aggregate_observed<M: ModeMeasures>(
+pub fn aggregate_observed<N: Mode>(
     cfg: &HwConfig,
     topology: &Topology,
-    reps: &mut [RepResult<M>],
+    reps: &mut [RepResult<N::Measures>],
     deadlock: Option<Deadlock>,
     wall: f64,
 ) -> (Report, Extras) {
-    let mut report = aggregate(cfg, topology, reps, deadlock, wall);
+    let mut report = aggregate::<N>(cfg, topology, reps, deadlock, wall);
     let o = cfg.experiment.observe;
     let mut extras = Extras {
         latency: latency_histograms(
@@ -321,10 +321,10 @@ pub(crate) fn latency_histograms<'a>(
 }
 
 /// Combines replications into a report.
-pub fn aggregate<M: ModeMeasures>(
+pub fn aggregate<N: Mode>(
     cfg: &HwConfig,
     topology: &Topology,
-    reps: &[RepResult<M>],
+    reps: &[RepResult<N::Measures>],
     deadlock: Option<Deadlock>,
     wall: f64,
 ) -> Report {
@@ -432,7 +432,7 @@ pub fn aggregate<M: ModeMeasures>(
             }))
             .filter(|_| cfg.router.controller.servers == 1),
         },
-        mode: M::report(ModeContext { cfg, topology }, reps),
+        mode: N::report(ModeContext { cfg, topology }, reps),
         topology: TopologyInfo {
             description: topology.describe(),
             nodes: topology.nodes(),

@@ -121,7 +121,7 @@ pub fn rows(report: &Report, prediction: Option<&Prediction>, mean_path: f64) ->
     let d = report.deflection();
     let c = report.circuit();
     let ctrl = &report.controller;
-    let phase = |f: fn(&crate::stats::report::Circuit) -> Option<f64>| c.and_then(f);
+    let phase = |f: fn(&crate::switching::report::Circuit) -> Option<f64>| c.and_then(f);
     let setup = phase(|c| Some(c.phases.setup.mean? + c.phases.ack.mean?));
     vec![
         row(
@@ -363,7 +363,7 @@ pub fn rows(report: &Report, prediction: Option<&Prediction>, mean_path: f64) ->
 /// `class` weighted by their arrivals as the measured P_T is: the error of the per-link
 /// model alone, without the fixed point around it. None when a link of the class has no
 /// answer (saturated) or the links are not listed.
-fn measured_mg1d(t: &crate::stats::report::Timeout, class: &str) -> Option<f64> {
+fn measured_mg1d(t: &crate::switching::report::Timeout, class: &str) -> Option<f64> {
     use crate::model::wormhole_timeout::link::{reneging_link, Denominator, Matching};
     let (mut num, mut den) = (0.0, 0.0);
     for l in t

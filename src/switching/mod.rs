@@ -6,17 +6,29 @@
 //! [`timeout`] paper 002's wormhole LAN with the backward timeout reset.
 //!
 //! [`with_mode`] is the one place that maps a configuration's `switching` section to the
-//! routers that run it: the engine, the benchmarks and trace replay go through it, so a
-//! new mode is added here and in its own module.
+//! routers that run it; the experiments (and the benchmarks) go through it, never the
+//! engine, so a new mode is added here and in its own module. [`Mode`] is what a mode adds
+//! to the engine's [`Network`]: its block of the report ([`report`]).
 
 pub mod circuit;
 pub mod deflection;
+pub mod report;
 pub mod timeout;
 pub mod wormhole;
 
 use crate::config::{BackoffDist, SwitchingConfig};
-use crate::engine::network::Network;
+use crate::engine::network::{ModeContext, Network};
+use crate::engine::replication::RepResult;
 use crate::foundation::rng::{below, exponential, NodeRng};
+use report::ModeReport;
+
+/// A switching mode: the routers the engine steps ([`Network`]), and the block of the
+/// report its measurements make.
+pub trait Mode: Network {
+    /// The mode's block of the report from every replication (with its mode-independent
+    /// results), in replication order.
+    fn report(ctx: ModeContext<'_>, reps: &[RepResult<Self::Measures>]) -> ModeReport;
+}
 
 /// Something to do with the routers of whichever switching mode a machine has (a
 /// generic function the caller cannot name as a closure).
@@ -24,7 +36,7 @@ pub trait WithMode {
     /// What it gives.
     type Output;
     /// Does it with the routers `N`.
-    fn run<N: Network + Send>(self) -> Self::Output;
+    fn run<N: Mode + Send>(self) -> Self::Output;
 }
 
 /// Runs `w` with the routers of the switching mode `s` describes.

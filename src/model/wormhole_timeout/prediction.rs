@@ -4,7 +4,7 @@
 use crate::model::wormhole_timeout::link::{Denominator, Matching};
 use crate::model::wormhole_timeout::paths::PathSet;
 use crate::model::wormhole_timeout::{Solution, TimeoutParams};
-use crate::stats::report::ClassSplit;
+use crate::switching::report::ClassSplit;
 use crate::topology::hosts::LinkClass;
 use serde::Serialize;
 

@@ -11,11 +11,13 @@ use crate::foundation::ci::mean_ci;
 use crate::foundation::ci::Dist;
 use crate::router::controller::{chain_delta, chained_coef, pk_wait};
 use crate::router::controller::{ClassStats, CtrlStats, CLASSES};
-use crate::stats::report::{
-    Circuit, ControllerClass, HopKindSplit, ModeReport, NodeController, PhaseSplit,
-};
 use crate::switching::circuit::measure::CircuitStats;
 use crate::switching::circuit::CircuitMeasures;
+use crate::switching::circuit::CircuitNet;
+use crate::switching::report::{
+    Circuit, ControllerClass, HopKindSplit, ModeReport, NodeController, PhaseSplit,
+};
+use crate::switching::Mode;
 
 /// Largest network whose controllers are listed one by one.
 const LIST_CONTROLLERS_UP_TO: usize = 4096;
@@ -24,8 +26,10 @@ impl ModeMeasures for CircuitMeasures {
     fn merge(&mut self, o: &Self) {
         self.add(o);
     }
+}
 
-    fn report(ctx: ModeContext<'_>, reps: &[RepResult<Self>]) -> ModeReport {
+impl Mode for CircuitNet {
+    fn report(ctx: ModeContext<'_>, reps: &[RepResult<CircuitMeasures>]) -> ModeReport {
         ModeReport::Circuit(Box::new(circuit_report(ctx, reps)))
     }
 }

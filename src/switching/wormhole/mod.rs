@@ -56,7 +56,8 @@ use crate::router::link::{LinkEvent, LinkTiming};
 use crate::router::vc_alloc::VcAllocator;
 use crate::router::Layout;
 use crate::routing::{Route, RoutingFn};
-use crate::stats::report::{ModeReport, Wormhole};
+use crate::switching::report::{ModeReport, Wormhole};
+use crate::switching::Mode;
 use crate::topology::Topology;
 
 /// The zero-load latency of an L-flit message as a line in the hops it travels:
@@ -815,8 +816,10 @@ pub struct WormholeMeasures;
 
 impl ModeMeasures for WormholeMeasures {
     fn merge(&mut self, _: &Self) {}
+}
 
-    fn report(_: ModeContext<'_>, reps: &[RepResult<Self>]) -> ModeReport {
+impl Mode for WormholeNet {
+    fn report(_: ModeContext<'_>, reps: &[RepResult<WormholeMeasures>]) -> ModeReport {
         let count = |m: &MsgStats| m.count;
         let hops = |m: &MsgStats| m.hops_sum;
         let (blocking, blocking_ci) = mean_ci(&per_message(reps, &|m| m.blocking_sum, &hops));
