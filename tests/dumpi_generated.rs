@@ -14,7 +14,7 @@ mod dumpi_gen;
 
 use clap::Parser;
 use dumpi_gen::{generate, write, Cli};
-use routemu::engine::replay::{replay, ReplayMode, ReplayOptions};
+use routemu::experiments::replay::{replay, ReplayMode, ReplayOptions};
 use routemu::switching::wormhole::WormholeNet;
 use routemu::trace::collectives::{resolve, Algorithm, Collective, Op, Sizes};
 use routemu::trace::dumpi::{Args, Call, DumpiFile, Stamp, Status};
@@ -901,8 +901,8 @@ mod elastic {
     use super::*;
     use routemu::config::overrides::apply_overrides;
     use routemu::config::HwConfig;
-    use routemu::engine::replay::elastic::{Application, ElasticOptions, Overhead};
-    use routemu::engine::replay::{ReplayRecord, ReplaySummary};
+    use routemu::experiments::replay::elastic::{Application, ElasticOptions, Overhead};
+    use routemu::experiments::replay::{ReplayRecord, ReplaySummary};
     use routemu::foundation::types::NodeId;
     use routemu::switching::wormhole::zero_load_latency;
     use routemu::topology::Topology;

@@ -6,8 +6,10 @@
 
 mod common;
 
-use routemu::engine::replay::elastic::ElasticOptions;
-use routemu::engine::replay::{replay, ReplayMode, ReplayOptions, ReplayRecord, ReplaySummary};
+use routemu::experiments::replay::elastic::ElasticOptions;
+use routemu::experiments::replay::{
+    replay, ReplayMode, ReplayOptions, ReplayRecord, ReplaySummary,
+};
 use routemu::switching::wormhole::{zero_load_latency, WormholeNet};
 use routemu::trace::dumpi::DumpiFile;
 use routemu::trace::mpi::Collectives;

@@ -21,7 +21,7 @@ mod common;
 use routemu::config::load::parse_hw;
 use routemu::config::{HwConfig, Measure, TopologyConfig};
 use routemu::engine::machine::validate;
-use routemu::engine::replay::{replay_machine, ReplayMode, ReplayOptions};
+use routemu::experiments::replay::{replay_machine, ReplayMode, ReplayOptions};
 use routemu::foundation::rng::{below, stream, unit, NodeRng};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
@@ -570,14 +570,14 @@ fn sweep_ranges_and_command_line_values_never_panic() {
             pick(rng, INTERESTING),
             pick(rng, INTERESTING)
         );
-        let _ = routemu::engine::sweep::Axis::parse(&spec);
+        let _ = routemu::experiments::sweep::Axis::parse(&spec);
         let list = format!(
             "router.vcs={},{}",
             pick(rng, INTERESTING),
             pick(rng, INTERESTING)
         );
-        let _ = routemu::engine::sweep::Axis::parse(&list);
-        let _ = routemu::engine::sweep::split_values(&list);
+        let _ = routemu::experiments::sweep::Axis::parse(&list);
+        let _ = routemu::experiments::sweep::split_values(&list);
         (input, Ok(Outcome::Accepted))
     });
 }
@@ -656,7 +656,7 @@ fn random_machines_keep_the_report_invariants_for_any_threads_and_idle_skip() {
             Err(_) => return (input, Ok(Outcome::Refused)),
         };
         let v = serde_json::to_value(&report).unwrap();
-        let f = |p: &str| routemu::engine::sweep::number(&v, p);
+        let f = |p: &str| routemu::experiments::sweep::number(&v, p);
         let mut why = Vec::new();
         let (g, d, l, i) = (
             f("messages.generated").unwrap_or(0.0),

@@ -6,7 +6,7 @@
 mod common;
 
 use routemu::config::HwConfig;
-use routemu::engine::replay::{
+use routemu::experiments::replay::{
     replay_machine, NodeMap, RecordedLatency, ReplayMode, ReplayOptions, ReplayRecord,
     ReplaySummary, READ_AHEAD,
 };

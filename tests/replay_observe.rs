@@ -7,7 +7,7 @@
 mod common;
 
 use routemu::config::HwConfig;
-use routemu::engine::replay::{
+use routemu::experiments::replay::{
     replay_machine, replay_machine_observed, ReplayMode, ReplayOptions, ReplayRecord, ReplaySummary,
 };
 use routemu::trace::open;

@@ -8,7 +8,7 @@ mod common;
 use common::{preset, routemu};
 use routemu::config::overrides::apply_overrides;
 use routemu::config::{HwConfig, Measure};
-use routemu::engine::saturation::{search, Criterion, SaturationOptions, SaturationResult};
+use routemu::experiments::saturation::{search, Criterion, SaturationOptions, SaturationResult};
 
 /// `cfg` with `sets` applied and a short warm-up and window.
 fn machine(cfg: &HwConfig, sets: &[&str], warmup: u64, window: u64) -> HwConfig {

@@ -563,7 +563,7 @@ fn time_parts_any<B: CycleBarrier>(
 fn scenario_parts(s: &PartScenario, threads: usize) -> Result<usize> {
     let mut cfg = s.cfg.clone();
     cfg.experiment.threads = threads as u32;
-    crate::engine::parallel::partitions_of(&cfg)
+    crate::experiments::experiment::partitions_of(&cfg)
 }
 
 /// Runs a partitioned scenario: one thread, then `threads` with each barrier (best of

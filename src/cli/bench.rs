@@ -189,8 +189,8 @@ pub fn bench(a: &BenchArgs) -> crate::foundation::error::Result<i32> {
     }
     let n = ((200_000.0 * a.scale) as u64).max(1000);
     for mode in [
-        crate::engine::replay::ReplayMode::Open,
-        crate::engine::replay::ReplayMode::Deps,
+        crate::experiments::replay::ReplayMode::Open,
+        crate::experiments::replay::ReplayMode::Deps,
     ] {
         let rate = crate::bench::replay::messages_per_second(n, mode, 8, 1, a.repeats)?;
         crate::outln!(
@@ -202,14 +202,14 @@ pub fn bench(a: &BenchArgs) -> crate::foundation::error::Result<i32> {
     let n = n * 4;
     let one = crate::bench::replay::messages_per_second(
         n,
-        crate::engine::replay::ReplayMode::Deps,
+        crate::experiments::replay::ReplayMode::Deps,
         32,
         1,
         a.repeats,
     )?;
     let many = crate::bench::replay::messages_per_second(
         n,
-        crate::engine::replay::ReplayMode::Deps,
+        crate::experiments::replay::ReplayMode::Deps,
         32,
         a.threads.max(1) as u32,
         a.repeats,

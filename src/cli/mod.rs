@@ -198,7 +198,7 @@ pub const EXIT_DEADLOCK: i32 = 3;
 /// runs at once, each on the partitions `cfg` gets) outnumber the cores free now: the
 /// partitions then wait for one another at every cycle's barrier.
 pub(crate) fn warn_oversubscribed(cfg: &HwConfig, concurrent: usize) {
-    if let Ok(parts) = crate::engine::parallel::partitions_of(cfg) {
+    if let Ok(parts) = crate::experiments::experiment::partitions_of(cfg) {
         let threads = parts.saturating_mul(concurrent.max(1));
         if let Some(w) = crate::engine::parallel::oversubscription_warning(threads) {
             output::eprint(&format!("routemu: warning: {w}\n"));

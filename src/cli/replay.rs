@@ -5,8 +5,8 @@ use crate::cli::observe::ObserveArgs;
 use crate::cli::output::{eprint, print, write_json, Output};
 use crate::config::load::load_hw;
 use crate::config::overrides::apply_overrides;
-use crate::engine::replay::elastic::{Application, ElasticOptions, Overhead};
-use crate::engine::replay::{
+use crate::experiments::replay::elastic::{Application, ElasticOptions, Overhead};
+use crate::experiments::replay::{
     replay_machine, replay_machine_observed, NodeMap, Placement, RecordedLatency, ReplayMode,
     ReplayOptions, ReplayRecord, ReplaySummary, MAX_GAP,
 };

@@ -5,7 +5,7 @@
 use crate::cli::output::{check_json_output, eprint, print, write_json};
 use crate::cli::ExperimentArgs;
 use crate::config::HwConfig;
-use crate::engine::saturation::{
+use crate::experiments::saturation::{
     search, Criterion, FlitLoad, ProbeStop, Progress, SaturationOptions, SaturationResult,
 };
 use crate::foundation::error::{Error, Result};

@@ -11,9 +11,9 @@ use crate::cli::output::{check_outputs, eprint, print, write_json, write_output}
 use crate::cli::plot::{figure_paths, write_figures};
 use crate::cli::ExperimentArgs;
 use crate::config::HwConfig;
-use crate::engine::replay::elastic::Overhead;
-use crate::engine::replay::ReplayMode;
-use crate::engine::sweep::{
+use crate::experiments::replay::elastic::Overhead;
+use crate::experiments::replay::ReplayMode;
+use crate::experiments::sweep::{
     dimensions, point_config, points, replay_point, replay_template, report_template,
     resolve_quantity, run_point_with_report, run_points, share_jobs, Axis, Point, Quantity,
     TraceRun, REPLAY_AXES, TRACE_AXIS,
@@ -323,12 +323,12 @@ fn merge(a: &mut Value, b: &Value) {
 fn saturation_options(
     cfg: &HwConfig,
     exp: &crate::cli::ExperimentArgs,
-) -> crate::engine::saturation::SaturationOptions {
+) -> crate::experiments::saturation::SaturationOptions {
     let set = exp
         .set
         .iter()
         .any(|s| s.split('=').next().map(str::trim) == Some("experiment.replications"));
-    crate::engine::saturation::SaturationOptions {
+    crate::experiments::saturation::SaturationOptions {
         replications: match exp.replications {
             Some(r) => r,
             None if set => cfg.experiment.replications,
@@ -481,7 +481,7 @@ pub fn sweep(args: &SweepArgs) -> Result<i32> {
     let x = match &args.x {
         Some(p) => axes.iter().position(|a| a.path == *p).ok_or_else(|| {
             let valid: Vec<String> = axes.iter().map(|a| a.path.clone()).collect();
-            crate::presentation::plot::redraw::unknown("--x axis (a swept path)", p, &valid)
+            crate::foundation::error::unknown("--x axis (a swept path)", p, &valid)
         })?,
         None => 0,
     };
@@ -638,7 +638,7 @@ pub fn sweep(args: &SweepArgs) -> Result<i32> {
             if let Some(k) = quantities.iter().position(|q| *q == Quantity::Saturation) {
                 let cfg = point_config(&point_base, &axes, values)?;
                 let opts = saturation_options(&cfg, &args.exp);
-                let r = crate::engine::saturation::search(&cfg, &opts, &mut |_| {})?;
+                let r = crate::experiments::saturation::search(&cfg, &opts, &mut |_| {})?;
                 cells[k] = vec![
                     Some(r.saturation.throughput.0),
                     r.saturation.ci95.map(|c| c.0),

@@ -253,28 +253,6 @@ pub fn partitions_for<N: Network>(nodes: usize, threads: usize, min_nodes: Optio
     ranges(nodes, parts).len().max(1)
 }
 
-/// Partitions a run of `cfg` steps on: [`partitions_for`] with its node count, switching
-/// mode and `experiment.threads`.
-pub fn partitions_of(cfg: &HwConfig) -> Result<usize> {
-    let nodes = crate::engine::machine::validate(cfg)?.topology.nodes();
-    struct Parts(usize, usize, Option<usize>);
-    impl crate::switching::WithMode for Parts {
-        type Output = usize;
-        fn run<N: Network + Send>(self) -> usize {
-            partitions_for::<N>(self.0, self.1, self.2)
-        }
-    }
-    let e = &cfg.experiment;
-    Ok(crate::switching::with_mode(
-        &cfg.switching,
-        Parts(
-            nodes,
-            e.threads as usize,
-            e.partition_min_nodes.map(|m| m as usize),
-        ),
-    ))
-}
-
 /// What one partition hands another at the end of a cycle: events and their side data.
 pub(crate) type Mail<N> = (
     Vec<(Cycle, <N as Network>::Event)>,

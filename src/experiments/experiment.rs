@@ -5,6 +5,7 @@
 use crate::config::HwConfig;
 use crate::engine::machine::validate;
 use crate::engine::network::ModeContext;
+use crate::engine::parallel::partitions_for;
 use crate::engine::partitioner;
 use crate::engine::probe::observe::{RepObs, SeriesAcc};
 use crate::engine::probe::{histogram, MsgStats};
@@ -55,7 +56,7 @@ pub(crate) fn link_arrays(
     // could draw them: a huge network's rows would cost memory for nothing.
     let util = observe::link_utilization(&only);
     let keep = observe::busiest(&util, max_links);
-    let all_links = if util.len() <= crate::presentation::heatmap::MAX_DRAWN_LINKS {
+    let all_links = if util.len() <= observe::MAX_DRAWN_LINKS {
         let all: Vec<usize> = (0..util.len()).collect();
         observe::link_rows(&only, &all)
     } else {
@@ -97,6 +98,28 @@ fn latency_total<M>(
         }
     }
     d
+}
+
+/// Partitions a run of `cfg` steps on: [`partitions_for`](crate::engine::parallel::partitions_for) with its node count, switching
+/// mode and `experiment.threads`.
+pub fn partitions_of(cfg: &HwConfig) -> Result<usize> {
+    let nodes = validate(cfg)?.topology.nodes();
+    struct Parts(usize, usize, Option<usize>);
+    impl WithMode for Parts {
+        type Output = usize;
+        fn run<N: Mode + Send>(self) -> usize {
+            partitions_for::<N>(self.0, self.1, self.2)
+        }
+    }
+    let e = &cfg.experiment;
+    Ok(with_mode(
+        &cfg.switching,
+        Parts(
+            nodes,
+            e.threads as usize,
+            e.partition_min_nodes.map(|m| m as usize),
+        ),
+    ))
 }
 
 /// Runs every replication of `cfg` and builds the report. `progress` receives

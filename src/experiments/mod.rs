@@ -4,3 +4,6 @@
 
 pub mod experiment;
 pub mod memory;
+pub mod replay;
+pub mod saturation;
+pub mod sweep;

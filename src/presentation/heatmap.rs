@@ -22,8 +22,7 @@ use crate::topology::Topology;
 use std::fmt::Write;
 use std::str::FromStr;
 
-/// Most links a heat map draws (a bigger network's SVG would be too large to read).
-pub const MAX_DRAWN_LINKS: usize = 65_536;
+pub use crate::stats::observe::MAX_DRAWN_LINKS;
 
 /// What colours the links.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -9,6 +9,10 @@ use crate::foundation::types::Cycle;
 use serde::Serialize;
 use std::fmt::Write;
 
+/// Most links a heat map draws (a bigger network's SVG would be too large to read):
+/// a report keeps every link's row only up to it.
+pub const MAX_DRAWN_LINKS: usize = 65_536;
+
 /// One link in the report's `links` array. Counts are summed over replications;
 /// `utilization` is the mean over replications of each one's busy / capacity, so the
 /// mean over every link equals the report's mean link utilisation.

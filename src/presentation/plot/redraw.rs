@@ -16,7 +16,7 @@
 //!
 //! Not here: reading CSV (`csv`), units (`units`), drawing (the parent module).
 
-use crate::foundation::error::{Error, Result};
+use crate::foundation::error::{unknown, Error, Result};
 use crate::presentation::plot::csv::Table;
 use crate::presentation::plot::{units, Figure, Series};
 
@@ -113,77 +113,6 @@ struct Quantity {
     measured: usize,
     ci95: Option<usize>,
     model: Option<usize>,
-}
-
-/// Names among `candidates` close to `name` (a misspelling, another case, the same last
-/// segment, a containing name), best first, at most six.
-pub fn close_matches<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Vec<String> {
-    let lower = name.to_ascii_lowercase();
-    let last = lower.rsplit('.').next().unwrap_or(&lower).to_string();
-    // Ranked: the same last segment first, then near misspellings, then names that
-    // merely contain the one given; by edit distance within each.
-    let mut scored: Vec<(u8, usize, &str)> = candidates
-        .into_iter()
-        .filter_map(|c| {
-            let cl = c.to_ascii_lowercase();
-            let d = distance(&lower, &cl);
-            let tier = if cl.rsplit('.').next() == Some(last.as_str()) {
-                0
-            } else if d <= (lower.len() / 3).max(2) {
-                1
-            } else if cl.contains(&lower) || (last.len() >= 4 && cl.contains(&last)) {
-                2
-            } else {
-                return None;
-            };
-            Some((tier, d, c))
-        })
-        .collect();
-    scored.sort();
-    scored.dedup_by(|a, b| a.2 == b.2);
-    scored
-        .into_iter()
-        .take(6)
-        .map(|(_, _, c)| c.to_string())
-        .collect()
-}
-
-/// Levenshtein distance.
-fn distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + usize::from(ca != *cb))
-                .min(prev[j + 1] + 1)
-                .min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
-}
-
-/// "unknown X `name`" with the close matches and the valid names.
-pub fn unknown(what: &str, name: &str, valid: &[String]) -> Error {
-    let close = close_matches(name, valid.iter().map(String::as_str));
-    let hint = if close.is_empty() {
-        String::new()
-    } else {
-        format!(" (did you mean {}?)", close.join(", "))
-    };
-    let mut list = valid.to_vec();
-    let more = list.len().saturating_sub(60);
-    list.truncate(60);
-    let tail = if more > 0 {
-        format!(", and {more} more")
-    } else {
-        String::new()
-    };
-    Error::Arg(format!(
-        "unknown {what} `{name}`{hint}; valid ones: {}{tail}",
-        list.join(", ")
-    ))
 }
 
 /// A table read for drawing.

@@ -22,10 +22,10 @@
 use crate::engine::network::Network;
 use crate::engine::probe::hist_serde;
 use crate::engine::probe::{histogram, Delivery};
-use crate::engine::replay::elastic::plan::{scale_ns, Kind, NetPlan, Proto};
-use crate::engine::replay::elastic::{Critical, ElasticOptions, RankOut};
-use crate::engine::replay::ReplayRecord;
 use crate::engine::sim::Simulation;
+use crate::experiments::replay::elastic::plan::{scale_ns, Kind, NetPlan, Proto};
+use crate::experiments::replay::elastic::{Critical, ElasticOptions, RankOut};
+use crate::experiments::replay::ReplayRecord;
 use crate::foundation::types::{Cycle, NodeId};
 use crate::trace::dumpi::call_name;
 use crate::trace::program::{Op, Program, Req, SendMode};
@@ -342,7 +342,7 @@ impl Ranks {
     fn overhead(cost: (f64, f64), bytes: u64) -> Cycle {
         let c = cost.0 + cost.1 * bytes as f64;
         if c > 0.0 {
-            (c.round() as Cycle).min(crate::engine::replay::HORIZON)
+            (c.round() as Cycle).min(crate::experiments::replay::HORIZON)
         } else {
             0
         }

@@ -13,7 +13,7 @@ use crate::engine::distributed::wire::{self, MailOwned, MailRef};
 use crate::engine::network::Network;
 use crate::engine::parallel::lock;
 use crate::engine::probe::Delivery;
-use crate::engine::replay::lockstep::{lock_read, lock_write, BookPost, Shared};
+use crate::experiments::replay::lockstep::{lock_read, lock_write, BookPost, Shared};
 use crate::foundation::types::Cycle;
 use serde::{Deserialize, Serialize};
 

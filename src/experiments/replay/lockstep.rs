@@ -44,11 +44,11 @@ use crate::engine::parallel::{
     lock, mailboxes, CycleBarrier, FailOnPanic, Failed, Mail, SpinBarrier,
 };
 use crate::engine::probe::Delivery;
-use crate::engine::replay::driver::{Driver, NetProgress, Step};
-use crate::engine::replay::{
+use crate::engine::sim::Simulation;
+use crate::experiments::replay::driver::{Driver, NetProgress, Step};
+use crate::experiments::replay::{
     flits_of, scale, ReplayMode, ReplayOptions, ReplayRecord, ReplaySummary, HORIZON, READ_AHEAD,
 };
-use crate::engine::sim::Simulation;
 use crate::foundation::error::{Error, Result};
 use crate::foundation::types::Cycle;
 use crate::trace::{SizeUnit, TraceMsg, TraceSource};
@@ -300,7 +300,7 @@ pub(super) fn run<N: Network + Send>(
     let held = &bufs.held;
     let mut exchanger = split
         .transport
-        .map(|t| crate::engine::replay::exchange::Exchanger::new(t, &mine, &split.owned));
+        .map(|t| crate::experiments::replay::exchange::Exchanger::new(t, &mine, &split.owned));
     let mut drivers = drivers.into_iter();
     let lead = drivers.next().expect("one driver per partition");
     let (led, others) = std::thread::scope(|scope| {
@@ -469,7 +469,7 @@ pub(super) fn lock_read<T>(l: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
 /// exchange with the other ranks.
 struct Leader<'a, 'r, 'x> {
     reader: &'a mut Reader<'r>,
-    exchanger: Option<&'a mut crate::engine::replay::exchange::Exchanger<'x>>,
+    exchanger: Option<&'a mut crate::experiments::replay::exchange::Exchanger<'x>>,
 }
 
 /// Partition `p`'s thread (global number; a leader has `lead`, and its `each` sees the

@@ -7,7 +7,7 @@
 //!
 //! Not here: running the programs (`ranks`), stepping (`step`).
 
-use crate::engine::replay::elastic::ElasticOptions;
+use crate::experiments::replay::elastic::ElasticOptions;
 use crate::foundation::error::{Error, Result};
 use crate::foundation::types::{Cycle, NodeId, PortId};
 use crate::topology::Topology;
@@ -299,7 +299,7 @@ impl NetPlan {
 /// `ns` in cycles at `per_ns` cycles a nanosecond, at most the replay's horizon (2^62
 /// cycles), so that adding a few of them to a cycle cannot overflow.
 pub(super) fn scale_ns(ns: u64, per_ns: f64) -> Cycle {
-    ((ns as f64 * per_ns).round() as Cycle).min(crate::engine::replay::HORIZON)
+    ((ns as f64 * per_ns).round() as Cycle).min(crate::experiments::replay::HORIZON)
 }
 
 /// Whether every node of every minimal path from `a` to `b` is in `a`'s process.

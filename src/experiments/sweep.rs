@@ -13,15 +13,15 @@
 use crate::config::overrides::apply_overrides;
 use crate::config::HwConfig;
 use crate::engine::interrupt;
-use crate::engine::replay::elastic::ElasticOptions;
-use crate::engine::replay::{replay_machine, NodeMap, Placement, ReplayMode, ReplayOptions};
-use crate::engine::replay::{RankRow, ReplaySummary};
 use crate::experiments::experiment::{aggregate, run_experiment};
+use crate::experiments::replay::elastic::ElasticOptions;
+use crate::experiments::replay::{replay_machine, NodeMap, Placement, ReplayMode, ReplayOptions};
+use crate::experiments::replay::{RankRow, ReplaySummary};
+use crate::foundation::error::unknown;
 use crate::foundation::error::{Error, Result};
 use crate::foundation::types::Cycle;
 use crate::model::circuit::{CircuitParams, PathForm};
 use crate::model::compare::{rows, Row, KEYS};
-use crate::presentation::plot::redraw::unknown;
 use crate::stats::report::Report;
 use crate::switching::{with_mode, Mode, WithMode};
 use crate::topology::Topology;
@@ -529,7 +529,7 @@ pub enum Quantity {
     /// A numeric field of the replay summary (trace sweeps).
     Replay(String),
     /// The point's saturation throughput (`--y saturation`): found by
-    /// [`crate::engine::saturation::search`] beside the point's run, with its 95%
+    /// [`crate::experiments::saturation::search`] beside the point's run, with its 95%
     /// half-width over the search's replications.
     Saturation,
 }
@@ -641,7 +641,7 @@ pub fn replay_template() -> Value {
     // Every field present: the slowest rank as a row, so its fields are paths.
     let s = ReplaySummary {
         slowest_rank: Some(RankRow::default()),
-        application: Some(crate::engine::replay::elastic::Application {
+        application: Some(crate::experiments::replay::elastic::Application {
             critical: Some(Default::default()),
             ..Default::default()
         }),

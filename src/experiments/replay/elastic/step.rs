@@ -19,12 +19,14 @@
 
 use crate::engine::network::Network;
 use crate::engine::parallel::FailOnPanic;
-use crate::engine::replay::elastic::plan::{NetPlan, Proto};
-use crate::engine::replay::elastic::ranks::{PartAcc, Ranks, Stuck};
-use crate::engine::replay::exchange::Exchanger;
-use crate::engine::replay::lockstep::{lock_read, lock_write, BookPost, Buffers, Shared, Split};
-use crate::engine::replay::ReplayOptions;
 use crate::engine::sim::Simulation;
+use crate::experiments::replay::elastic::plan::{NetPlan, Proto};
+use crate::experiments::replay::elastic::ranks::{PartAcc, Ranks, Stuck};
+use crate::experiments::replay::exchange::Exchanger;
+use crate::experiments::replay::lockstep::{
+    lock_read, lock_write, BookPost, Buffers, Shared, Split,
+};
+use crate::experiments::replay::ReplayOptions;
 use crate::foundation::error::{Error, Result};
 use crate::foundation::types::Cycle;
 use crate::trace::dumpi::call_name;

@@ -33,9 +33,9 @@ mod step;
 
 use crate::engine::network::Network;
 use crate::engine::probe::histogram;
-use crate::engine::replay::{RankRow, ReplayMode, ReplayOptions, ReplayRecord, ReplaySummary};
 use crate::engine::replication::{PartResult, RunEnd};
 use crate::experiments::experiment::Extras;
+use crate::experiments::replay::{RankRow, ReplayMode, ReplayOptions, ReplayRecord, ReplaySummary};
 use crate::foundation::error::{Error, Result};
 use crate::foundation::types::Cycle;
 use crate::stats::msglog::RepLog;
@@ -240,14 +240,14 @@ pub struct Application {
     pub ranks: Vec<RankOut>,
 }
 
-/// Replays `prog` elastically (the rest as [`crate::engine::replay::replay_observed`]).
+/// Replays `prog` elastically (the rest as [`crate::experiments::replay::replay_observed`]).
 pub(super) fn replay<N: Network + Send>(
-    setup: crate::engine::replay::Setup<N>,
+    setup: crate::experiments::replay::Setup<N>,
     prog: Program,
     opts: &ReplayOptions,
     each: &mut dyn FnMut(&ReplayRecord) -> Result<()>,
 ) -> Result<(ReplaySummary, Extras)> {
-    let crate::engine::replay::Setup {
+    let crate::experiments::replay::Setup {
         cfg,
         mut sims,
         rs,
@@ -294,7 +294,7 @@ pub(super) fn replay<N: Network + Send>(
     }
     let flit_bytes = opts.flit_bytes;
     let mut plan = NetPlan::new(&prog, node_of, nodes, e, |b| {
-        crate::engine::replay::flits_of(b, crate::trace::SizeUnit::Bytes, flit_bytes)
+        crate::experiments::replay::flits_of(b, crate::trace::SizeUnit::Bytes, flit_bytes)
     })?;
     if transport.is_some() {
         // Which messages may cross between processes, so that they exchange only when
@@ -330,7 +330,7 @@ pub(super) fn replay<N: Network + Send>(
             )
         })
         .collect();
-    let split = crate::engine::replay::lockstep::Split {
+    let split = crate::experiments::replay::lockstep::Split {
         parts: rs.len(),
         owned,
         rank,
@@ -375,8 +375,13 @@ pub(super) fn replay<N: Network + Send>(
     for r in &records {
         each(r)?;
     }
-    let mut extras =
-        crate::engine::replay::observed::<N>(&cfg, &mut parts, &end, (nodes, ends.len()), &mut sum);
+    let mut extras = crate::experiments::replay::observed::<N>(
+        &cfg,
+        &mut parts,
+        &end,
+        (nodes, ends.len()),
+        &mut sum,
+    );
     if obs.message_log {
         let hops = parts
             .iter_mut()
@@ -477,12 +482,12 @@ fn summarise(
         .cloned();
     let rank_count = rows.len();
     let ends: Vec<Cycle> = rows.iter().map(|r| r.last_delivery).collect();
-    let rows: Vec<RankRow> = crate::engine::replay::latest(&ends, opts.max_ranks)
+    let rows: Vec<RankRow> = crate::experiments::replay::latest(&ends, opts.max_ranks)
         .into_iter()
         .map(|i| rows[i].clone())
         .collect();
     let finishes: Vec<Cycle> = ranks.iter().map(|r| r.finish).collect();
-    let app_ranks: Vec<RankOut> = crate::engine::replay::latest(&finishes, opts.max_ranks)
+    let app_ranks: Vec<RankOut> = crate::experiments::replay::latest(&finishes, opts.max_ranks)
         .into_iter()
         .map(|i| ranks[i].clone())
         .collect();

@@ -35,10 +35,10 @@
 
 use crate::engine::network::Network;
 use crate::engine::probe::{histogram, Delivery};
-use crate::engine::replay::{
+use crate::engine::sim::Simulation;
+use crate::experiments::replay::{
     flits_of, scale, RankRow, ReplayMode, ReplayOptions, ReplayRecord, ReplaySummary, MAX_GAP,
 };
-use crate::engine::sim::Simulation;
 use crate::foundation::error::{Error, Result};
 use crate::foundation::types::{Cycle, MsgId, NodeId};
 use crate::trace::{SizeUnit, TraceMsg};
@@ -863,7 +863,7 @@ impl Driver {
             })
             .map(row);
         let ends: Vec<Cycle> = all.iter().map(|r| r.1.last_delivery).collect();
-        let keep = crate::engine::replay::latest(&ends, self.opts.max_ranks);
+        let keep = crate::experiments::replay::latest(&ends, self.opts.max_ranks);
         ReplaySummary {
             mode: self.opts.mode,
             partitions,
