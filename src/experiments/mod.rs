@@ -7,3 +7,4 @@ pub mod memory;
 pub mod replay;
 pub mod saturation;
 pub mod sweep;
+pub mod timing;
