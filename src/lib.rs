@@ -18,6 +18,7 @@ pub mod engine;
 pub mod experiments;
 pub mod foundation;
 pub mod model;
+pub mod mpi_semantics;
 pub mod presentation;
 pub mod router;
 pub mod routing;

@@ -17,8 +17,8 @@ use routemu::engine::probe::Delivery;
 use routemu::experiments::replay::{
     replay_machine_observed, ReplayMode, ReplayOptions, ReplayRecord,
 };
+use routemu::experiments::traces::{open_with, OpenOptions};
 use routemu::foundation::error::{Error, Result};
-use routemu::trace::{open_with, OpenOptions};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -15,11 +15,11 @@ mod dumpi_gen;
 use clap::Parser;
 use dumpi_gen::{generate, write, Cli};
 use routemu::experiments::replay::{replay, ReplayMode, ReplayOptions};
+use routemu::experiments::traces::open;
+use routemu::mpi_semantics::collectives::{resolve, Algorithm, Collective, Op, Sizes};
 use routemu::switching::wormhole::WormholeNet;
-use routemu::trace::collectives::{resolve, Algorithm, Collective, Op, Sizes};
 use routemu::trace::dumpi::{Args, Call, DumpiFile, Stamp, Status};
 use routemu::trace::dumpi_write::{Header, RankWriter, X86_64_TYPE_SIZES};
-use routemu::trace::open;
 use std::path::PathBuf;
 
 fn root() -> PathBuf {

@@ -10,10 +10,11 @@ use routemu::experiments::replay::elastic::ElasticOptions;
 use routemu::experiments::replay::{
     replay, ReplayMode, ReplayOptions, ReplayRecord, ReplaySummary,
 };
+use routemu::experiments::traces::{open, open_with, OpenOptions};
+use routemu::mpi_semantics::matching::Collectives;
 use routemu::switching::wormhole::{zero_load_latency, WormholeNet};
 use routemu::trace::dumpi::DumpiFile;
-use routemu::trace::mpi::Collectives;
-use routemu::trace::{open, open_with, OpenOptions, TraceMsg};
+use routemu::trace::TraceMsg;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 

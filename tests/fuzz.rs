@@ -282,7 +282,7 @@ fn replay_machine_cfg() -> HwConfig {
 /// Reads every message of the trace at `path` (at most `cap`), then replays it on the
 /// small machine when it is small enough; an error anywhere is a refusal.
 fn read_and_replay(path: &Path, cap: u64) -> Result<Outcome, String> {
-    let mut src = match routemu::trace::open(path) {
+    let mut src = match routemu::experiments::traces::open(path) {
         Ok(s) => s,
         Err(_) => return Ok(Outcome::Refused),
     };
@@ -309,7 +309,8 @@ fn read_and_replay(path: &Path, cap: u64) -> Result<Outcome, String> {
         return Ok(Outcome::Accepted);
     }
     let cfg = replay_machine_cfg();
-    let mut src = routemu::trace::open(path).map_err(|e| format!("reopening failed: {e}"))?;
+    let mut src =
+        routemu::experiments::traces::open(path).map_err(|e| format!("reopening failed: {e}"))?;
     let opts = ReplayOptions {
         stall_cycles: 50_000,
         time_scale: 0.01,
@@ -480,7 +481,7 @@ fn the_replay_driver_delivers_every_message_once_or_refuses() {
             stall_cycles: 50_000,
             ..ReplayOptions::default()
         };
-        let Ok(mut src) = routemu::trace::open(&path) else {
+        let Ok(mut src) = routemu::experiments::traces::open(&path) else {
             return (text.into_bytes(), Ok(Outcome::Refused));
         };
         let mut seen = std::collections::HashSet::new();

@@ -9,7 +9,7 @@ mod common;
 
 use routemu::config::overrides::apply_overrides;
 use routemu::experiments::replay::{replay_machine, ReplayMode, ReplayOptions, ReplaySummary};
-use routemu::trace::{open, open_with, OpenOptions};
+use routemu::experiments::traces::{open, open_with, OpenOptions};
 use routemu::Error;
 use std::path::{Path, PathBuf};
 

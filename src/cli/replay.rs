@@ -10,11 +10,11 @@ use crate::experiments::replay::{
     replay_machine, replay_machine_observed, NodeMap, Placement, RecordedLatency, ReplayMode,
     ReplayOptions, ReplayRecord, ReplaySummary, MAX_GAP,
 };
+use crate::experiments::traces::{open_with, OpenOptions};
 use crate::foundation::error::{Error, Result};
+use crate::mpi_semantics::collectives::{Choices, Tuning};
+use crate::mpi_semantics::matching::Collectives;
 use crate::topology::Topology;
-use crate::trace::collectives::{Choices, Tuning};
-use crate::trace::mpi::Collectives;
-use crate::trace::{open_with, OpenOptions};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;

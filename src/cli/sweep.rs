@@ -18,12 +18,12 @@ use crate::experiments::sweep::{
     resolve_quantity, run_point_with_report, run_points, share_jobs, Axis, Point, Quantity,
     TraceRun, REPLAY_AXES, TRACE_AXIS,
 };
+use crate::experiments::traces::{open_with, OpenOptions};
 use crate::foundation::error::{Error, Result};
 use crate::model::circuit::PathForm;
 use crate::model::compare::KEYS;
 use crate::presentation::plot::csv::Table;
 use crate::presentation::plot::redraw::{figures, Spec, FLAGS};
-use crate::trace::{open_with, OpenOptions};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::Value;

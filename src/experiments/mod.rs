@@ -8,3 +8,4 @@ pub mod replay;
 pub mod saturation;
 pub mod sweep;
 pub mod timing;
+pub mod traces;

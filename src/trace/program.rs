@@ -4,7 +4,7 @@
 //! what elastic replay runs (`engine::replay::elastic`): the time between a rank's
 //! calls is its compute, the time inside them is replaced by the emulated network.
 //!
-//! Built by [`crate::trace::mpi`] in the same pass, with the same matching, as the message
+//! Built by [`crate::mpi_semantics::matching`] in the same pass, with the same matching, as the message
 //! stream of open and dependency-driven replay: a program's message `i` is the stream's
 //! message id `i`, a receive is matched to the send the stream's dependencies use.
 //!
@@ -17,7 +17,7 @@
 //!   rank that polled until a request completed waits for it);
 //! - a probe (Probe, Iprobe with a true flag): [`Op::Probe`], waiting for the message
 //!   to arrive without taking it;
-//! - a collective: its expanded algorithm's steps ([`crate::trace::collectives`]), each posting
+//! - a collective: its expanded algorithm's steps ([`crate::mpi_semantics::collectives`]), each posting
 //!   its sends and receives and waiting for all of them before the next step, as
 //!   MPICH's blocking algorithms do;
 //! - every other call (Init, Finalize, communicator and bookkeeping calls, a Test that

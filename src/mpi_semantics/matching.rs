@@ -7,7 +7,7 @@
 //!   count × size(datatype) bytes (sizes from the rank's file) from the rank to `dest`, at
 //!   the wall-clock time the call was entered, in nanoseconds after the earliest such
 //!   time of any rank. Peers are ranks of the call's communicator, mapped to world ranks
-//!   by [`crate::trace::comm`]. Sends to and receives from MPI_PROC_NULL (-2) carry nothing and
+//!   by [`crate::mpi_semantics::comm`]. Sends to and receives from MPI_PROC_NULL (-2) carry nothing and
 //!   are dropped; any other negative peer (but a receive's MPI_ANY_SOURCE, -1) is refused.
 //! - Receives are matched to sends the way MPI does, per communicator: a rank's receives
 //!   in the order it posted them, each taking the first not yet matched send from its
@@ -25,7 +25,7 @@
 //!   program-order successor of the rank's previous one (a rank held up stays held up:
 //!   see [`crate::trace::TraceMsg::successor`]).
 //! - Collectives ([`Collectives::Expand`], the default) become point-to-point transfers
-//!   by [`crate::trace::collectives`]' MPICH algorithms: the n-th collective call of each member
+//!   by [`crate::mpi_semantics::collectives`]' MPICH algorithms: the n-th collective call of each member
 //!   on one communicator is one instance (members must agree on the kind and the root);
 //!   its transfers match only each other (a context of their own, as MPI's collective
 //!   context). A rank's send of step k waits for its receives of steps < k, the first
@@ -51,9 +51,9 @@
 //! collectives' algorithms (`collectives`), replaying (`engine::replay`).
 
 use crate::foundation::error::{Error, Result};
-use crate::trace::collectives::{Choices, Collective, Op, Plan, Sizes, Step, Tuning};
-use crate::trace::comm::{CommBuilder, CommId, CommTable, COMM_WORLD};
-use crate::trace::dumpi::{call_name, Args, Call, CallClass, DumpiFile};
+use crate::mpi_semantics::collectives::{Choices, Collective, Op, Plan, Sizes, Step, Tuning};
+use crate::mpi_semantics::comm::{CommBuilder, CommId, CommTable, COMM_WORLD};
+use crate::trace::dumpi::{call_name, rank_files, Args, Call, CallClass, DumpiFile};
 use crate::trace::program::{ProgMsg, ProgRecv, Program, RankBuilder, RankProgram, Req, SendMode};
 use crate::trace::{SizeUnit, TraceMsg, TraceSource};
 use std::cmp::Reverse;
@@ -134,101 +134,6 @@ pub struct MpiTrace {
     total: u64,
     ranks: u32,
     desc: String,
-}
-
-/// The rank files of the trace `path` names: its `PREFIX.meta`, or any of its
-/// `PREFIX-NNNN.bin` files (then the meta file if present, else every consecutive rank
-/// file from 0000).
-pub fn rank_files(path: &Path) -> Result<(String, Vec<PathBuf>)> {
-    let dir = path.parent().unwrap_or(Path::new("")).to_path_buf();
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().to_string())
-        .unwrap_or_default();
-    let bad = |w: String| Error::Trace(format!("{}: {w}", path.display()));
-    let (prefix, meta) = if let Some(p) = name.strip_suffix(".meta") {
-        (p.to_string(), Some(path.to_path_buf()))
-    } else {
-        let p = name
-            .strip_suffix(".bin")
-            .and_then(|s| s.rsplit_once('-'))
-            .filter(|(_, n)| n.len() == 4 && n.bytes().all(|b| b.is_ascii_digit()))
-            .map(|(p, _)| p.to_string())
-            .ok_or_else(|| {
-                bad("a DUMPI trace is named by its PREFIX.meta or a PREFIX-NNNN.bin file".into())
-            })?;
-        let m = dir.join(format!("{p}.meta"));
-        (p, m.exists().then_some(m))
-    };
-    let file = |r: usize| dir.join(format!("{prefix}-{r:04}.bin"));
-    let files = match meta {
-        Some(m) => {
-            let text = std::fs::read_to_string(&m).map_err(|source| Error::Io {
-                path: m.display().to_string(),
-                source,
-            })?;
-            let mut ranks = None;
-            let mut prefix_in = None;
-            // A byte-order mark (an editor's) is not part of the first key.
-            let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
-            for (i, line) in text.lines().enumerate() {
-                match line.split_once('=') {
-                    Some(("numprocs", v)) => {
-                        ranks = Some(v.trim().parse::<usize>().map_err(|_| {
-                            Error::Trace(format!(
-                                "{}:{}: numprocs is not a whole number",
-                                m.display(),
-                                i + 1
-                            ))
-                        })?)
-                    }
-                    Some(("fileprefix", v)) => prefix_in = Some(v.trim().to_string()),
-                    _ => {}
-                }
-            }
-            let ranks = ranks.ok_or_else(|| {
-                Error::Trace(format!(
-                    "{}: no numprocs line (not a DUMPI meta file)",
-                    m.display()
-                ))
-            })?;
-            if let Some(p) = prefix_in.filter(|p| *p != prefix) {
-                return Err(Error::Trace(format!(
-                    "{}: fileprefix {p} does not match the file name",
-                    m.display()
-                )));
-            }
-            if ranks == 0 || ranks > 1 << 24 {
-                return Err(Error::Trace(format!(
-                    "{}: numprocs {ranks} is out of range",
-                    m.display()
-                )));
-            }
-            // Every rank file must be there: found one by one, so that a huge
-            // numprocs costs nothing before the first missing file is reported.
-            let mut files = Vec::new();
-            for r in 0..ranks {
-                let f = file(r);
-                if !f.is_file() {
-                    return Err(Error::Trace(format!(
-                        "{}: numprocs is {ranks}, but there is no rank file {}",
-                        m.display(),
-                        f.display()
-                    )));
-                }
-                files.push(f);
-            }
-            files
-        }
-        None => (0..)
-            .map(file)
-            .take_while(|f| f.exists())
-            .collect::<Vec<_>>(),
-    };
-    if files.is_empty() {
-        return Err(bad(format!("no rank file {}", file(0).display())));
-    }
-    Ok((prefix, files))
 }
 
 impl MpiTrace {

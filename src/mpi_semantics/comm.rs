@@ -23,7 +23,7 @@
 //! groups, and communicators whose constructor some member never calls (a partial
 //! trace). Cart_create and Graph_create are taken not to renumber ranks.
 //!
-//! Not here: decoding records ([`crate::trace::dumpi`]), matching messages ([`crate::trace::mpi`]).
+//! Not here: decoding records ([`crate::trace::dumpi`]), matching messages ([`crate::mpi_semantics::matching`]).
 
 use crate::foundation::error::{Error, Result};
 use crate::trace::dumpi::{Args, Call, DumpiFile, SetOp};
@@ -559,9 +559,9 @@ impl CommTable {
     }
 
     /// Reads the DUMPI trace `path` names (its `.meta` or a rank file, as
-    /// [`crate::trace::mpi::rank_files`]) and resolves its communicators.
+    /// [`crate::trace::dumpi::rank_files`]) and resolves its communicators.
     pub fn load(path: &Path) -> Result<Self> {
-        let (_, files) = crate::trace::mpi::rank_files(path)?;
+        let (_, files) = crate::trace::dumpi::rank_files(path)?;
         let mut b = CommBuilder::new(files.iter().map(|f| f.display().to_string()).collect());
         for (r, f) in files.iter().enumerate() {
             let mut file = DumpiFile::open(f)?;
@@ -1398,7 +1398,7 @@ mod tests {
 
     fn call(name: &str, offset: u64, args: Args) -> Call {
         Call {
-            label: super::super::dumpi::label_of(name).unwrap(),
+            label: crate::trace::dumpi::label_of(name).unwrap(),
             offset,
             thread: None,
             cpu: None,
