@@ -11,9 +11,10 @@ mod common;
 
 use routemu::config::overrides::apply_overrides;
 use routemu::config::HwConfig;
-use routemu::engine::distributed::{local::LocalRanks, with_transport};
+use routemu::engine::distributed::local::LocalRanks;
 use routemu::engine::probe::observe::HopRec;
 use routemu::engine::probe::Delivery;
+use routemu::engine::transport::with_transport;
 use routemu::experiments::replay::{
     replay_machine_observed, ReplayMode, ReplayOptions, ReplayRecord,
 };

@@ -630,11 +630,11 @@ pub struct RankedResult {
 /// (best of `repeats` each); every rank returns the same figures.
 pub fn run_ranked(
     s: &PartScenario,
-    t: &dyn crate::engine::distributed::Transport,
+    t: &dyn crate::engine::transport::Transport,
     threads: usize,
     repeats: usize,
 ) -> Result<RankedResult> {
-    use crate::engine::distributed::without_transport;
+    use crate::engine::transport::without_transport;
     let nodes = crate::engine::machine::validate(&s.cfg)?.topology.nodes();
     let ranks = t.ranks();
     let mut cfg = s.cfg.clone();
@@ -688,7 +688,8 @@ pub fn run_ranked(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::distributed::{local::LocalRanks, with_transport};
+    use crate::engine::distributed::local::LocalRanks;
+    use crate::engine::transport::with_transport;
     use std::sync::Arc;
 
     #[test]
@@ -706,7 +707,7 @@ mod tests {
                     let (t, s) = (t.clone(), &s);
                     scope.spawn(move || {
                         let _fail_others = t.guard();
-                        let dynt: Arc<dyn crate::engine::distributed::Transport> = t.clone();
+                        let dynt: Arc<dyn crate::engine::transport::Transport> = t.clone();
                         with_transport(dynt, || run_ranked(s, &*t, 1, 1).unwrap())
                     })
                 })

@@ -52,7 +52,7 @@ pub fn bench(a: &BenchArgs) -> crate::foundation::error::Result<i32> {
     if !(1..=1000).contains(&a.repeats) {
         return bad(format!("--repeats {}: 1 to 1000 repeats", a.repeats));
     }
-    if let Some(t) = crate::engine::distributed::current() {
+    if let Some(t) = crate::engine::transport::current() {
         return ranked(a, &*t);
     }
     crate::outln!(
@@ -231,7 +231,7 @@ pub fn bench(a: &BenchArgs) -> crate::foundation::error::Result<i32> {
 /// share the cores and measure each other.
 fn ranked(
     a: &BenchArgs,
-    t: &dyn crate::engine::distributed::Transport,
+    t: &dyn crate::engine::transport::Transport,
 ) -> crate::foundation::error::Result<i32> {
     let threads = a.threads.max(1);
     let ranks = t.ranks();

@@ -10,7 +10,7 @@
 
 use crate::cli::output;
 use crate::engine::distributed::mpi::{self, Started};
-use crate::engine::distributed::{with_transport, Transport};
+use crate::engine::transport::{with_transport, Transport};
 use crate::foundation::error::Error;
 use std::sync::Arc;
 

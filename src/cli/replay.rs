@@ -332,10 +332,10 @@ pub fn replay(a: &ReplayArgs) -> Result<i32> {
     if let Some(b) = bar {
         b.finish_and_clear();
     }
-    let ranked = crate::engine::distributed::current().is_some();
+    let ranked = crate::engine::transport::current().is_some();
     if matches!(sum, Err(Error::Deadlock(_)))
         && (cfg.experiment.threads > 1 || ranked)
-        && crate::engine::distributed::writes_outputs()
+        && crate::engine::transport::writes_outputs()
     {
         // Split networks cannot describe their waits: the replay on one partition of one
         // process (rank 0 alone under MPI, which alone prints it; the other ranks end
@@ -343,7 +343,7 @@ pub fn replay(a: &ReplayArgs) -> Result<i32> {
         // it (nothing is written for it).
         let mut one = cfg.clone();
         one.experiment.threads = 1;
-        let again = crate::engine::distributed::without_transport(|| {
+        let again = crate::engine::transport::without_transport(|| {
             let mut again = open_with(&a.trace, &open_options)?;
             Ok::<_, Error>(replay_machine(&one, again.as_mut(), &opts, &mut |_| Ok(())))
         })?;

@@ -15,30 +15,14 @@ use crate::engine::partition::PartOut;
 use crate::engine::partitioner::PartNodes;
 use crate::engine::probe::observe::{LinkObs, LinkUnits, PortObs};
 use crate::engine::probe::MsgStats;
-use crate::engine::sim::{MeasureWindow, Simulation};
 use crate::engine::waits::WaitEdge;
+use crate::engine::window::MeasureWindow;
 use crate::foundation::error::Result;
 use crate::foundation::types::Cycle;
 use crate::foundation::types::Located;
 use crate::router::controller::CtrlStats;
 use crate::router::dma::PendingMsg;
 use crate::topology::Topology;
-
-/// The measurement window as the hardware sees it.
-pub trait Window {
-    /// Whether something happening in cycle `t` is measured.
-    fn contains(&self, t: Cycle) -> bool;
-
-    /// The window's first cycle and, once known, the first cycle after it (for time
-    /// integrals clipped to the window).
-    fn span(&self) -> (Cycle, Option<Cycle>);
-}
-
-/// Where a router puts what it sends: events for later cycles.
-pub trait Outbox<E> {
-    /// Schedules `e` for cycle `at` (later than the current cycle).
-    fn send(&mut self, at: Cycle, e: E);
-}
 
 /// Mode-independent measurements a network (partition) reports at the end of a
 /// replication; partitions' measures add up.
@@ -238,8 +222,8 @@ pub trait Network: Sized {
     /// union of every partition's edges proves a deadlock (circuit switching's hold).
     fn wait_edges(&self, _out: &mut Vec<WaitEdge>) {}
 
-    /// Explains a deadlock: which resources wait on which.
-    fn explain_deadlock(sim: &Simulation<Self>) -> String;
+    /// Explains a deadlock found after cycle `t`: which resources wait on which.
+    fn explain_deadlock(&self, t: Cycle) -> String;
 
     /// Per-node routing-controller measurements.
     fn ctrl_stats(&self) -> &[CtrlStats];

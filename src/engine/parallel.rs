@@ -226,7 +226,7 @@ impl CycleBarrier for StdBarrier {
 /// caller's thread alone: each replication is then a collective operation of the ranks,
 /// which must run the same ones in the same order.
 pub fn on_workers(jobs: usize, worker: impl Fn() + Sync) {
-    if jobs <= 1 || crate::engine::distributed::current().is_some() {
+    if jobs <= 1 || crate::engine::transport::current().is_some() {
         worker();
     } else {
         std::thread::scope(|s| {

@@ -8,10 +8,15 @@
 //!
 //! Which nodes a partition holds is `engine::partitioner`'s ([`PartNodes`]).
 
-use crate::engine::network::Outbox;
 use crate::engine::partitioner::PartNodes;
 use crate::engine::wheel::Wheel;
 use crate::foundation::types::{Cycle, Located};
+
+/// Where a router puts what it sends: events for later cycles.
+pub trait Outbox<E> {
+    /// Schedules `e` for cycle `at` (later than the current cycle).
+    fn send(&mut self, at: Cycle, e: E);
+}
 
 /// Where a partition's routers put what they send.
 #[derive(Clone, Debug)]

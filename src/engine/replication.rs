@@ -7,14 +7,10 @@
 //! changes the earlier ones. Aggregating replications into a report is
 //! `experiments::experiment`'s.
 
-use crate::config::HwConfig;
-use crate::engine::machine::validate;
 use crate::engine::network::{ModeMeasures, NetMeasures, Network};
-use crate::engine::parallel::{partitions_for, run_partitioned};
 use crate::engine::probe::observe::{LinkObs, PortObs, RepObs};
 use crate::engine::probe::MsgStats;
 use crate::engine::sim::{Simulation, Stop};
-use crate::foundation::error::Result;
 use crate::foundation::types::Cycle;
 use crate::router::controller::CtrlStats;
 use crate::router::controller::{chained_coef, pk_wait};
@@ -64,27 +60,6 @@ pub struct RepResult<M> {
 
 /// A replication's results and what its partitions knew alike at its end.
 pub type Replication<N> = (RepResult<<N as Network>::Measures>, RunEnd);
-
-/// Runs one replication of a machine on the routers of switching mode `N` to its end,
-/// on as many partitions as `experiment.threads` asks for (and the network can use).
-pub fn run_replication<N: Network + Send>(
-    cfg: &HwConfig,
-    rep: u32,
-    progress: &mut dyn FnMut(Cycle),
-) -> Result<Replication<N>> {
-    if let Some(t) = crate::engine::distributed::current() {
-        return crate::engine::distributed::run_replication::<N>(cfg, rep, &*t, progress);
-    }
-    let nodes = validate(cfg)?.topology.nodes();
-    let e = &cfg.experiment;
-    let parts = partitions_for::<N>(
-        nodes,
-        e.threads as usize,
-        e.partition_min_nodes.map(|m| m as usize),
-    );
-    let (mut sims, stop) = run_partitioned::<N>(cfg, rep, parts, progress)?;
-    Ok(reduce(&mut sims, stop))
-}
 
 /// Share of the offered load (flits per node per cycle) by which the source backlog
 /// must grow over the window, significantly, for [`overloaded`].
@@ -246,7 +221,7 @@ impl<M: ModeMeasures> PartResult<M> {
 }
 
 /// One replication's results from its partitions (in node order).
-fn reduce<N: Network>(parts: &mut [Simulation<N>], stop: Stop) -> Replication<N> {
+pub(crate) fn reduce<N: Network>(parts: &mut [Simulation<N>], stop: Stop) -> Replication<N> {
     let end = RunEnd::of(&parts[0]);
     let results = parts.iter_mut().map(|p| PartResult::of(p, &end)).collect();
     (reduce_parts::<N>(results, &end, stop), end)

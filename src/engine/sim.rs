@@ -23,12 +23,13 @@
 
 use crate::config::{ArrivalProcess, ExperimentConfig, HwConfig, Measure};
 use crate::engine::machine::validate;
-use crate::engine::network::{Network, Window};
+use crate::engine::network::Network;
 use crate::engine::partition::PartOut;
 use crate::engine::partitioner::PartNodes;
 use crate::engine::probe::observe::{Intervals, SeriesAcc};
 use crate::engine::probe::MsgStats;
 use crate::engine::waits::has_cycle;
+use crate::engine::window::{MeasureWindow, Window};
 use crate::foundation::error::Result;
 use crate::foundation::limits::{collected_table, empty_table, filled_table, zeroed_table};
 use crate::foundation::rng::{stream, NodeRng};
@@ -44,30 +45,6 @@ pub const SATURATION_OBSERVE: Cycle = 5_000;
 
 /// Cycles between checks for saturation and deadlock (and progress reports).
 pub const CHECK_EVERY: Cycle = 1024;
-
-/// The measurement window: messages created inside it are measured; throughput and
-/// utilisations count what happens inside it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct MeasureWindow {
-    /// First measured cycle (end of warm-up).
-    pub start: Cycle,
-    /// First cycle after the window, once known.
-    pub end: Option<Cycle>,
-    /// How the window is closed.
-    pub measure: Measure,
-}
-
-impl Window for MeasureWindow {
-    #[inline]
-    fn contains(&self, t: Cycle) -> bool {
-        t >= self.start && self.end.is_none_or(|e| t < e)
-    }
-
-    #[inline]
-    fn span(&self) -> (Cycle, Option<Cycle>) {
-        (self.start, self.end)
-    }
-}
 
 /// Why a replication stopped.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -843,7 +820,7 @@ impl<N: Network> Simulation<N> {
         loop {
             if let Some(stop) = self.step_checked(progress) {
                 return match stop {
-                    Stop::Deadlock(_) => Stop::Deadlock(N::explain_deadlock(self)),
+                    Stop::Deadlock(_) => Stop::Deadlock(self.net.explain_deadlock(self.t)),
                     s => s,
                 };
             }

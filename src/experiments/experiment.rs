@@ -9,7 +9,8 @@ use crate::engine::parallel::partitions_for;
 use crate::engine::partitioner;
 use crate::engine::probe::observe::{RepObs, SeriesAcc};
 use crate::engine::probe::{histogram, MsgStats};
-use crate::engine::replication::{avg, per_message, run_replication, RepResult};
+use crate::engine::replication::{avg, per_message, RepResult};
+use crate::engine::run::run_replication;
 use crate::engine::sim::Stop;
 use crate::foundation::ci::Dist;
 use crate::foundation::ci::{dist, mean_ci};
@@ -377,7 +378,7 @@ pub fn aggregate<N: Mode>(
         replications: reps.len() as u32,
         threads: partitions,
         partitioning: {
-            let ranks = crate::engine::distributed::current().map_or(1, |t| t.ranks());
+            let ranks = crate::engine::transport::current().map_or(1, |t| t.ranks());
             let owned = crate::engine::distributed::owners(partitions as usize, ranks);
             // The run placed its partitions the same way already.
             match partitioner::place(topology, &owned, cfg.experiment.partitioner) {

@@ -110,7 +110,7 @@ pub fn memory_check(cfg: &HwConfig, m: &Machine) -> MemoryCheck {
     let per_node = bytes_per_node(cfg, m);
     let e = &cfg.experiment;
     let nodes = m.topology.nodes() as u64;
-    let (at_once, need) = match crate::engine::distributed::current() {
+    let (at_once, need) = match crate::engine::transport::current() {
         // Ranks run one replication at a time, each on its share of the nodes; the ranks
         // that share this machine share its memory.
         Some(t) => {

@@ -21,7 +21,8 @@
 use crate::config::{ArrivalProcess, Duplex, HwConfig, LatencyFrom, LatencyTo, Measure};
 use crate::engine::machine::validate;
 use crate::engine::network::Network;
-use crate::engine::replication::{run_replication, RepResult};
+use crate::engine::replication::RepResult;
+use crate::engine::run::run_replication;
 use crate::engine::sim::{Stop, CHECK_EVERY};
 use crate::foundation::ci::mean_ci;
 use crate::foundation::ci::{backlog_growth, Growth};

@@ -9,7 +9,7 @@
 //! Not here: the synthetic runs' exchange (`distributed::wire`), the messages read
 //! (every rank reads the trace itself).
 
-use crate::engine::distributed::wire::{self, MailOwned, MailRef};
+use crate::engine::distributed::wire::{self, Exchanger, MailOwned, MailRef};
 use crate::engine::network::Network;
 use crate::engine::parallel::lock;
 use crate::engine::probe::Delivery;
@@ -46,9 +46,7 @@ struct Packet<E, R> {
     mail: Vec<MailOwned<E, R>>,
 }
 
-/// The replay's exchange on the synthetic runs' buffers.
-pub(super) use wire::Exchanger;
-
+/// The replay's exchange, on the synthetic runs' buffers.
 impl Exchanger<'_> {
     /// The exchange after a cycle every local partition has posted (`parity`: the
     /// cycle's half of the posts): leaves every other rank's posts in `sh.posts` and

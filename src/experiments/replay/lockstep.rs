@@ -38,13 +38,14 @@
 //! every rank then stops after the next exchange, the rank that met it with its error
 //! and the others with a [`Error::Distributed`] naming it.
 
-use crate::engine::distributed::{wire, Transport};
+use crate::engine::distributed::wire;
 use crate::engine::network::Network;
 use crate::engine::parallel::{
     lock, mailboxes, CycleBarrier, FailOnPanic, Failed, Mail, SpinBarrier,
 };
 use crate::engine::probe::Delivery;
 use crate::engine::sim::Simulation;
+use crate::engine::transport::Transport;
 use crate::experiments::replay::driver::{Driver, NetProgress, Step};
 use crate::experiments::replay::{
     flits_of, scale, ReplayMode, ReplayOptions, ReplayRecord, ReplaySummary, HORIZON, READ_AHEAD,
@@ -300,7 +301,7 @@ pub(super) fn run<N: Network + Send>(
     let held = &bufs.held;
     let mut exchanger = split
         .transport
-        .map(|t| crate::experiments::replay::exchange::Exchanger::new(t, &mine, &split.owned));
+        .map(|t| crate::engine::distributed::wire::Exchanger::new(t, &mine, &split.owned));
     let mut drivers = drivers.into_iter();
     let lead = drivers.next().expect("one driver per partition");
     let (led, others) = std::thread::scope(|scope| {
@@ -469,7 +470,7 @@ pub(super) fn lock_read<T>(l: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
 /// exchange with the other ranks.
 struct Leader<'a, 'r, 'x> {
     reader: &'a mut Reader<'r>,
-    exchanger: Option<&'a mut crate::experiments::replay::exchange::Exchanger<'x>>,
+    exchanger: Option<&'a mut crate::engine::distributed::wire::Exchanger<'x>>,
 }
 
 /// Partition `p`'s thread (global number; a leader has `lead`, and its `each` sees the
@@ -608,7 +609,7 @@ fn partition<N: Network>(
                 // described only with the whole network in one partition (a replay
                 // on one thread of one process reaches the very same state).
                 let waits = if parts == 1 {
-                    N::explain_deadlock(sim)
+                    sim.net.explain_deadlock(sim.t)
                 } else if sh.ranked {
                     format!(
                         "the network is split into {parts} partitions over several ranks: \

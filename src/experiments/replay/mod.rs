@@ -325,7 +325,7 @@ pub(super) struct Setup<N: Network> {
     /// The partitions each rank steps, and this rank.
     owned: Vec<std::ops::Range<usize>>,
     rank: usize,
-    transport: Option<std::sync::Arc<dyn distributed::Transport>>,
+    transport: Option<std::sync::Arc<dyn crate::engine::transport::Transport>>,
     partitioning: crate::engine::partitioner::Partitioning,
     /// The nodes a trace's endpoints sit on, and the network's nodes.
     ends: std::ops::Range<u32>,
@@ -351,7 +351,7 @@ impl<N: Network + Send> Setup<N> {
             e.partition_min_nodes.map(|m| m as usize),
         );
         // The same partitions as a run: over ranks, R·T of them (`distributed::plan`).
-        let transport = distributed::current();
+        let transport = crate::engine::transport::current();
         let (rs, owned, rank) = match &transport {
             Some(t) => {
                 let (rs, owned) = distributed::plan::<N>(nodes, t.ranks(), threads, min_nodes)?;

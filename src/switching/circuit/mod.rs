@@ -82,13 +82,15 @@ mod waits;
 
 use crate::config::{AckDelay, BackoffDist, ConflictStrategy, Duplex, HwConfig, SwitchingConfig};
 use crate::engine::machine::Machine;
-use crate::engine::network::{NetMeasures, Network, Outbox, Window};
+use crate::engine::network::{NetMeasures, Network};
+use crate::engine::partition::Outbox;
 use crate::engine::partition::PartOut;
 use crate::engine::partitioner::PartNodes;
 use crate::engine::probe::observe::{LinkObs, LinkUnits};
 use crate::engine::probe::MsgStats;
-use crate::engine::sim::{MeasureWindow, Simulation};
 use crate::engine::waits::WaitEdge;
+use crate::engine::window::MeasureWindow;
+use crate::engine::window::Window;
 use crate::foundation::error::{Error, Result};
 use crate::foundation::limits::{collected_table, filled_table, zeroed_table};
 use crate::foundation::rng::{below, stream, NodeRng};
@@ -1539,9 +1541,9 @@ impl Network for CircuitNet {
     fn wait_edges(&self, out: &mut Vec<WaitEdge>) {
         CircuitNet::wait_edges(self, out);
     }
-    fn explain_deadlock(sim: &Simulation<Self>) -> String {
-        match sim.net.wait_cycle() {
-            Some(c) => sim.net.describe_wait_cycle(&c),
+    fn explain_deadlock(&self, _t: Cycle) -> String {
+        match self.wait_cycle() {
+            Some(c) => self.describe_wait_cycle(&c),
             None => "no cycle of waiting circuits".into(),
         }
     }

@@ -73,12 +73,14 @@ mod report;
 
 use crate::config::{AbortSignal, BackoffDist, HwConfig, Resume, SwitchingConfig, Victim};
 use crate::engine::machine::Machine;
-use crate::engine::network::{NetMeasures, Network, Outbox, Window};
+use crate::engine::network::{NetMeasures, Network};
+use crate::engine::partition::Outbox;
 use crate::engine::partition::PartOut;
 use crate::engine::partitioner::PartNodes;
 use crate::engine::probe::observe::{Level as ObsLevel, LinkObs, LinkUnits, PortObs, NO_HOP};
 use crate::engine::probe::{overlap, MsgStats};
-use crate::engine::sim::{MeasureWindow, Simulation};
+use crate::engine::window::MeasureWindow;
+use crate::engine::window::Window;
 use crate::foundation::error::{Error, Result};
 use crate::foundation::limits::{collected_table, filled_table, zeroed_table};
 use crate::foundation::rng::{below, stream, NodeRng};
@@ -1414,7 +1416,7 @@ impl Network for DeflectionNet {
     fn last_progress(&self) -> Cycle {
         0
     }
-    fn explain_deadlock(_: &Simulation<Self>) -> String {
+    fn explain_deadlock(&self, _t: Cycle) -> String {
         "deflection switching never holds a worm waiting inside the network".into()
     }
     fn ctrl_stats(&self) -> &[CtrlStats] {

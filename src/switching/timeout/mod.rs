@@ -52,12 +52,14 @@ mod report;
 
 use crate::config::{HwConfig, LinkArbiter, LinkRelease, OnReset, SwitchingConfig};
 use crate::engine::machine::Machine;
-use crate::engine::network::{NetMeasures, Network, Outbox, Window};
+use crate::engine::network::{NetMeasures, Network};
+use crate::engine::partition::Outbox;
 use crate::engine::partition::PartOut;
 use crate::engine::partitioner::PartNodes;
 use crate::engine::probe::observe::{LinkObs, LinkUnits};
 use crate::engine::probe::{overlap, MsgStats};
-use crate::engine::sim::{MeasureWindow, Simulation};
+use crate::engine::window::MeasureWindow;
+use crate::engine::window::Window;
 use crate::foundation::error::{Error, Result};
 use crate::foundation::limits::{collected_table, empty_table, filled_table, zeroed_table};
 use crate::foundation::types::Located;
@@ -1266,8 +1268,8 @@ impl Network for TimeoutNet {
     fn last_progress(&self) -> Cycle {
         self.last_move
     }
-    fn explain_deadlock(sim: &Simulation<Self>) -> String {
-        let net = &sim.net;
+    fn explain_deadlock(&self, _t: Cycle) -> String {
+        let net = self;
         let mut s = String::from("worms waiting for links held by others, no timeout to end it:\n");
         for n in 0..net.nodes() {
             let node = (net.lo + n) as u32;

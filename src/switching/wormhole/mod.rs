@@ -36,13 +36,15 @@ pub mod watchdog;
 
 use crate::config::{HwConfig, SwitchingConfig, VcRelease};
 use crate::engine::machine::Machine;
-use crate::engine::network::{ModeContext, ModeMeasures, NetMeasures, Network, Outbox, Window};
+use crate::engine::network::{ModeContext, ModeMeasures, NetMeasures, Network};
+use crate::engine::partition::Outbox;
 use crate::engine::partition::PartOut;
 use crate::engine::partitioner::PartNodes;
 use crate::engine::probe::observe::{Level, LinkObs, PortObs};
 use crate::engine::probe::MsgStats;
 use crate::engine::replication::{avg, per_message, RepResult};
-use crate::engine::sim::{MeasureWindow, Simulation};
+use crate::engine::window::MeasureWindow;
+use crate::engine::window::Window;
 use crate::foundation::ci::mean_ci;
 use crate::foundation::error::Result;
 use crate::foundation::rng::{stream, NodeRng};
@@ -935,8 +937,8 @@ impl Network for WormholeNet {
     fn last_progress(&self) -> Cycle {
         self.last_move
     }
-    fn explain_deadlock(sim: &Simulation<Self>) -> String {
-        watchdog::describe(sim)
+    fn explain_deadlock(&self, t: Cycle) -> String {
+        watchdog::describe(self, t)
     }
     fn ctrl_stats(&self) -> &[CtrlStats] {
         &self.ctrl.stats

@@ -17,12 +17,12 @@
 //!
 //! Not here: the programs (`ranks`), the replicated replays' loop (`lockstep`).
 
+use crate::engine::distributed::wire::Exchanger;
 use crate::engine::network::Network;
 use crate::engine::parallel::FailOnPanic;
 use crate::engine::sim::Simulation;
 use crate::experiments::replay::elastic::plan::{NetPlan, Proto};
 use crate::experiments::replay::elastic::ranks::{PartAcc, Ranks, Stuck};
-use crate::experiments::replay::exchange::Exchanger;
 use crate::experiments::replay::lockstep::{
     lock_read, lock_write, BookPost, Buffers, Shared, Split,
 };
@@ -461,7 +461,7 @@ fn decide<N: Network>(
     }
     let deadlock = |what: String| {
         let waits = if parts == 1 {
-            N::explain_deadlock(sim)
+            sim.net.explain_deadlock(sim.t)
         } else if ranked {
             format!(
                 "the network is split into {parts} partitions over several ranks: replay in \
