@@ -29,3 +29,6 @@ pub mod trace;
 pub mod traffic;
 
 pub use foundation::error::{Error, Result};
+
+#[cfg(test)]
+mod layer_rules;
