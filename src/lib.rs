@@ -6,7 +6,7 @@
 //! delays and throughputs and sets them beside the M/G/1 predictions of the papers.
 //!
 //! Entry points: [`config::load::load_hw`] reads a hardware description,
-//! [`engine::experiment::run_experiment`] runs warm-up, measurement, replications and drain,
+//! [`experiments::experiment::run_experiment`] runs warm-up, measurement, replications and drain,
 //! and [`stats::report::Report`] is the JSON document the command line writes.
 
 #![warn(missing_docs)]

@@ -4,7 +4,7 @@
 //! set-ups that inherit a link arrive right behind the previous holder's release
 //! (chained), find the controller busy and wait D_release − D_link_conn more; the
 //! measured fraction of arrivals finding it busy exceeds ρ, and the corrected prediction
-//! (`model::mg1::chained_wait`) is close where P-K is far off.
+//! (`foundation::mg1::chained_wait`) is close where P-K is far off.
 
 mod common;
 

@@ -2171,7 +2171,7 @@ fn intercommunicators_are_named_as_unresolved_when_asked_for() {
 
 #[test]
 fn the_replay_passes_testbgps_communicator_calls_and_refuses_its_collectives_on_request() {
-    // trace::mpi passes Comm_group, Group_incl and Comm_create; asked to refuse
+    // mpi_semantics::matching passes Comm_group, Group_incl and Comm_create; asked to refuse
     // collectives, it stops at the first Barrier.
     use routemu::experiments::traces::{open_with, OpenOptions};
     use routemu::mpi_semantics::matching::Collectives;

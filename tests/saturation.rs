@@ -1,4 +1,4 @@
-//! The saturation search (`routemu saturation`, `engine::saturation::search`): where it
+//! The saturation search (`routemu saturation`, `experiments::saturation::search`): where it
 //! lands on a network whose saturation is known, that it ranks a better machine higher,
 //! that its result does not depend on how it is run, and that it refuses what makes no
 //! sense. Windows are short so that the file runs in seconds.

@@ -1198,7 +1198,7 @@ pub fn section(
              with {} worms:\n\n\
              | class | worms holding or waiting | fraction of time | heads per cycle in that state |\n\
              |---|---|---|---|\n{orows}\n\
-             The paper's Fig. 13, recomputed (`model::mg1::mm1_finite_source`): state \
+             The paper's Fig. 13, recomputed (`foundation::mg1::mm1_finite_source`): state \
              probabilities at utilisation 0.7 of an M/M/1 queue and of one with 7 sources \
              (λ′/μ = {}). The M/G/1+D link fed with the *measured* arrival rate and holding \
              moments of the ss links overestimates their P_T (Figs. 2–3 table: {} against \

@@ -2,7 +2,7 @@
 //! `_model` column groups and its `saturated` flag, or any numeric CSV such as a time
 //! series — as SVG or PNG figures, one per y quantity, without emulating again.
 //!
-//! Not here: what is drawn from which column (`stats::plot::redraw`), drawing.
+//! Not here: what is drawn from which column (`presentation::plot::redraw`), drawing.
 
 use crate::cli::output::{check_outputs, write_bytes};
 use crate::foundation::error::{Error, Result};

@@ -1,5 +1,5 @@
 //! `routemu saturation`: the saturation throughput of a machine with its 95% interval
-//! (`engine::saturation::search`), a human summary, the JSON document and the exit status
+//! (`experiments::saturation::search`), a human summary, the JSON document and the exit status
 //! that says whether the result can rank machines. The search itself is not here.
 
 use crate::cli::output::{check_json_output, eprint, print, write_json};

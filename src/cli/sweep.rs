@@ -4,8 +4,8 @@
 //! a table of the chosen quantities, a CSV of every point, and one figure per quantity
 //! (SVG or PNG), drawn from the same table `routemu plot` reads back.
 //!
-//! Not here: axes, points, quantities and running them (`engine::sweep`), drawing
-//! (`stats::plot`).
+//! Not here: axes, points, quantities and running them (`experiments::sweep`), drawing
+//! (`presentation::plot`).
 
 use crate::cli::output::{check_outputs, eprint, print, write_json, write_output};
 use crate::cli::plot::{figure_paths, write_figures};

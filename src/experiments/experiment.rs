@@ -158,7 +158,7 @@ pub fn run_experiment_observed(
 pub struct Extras {
     /// Every link (the report lists at most `experiment.observe.max_links`); empty
     /// unless `per_link`, and for networks too big to draw
-    /// (`stats::heatmap::MAX_DRAWN_LINKS`).
+    /// (`presentation::heatmap::MAX_DRAWN_LINKS`).
     pub links: Vec<LinkRow>,
     /// What the link counts mean, and their totals.
     pub link_totals: Option<LinkTotals>,

@@ -8,10 +8,10 @@
 //! mean latency against zero load —, the per-replication search (bracket, then bisect on
 //! offered load), the interval over replications and the rankability verdict.
 //!
-//! Not here: running a replication (`engine::experiment::run_replication`, whose simulation
+//! Not here: running a replication (`experiments::experiment::run_replication`, whose simulation
 //! samples the source backlog at every check point of the window,
 //! `Simulation::backlog_samples`), the command line and its JSON (`cli::saturation`),
-//! grids of machines (`engine::sweep`, which can call [`search`] per point).
+//! grids of machines (`experiments::sweep`, which can call [`search`] per point).
 //!
 //! Replication r of the search probes every load with the random streams of replication
 //! r, so (a) its verdicts at neighbouring loads see the same message sequence (common

@@ -8,7 +8,7 @@
 //! the replay summary's fields), and running the points side by side with results in
 //! point order, so they do not depend on how many run at once.
 //!
-//! Not here: the CSV, the table and the figures (`cli::sweep`, `stats::plot`).
+//! Not here: the CSV, the table and the figures (`cli::sweep`, `presentation::plot`).
 
 use crate::config::overrides::apply_overrides;
 use crate::config::HwConfig;

@@ -9,7 +9,7 @@
 //! each against another model: the Pollaczek–Khinchine wait of the *measured* arrival
 //! rate and service moments (`ctrl_wait_pk`: the error of the Poisson-arrival assumption
 //! alone), that wait corrected for chained arrivals (`ctrl_wait_corrected`, see
-//! `model::mg1::chained_wait`: set-ups that inherit a link under hold arrive right
+//! `foundation::mg1::chained_wait`: set-ups that inherit a link under hold arrive right
 //! behind the previous holder's release), and the model's closed form
 //! (`ctrl_wait_model`: the error of the whole model). Two more rows hold the measured
 //! fraction of arrivals that found the controller busy against ρ (what PASTA predicts,

@@ -25,7 +25,7 @@
 //! each collective's block numbering. The caller needs only `peer` and `bytes`.
 //!
 //! Not here: decoding DUMPI records ([`crate::trace::dumpi`]), matching MPI calls and building
-//! message dependencies ([`crate::mpi_semantics::matching`]), replaying (`engine::replay`). Communicators are
+//! message dependencies ([`crate::mpi_semantics::matching`]), replaying (`experiments::replay`). Communicators are
 //! given by their size only; mapping communicator ranks to nodes is the caller's job.
 
 use crate::foundation::error::{Error, Result};

@@ -48,7 +48,7 @@
 //! may carry an earlier time than the message it waited for).
 //!
 //! Not here: decoding the records (`dumpi`), resolving communicators (`comm`), the
-//! collectives' algorithms (`collectives`), replaying (`engine::replay`).
+//! collectives' algorithms (`collectives`), replaying (`experiments::replay`).
 
 use crate::foundation::error::{Error, Result};
 use crate::mpi_semantics::collectives::{Choices, Collective, Op, Plan, Sizes, Step, Tuning};

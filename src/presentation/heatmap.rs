@@ -13,7 +13,7 @@
 //!
 //! This module draws only; the numbers are the report's per-link rows
 //! (`stats::observe::LinkRow`, every link, not the `max_links` bound). It writes its SVG
-//! by hand rather than through plotters (`stats::plot`), because it needs arcs, stubs
+//! by hand rather than through plotters (`presentation::plot`), because it needs arcs, stubs
 //! and a gradient that plotters' chart API does not draw.
 
 use crate::foundation::error::{Error, Result};

@@ -8,7 +8,7 @@
 //! the CDF exactly: the first row whose `cumulative` reaches ⌈q·count⌉ (at least 1).
 //! The latency follows the report's definition (`experiment.latency`), shifted by the
 //! same constant as the report's. This module only formats; the histograms are
-//! `MsgStats`'s, pooled by `engine::experiment`.
+//! `MsgStats`'s, pooled by `experiments::experiment`.
 
 use crate::config::LatencyDef;
 use hdrhistogram::Histogram;

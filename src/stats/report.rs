@@ -96,7 +96,7 @@ pub struct Controller {
     /// Fraction of requests that were chained: under hold, set-ups that inherited a
     /// link and reach the next node right behind the previous holder's release.
     pub chained_fraction: Option<f64>,
-    /// `wait_mg1` corrected for the chained requests (`model::mg1::chained_wait`):
+    /// `wait_mg1` corrected for the chained requests (`foundation::mg1::chained_wait`):
     /// each node's P-K wait + δ·K from its measured rate, moments and chained fraction,
     /// δ = D_release − D_link_conn under circuit switching (0 elsewhere), averaged like
     /// `wait_mg1` (null where it is).

@@ -4,7 +4,7 @@
 //! DUMPI MPI traces ([`dumpi`] decodes the records, [`comm`] resolves communicators and
 //! groups into world ranks, [`mpi`] matches receives to sends) are read whole, since
 //! matching needs every rank. [`collectives`] expands MPI collectives into point-to-point
-//! transfers by MPICH's algorithms. Replaying is `engine::replay`'s job.
+//! transfers by MPICH's algorithms. Replaying is `experiments::replay`'s job.
 //!
 //! Dependencies are given the way Netrace gives them: a message lists its *children*,
 //! the later messages that may not be injected before it has been delivered. Parents

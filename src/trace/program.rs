@@ -1,7 +1,7 @@
 //! An MPI trace as programs, one per rank: every recorded call in order, with its
 //! recorded entry and exit, and what it does on the network — post a send, post a
 //! receive, wait for requests, probe — in the order an MPI library does it. This is
-//! what elastic replay runs (`engine::replay::elastic`): the time between a rank's
+//! what elastic replay runs (`experiments::replay::elastic`): the time between a rank's
 //! calls is its compute, the time inside them is replaced by the emulated network.
 //!
 //! Built by [`crate::mpi_semantics::matching`] in the same pass, with the same matching, as the message
@@ -24,7 +24,7 @@
 //!   found nothing, Cancel, Request_free): no operation — the network has nothing to
 //!   replace, so its recorded duration is kept.
 //!
-//! Not here: decoding, matching (`mpi`), running the programs (`engine::replay`).
+//! Not here: decoding, matching (`mpi`), running the programs (`experiments::replay`).
 
 /// How a send completes (MPI's send modes).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -307,7 +307,7 @@ impl SeriesAcc {
     }
 }
 
-/// What one replication observed in space (built by `engine::experiment` from every
+/// What one replication observed in space (built by `experiments::experiment` from every
 /// partition, in node order).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct RepObs {

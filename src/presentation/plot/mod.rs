@@ -7,7 +7,7 @@
 //! names the unit of every known quantity, [`redraw`] turns a table (a sweep's or any
 //! numeric CSV) into figures, [`png`] rasterises a figure.
 //!
-//! Not here: running sweeps (`engine::sweep`), the commands (`cli::sweep`, `cli::plot`).
+//! Not here: running sweeps (`experiments::sweep`), the commands (`cli::sweep`, `cli::plot`).
 
 pub mod csv;
 pub mod png;

@@ -1590,7 +1590,7 @@ impl Network for CircuitNet {
                 if p < g {
                     // The half-duplex link's row is its lower end's (as in `measures`):
                     // this end adds its own counts to it, its busy cycles are counted
-                    // there (rows of one link add up in `engine::experiment`).
+                    // there (rows of one link add up in `experiments::experiment`).
                     row.from = p / deg;
                     row.port = (p % deg) as u8;
                     row.to = g / deg;

@@ -25,7 +25,7 @@
 //! network's lookahead ([`step`]). The measurements are gathered at the end, in
 //! partition order, so the results depend on neither the thread count nor the rank count.
 //!
-//! Not here: building the programs (`trace::mpi`), the command line (`cli::replay`).
+//! Not here: building the programs (`mpi_semantics::matching`), the command line (`cli::replay`).
 
 mod plan;
 mod ranks;
