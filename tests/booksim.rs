@@ -7,7 +7,8 @@ mod common;
 use routemu::config::{HwConfig, TopologyConfig, VcRelease};
 use routemu::engine::sim::Simulation;
 use routemu::foundation::types::NodeId;
-use routemu::switching::wormhole::{zero_load_latency, WormholeNet};
+use routemu::switching::wormhole::WormholeNet;
+
 use routemu::topology::Topology;
 
 /// A BookSim preset on a small network, with no synthetic traffic.
@@ -53,7 +54,11 @@ fn zero_load_latency_is_3h_plus_16_for_12_flit_packets_self_included() {
                 let h = topo.distance(NodeId(src), NodeId(dst)) as u64;
                 let lat = d[0].absorbed - d[0].header.created;
                 assert_eq!(lat, 3 * h + 16, "{name}: {src}→{dst}");
-                assert_eq!(lat, zero_load_latency(&cfg, h, 12), "{name}: closed form");
+                assert_eq!(
+                    lat,
+                    routemu::switching::zero_load::wormhole(&cfg, h, 12),
+                    "{name}: closed form"
+                );
                 assert_eq!(d[0].header.hops as u64, h);
             }
         }

@@ -904,7 +904,7 @@ mod elastic {
     use routemu::experiments::replay::elastic::{Application, ElasticOptions, Overhead};
     use routemu::experiments::replay::{ReplayRecord, ReplaySummary};
     use routemu::foundation::types::NodeId;
-    use routemu::switching::wormhole::zero_load_latency;
+
     use routemu::topology::Topology;
     use routemu::trace::program::{Op, Program, Req};
     use std::path::Path;
@@ -957,8 +957,8 @@ mod elastic {
             "pingpong --ranks 2 --iters {iters} --bytes {bytes} --compute-ns {c} --exact"
         ));
         let cfg = machine("wormhole-torus-dor.ron", &[]);
-        let data = zero_load_latency(&cfg, 1, bytes / 8);
-        let ctrl = zero_load_latency(&cfg, 1, 1);
+        let data = routemu::switching::zero_load::wormhole(&cfg, 1, bytes / 8);
+        let ctrl = routemu::switching::zero_load::wormhole(&cfg, 1, 1);
         let (eager, recs) = elastic(&cfg, &meta, ElasticOptions::default());
         let a = app(&eager);
         assert_eq!(a.runtime, INIT + iters * 2 * (c + data) + FINALIZE);
@@ -993,7 +993,7 @@ mod elastic {
             "pingpong --ranks 2 --iters {iters} --bytes {bytes} --compute-ns {c} --exact"
         ));
         let cfg = machine("wormhole-torus-dor.ron", &[]);
-        let data = zero_load_latency(&cfg, 1, bytes / 8);
+        let data = routemu::switching::zero_load::wormhole(&cfg, 1, bytes / 8);
         let spec = "send=10+0.5,recv=7+0.25".parse::<Overhead>().unwrap();
         let e = ElasticOptions {
             compute_scale: 0.5,
@@ -1093,7 +1093,7 @@ mod elastic {
         let prog = open(&meta).unwrap().take_program().unwrap();
         let want = idle_runtime(&prog, |a, b, f| {
             let h = topo.distance(NodeId(a), NodeId(b)) as u64;
-            zero_load_latency(&cfg, h, f)
+            routemu::switching::zero_load::wormhole(&cfg, h, f)
         });
         let (s, _) = elastic(&cfg, &meta, ElasticOptions::default());
         let got = app(&s).runtime;

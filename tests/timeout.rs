@@ -14,7 +14,7 @@ use routemu::config::HwConfig;
 use routemu::engine::sim::Simulation;
 use routemu::experiments::experiment::run_experiment;
 use routemu::foundation::types::NodeId;
-use routemu::switching::timeout::{zero_load_latency, TimeoutNet};
+use routemu::switching::timeout::TimeoutNet;
 use routemu::topology::Topology;
 
 fn preset(sets: &[&str]) -> HwConfig {
@@ -96,7 +96,7 @@ fn a_lone_worm_arrives_after_links_times_latency_plus_its_length() {
             let links = t.distance(h.id.src(), h.dst) as u64;
             assert_eq!(
                 d.absorbed - h.created,
-                zero_load_latency(links, h.len as u64, lat),
+                routemu::switching::zero_load::timeout(links, h.len as u64, lat),
                 "k={k} hosts={hosts} ℓ={lat}: {} → {} over {links} links",
                 h.id.src(),
                 h.dst

@@ -367,7 +367,7 @@ fn mechanism(root: &Path) -> Result<String, Box<dyn std::error::Error>> {
                     routemu::foundation::types::NodeId(0),
                     routemu::foundation::types::NodeId(v),
                 );
-                routemu::switching::wormhole::zero_load_latency(c, h as u64, 12) as f64
+                routemu::switching::zero_load::wormhole(c, h as u64, 12) as f64
             })
             .sum::<f64>()
             / (n - 1) as f64

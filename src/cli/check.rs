@@ -8,8 +8,8 @@ use crate::config::{
 };
 use crate::engine::machine::{validate, Machine};
 use crate::foundation::error::Result;
-use crate::switching::circuit::zero_load_latency as circuit_zero_load;
-use crate::switching::wormhole::zero_load_latency;
+use crate::switching::zero_load;
+
 use std::fmt::Write;
 use std::path::Path;
 
@@ -200,8 +200,8 @@ fn explain_wormhole(cfg: &HwConfig, m: &Machine, s: &mut String) {
         s,
         "  zero-load latency of a {len:.1}-flit message: {} cycles at 1 hop, {:.1} at the mean distance; \
          buffers of {need} flits or more keep the body from stalling (have {})",
-        zero_load_latency(cfg, 1, len.round() as u64),
-        zero_load_latency(cfg, d.floor() as u64, len.round() as u64) as f64
+        zero_load::wormhole(cfg, 1, len.round() as u64),
+        zero_load::wormhole(cfg, d.floor() as u64, len.round() as u64) as f64
             + (d - d.floor()) * l.latency as f64
             + (d - d.floor()) * (r.controller.route - 1 + p.vc_alloc + p.switch_alloc + p.switch_traversal) as f64,
         r.buffer_flits
@@ -223,7 +223,7 @@ fn explain_deflection(cfg: &HwConfig, m: &Machine, s: &mut String) {
     };
     let (t, l) = (&m.topology, &cfg.links);
     let lanes = cfg.router.vcs;
-    let r = crate::switching::deflection::router_delay(cfg);
+    let r = zero_load::router_delay(cfg);
     let _ = writeln!(
         s,
         "  router: {r} cycle(s) per hop; {lanes} lane(s) per link, each one flit per cycle; link latency {}",
@@ -244,8 +244,8 @@ fn explain_deflection(cfg: &HwConfig, m: &Machine, s: &mut String) {
         s,
         "  time unit (mean worm length) {len:.2} cycles; D(0) = {d:.4}; zero-load latency of a {}-flit worm: {} cycles at 1 hop, {} at {} hops",
         len.round(),
-        crate::switching::deflection::zero_load_latency(cfg, 1, len.round() as u64),
-        crate::switching::deflection::zero_load_latency(cfg, d.round() as u64, len.round() as u64),
+        zero_load::deflection(cfg, 1, len.round() as u64),
+        zero_load::deflection(cfg, d.round() as u64, len.round() as u64),
         d.round()
     );
 }
@@ -369,8 +369,8 @@ fn explain_circuit(cfg: &HwConfig, m: &Machine, s: &mut String) {
     let _ = writeln!(
         s,
         "  zero-load latency of a {len}-flit message: {} cycles at 1 hop, {} at {} hops (mean distance {d:.3})",
-        circuit_zero_load(cfg, 1, len),
-        circuit_zero_load(cfg, d.round() as u64, len),
+        zero_load::circuit(cfg, 1, len),
+        zero_load::circuit(cfg, d.round() as u64, len),
         d.round()
     );
     let held = cfg.workload.rate * t.nodes() as f64 * d * (len as f64 / l.width as f64);

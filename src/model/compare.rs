@@ -394,7 +394,7 @@ fn wormhole_zero_load(report: &Report, hops: f64) -> f64 {
         .map_or(1.0, |l| l.mean())
         .round()
         .max(1.0) as u64;
-    let (base, per_hop) = crate::switching::wormhole::zero_load_line(cfg, len);
+    let (base, per_hop) = crate::switching::zero_load::wormhole_line(cfg, len);
     base + hops * per_hop
 }
 

@@ -161,7 +161,7 @@ mod tests {
                         crate::foundation::types::NodeId(0),
                         crate::foundation::types::NodeId(v),
                     );
-                    crate::switching::wormhole::zero_load_latency(&cfg, h as u64, 12) as f64
+                    crate::switching::zero_load::wormhole(&cfg, h as u64, 12) as f64
                 })
                 .sum::<f64>()
                 / (n - 1) as f64;

@@ -15,6 +15,7 @@ pub mod deflection;
 pub mod report;
 pub mod timeout;
 pub mod wormhole;
+pub mod zero_load;
 
 use crate::config::{BackoffDist, SwitchingConfig};
 use crate::engine::network::{ModeContext, Network};

@@ -620,7 +620,6 @@ mod tests {
     use super::*;
     use crate::config::load::parse_hw;
     use crate::config::LengthConfig;
-    use crate::switching::circuit::zero_load_latency;
 
     fn preset(name: &str) -> HwConfig {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -655,7 +654,9 @@ mod tests {
                     let expect: f64 = p
                         .weights()
                         .iter()
-                        .map(|&(h, w)| w * zero_load_latency(&cfg, h as u64, 700) as f64)
+                        .map(|&(h, w)| {
+                            w * crate::switching::zero_load::circuit(&cfg, h as u64, 700) as f64
+                        })
                         .sum();
                     assert!(
                         (pred.latency - expect).abs() < 1e-6 * expect,

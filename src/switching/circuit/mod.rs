@@ -35,7 +35,7 @@
 //!    over the link it just released. The message is complete when the last link is
 //!    released and the tail absorbed; its latency runs from creation to that cycle + 1,
 //!    so at zero load it is M(D_verify + D_link_conn) + D_ack + ⌈L/W⌉ + M·D_release
-//!    with ℓ = 1 (paper 000 eq. 2); see [`zero_load_latency`].
+//!    with ℓ = 1 (paper 000 eq. 2); see [`crate::switching::zero_load::circuit`].
 //!
 //! # Strategies (`switching.strategy`)
 //!
@@ -106,33 +106,6 @@ use links::{Fifos, LinkEnds, FREE, NONE};
 use measure::{overlap, CircuitStats, HopKind, Phase};
 use record::{Circuit, CircuitRemote, Timeline};
 use std::collections::HashMap;
-
-/// Closed-form zero-load latency (creation to completion) of an L-flit message over
-/// `hops` hops on the circuit-switched machine `cfg`; see the module documentation.
-pub fn zero_load_latency(cfg: &HwConfig, hops: u64, len: u64) -> Cycle {
-    let c = &cfg.router.controller;
-    let l = cfg.links.latency;
-    let ack = match cfg.switching {
-        SwitchingConfig::Circuit { ack, .. } => ack_cycles(ack, hops),
-        _ => 0,
-    };
-    let data = len.div_ceil(cfg.links.width.max(1) as u64);
-    let setup = hops * (c.verify + c.link_conn - 1 + l) + ack;
-    if hops == 0 {
-        return setup + data;
-    }
-    // The release of link i starts i·(D_rel − 1 + ℓ) after the data is sent.
-    let release_end = (hops - 1) * (c.release - 1 + l) + c.release;
-    let tail = data - 1 + hops * l;
-    setup + (data + release_end).max(tail)
-}
-
-fn ack_cycles(ack: AckDelay, hops: u64) -> Cycle {
-    match ack {
-        AckDelay::Total(a) => a,
-        AckDelay::PerHop(a) => (a * hops).max(1),
-    }
-}
 
 /// What happens to a node in a cycle.
 #[derive(
@@ -1128,7 +1101,7 @@ impl CircuitNet {
             let k = &mut self.circuits[c as usize];
             k.reached_at = t;
             k.hops = k.nodes.len() as u32;
-            let delay = ack_cycles(self.ack, k.hops as u64);
+            let delay = crate::switching::zero_load::ack_cycles(self.ack, k.hops as u64);
             let data = (k.msg.len as u64).div_ceil(self.width);
             let tl = Timeline {
                 id: k.id(),

@@ -38,7 +38,7 @@
 //! A10). Every input lane remembers where its segment went (forwarded on an output lane,
 //! absorbed, dropped), which is all the end mark needs to find its way. A lone worm of L
 //! flits over h hops is delivered (h + 1)(R − 1) + h·ℓ + L cycles after its creation,
-//! the wormhole closed form ([`zero_load_latency`]).
+//! the wormhole closed form ([`crate::switching::zero_load::deflection`]).
 //!
 //! Preemption at the victim's source in cycle t ends the victim's segment with the flits
 //! sent in cycles s..t−1; the rest of the message waits for a retry (`resume:
@@ -99,20 +99,6 @@ const NONE: u32 = u32::MAX;
 
 /// Ports of a Manhattan Street node (row link 0, column link 1).
 const PORTS: usize = 2;
-
-/// Closed-form latency (creation to last flit delivered) of a lone L-flit worm over
-/// `hops` hops on the deflection machine `cfg`: (h + 1)(R − 1) + h·ℓ + L.
-pub fn zero_load_latency(cfg: &HwConfig, hops: u64, len: u64) -> Cycle {
-    let r = router_delay(cfg);
-    (hops + 1) * (r - 1) + hops * cfg.links.latency + len
-}
-
-/// The router's delay R per hop: the routing controller's time plus any extra pipeline
-/// stages (at least 1 cycle).
-pub fn router_delay(cfg: &HwConfig) -> Cycle {
-    let p = &cfg.router.pipeline;
-    cfg.router.controller.route.max(1) + p.vc_alloc + p.switch_alloc + p.switch_traversal
-}
 
 /// What a segment's header carries, and its end mark and abort name: the message and
 /// the segment's place in it.
@@ -418,7 +404,7 @@ impl DeflectionNet {
                 }
             }
         }
-        let router = router_delay(cfg);
+        let router = crate::switching::zero_load::router_delay(cfg);
         Ok(DeflectionNet {
             m,
             router,

@@ -34,7 +34,7 @@
 //!   back at the tail of the queue, at once or after `switching.retry_delay` cycles (A11,
 //!   Fig. 10); the worm keeps its path (A4). A host absorbs a flit in the cycle it arrives;
 //!   a worm is delivered one cycle after its tail arrives. A lone worm of L flits over h
-//!   links is delivered h·ℓ + L cycles after its creation (`zero_load_latency`).
+//!   links is delivered h·ℓ + L cycles after its creation (`switching::zero_load::timeout`).
 //!
 //! # Determinism and partitions
 //!
@@ -82,12 +82,6 @@ fn bits(mut m: u64) -> impl Iterator<Item = usize> {
             p
         })
     })
-}
-
-/// Closed-form latency (creation to delivery) of a lone worm of `len` flits over `links`
-/// links of propagation `latency` each: links·ℓ + L.
-pub fn zero_load_latency(links: u64, len: u64, latency: u64) -> Cycle {
-    links * latency + len
 }
 
 /// What a worm's flits, resets and retries carry.

@@ -23,7 +23,7 @@
 //! router on the path (source, h−1 transit, destination) adds R−1+a+s+x, every link ℓ, the
 //! injection channel i, the ejection into memory e, and the body follows the head at W
 //! flits per cycle. It holds when no credit stalls the
-//! body: buffer depth ≥ x + ℓ + credit latency + (R−1+a+s). See [`zero_load_latency`].
+//! body: buffer depth ≥ x + ℓ + credit latency + (R−1+a+s). See [`crate::switching::zero_load::wormhole`].
 //!
 //! Blocking of a header at a router = cycles from "route ready + a + s" to its switch
 //! grant, i.e. the time lost to VC and switch contention (zero at zero load).
@@ -61,45 +61,6 @@ use crate::routing::{Route, RoutingFn};
 use crate::switching::report::{ModeReport, Wormhole};
 use crate::switching::Mode;
 use crate::topology::Topology;
-
-/// The zero-load latency of an L-flit message as a line in the hops it travels:
-/// (latency at no hop, cost of one more hop), cycles.
-pub fn zero_load_line(cfg: &HwConfig, len: u64) -> (f64, f64) {
-    let z0 = zero_load_latency(cfg, 0, len) as f64;
-    (z0, zero_load_latency(cfg, 1, len) as f64 - z0)
-}
-
-/// Closed-form zero-load latency of an L-flit message over `hops` hops on the machine
-/// `cfg`, in the latency definition `cfg.experiment.latency` (by default creation to tail
-/// absorbed); see the module documentation. From `HeadInjected` the source router's
-/// R−1+a+s cycles before its crossbar grant are not counted; to `TailArrived` the
-/// ejection channel's `router.ni.ejection_latency` is not.
-pub fn zero_load_latency(cfg: &HwConfig, hops: u64, len: u64) -> Cycle {
-    use crate::config::{LatencyFrom, LatencyTo};
-    let r = cfg.router.controller.route.max(1);
-    let p = &cfg.router.pipeline;
-    let per_router = r - 1 + p.vc_alloc + p.switch_alloc + p.switch_traversal;
-    let w = cfg.links.width.max(1) as u64;
-    let ni = &cfg.router.ni;
-    let def = cfg.experiment.latency;
-    // The head's time in the injection channel comes before its crossbar grant, so a
-    // latency from the grant leaves it out with the source router's stages.
-    let source = match def.from {
-        LatencyFrom::Creation => 0,
-        LatencyFrom::HeadInjected => ni.injection_latency + r - 1 + p.vc_alloc + p.switch_alloc,
-    };
-    let eject = match def.to {
-        LatencyTo::TailDelivered => ni.ejection_latency,
-        LatencyTo::TailArrived => 0,
-    };
-    (hops + 1) * per_router
-        + hops * cfg.links.latency
-        + ni.injection_latency
-        + eject
-        + len.div_ceil(w)
-        - 1
-        - source
-}
 
 /// `n` zeroed counters when per-link observation is on, none otherwise; an error naming
 /// `what` when the memory cannot be had.
