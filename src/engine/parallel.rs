@@ -26,6 +26,7 @@ use crate::engine::waits::{has_cycle, WaitEdge};
 use crate::foundation::error::Result;
 use crate::foundation::types::Cycle;
 use crossbeam_utils::CachePadded;
+use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
@@ -382,32 +383,34 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Partition `p` of `mail.len() / 2` puts what its outbox holds for every other
-/// partition into this cycle's mailboxes (`parity`: the cycle's half).
+/// Partition `p` puts what its outbox holds for the other partitions `peers` (those
+/// of its process) into this cycle's mailboxes (`parity`: the cycle's half).
 pub(crate) fn hand_over<N: Network>(
     p: usize,
     parity: usize,
     sim: &mut Simulation<N>,
     mail: &[Mutex<Mail<N>>],
+    peers: Range<usize>,
 ) {
     let t = sim.out.events.len();
-    for q in (0..t).filter(|&q| q != p) {
+    for q in peers.filter(|&q| q != p) {
         let mut mb = lock(&mail[(parity * t + p) * t + q]);
         std::mem::swap(&mut mb.0, &mut sim.out.events[q]);
         std::mem::swap(&mut mb.1, &mut sim.out.extras[q]);
     }
 }
 
-/// Partition `p` takes what every other partition handed it this cycle (after the
+/// Partition `p` takes what the other partitions `peers` handed it this cycle (after the
 /// barrier).
 pub(crate) fn take_over<N: Network>(
     p: usize,
     parity: usize,
     sim: &mut Simulation<N>,
     mail: &[Mutex<Mail<N>>],
+    peers: Range<usize>,
 ) {
     let t = sim.out.events.len();
-    for q in (0..t).filter(|&q| q != p) {
+    for q in peers.filter(|&q| q != p) {
         let mut mb = lock(&mail[(parity * t + q) * t + p]);
         let (events, extras) = &mut *mb;
         sim.absorb(events, extras);
@@ -452,7 +455,7 @@ fn partition_loop<N: Network, B: CycleBarrier>(
     let mut all = vec![Summary::default(); t];
     loop {
         sim.step_local();
-        hand_over(p, parity, sim, mail);
+        hand_over(p, parity, sim, mail, 0..t);
         *lock(&sums[parity * t + p]) = sim.summary();
         let check = sim.check_due();
         if check {
@@ -464,7 +467,7 @@ fn partition_loop<N: Network, B: CycleBarrier>(
         if sh.failed.0.load(Ordering::Acquire) {
             return None;
         }
-        take_over(p, parity, sim, mail);
+        take_over(p, parity, sim, mail, 0..t);
         for (q, s) in all.iter_mut().enumerate() {
             *s = *lock(&sums[parity * t + q]);
         }

@@ -38,8 +38,8 @@ use crate::engine::replication::{reduce_parts, PartResult, Replication, RunEnd};
 use crate::config::HwConfig;
 use crate::engine::machine::validate;
 use crate::engine::parallel::{
-    join_partitions, lock, mailboxes, partitions_for, CycleBarrier, FailOnPanic, Failed, Mail,
-    SpinBarrier,
+    hand_over, join_partitions, lock, mailboxes, partitions_for, take_over, CycleBarrier,
+    FailOnPanic, Failed, Mail, SpinBarrier,
 };
 use crate::engine::partitioner::{place, ranges};
 use crate::engine::sim::{Decision, Simulation, Stop, Summary};
@@ -255,11 +255,7 @@ fn rank_loop<N: Network, B: CycleBarrier>(
     let mut stretch_end = sim.horizon_end();
     loop {
         sim.step_local();
-        for q in sh.mine.clone().filter(|&q| q != p) {
-            let mut mb = lock(&sh.mail[(parity * parts + p) * parts + q]);
-            std::mem::swap(&mut mb.0, &mut sim.out.events[q]);
-            std::mem::swap(&mut mb.1, &mut sim.out.extras[q]);
-        }
+        hand_over(p, parity, sim, sh.mail, sh.mine.clone());
         *lock(&sh.sums[parity * parts + p]) = sim.summary();
         let check = sim.check_due();
         if check {
@@ -275,11 +271,7 @@ fn rank_loop<N: Network, B: CycleBarrier>(
         if sh.failed.0.load(Ordering::Acquire) {
             return None;
         }
-        for q in sh.mine.clone().filter(|&q| q != p) {
-            let mut mb = lock(&sh.mail[(parity * parts + q) * parts + p]);
-            let (events, extras) = &mut *mb;
-            sim.absorb(events, extras);
-        }
+        take_over(p, parity, sim, sh.mail, sh.mine.clone());
         if !exchange {
             // Inside the stretch: on to the next cycle in which one of this rank's
             // partitions has work, never past the stretch's last cycle.

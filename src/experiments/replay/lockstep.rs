@@ -41,7 +41,7 @@
 use crate::engine::distributed::wire;
 use crate::engine::network::Network;
 use crate::engine::parallel::{
-    lock, mailboxes, CycleBarrier, FailOnPanic, Failed, Mail, SpinBarrier,
+    hand_over, lock, mailboxes, take_over, CycleBarrier, FailOnPanic, Failed, Mail, SpinBarrier,
 };
 use crate::engine::probe::Delivery;
 use crate::engine::sim::Simulation;
@@ -405,23 +405,13 @@ impl<N: Network> Shared<'_, N> {
     /// Partition `p` hands its outbox for this rank's other partitions to their
     /// mailboxes (`parity`: the cycle's half).
     pub(super) fn hand_local(&self, p: usize, parity: usize, sim: &mut Simulation<N>) {
-        let parts = self.parts;
-        for q in self.mine.clone().filter(|&q| q != p) {
-            let mut mb = lock(&self.mail[(parity * parts + p) * parts + q]);
-            std::mem::swap(&mut mb.0, &mut sim.out.events[q]);
-            std::mem::swap(&mut mb.1, &mut sim.out.extras[q]);
-        }
+        hand_over(p, parity, sim, self.mail, self.mine.clone());
     }
 
     /// Partition `p` takes what this rank's other partitions handed it (after the
     /// barrier).
     pub(super) fn take_local(&self, p: usize, parity: usize, sim: &mut Simulation<N>) {
-        let parts = self.parts;
-        for q in self.mine.clone().filter(|&q| q != p) {
-            let mut mb = lock(&self.mail[(parity * parts + q) * parts + p]);
-            let (events, extras) = &mut *mb;
-            sim.absorb(events, extras);
-        }
+        take_over(p, parity, sim, self.mail, self.mine.clone());
     }
 
     /// Partition `p` takes what other ranks sent it (after the exchange's barrier);
