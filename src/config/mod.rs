@@ -2,7 +2,7 @@
 //! `switching`) and optionally its default `workload` and `experiment`. This module owns
 //! the types and their defaults only; loading with file:line:column errors is in
 //! [`load`], `--set` overrides in [`overrides`], and the checks that reject impossible
-//! machines in [`validate`]. Behaviour lives in the engine and hardware modules.
+//! machines in `engine::machine`. Behaviour lives in the engine and hardware modules.
 
 pub mod load;
 pub mod overrides;

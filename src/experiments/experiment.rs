@@ -101,7 +101,7 @@ fn latency_total<M>(
     d
 }
 
-/// Partitions a run of `cfg` steps on: [`partitions_for`](crate::engine::parallel::partitions_for) with its node count, switching
+/// Partitions a run of `cfg` steps on: [`crate::engine::parallel::partitions_for`] with its node count, switching
 /// mode and `experiment.threads`.
 pub fn partitions_of(cfg: &HwConfig) -> Result<usize> {
     let nodes = validate(cfg)?.topology.nodes();

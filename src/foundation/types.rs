@@ -130,6 +130,12 @@ impl fmt::Display for MsgId {
 /// hypercube of the project's goals both fit).
 pub const MAX_NODES: usize = 1 << MsgId::NODE_BITS;
 
+/// Something addressed to a node.
+pub trait Located {
+    /// The node it is for.
+    fn node(&self) -> u32;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -140,10 +146,4 @@ mod tests {
         assert_eq!(id.src(), NodeId(1_000_000));
         assert_eq!(id.seq(), 123_456_789);
     }
-}
-
-/// Something addressed to a node.
-pub trait Located {
-    /// The node it is for.
-    fn node(&self) -> u32;
 }

@@ -1,4 +1,4 @@
-//! The papers' analytical models, as a library: [`mg1`] holds the queueing formulas every
+//! The papers' analytical models, as a library: `foundation::mg1` holds the queueing formulas every
 //! model is built from (Pollaczek–Khinchine, M/D/1, multi-class M/G/1); [`circuit`] the
 //! circuit-switching models of paper 000; [`wormhole_torus`] paper 004's adaptive wormhole
 //! model and [`wormhole_torus_dor`] the dimension-order one it is compared with; [`deflection_ms`] paper 003's deflection (WDVC) model of the Manhattan Street

@@ -438,7 +438,7 @@ pub struct NodeController {
     pub wait_mg1: Option<f64>,
     /// Fraction of its requests that found every server busy on arrival.
     pub p_busy_at_arrival: Option<f64>,
-    /// `wait_mg1` corrected for chained requests (see [`Controller::wait_corrected`]).
+    /// `wait_mg1` corrected for chained requests (see `stats::report::Controller::wait_corrected`).
     pub wait_corrected: Option<f64>,
 }
 

@@ -1,10 +1,9 @@
 //! Message traces: what a recorded message is ([`TraceMsg`]), and readers that stream
 //! them from files in time order — routemu's own text format ([`text`]) and Netrace
 //! ([`netrace`]); these never hold a whole trace: memory does not grow with its length.
-//! DUMPI MPI traces ([`dumpi`] decodes the records, [`comm`] resolves communicators and
-//! groups into world ranks, [`mpi`] matches receives to sends) are read whole, since
-//! matching needs every rank. [`collectives`] expands MPI collectives into point-to-point
-//! transfers by MPICH's algorithms. Replaying is `experiments::replay`'s job.
+//! DUMPI MPI traces ([`dumpi`] decodes the records) are read whole, since matching needs
+//! every rank; resolving communicators, matching receives to sends and expanding
+//! collectives is `mpi_semantics`' job, replaying is `experiments::replay`'s.
 //!
 //! Dependencies are given the way Netrace gives them: a message lists its *children*,
 //! the later messages that may not be injected before it has been delivered. Parents

@@ -19,10 +19,10 @@
 //! and a launch skew is not the application's). A message is seen by its receiver's
 //! program in the cycle its tail is absorbed (the end of the latency the network reports).
 //!
-//! Partitions: each partition runs the ranks placed on its nodes ([`ranks`]); every
+//! Partitions: each partition runs the ranks placed on its nodes (`ranks`); every
 //! effect of a delivery is on the node that received it, so only the network's own
 //! events cross partitions, and ranks (MPI processes) exchange once per stretch of the
-//! network's lookahead ([`step`]). The measurements are gathered at the end, in
+//! network's lookahead (`step`). The measurements are gathered at the end, in
 //! partition order, so the results depend on neither the thread count nor the rank count.
 //!
 //! Not here: building the programs (`mpi_semantics::matching`), the command line (`cli::replay`).
