@@ -1,7 +1,7 @@
 //! Evidence for the routing controller's queue (issue 14, item 9): the measured mean wait
 //! of the controller against the Pollaczek–Khinchine wait of the same nodes' measured
 //! rate and service moments and against the correction for chained arrivals
-//! (`model::mg1::chained_wait`), beside the fraction of arrivals that found the controller
+//! (`foundation::mg1::chained_wait`), beside the fraction of arrivals that found the controller
 //! busy against ρ, for controller times D = verify = release (link_conn 1) of 1, 10, 50
 //! and 100 cycles at three loads on the d = 8 hold preset, and one drop and one adaptive
 //! row. Prints a markdown table (docs/fragments/p000-controller.md) on stdout.
@@ -12,7 +12,7 @@
 use routemu::config::load::load_hw;
 use routemu::config::overrides::apply_overrides;
 use routemu::config::Measure;
-use routemu::engine::experiment::run_experiment;
+use routemu::experiments::experiment::run_experiment;
 use std::path::Path;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -48,7 +48,7 @@
 //! when all are complete.
 
 use clap::{Parser, ValueEnum};
-use routemu::rng::{below, stream, NodeRng};
+use routemu::foundation::rng::{below, stream, NodeRng};
 use routemu::trace::dumpi::{Args, Call, Stamp, Status};
 use routemu::trace::dumpi_write::{meta, Header, RankWriter, X86_64_TYPE_SIZES};
 use std::path::{Path, PathBuf};

@@ -11,7 +11,7 @@
 //! of the log's code leaves its text as it was (`cmp`).
 
 use routemu::bench::{observe_scenarios, time_experiment};
-use routemu::engine::experiment::run_experiment_observed;
+use routemu::experiments::experiment::run_experiment_observed;
 use routemu::stats::msglog;
 use routemu::topology::Topology;
 

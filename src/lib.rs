@@ -6,7 +6,7 @@
 //! delays and throughputs and sets them beside the M/G/1 predictions of the papers.
 //!
 //! Entry points: [`config::load::load_hw`] reads a hardware description,
-//! [`engine::experiment::run_experiment`] runs warm-up, measurement, replications and drain,
+//! [`experiments::experiment::run_experiment`] runs warm-up, measurement, replications and drain,
 //! and [`stats::report::Report`] is the JSON document the command line writes.
 
 #![warn(missing_docs)]
@@ -15,10 +15,11 @@ pub mod bench;
 pub mod cli;
 pub mod config;
 pub mod engine;
-pub mod error;
-pub mod limits;
+pub mod experiments;
+pub mod foundation;
 pub mod model;
-pub mod rng;
+pub mod mpi_semantics;
+pub mod presentation;
 pub mod router;
 pub mod routing;
 pub mod stats;
@@ -26,6 +27,8 @@ pub mod switching;
 pub mod topology;
 pub mod trace;
 pub mod traffic;
-pub mod types;
 
-pub use error::{Error, Result};
+pub use foundation::error::{Error, Result};
+
+#[cfg(test)]
+mod layer_rules;

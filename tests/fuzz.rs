@@ -19,10 +19,10 @@
 mod common;
 
 use routemu::config::load::parse_hw;
-use routemu::config::validate::validate;
 use routemu::config::{HwConfig, Measure, TopologyConfig};
-use routemu::engine::replay::{replay_machine, ReplayMode, ReplayOptions};
-use routemu::rng::{below, stream, unit, NodeRng};
+use routemu::engine::machine::validate;
+use routemu::experiments::replay::{replay_machine, ReplayMode, ReplayOptions};
+use routemu::foundation::rng::{below, stream, unit, NodeRng};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -282,7 +282,7 @@ fn replay_machine_cfg() -> HwConfig {
 /// Reads every message of the trace at `path` (at most `cap`), then replays it on the
 /// small machine when it is small enough; an error anywhere is a refusal.
 fn read_and_replay(path: &Path, cap: u64) -> Result<Outcome, String> {
-    let mut src = match routemu::trace::open(path) {
+    let mut src = match routemu::experiments::traces::open(path) {
         Ok(s) => s,
         Err(_) => return Ok(Outcome::Refused),
     };
@@ -309,7 +309,8 @@ fn read_and_replay(path: &Path, cap: u64) -> Result<Outcome, String> {
         return Ok(Outcome::Accepted);
     }
     let cfg = replay_machine_cfg();
-    let mut src = routemu::trace::open(path).map_err(|e| format!("reopening failed: {e}"))?;
+    let mut src =
+        routemu::experiments::traces::open(path).map_err(|e| format!("reopening failed: {e}"))?;
     let opts = ReplayOptions {
         stall_cycles: 50_000,
         time_scale: 0.01,
@@ -480,7 +481,7 @@ fn the_replay_driver_delivers_every_message_once_or_refuses() {
             stall_cycles: 50_000,
             ..ReplayOptions::default()
         };
-        let Ok(mut src) = routemu::trace::open(&path) else {
+        let Ok(mut src) = routemu::experiments::traces::open(&path) else {
             return (text.into_bytes(), Ok(Outcome::Refused));
         };
         let mut seen = std::collections::HashSet::new();
@@ -570,14 +571,14 @@ fn sweep_ranges_and_command_line_values_never_panic() {
             pick(rng, INTERESTING),
             pick(rng, INTERESTING)
         );
-        let _ = routemu::engine::sweep::Axis::parse(&spec);
+        let _ = routemu::experiments::sweep::Axis::parse(&spec);
         let list = format!(
             "router.vcs={},{}",
             pick(rng, INTERESTING),
             pick(rng, INTERESTING)
         );
-        let _ = routemu::engine::sweep::Axis::parse(&list);
-        let _ = routemu::engine::sweep::split_values(&list);
+        let _ = routemu::experiments::sweep::Axis::parse(&list);
+        let _ = routemu::experiments::sweep::split_values(&list);
         (input, Ok(Outcome::Accepted))
     });
 }
@@ -649,13 +650,14 @@ fn random_machines_keep_the_report_invariants_for_any_threads_and_idle_skip() {
             return (Vec::new(), Ok(Outcome::Refused));
         };
         let input = ron::to_string(&cfg).unwrap_or_default().into_bytes();
-        let run = |cfg: &HwConfig| routemu::engine::experiment::run_experiment(cfg, &mut |_, _| {});
+        let run =
+            |cfg: &HwConfig| routemu::experiments::experiment::run_experiment(cfg, &mut |_, _| {});
         let report = match run(&cfg) {
             Ok(r) => r,
             Err(_) => return (input, Ok(Outcome::Refused)),
         };
         let v = serde_json::to_value(&report).unwrap();
-        let f = |p: &str| routemu::engine::sweep::number(&v, p);
+        let f = |p: &str| routemu::experiments::sweep::number(&v, p);
         let mut why = Vec::new();
         let (g, d, l, i) = (
             f("messages.generated").unwrap_or(0.0),

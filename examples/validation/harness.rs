@@ -9,9 +9,9 @@
 use routemu::config::load::load_hw;
 use routemu::config::overrides::apply_overrides;
 use routemu::config::HwConfig;
-use routemu::engine::sweep::{run_point_with_report, Point};
+use routemu::experiments::sweep::{run_point_with_report, Point};
 use routemu::model::circuit::PathForm;
-use routemu::stats::plot::{svg, Figure, Series};
+use routemu::presentation::plot::{svg, Figure, Series};
 use routemu::stats::report::Report;
 use std::fmt::Write;
 use std::path::Path;

@@ -26,7 +26,7 @@
 //! Papers 000/001 are [`p000`] and paper 004 is [`p004`], both drawn by [`harness`].
 
 use routemu::config::load::load_hw;
-use routemu::stats::plot::svg;
+use routemu::presentation::plot::svg;
 use std::path::Path;
 
 mod claims;

@@ -10,7 +10,7 @@
 use crate::harness::{curve, render_extra, run_reports, value, with, Budget, Done, Fig};
 use routemu::config::HwConfig;
 use routemu::model::circuit::{drop_with, hold, Blocking, CircuitParams, Further};
-use routemu::stats::plot::{svg, Figure, Series};
+use routemu::presentation::plot::{svg, Figure, Series};
 use std::fmt::Write;
 use std::path::Path;
 

@@ -16,12 +16,12 @@
 
 use routemu::config::overrides::apply_overrides;
 use routemu::config::{HwConfig, Measure};
-use routemu::engine::experiment::run_experiment;
-use routemu::model::mg1::{mm1_finite_source, mm1_finite_source_ratio};
+use routemu::experiments::experiment::run_experiment;
+use routemu::foundation::mg1::{mm1_finite_source, mm1_finite_source_ratio};
 use routemu::model::wormhole_timeout::link::{reneging_link, Denominator, Matching};
 use routemu::model::wormhole_timeout::{max_throughput, predict, TimeoutParams};
-use routemu::stats::plot::{Figure, Series};
-use routemu::stats::report::{Distribution, Timeout};
+use routemu::presentation::plot::{Figure, Series};
+use routemu::switching::report::{Distribution, Timeout};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::fmt::Write;
@@ -964,7 +964,7 @@ pub fn section(
     );
     // Occupancy (finite population) at medium load, τ = 20 curve.
     let occ = fig8[0].at(0.55).map(|p| p.emu.clone());
-    let rates = |v: &[routemu::stats::report::Occupancy]| -> Vec<f64> {
+    let rates = |v: &[routemu::switching::report::Occupancy]| -> Vec<f64> {
         v.iter()
             .filter(|o| o.time_fraction > 0.005)
             .filter_map(|o| o.arrival_rate)
@@ -1198,7 +1198,7 @@ pub fn section(
              with {} worms:\n\n\
              | class | worms holding or waiting | fraction of time | heads per cycle in that state |\n\
              |---|---|---|---|\n{orows}\n\
-             The paper's Fig. 13, recomputed (`model::mg1::mm1_finite_source`): state \
+             The paper's Fig. 13, recomputed (`foundation::mg1::mm1_finite_source`): state \
              probabilities at utilisation 0.7 of an M/M/1 queue and of one with 7 sources \
              (λ′/μ = {}). The M/G/1+D link fed with the *measured* arrival rate and holding \
              moments of the ss links overestimates their P_T (Figs. 2–3 table: {} against \

@@ -11,10 +11,10 @@
 
 use routemu::config::overrides::apply_overrides;
 use routemu::config::{HwConfig, Measure};
-use routemu::engine::experiment::run_experiment;
+use routemu::experiments::experiment::run_experiment;
 use routemu::model::deflection_ms::{mean_path, predict, DeflectionParams, DeflectionPrediction};
-use routemu::stats::plot::{Figure, Series};
-use routemu::stats::report::Deflection;
+use routemu::presentation::plot::{Figure, Series};
+use routemu::switching::report::Deflection;
 use routemu::topology::manhattan::ManhattanStreet;
 use std::collections::HashMap;
 use std::fmt::Write;

@@ -363,8 +363,11 @@ fn mechanism(root: &Path) -> Result<String, Box<dyn std::error::Error>> {
     let zero = |c: &routemu::config::HwConfig| {
         (1..n)
             .map(|v| {
-                let h = topo.distance(routemu::types::NodeId(0), routemu::types::NodeId(v));
-                routemu::switching::wormhole::zero_load_latency(c, h as u64, 12) as f64
+                let h = topo.distance(
+                    routemu::foundation::types::NodeId(0),
+                    routemu::foundation::types::NodeId(v),
+                );
+                routemu::switching::zero_load::wormhole(c, h as u64, 12) as f64
             })
             .sum::<f64>()
             / (n - 1) as f64

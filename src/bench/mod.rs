@@ -10,14 +10,8 @@ pub mod replay;
 
 use crate::config::load::parse_hw;
 use crate::config::{HwConfig, Measure};
-use crate::engine::network::Network;
-use crate::engine::parallel::{
-    build_partitions, step_partitioned, CycleBarrier, SpinBarrier, StdBarrier,
-};
-use crate::engine::sim::Simulation;
-use crate::error::Result;
-use crate::switching::{with_mode, WithMode};
-use crate::types::Cycle;
+use crate::engine::parallel::{SpinBarrier, StdBarrier};
+use crate::foundation::error::Result;
 use std::time::Instant;
 
 /// A benchmark scenario.
@@ -99,7 +93,7 @@ pub fn timeout_scenarios(scale: f64) -> Result<Vec<Scenario>> {
 fn deflection_at(k: u32, fraction_of_bound: f64, mean: f64) -> Result<HwConfig> {
     let mut cfg = parse_hw(DEFLECTION, "hw/deflection-ms.ron")?;
     cfg.topology = crate::config::TopologyConfig::ManhattanStreet { k };
-    let d0 = crate::config::validate::validate(&cfg)?
+    let d0 = crate::engine::machine::validate(&cfg)?
         .topology
         .mean_distance();
     let per_lane = fraction_of_bound * 2.0 / d0;
@@ -188,37 +182,6 @@ pub fn circuit_scenarios(scale: f64) -> Result<Vec<Scenario>> {
     Ok(out)
 }
 
-/// Times `cycles` cycles after a warm-up of a tenth of them; returns seconds, units of
-/// work done and nodes.
-fn time<N: Network>(cfg: &HwConfig, cycles: u64, work: fn(&N) -> u64) -> Result<(f64, u64, usize)> {
-    let mut cfg = cfg.clone();
-    cfg.experiment.warmup = 0;
-    cfg.experiment.measure = Measure::Cycles(cycles);
-    let mut sim = Simulation::<N>::build(&cfg, 0)?;
-    while sim.t < cycles / 10 {
-        sim.step();
-    }
-    let (t0, w0) = (sim.t, work(&sim.net));
-    let start = Instant::now();
-    while sim.t < t0 + cycles {
-        sim.step();
-    }
-    let secs = start.elapsed().as_secs_f64();
-    Ok((secs, work(&sim.net) - w0, sim.net.nodes()))
-}
-
-fn time_any(cfg: &HwConfig, cycles: u64) -> Result<(f64, u64, usize, &'static str)> {
-    struct Time<'a>(&'a HwConfig, u64);
-    impl WithMode for Time<'_> {
-        type Output = Result<(f64, u64, usize, &'static str)>;
-        fn run<N: Network + Send>(self) -> Self::Output {
-            let (s, w, n) = time::<N>(self.0, self.1, N::work)?;
-            Ok((s, w, n, N::WORK_UNIT))
-        }
-    }
-    with_mode(&cfg.switching, Time(cfg, cycles))
-}
-
 /// Runs one scenario `repeats` times and keeps the best.
 pub fn run(s: &Scenario, repeats: usize) -> Result<BenchResult> {
     let mut best = f64::MAX;
@@ -226,7 +189,7 @@ pub fn run(s: &Scenario, repeats: usize) -> Result<BenchResult> {
     let mut nodes = 0;
     let mut unit = "";
     for _ in 0..repeats.max(1) {
-        let (secs, w, n, u) = time_any(&s.cfg, s.cycles)?;
+        let (secs, w, n, u) = crate::experiments::timing::step_time(&s.cfg, s.cycles)?;
         if secs < best {
             best = secs;
             units = w;
@@ -236,7 +199,7 @@ pub fn run(s: &Scenario, repeats: usize) -> Result<BenchResult> {
     }
     let mut plain = s.cfg.clone();
     plain.experiment.idle_skip = false;
-    let (plain_secs, _, _, _) = time_any(&plain, s.baseline_cycles)?;
+    let (plain_secs, _, _, _) = crate::experiments::timing::step_time(&plain, s.baseline_cycles)?;
     let node_cycles = (nodes as u64 * s.cycles) as f64;
     Ok(BenchResult {
         name: s.name.clone(),
@@ -335,13 +298,14 @@ pub struct ObserveResult {
 /// measurements feed when they are on (public for `examples/observe_cost.rs`, which
 /// counts its instructions under callgrind).
 pub fn time_experiment(cfg: &HwConfig) -> Result<(f64, u64)> {
-    use crate::stats::{heatmap, msglog};
+    use crate::presentation::heatmap;
+    use crate::stats::msglog;
     let start = Instant::now();
     let (report, mut extras) =
-        crate::engine::experiment::run_experiment_observed(cfg, &mut |_, _| {})?;
+        crate::experiments::experiment::run_experiment_observed(cfg, &mut |_, _| {})?;
     // Every variant writes its JSON report, as `routemu run --json` does.
-    let json =
-        serde_json::to_string(&report).map_err(|e| crate::error::Error::Arg(e.to_string()))?;
+    let json = serde_json::to_string(&report)
+        .map_err(|e| crate::foundation::error::Error::Arg(e.to_string()))?;
     std::hint::black_box(json);
     let o = cfg.experiment.observe;
     let topo = crate::topology::Topology::from_config(&cfg.topology)?;
@@ -382,7 +346,7 @@ pub fn time_experiment(cfg: &HwConfig) -> Result<(f64, u64)> {
 
 /// Runs an observe scenario `repeats` times each way, in turn.
 pub fn run_observe(s: &Scenario, repeats: usize) -> Result<ObserveResult> {
-    let nodes = crate::config::validate::validate(&s.cfg)?.topology.nodes();
+    let nodes = crate::engine::machine::validate(&s.cfg)?.topology.nodes();
     let mut on_cfg = s.cfg.clone();
     let o = &mut on_cfg.experiment.observe;
     o.per_link = true;
@@ -505,78 +469,37 @@ pub fn partition_scenarios(scale: f64) -> Result<Vec<PartScenario>> {
     Ok(out)
 }
 
-/// Seconds to step `cycles` cycles (after a warm-up of a tenth of them) on `parts`
-/// partitions, with the heap bytes the network holds.
-fn time_parts<N: Network + Send, B: CycleBarrier>(
-    cfg: &HwConfig,
-    parts: usize,
-    barrier: &B,
-    cycles: u64,
-) -> Result<(f64, usize, Option<usize>)> {
-    let mut cfg = cfg.clone();
-    // Nothing may stop the run early: no window end, no saturation, no watchdog.
-    let e = &mut cfg.experiment;
-    e.warmup = 0;
-    e.measure = Measure::Cycles(crate::limits::MAX_RUN_CYCLES);
-    e.saturation_backlog = 1e15;
-    e.deadlock_cycles = u64::MAX / 4;
-    let before = alloc::live_bytes();
-    let mut sims = build_partitions::<N>(&cfg, 0, parts)?;
-    let nodes = sims.iter().map(|s| s.net.nodes()).sum();
-    let bytes = alloc::live_bytes()
-        .zip(before)
-        .map(|(a, b)| a.saturating_sub(b));
-    let warm = (cycles / 10).max(1);
-    let run = |sims: &mut [Simulation<N>], until: Cycle| {
-        if sims.len() == 1 {
-            while sims[0].t < until {
-                sims[0].step();
-            }
-        } else {
-            step_partitioned(sims, barrier, until, &mut |_| {});
-        }
-    };
-    run(&mut sims, warm);
-    let start = Instant::now();
-    run(&mut sims, warm + cycles);
-    Ok((start.elapsed().as_secs_f64(), nodes, bytes))
-}
-
-fn time_parts_any<B: CycleBarrier>(
-    cfg: &HwConfig,
-    parts: usize,
-    barrier: &B,
-    cycles: u64,
-) -> Result<(f64, usize, Option<usize>)> {
-    struct Parts<'a, B>(&'a HwConfig, usize, &'a B, u64);
-    impl<B: CycleBarrier> WithMode for Parts<'_, B> {
-        type Output = Result<(f64, usize, Option<usize>)>;
-        fn run<N: Network + Send>(self) -> Self::Output {
-            time_parts::<N, B>(self.0, self.1, self.2, self.3)
-        }
-    }
-    with_mode(&cfg.switching, Parts(cfg, parts, barrier, cycles))
-}
-
 /// Partitions a scenario runs on when `threads` are asked for.
 fn scenario_parts(s: &PartScenario, threads: usize) -> Result<usize> {
     let mut cfg = s.cfg.clone();
     cfg.experiment.threads = threads as u32;
-    crate::engine::parallel::partitions_of(&cfg)
+    crate::experiments::experiment::partitions_of(&cfg)
 }
 
 /// Runs a partitioned scenario: one thread, then `threads` with each barrier (best of
 /// `repeats` each).
 pub fn run_parts(s: &PartScenario, threads: usize, repeats: usize) -> Result<PartResult> {
-    let nodes = crate::config::validate::validate(&s.cfg)?.topology.nodes();
+    let nodes = crate::engine::machine::validate(&s.cfg)?.topology.nodes();
     let parts = scenario_parts(s, threads)?;
     let best = |parts: usize, spin: bool| -> Result<(f64, Option<usize>)> {
         let mut b = (f64::MAX, None);
         for _ in 0..repeats.max(1) {
             let (secs, _, bytes) = if spin {
-                time_parts_any(&s.cfg, parts, &SpinBarrier::new(parts), s.cycles)?
+                crate::experiments::timing::step_time_parts(
+                    &s.cfg,
+                    parts,
+                    &SpinBarrier::new(parts),
+                    s.cycles,
+                    alloc::live_bytes,
+                )?
             } else {
-                time_parts_any(&s.cfg, parts, &StdBarrier::new(parts), s.cycles)?
+                crate::experiments::timing::step_time_parts(
+                    &s.cfg,
+                    parts,
+                    &StdBarrier::new(parts),
+                    s.cycles,
+                    alloc::live_bytes,
+                )?
             };
             if secs < b.0 {
                 b = (secs, bytes);
@@ -642,14 +565,23 @@ pub fn run_busy(
         // Let the kernel's run queue (read by `free_cores`) see the hogs.
         std::thread::sleep(std::time::Duration::from_millis(50));
         let result = (|| {
-            let nodes = crate::config::validate::validate(&s.cfg)?.topology.nodes();
+            let nodes = crate::engine::machine::validate(&s.cfg)?.topology.nodes();
             let parts = scenario_parts(s, threads)?;
             let best = |barrier: &dyn Fn() -> SpinBarrier| -> Result<f64> {
                 let mut b = f64::MAX;
                 for _ in 0..repeats.max(1) {
                     let barrier = barrier();
                     let n = barrier.threads();
-                    b = b.min(time_parts_any(&s.cfg, n, &barrier, s.cycles)?.0);
+                    b = b.min(
+                        crate::experiments::timing::step_time_parts(
+                            &s.cfg,
+                            n,
+                            &barrier,
+                            s.cycles,
+                            alloc::live_bytes,
+                        )?
+                        .0,
+                    );
                 }
                 Ok(b)
             };
@@ -698,12 +630,12 @@ pub struct RankedResult {
 /// (best of `repeats` each); every rank returns the same figures.
 pub fn run_ranked(
     s: &PartScenario,
-    t: &dyn crate::engine::distributed::Transport,
+    t: &dyn crate::engine::transport::Transport,
     threads: usize,
     repeats: usize,
 ) -> Result<RankedResult> {
-    use crate::engine::distributed::without_transport;
-    let nodes = crate::config::validate::validate(&s.cfg)?.topology.nodes();
+    use crate::engine::transport::without_transport;
+    let nodes = crate::engine::machine::validate(&s.cfg)?.topology.nodes();
     let ranks = t.ranks();
     let mut cfg = s.cfg.clone();
     let e = &mut cfg.experiment;
@@ -714,7 +646,7 @@ pub fn run_ranked(
     let speed = |threads: usize| -> Result<f64> {
         let mut cfg = cfg.clone();
         cfg.experiment.threads = threads as u32;
-        let r = crate::engine::experiment::run_experiment(&cfg, &mut |_, _| {})?;
+        let r = crate::experiments::experiment::run_experiment(&cfg, &mut |_, _| {})?;
         Ok(r.node_cycles_per_second)
     };
     let (mut one, mut threaded, mut ranked) = (0.0f64, 0.0f64, 0.0f64);
@@ -756,7 +688,8 @@ pub fn run_ranked(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::distributed::{local::LocalRanks, with_transport};
+    use crate::engine::distributed::local::LocalRanks;
+    use crate::engine::transport::with_transport;
     use std::sync::Arc;
 
     #[test]
@@ -774,7 +707,7 @@ mod tests {
                     let (t, s) = (t.clone(), &s);
                     scope.spawn(move || {
                         let _fail_others = t.guard();
-                        let dynt: Arc<dyn crate::engine::distributed::Transport> = t.clone();
+                        let dynt: Arc<dyn crate::engine::transport::Transport> = t.clone();
                         with_transport(dynt, || run_ranked(s, &*t, 1, 1).unwrap())
                     })
                 })

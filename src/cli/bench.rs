@@ -36,8 +36,8 @@ impl BenchArgs {
 }
 
 /// Runs the benchmark and prints a table.
-pub fn bench(a: &BenchArgs) -> crate::error::Result<i32> {
-    let bad = |m: String| Err(crate::error::Error::Arg(m));
+pub fn bench(a: &BenchArgs) -> crate::foundation::error::Result<i32> {
+    let bad = |m: String| Err(crate::foundation::error::Error::Arg(m));
     // Bounded so a typo cannot ask for centuries of stepping (the scenarios' cycle
     // counts are multiplied by the scale) or for a run on no thread.
     if !(a.scale > 0.0 && a.scale <= MAX_SCALE) {
@@ -52,7 +52,7 @@ pub fn bench(a: &BenchArgs) -> crate::error::Result<i32> {
     if !(1..=1000).contains(&a.repeats) {
         return bad(format!("--repeats {}: 1 to 1000 repeats", a.repeats));
     }
-    if let Some(t) = crate::engine::distributed::current() {
+    if let Some(t) = crate::engine::transport::current() {
         return ranked(a, &*t);
     }
     crate::outln!(
@@ -189,8 +189,8 @@ pub fn bench(a: &BenchArgs) -> crate::error::Result<i32> {
     }
     let n = ((200_000.0 * a.scale) as u64).max(1000);
     for mode in [
-        crate::engine::replay::ReplayMode::Open,
-        crate::engine::replay::ReplayMode::Deps,
+        crate::experiments::replay::ReplayMode::Open,
+        crate::experiments::replay::ReplayMode::Deps,
     ] {
         let rate = crate::bench::replay::messages_per_second(n, mode, 8, 1, a.repeats)?;
         crate::outln!(
@@ -202,14 +202,14 @@ pub fn bench(a: &BenchArgs) -> crate::error::Result<i32> {
     let n = n * 4;
     let one = crate::bench::replay::messages_per_second(
         n,
-        crate::engine::replay::ReplayMode::Deps,
+        crate::experiments::replay::ReplayMode::Deps,
         32,
         1,
         a.repeats,
     )?;
     let many = crate::bench::replay::messages_per_second(
         n,
-        crate::engine::replay::ReplayMode::Deps,
+        crate::experiments::replay::ReplayMode::Deps,
         32,
         a.threads.max(1) as u32,
         a.repeats,
@@ -231,8 +231,8 @@ pub fn bench(a: &BenchArgs) -> crate::error::Result<i32> {
 /// share the cores and measure each other.
 fn ranked(
     a: &BenchArgs,
-    t: &dyn crate::engine::distributed::Transport,
-) -> crate::error::Result<i32> {
+    t: &dyn crate::engine::transport::Transport,
+) -> crate::foundation::error::Result<i32> {
     let threads = a.threads.max(1);
     let ranks = t.ranks();
     crate::outln!(
@@ -282,7 +282,7 @@ fn ranked(
 /// The partitioned scenarios that show a shared machine: as many busy threads as leave
 /// fewer free cores than `--threads`, then one thread, the adaptive barrier and a barrier
 /// that never parks.
-fn busy_machine(a: &BenchArgs) -> crate::error::Result<()> {
+fn busy_machine(a: &BenchArgs) -> crate::foundation::error::Result<()> {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let threads = a.threads.max(2);
     // Leave one core fewer than the partitions need: the case a shared machine gives.

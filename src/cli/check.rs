@@ -2,14 +2,14 @@
 
 use crate::config::load::load_hw;
 use crate::config::overrides::apply_overrides;
-use crate::config::validate::{validate, Machine};
 use crate::config::{
     ConflictStrategy, HwConfig, LinkArbiter, LinkRelease, Measure, OnReset, Routing,
     SwitchingConfig,
 };
-use crate::error::Result;
-use crate::switching::circuit::zero_load_latency as circuit_zero_load;
-use crate::switching::wormhole::zero_load_latency;
+use crate::engine::machine::{validate, Machine};
+use crate::foundation::error::Result;
+use crate::switching::zero_load;
+
 use std::fmt::Write;
 use std::path::Path;
 
@@ -18,8 +18,8 @@ pub fn check(file: &Path, set: &[String]) -> Result<i32> {
     let cfg = apply_overrides(&load_hw(file)?, set)?;
     // A machine that cannot be built here is not OK here: refused with the estimate and
     // the limit (unless --force), as `run` would refuse it.
-    crate::limits::enforce_memory(&cfg, &validate(&cfg)?)?;
-    super::output::print(&explain(&cfg, &file.display().to_string())?)?;
+    crate::experiments::memory::enforce_memory(&cfg, &validate(&cfg)?)?;
+    crate::cli::output::print(&explain(&cfg, &file.display().to_string())?)?;
     Ok(0)
 }
 
@@ -43,7 +43,7 @@ pub fn explain(cfg: &HwConfig, origin: &str) -> Result<String> {
         t.diameter(),
         t.mean_distance()
     );
-    let mem = crate::limits::memory_check(cfg, &m);
+    let mem = crate::experiments::memory::memory_check(cfg, &m);
     let _ = writeln!(
         s,
         "  memory: {}{}",
@@ -54,7 +54,11 @@ pub fn explain(cfg: &HwConfig, origin: &str) -> Result<String> {
             " — DOES NOT FIT (runs are refused without --force)"
         }
     );
-    let _ = writeln!(s, "  work: {}", crate::limits::work(cfg, &m).describe());
+    let _ = writeln!(
+        s,
+        "  work: {}",
+        crate::experiments::memory::work(cfg, &m).describe()
+    );
     let len = m.workload.length.mean();
     match cfg.switching {
         SwitchingConfig::Wormhole { .. } => explain_wormhole(cfg, &m, &mut s),
@@ -196,8 +200,8 @@ fn explain_wormhole(cfg: &HwConfig, m: &Machine, s: &mut String) {
         s,
         "  zero-load latency of a {len:.1}-flit message: {} cycles at 1 hop, {:.1} at the mean distance; \
          buffers of {need} flits or more keep the body from stalling (have {})",
-        zero_load_latency(cfg, 1, len.round() as u64),
-        zero_load_latency(cfg, d.floor() as u64, len.round() as u64) as f64
+        zero_load::wormhole(cfg, 1, len.round() as u64),
+        zero_load::wormhole(cfg, d.floor() as u64, len.round() as u64) as f64
             + (d - d.floor()) * l.latency as f64
             + (d - d.floor()) * (r.controller.route - 1 + p.vc_alloc + p.switch_alloc + p.switch_traversal) as f64,
         r.buffer_flits
@@ -219,7 +223,7 @@ fn explain_deflection(cfg: &HwConfig, m: &Machine, s: &mut String) {
     };
     let (t, l) = (&m.topology, &cfg.links);
     let lanes = cfg.router.vcs;
-    let r = crate::switching::deflection::router_delay(cfg);
+    let r = zero_load::router_delay(cfg);
     let _ = writeln!(
         s,
         "  router: {r} cycle(s) per hop; {lanes} lane(s) per link, each one flit per cycle; link latency {}",
@@ -240,8 +244,8 @@ fn explain_deflection(cfg: &HwConfig, m: &Machine, s: &mut String) {
         s,
         "  time unit (mean worm length) {len:.2} cycles; D(0) = {d:.4}; zero-load latency of a {}-flit worm: {} cycles at 1 hop, {} at {} hops",
         len.round(),
-        crate::switching::deflection::zero_load_latency(cfg, 1, len.round() as u64),
-        crate::switching::deflection::zero_load_latency(cfg, d.round() as u64, len.round() as u64),
+        zero_load::deflection(cfg, 1, len.round() as u64),
+        zero_load::deflection(cfg, d.round() as u64, len.round() as u64),
         d.round()
     );
 }
@@ -365,8 +369,8 @@ fn explain_circuit(cfg: &HwConfig, m: &Machine, s: &mut String) {
     let _ = writeln!(
         s,
         "  zero-load latency of a {len}-flit message: {} cycles at 1 hop, {} at {} hops (mean distance {d:.3})",
-        circuit_zero_load(cfg, 1, len),
-        circuit_zero_load(cfg, d.round() as u64, len),
+        zero_load::circuit(cfg, 1, len),
+        zero_load::circuit(cfg, d.round() as u64, len),
         d.round()
     );
     let held = cfg.workload.rate * t.nodes() as f64 * d * (len as f64 / l.width as f64);

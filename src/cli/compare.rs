@@ -1,11 +1,11 @@
 //! `routemu compare`: emulate and predict the same machine, one table of measured
 //! against predicted with the relative errors (and the JSON document with both).
 
-use super::output::{check_json_output, eprint, print, write_json};
-use super::predict::{model_outcome, PredictArgs};
-use super::run::emulate;
-use super::EXIT_DEADLOCK;
-use crate::error::Result;
+use crate::cli::output::{check_json_output, eprint, print, write_json};
+use crate::cli::predict::{model_outcome, PredictArgs};
+use crate::cli::run::emulate;
+use crate::cli::EXIT_DEADLOCK;
+use crate::foundation::error::Result;
 use crate::model::circuit::{CircuitParams, PathForm};
 use crate::model::compare::{rows, table, Row};
 use crate::model::Prediction;

@@ -20,7 +20,7 @@ pub mod sweep;
 use crate::config::load::load_hw;
 use crate::config::overrides::apply_overrides;
 use crate::config::{HwConfig, Measure};
-use crate::error::Result;
+use crate::foundation::error::Result;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
@@ -134,7 +134,7 @@ impl ExperimentArgs {
         }
         if let Some(load) = self.load {
             if !(load.is_finite() && load >= 0.0) {
-                return Err(crate::error::Error::Arg(format!(
+                return Err(crate::foundation::error::Error::Arg(format!(
                     "--load {load}: the offered load must be a non-negative number of flits per node per cycle"
                 )));
             }
@@ -198,7 +198,7 @@ pub const EXIT_DEADLOCK: i32 = 3;
 /// runs at once, each on the partitions `cfg` gets) outnumber the cores free now: the
 /// partitions then wait for one another at every cycle's barrier.
 pub(crate) fn warn_oversubscribed(cfg: &HwConfig, concurrent: usize) {
-    if let Ok(parts) = crate::engine::parallel::partitions_of(cfg) {
+    if let Ok(parts) = crate::experiments::experiment::partitions_of(cfg) {
         let threads = parts.saturating_mul(concurrent.max(1));
         if let Some(w) = crate::engine::parallel::oversubscription_warning(threads) {
             output::eprint(&format!("routemu: warning: {w}\n"));
@@ -213,9 +213,9 @@ pub fn main_with(cli: Cli) -> i32 {
 }
 
 /// Runs the command of `cli`: its exit status, or the error that ended it.
-fn run_command(cli: Cli) -> crate::error::Result<i32> {
+fn run_command(cli: Cli) -> crate::foundation::error::Result<i32> {
     interrupt::install();
-    crate::limits::set_force(cli.force);
+    crate::foundation::limits::set_force(cli.force);
     match cli.command {
         Command::Run(a) => run::run(&a),
         Command::Predict(a) => predict::predict(&a),
@@ -231,15 +231,15 @@ fn run_command(cli: Cli) -> crate::error::Result<i32> {
 
 /// The exit status of a command that ended with `result`, its error (if any) told on
 /// standard error.
-fn exit_status(result: crate::error::Result<i32>) -> i32 {
-    let nothing = matches!(result, Err(crate::error::Error::Interrupted));
+fn exit_status(result: crate::foundation::error::Result<i32>) -> i32 {
+    let nothing = matches!(result, Err(crate::foundation::error::Error::Interrupted));
     let code = match result {
         Ok(code) => code,
-        Err(crate::error::Error::Interrupted) => 1,
+        Err(crate::foundation::error::Error::Interrupted) => 1,
         // The reader of our output went away (`| head`): nothing to say, and nobody to
         // say it to on standard output.
         Err(e) if output::is_broken_stdout(&e) => 1,
-        Err(e @ crate::error::Error::Deadlock(_)) => {
+        Err(e @ crate::foundation::error::Error::Deadlock(_)) => {
             output::eprint(&format!("routemu: {e}\n"));
             EXIT_DEADLOCK
         }

@@ -8,14 +8,14 @@
 //! that rank and ends every rank through `MPI_Abort` with the error's exit status (the
 //! others may be waiting for it in a collective); so does a panic on any rank.
 
-use super::output;
+use crate::cli::output;
 use crate::engine::distributed::mpi::{self, Started};
-use crate::engine::distributed::{with_transport, Transport};
-use crate::error::Error;
+use crate::engine::transport::{with_transport, Transport};
+use crate::foundation::error::Error;
 use std::sync::Arc;
 
 /// Runs the command line as one rank of an MPI run; returns the exit status.
-pub fn main_mpi(cli: super::Cli) -> i32 {
+pub fn main_mpi(cli: crate::cli::Cli) -> i32 {
     let Some(Started {
         transport,
         universe,
@@ -36,7 +36,7 @@ pub fn main_mpi(cli: super::Cli) -> i32 {
     }));
     let dynt: Arc<dyn Transport> = t.clone();
     let (code, alone) = with_transport(dynt, || {
-        let result = super::run_command(cli);
+        let result = crate::cli::run_command(cli);
         let alone = matches!(&result, Err(e) if met_alone(e));
         if alone && rank != 0 {
             // Rank 0's message would not tell this rank's failure.
@@ -45,7 +45,7 @@ pub fn main_mpi(cli: super::Cli) -> i32 {
                 result.as_ref().err().unwrap()
             );
         }
-        (super::exit_status(result), alone)
+        (crate::cli::exit_status(result), alone)
     });
     if alone && ranks > 1 {
         t.abort(code);

@@ -5,11 +5,11 @@
 //! before the run, so a long run never ends on a bad flag, and renders every file before
 //! writing any, so a failure leaves nothing half-written.
 
-use super::output::{check_outputs, json_document, write_output, Output};
+use crate::cli::output::{check_outputs, json_document, write_output, Output};
 use crate::config::HwConfig;
-use crate::engine::experiment::Extras;
-use crate::error::{Error, Result};
-use crate::stats::heatmap::{self, Quantity};
+use crate::experiments::experiment::Extras;
+use crate::foundation::error::{Error, Result};
+use crate::presentation::heatmap::{self, Quantity};
 use crate::stats::msglog::RepLog;
 use crate::stats::msglog::{self, LatencyRule};
 use crate::stats::observe::{self, SeriesRow};

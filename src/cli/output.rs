@@ -6,8 +6,8 @@
 //! Every JSON document carries its provenance ([`Provenance`]): the routemu version and
 //! commit that wrote it and the command line, and `partial` when a signal cut it short.
 
-use super::interrupt::TempGuard;
-use crate::error::{Error, Result};
+use crate::cli::interrupt::TempGuard;
+use crate::foundation::error::{Error, Result};
 use serde::Serialize;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -103,13 +103,13 @@ pub fn write_bytes(dest: &str, bytes: &[u8]) -> Result<()> {
 /// writes outputs (rank 0 of an MPI run, or a run on one process).
 pub fn progress_wanted() -> bool {
     std::io::IsTerminal::is_terminal(&std::io::stderr())
-        && crate::engine::distributed::writes_outputs()
+        && crate::engine::transport::writes_outputs()
 }
 
 /// Writes `text` to standard output (a human summary): an error names `<stdout>`
 /// instead of panicking as `print!` does. Nothing on the ranks of an MPI run but rank 0.
 pub fn print(text: &str) -> Result<()> {
-    if !crate::engine::distributed::writes_outputs() {
+    if !crate::engine::transport::writes_outputs() {
         return Ok(());
     }
     let mut out = std::io::stdout().lock();
@@ -121,7 +121,7 @@ pub fn print(text: &str) -> Result<()> {
 /// Writes `text` to standard error, ignoring failures (nowhere left to report them).
 /// Nothing on the ranks of an MPI run but rank 0 (every rank would say the same).
 pub fn eprint(text: &str) {
-    if !crate::engine::distributed::writes_outputs() {
+    if !crate::engine::transport::writes_outputs() {
         return;
     }
     let _ = std::io::stderr().lock().write_all(text.as_bytes());
@@ -183,7 +183,7 @@ impl Output {
             path: dest.to_string(),
             source,
         };
-        if !crate::engine::distributed::writes_outputs() {
+        if !crate::engine::transport::writes_outputs() {
             return Ok(Output {
                 dest: dest.into(),
                 sink: Sink::Discard,
@@ -333,7 +333,7 @@ pub fn check_json_output(json: Option<&str>) -> Result<()> {
 /// (`-`). A long run then never ends on an output it cannot write.
 /// On the ranks of an MPI run but rank 0, which write nothing, nothing is checked.
 pub fn check_outputs(outputs: &[(&str, &str)]) -> Result<()> {
-    if !crate::engine::distributed::writes_outputs() {
+    if !crate::engine::transport::writes_outputs() {
         return Ok(());
     }
     let stdout: Vec<&str> = outputs

@@ -2,14 +2,14 @@
 //! `_model` column groups and its `saturated` flag, or any numeric CSV such as a time
 //! series — as SVG or PNG figures, one per y quantity, without emulating again.
 //!
-//! Not here: what is drawn from which column (`stats::plot::redraw`), drawing.
+//! Not here: what is drawn from which column (`presentation::plot::redraw`), drawing.
 
-use super::output::{check_outputs, write_bytes};
-use crate::error::{Error, Result};
-use crate::stats::plot::csv::Table;
-use crate::stats::plot::png::{encode, Format};
-use crate::stats::plot::redraw::{figures, Spec};
-use crate::stats::plot::Figure;
+use crate::cli::output::{check_outputs, write_bytes};
+use crate::foundation::error::{Error, Result};
+use crate::presentation::plot::csv::Table;
+use crate::presentation::plot::png::{encode, Format};
+use crate::presentation::plot::redraw::{figures, Spec};
+use crate::presentation::plot::Figure;
 use clap::Args;
 use std::io::Read;
 

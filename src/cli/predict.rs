@@ -4,10 +4,10 @@
 //! model on the Manhattan Street network; paper 002's wormhole-with-timeout model on
 //! host/switch networks).
 
-use super::output::{check_json_output, eprint, print, write_json};
-use super::ExperimentArgs;
+use crate::cli::output::{check_json_output, eprint, print, write_json};
+use crate::cli::ExperimentArgs;
 use crate::config::HwConfig;
-use crate::error::Result;
+use crate::foundation::error::Result;
 use crate::model::circuit::PathForm;
 use crate::model::Prediction;
 use clap::Args;
@@ -80,7 +80,7 @@ pub fn describe(p: &Prediction) -> String {
             )
         }
         Prediction::Timeout(t) => {
-            let c = |x: &crate::stats::report::ClassSplit<f64>| {
+            let c = |x: &crate::switching::report::ClassSplit<f64>| {
                 format!("ss {:.4} sh {:.4}", x.ss, x.sh)
             };
             return format!(
@@ -161,7 +161,7 @@ pub fn predict(args: &PredictArgs) -> Result<i32> {
     check_json_output(args.json.as_deref())?;
     // The same checks as an emulation (the rate at most traffic::MAX_RATE, ...): a
     // model fed an impossible workload answers with impossible numbers.
-    crate::config::validate::validate(&cfg)?;
+    crate::engine::machine::validate(&cfg)?;
     let (model, outcome) = model_outcome(&cfg, args.path_form)?;
     let mut s = String::new();
     let _ = writeln!(s, "routemu predict: {} — {model}", cfg.name);

@@ -1,20 +1,20 @@
 //! `routemu replay`: a recorded trace on a machine — open loop or dependency-driven —
 //! with the summary, `--json`, and per-message CSV on request.
 
-use super::observe::ObserveArgs;
-use super::output::{eprint, print, write_json, Output};
+use crate::cli::observe::ObserveArgs;
+use crate::cli::output::{eprint, print, write_json, Output};
 use crate::config::load::load_hw;
 use crate::config::overrides::apply_overrides;
-use crate::engine::replay::elastic::{Application, ElasticOptions, Overhead};
-use crate::engine::replay::{
+use crate::experiments::replay::elastic::{Application, ElasticOptions, Overhead};
+use crate::experiments::replay::{
     replay_machine, replay_machine_observed, NodeMap, Placement, RecordedLatency, ReplayMode,
     ReplayOptions, ReplayRecord, ReplaySummary, MAX_GAP,
 };
-use crate::error::{Error, Result};
+use crate::experiments::traces::{open_with, OpenOptions};
+use crate::foundation::error::{Error, Result};
+use crate::mpi_semantics::collectives::{Choices, Tuning};
+use crate::mpi_semantics::matching::Collectives;
 use crate::topology::Topology;
-use crate::trace::collectives::{Choices, Tuning};
-use crate::trace::mpi::Collectives;
-use crate::trace::{open_with, OpenOptions};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
@@ -254,7 +254,7 @@ pub fn replay(a: &ReplayArgs) -> Result<i32> {
     a.observe.check_with(outputs, &topo)?;
     // The replay runs one partition per thread (as many as the network can use), one
     // replay at a time (under MPI, each rank its share of the partitions).
-    super::warn_oversubscribed(&cfg, 1);
+    crate::cli::warn_oversubscribed(&cfg, 1);
     let opts = ReplayOptions {
         mode,
         elastic,
@@ -283,7 +283,7 @@ pub fn replay(a: &ReplayArgs) -> Result<i32> {
     // On a terminal: a bar with an ETA over the trace's messages when the format says
     // how many there are, else a spinner; updated from the first delivery on.
     let total = src.declared_messages();
-    let bar = super::output::progress_wanted().then(|| {
+    let bar = crate::cli::output::progress_wanted().then(|| {
         let (b, template) = match total {
             Some(n) => (
                 ProgressBar::new(n),
@@ -332,10 +332,10 @@ pub fn replay(a: &ReplayArgs) -> Result<i32> {
     if let Some(b) = bar {
         b.finish_and_clear();
     }
-    let ranked = crate::engine::distributed::current().is_some();
+    let ranked = crate::engine::transport::current().is_some();
     if matches!(sum, Err(Error::Deadlock(_)))
         && (cfg.experiment.threads > 1 || ranked)
-        && crate::engine::distributed::writes_outputs()
+        && crate::engine::transport::writes_outputs()
     {
         // Split networks cannot describe their waits: the replay on one partition of one
         // process (rank 0 alone under MPI, which alone prints it; the other ranks end
@@ -343,7 +343,7 @@ pub fn replay(a: &ReplayArgs) -> Result<i32> {
         // it (nothing is written for it).
         let mut one = cfg.clone();
         one.experiment.threads = 1;
-        let again = crate::engine::distributed::without_transport(|| {
+        let again = crate::engine::transport::without_transport(|| {
             let mut again = open_with(&a.trace, &open_options)?;
             Ok::<_, Error>(replay_machine(&one, again.as_mut(), &opts, &mut |_| Ok(())))
         })?;

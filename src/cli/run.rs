@@ -1,11 +1,11 @@
 //! `routemu run`: emulate, print the summary, write the JSON report.
 
-use super::observe::ObserveArgs;
-use super::output::{eprint, print, write_json};
-use super::{RunArgs, EXIT_DEADLOCK};
+use crate::cli::observe::ObserveArgs;
+use crate::cli::output::{eprint, print, write_json};
+use crate::cli::{RunArgs, EXIT_DEADLOCK};
 use crate::config::{HwConfig, Measure};
-use crate::engine::experiment::{run_experiment_observed, Extras};
-use crate::error::Result;
+use crate::experiments::experiment::{run_experiment_observed, Extras};
+use crate::foundation::error::Result;
 use crate::stats::report::Report;
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -17,14 +17,14 @@ pub fn emulate(cfg: &HwConfig) -> Result<Report> {
 /// As [`emulate`], with the measurements for files (`experiment.observe`).
 pub fn emulate_observed(cfg: &HwConfig) -> Result<(Report, Extras)> {
     let e = &cfg.experiment;
-    super::warn_oversubscribed(cfg, e.jobs.min(e.replications) as usize);
+    crate::cli::warn_oversubscribed(cfg, e.jobs.min(e.replications) as usize);
     // Saturating: the bar is a guess, and must never be what fails a run (validation
     // bounds the run's own cycle arithmetic).
     let planned = e.warmup.saturating_add(match e.measure {
         Measure::Cycles(c) => c,
         Measure::Messages(m) => (m as f64 / cfg.workload.rate.max(1e-12)) as u64,
     });
-    let bar = if super::output::progress_wanted() {
+    let bar = if crate::cli::output::progress_wanted() {
         let b = ProgressBar::new(planned.saturating_mul(e.replications as u64));
         b.set_style(
             ProgressStyle::with_template(
@@ -58,7 +58,7 @@ pub fn emulate_observed(cfg: &HwConfig) -> Result<(Report, Extras)> {
 pub fn run(args: &RunArgs) -> Result<i32> {
     let mut cfg = args.exp.config()?;
     args.observe.apply(&mut cfg)?;
-    let topo = crate::config::validate::validate(&cfg)?.topology;
+    let topo = crate::engine::machine::validate(&cfg)?.topology;
     args.observe.check(args.json.as_deref(), &topo)?;
     let (report, mut extras) = emulate_observed(&cfg)?;
     // Every file is rendered before any is written.

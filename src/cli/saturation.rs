@@ -1,14 +1,14 @@
 //! `routemu saturation`: the saturation throughput of a machine with its 95% interval
-//! (`engine::saturation::search`), a human summary, the JSON document and the exit status
+//! (`experiments::saturation::search`), a human summary, the JSON document and the exit status
 //! that says whether the result can rank machines. The search itself is not here.
 
-use super::output::{check_json_output, eprint, print, write_json};
-use super::ExperimentArgs;
+use crate::cli::output::{check_json_output, eprint, print, write_json};
+use crate::cli::ExperimentArgs;
 use crate::config::HwConfig;
-use crate::engine::saturation::{
+use crate::experiments::saturation::{
     search, Criterion, FlitLoad, ProbeStop, Progress, SaturationOptions, SaturationResult,
 };
-use crate::error::{Error, Result};
+use crate::foundation::error::{Error, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
@@ -186,14 +186,14 @@ pub fn saturation(args: &SaturationArgs) -> Result<i32> {
     let cfg = args.exp.config()?;
     check_json_output(args.json.as_deref())?;
     let opts = args.options(&cfg)?;
-    super::warn_oversubscribed(&cfg, cfg.experiment.jobs.min(opts.replications) as usize);
+    crate::cli::warn_oversubscribed(&cfg, cfg.experiment.jobs.min(opts.replications) as usize);
     // The bar counts probes against the usual number per search — the first bracket, one
     // zero-load probe for the latency criterion, the bisection's halvings down to the
     // tolerance — so its ETA is an estimate (a bracket that must grow adds probes).
     let per_search = 1
         + u64::from(matches!(opts.criterion, Criterion::Latency(_)))
         + (1.0 / opts.tolerance.max(1e-6)).log2().ceil().max(1.0) as u64;
-    let bar = super::output::progress_wanted().then(|| {
+    let bar = crate::cli::output::progress_wanted().then(|| {
         let b = ProgressBar::new(per_search * u64::from(opts.replications));
         b.set_style(
             ProgressStyle::with_template("{spinner} [{bar:30}] {msg} {elapsed} ETA ≈{eta}")
@@ -246,7 +246,7 @@ pub fn saturation(args: &SaturationArgs) -> Result<i32> {
         .iter()
         .any(|r| r.probes.iter().any(|p| p.stop == ProbeStop::Deadlock));
     Ok(if deadlocked {
-        super::EXIT_DEADLOCK
+        crate::cli::EXIT_DEADLOCK
     } else if result.saturation.rankable {
         0
     } else {

@@ -3,7 +3,7 @@
 //! `transpose`, `hotspot:NODE:FRACTION`, `sphere:RADIUS:PROBABILITY`, `decreasing:DECAY`.
 
 use crate::config::{LengthConfig, PatternConfig};
-use crate::error::{Error, Result};
+use crate::foundation::error::{Error, Result};
 
 fn num<T: std::str::FromStr>(s: &str, what: &str, spec: &str) -> Result<T> {
     s.parse()

@@ -4,26 +4,26 @@
 //! a table of the chosen quantities, a CSV of every point, and one figure per quantity
 //! (SVG or PNG), drawn from the same table `routemu plot` reads back.
 //!
-//! Not here: axes, points, quantities and running them (`engine::sweep`), drawing
-//! (`stats::plot`).
+//! Not here: axes, points, quantities and running them (`experiments::sweep`), drawing
+//! (`presentation::plot`).
 
-use super::output::{check_outputs, eprint, print, write_json, write_output};
-use super::plot::{figure_paths, write_figures};
-use super::ExperimentArgs;
+use crate::cli::output::{check_outputs, eprint, print, write_json, write_output};
+use crate::cli::plot::{figure_paths, write_figures};
+use crate::cli::ExperimentArgs;
 use crate::config::HwConfig;
-use crate::engine::replay::elastic::Overhead;
-use crate::engine::replay::ReplayMode;
-use crate::engine::sweep::{
+use crate::experiments::replay::elastic::Overhead;
+use crate::experiments::replay::ReplayMode;
+use crate::experiments::sweep::{
     dimensions, point_config, points, replay_point, replay_template, report_template,
     resolve_quantity, run_point_with_report, run_points, share_jobs, Axis, Point, Quantity,
     TraceRun, REPLAY_AXES, TRACE_AXIS,
 };
-use crate::error::{Error, Result};
+use crate::experiments::traces::{open_with, OpenOptions};
+use crate::foundation::error::{Error, Result};
 use crate::model::circuit::PathForm;
 use crate::model::compare::KEYS;
-use crate::stats::plot::csv::Table;
-use crate::stats::plot::redraw::{figures, Spec, FLAGS};
-use crate::trace::{open_with, OpenOptions};
+use crate::presentation::plot::csv::Table;
+use crate::presentation::plot::redraw::{figures, Spec, FLAGS};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::Value;
@@ -319,20 +319,20 @@ fn merge(a: &mut Value, b: &Value) {
 /// The saturation search of a sweep point (`--y saturation`): the search's defaults
 /// (`routemu saturation`'s), with the replications asked for by `--replications` or
 /// `--set experiment.replications` (else the search's default of
-/// [`super::saturation::DEFAULT_REPLICATIONS`]: an interval needs several).
+/// [`crate::cli::saturation::DEFAULT_REPLICATIONS`]: an interval needs several).
 fn saturation_options(
     cfg: &HwConfig,
-    exp: &super::ExperimentArgs,
-) -> crate::engine::saturation::SaturationOptions {
+    exp: &crate::cli::ExperimentArgs,
+) -> crate::experiments::saturation::SaturationOptions {
     let set = exp
         .set
         .iter()
         .any(|s| s.split('=').next().map(str::trim) == Some("experiment.replications"));
-    crate::engine::saturation::SaturationOptions {
+    crate::experiments::saturation::SaturationOptions {
         replications: match exp.replications {
             Some(r) => r,
             None if set => cfg.experiment.replications,
-            None => super::saturation::DEFAULT_REPLICATIONS,
+            None => crate::cli::saturation::DEFAULT_REPLICATIONS,
         },
         ..Default::default()
     }
@@ -453,7 +453,7 @@ pub fn sweep(args: &SweepArgs) -> Result<i32> {
         )));
     }
     // Refused in an explicit open or deps mode, as by `routemu replay`.
-    let elastic = super::replay::elastic_options(
+    let elastic = crate::cli::replay::elastic_options(
         args.replay_mode.unwrap_or(ReplayMode::Elastic),
         args.compute_scale,
         args.eager_limit,
@@ -481,7 +481,7 @@ pub fn sweep(args: &SweepArgs) -> Result<i32> {
     let x = match &args.x {
         Some(p) => axes.iter().position(|a| a.path == *p).ok_or_else(|| {
             let valid: Vec<String> = axes.iter().map(|a| a.path.clone()).collect();
-            crate::stats::plot::redraw::unknown("--x axis (a swept path)", p, &valid)
+            crate::foundation::error::unknown("--x axis (a swept path)", p, &valid)
         })?,
         None => 0,
     };
@@ -522,7 +522,7 @@ pub fn sweep(args: &SweepArgs) -> Result<i32> {
     let mut configs = Vec::with_capacity(points.len());
     for v in &points {
         let cfg = point_config(&base, &axes, v)?;
-        crate::config::validate::validate(&cfg)?;
+        crate::engine::machine::validate(&cfg)?;
         configs.push(cfg);
     }
     let run = TraceRun {
@@ -578,10 +578,10 @@ pub fn sweep(args: &SweepArgs) -> Result<i32> {
         for cfg in &configs {
             let mut c = cfg.clone();
             c.experiment.jobs = per_point.saturating_mul(side as u32);
-            crate::limits::enforce_memory(&c, &crate::config::validate::validate(&c)?)?;
+            crate::experiments::memory::enforce_memory(&c, &crate::engine::machine::validate(&c)?)?;
         }
     }
-    let bar = super::output::progress_wanted().then(|| {
+    let bar = crate::cli::output::progress_wanted().then(|| {
         let b = ProgressBar::new(points.len() as u64);
         b.set_style(
             ProgressStyle::with_template(
@@ -594,7 +594,7 @@ pub fn sweep(args: &SweepArgs) -> Result<i32> {
     });
     if let Some(first) = configs.first() {
         let reps = first.experiment.replications.max(1);
-        super::warn_oversubscribed(first, side * per_point.min(reps) as usize);
+        crate::cli::warn_oversubscribed(first, side * per_point.min(reps) as usize);
     }
     let mut point_base = base.clone();
     point_base.experiment.jobs = per_point;
@@ -638,7 +638,7 @@ pub fn sweep(args: &SweepArgs) -> Result<i32> {
             if let Some(k) = quantities.iter().position(|q| *q == Quantity::Saturation) {
                 let cfg = point_config(&point_base, &axes, values)?;
                 let opts = saturation_options(&cfg, &args.exp);
-                let r = crate::engine::saturation::search(&cfg, &opts, &mut |_| {})?;
+                let r = crate::experiments::saturation::search(&cfg, &opts, &mut |_| {})?;
                 cells[k] = vec![
                     Some(r.saturation.throughput.0),
                     r.saturation.ci95.map(|c| c.0),
@@ -718,14 +718,17 @@ pub fn sweep(args: &SweepArgs) -> Result<i32> {
     } else {
         for d in done.iter().filter(|d| d.deadlock) {
             if let Some(w) = &d.waits {
-                super::output::eprint(&format!("routemu: point {}: {w}\n", d.values.join(", ")));
+                crate::cli::output::eprint(&format!(
+                    "routemu: point {}: {w}\n",
+                    d.values.join(", ")
+                ));
             }
         }
-        super::output::eprint(&format!(
+        crate::cli::output::eprint(&format!(
             "routemu: {} point(s) deadlocked: {}\n",
             deadlocked.len(),
             deadlocked.join("; ")
         ));
-        Ok(super::EXIT_DEADLOCK)
+        Ok(crate::cli::EXIT_DEADLOCK)
     }
 }

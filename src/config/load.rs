@@ -1,7 +1,7 @@
 //! Reading hardware descriptions from RON files. Errors name the file, line and column.
 
-use super::HwConfig;
-use crate::error::{Error, Result};
+use crate::config::HwConfig;
+use crate::foundation::error::{Error, Result};
 use std::path::Path;
 
 /// Parses a hardware description from RON text; `origin` names the source in errors.
@@ -20,7 +20,7 @@ pub fn parse_hw(text: &str, origin: &str) -> Result<HwConfig> {
 /// Refuses infinite or NaN numbers (RON reads `inf` and `NaN`): no field means them, and
 /// JSON — the `--set` overrides and the reports — has no spelling for them.
 fn check_finite(cfg: &HwConfig) -> std::result::Result<(), String> {
-    use super::{LengthConfig, PatternConfig, SwitchingConfig};
+    use crate::config::{LengthConfig, PatternConfig, SwitchingConfig};
     let mut fields = vec![
         ("workload.rate", cfg.workload.rate),
         (
@@ -63,7 +63,7 @@ pub fn load_hw(path: &Path) -> Result<HwConfig> {
     })?;
     let mut cfg = parse_hw(&text, &path.display().to_string())?;
     // A graph file is named relative to the hardware file that uses it.
-    if let super::TopologyConfig::HostGraph { file } = &mut cfg.topology {
+    if let crate::config::TopologyConfig::HostGraph { file } = &mut cfg.topology {
         if Path::new(file.as_str()).is_relative() {
             if let Some(dir) = path.parent() {
                 *file = dir.join(file.as_str()).display().to_string();

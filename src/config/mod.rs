@@ -2,11 +2,14 @@
 //! `switching`) and optionally its default `workload` and `experiment`. This module owns
 //! the types and their defaults only; loading with file:line:column errors is in
 //! [`load`], `--set` overrides in [`overrides`], and the checks that reject impossible
-//! machines in [`validate`]. Behaviour lives in the engine and hardware modules.
+//! machines in `engine::machine`. Behaviour lives in the engine and hardware modules.
 
 pub mod load;
 pub mod overrides;
-pub mod validate;
+
+/// Largest link latency or pipeline stage, in cycles (2^20): every delay a
+/// configuration names is checked against it before anything is built.
+pub const MAX_DELAY: u64 = 1 << 20;
 
 use serde::{Deserialize, Serialize};
 

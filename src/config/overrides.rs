@@ -9,8 +9,8 @@
 //! nested: `Wormhole(routing: Adaptive, selection: Random)`), tuples (`(0, 3)`), lists
 //! (`[1, 2]`), or strings.
 
-use super::HwConfig;
-use crate::error::{Error, Result};
+use crate::config::HwConfig;
+use crate::foundation::error::{Error, Result};
 use serde_json::{Map, Value};
 
 /// Applies `path=value` overrides in order and returns the new configuration.

@@ -1,20 +1,25 @@
-//! The cycle loop and experiment control. [`sim`] steps one replication cycle by cycle:
-//! message creation, link arrivals, the active routers; [`experiment`] runs warm-up,
-//! measurement window, drain and independent replications and turns them into a report;
-//! [`saturation`] searches the largest load a machine sustains, one search per
-//! replication; [`wheel`] holds what is in flight on the links. Nothing here knows a switching mode:
-//! each mode implements [`network::Network`] in `switching/`.
+//! The cycle kernel. [`machine`] checks a configuration describes a machine that can be
+//! built; [`sim`] steps one replication cycle by cycle (message creation, link arrivals,
+//! the active routers) inside a measurement [`window`]; [`wheel`] holds what is in flight
+//! on the links; [`partition`] and [`partitioner`] cut the network into partitions that
+//! [`parallel`] steps on threads and [`distributed`] on MPI ranks over a [`transport`];
+//! [`replication`] and [`run`] run one replication and reduce its partitions' results;
+//! [`probe`] gathers the per-message and per-link measurements. Nothing here knows a
+//! switching mode (each mode implements [`network::Network`] in `switching/`) or an
+//! experiment (warm-up, replications and searches are `experiments/`).
 
 pub mod distributed;
-pub mod experiment;
 pub mod interrupt;
+pub mod machine;
 pub mod network;
 pub mod parallel;
 pub mod partition;
 pub mod partitioner;
-pub mod replay;
-pub mod saturation;
+pub mod probe;
+pub mod replication;
+pub mod run;
 pub mod sim;
-pub mod sweep;
+pub mod transport;
 pub mod waits;
 pub mod wheel;
+pub mod window;

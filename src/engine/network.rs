@@ -5,42 +5,24 @@
 //! replications are written once.
 //!
 //! A mode's own measurements ([`ModeMeasures`]) are opaque to the engine: it collects
-//! them from each partition, merges them, and hands every replication's to the mode,
-//! which builds its block of the report. Adding a mode touches `switching` (the mode and
-//! its entry in `switching::with_mode`) and `stats::report` (its block), never the engine.
+//! them from each partition and merges them; the mode builds its block of the report
+//! from every replication's (`switching::Mode`). Adding a mode touches `switching` (the
+//! mode, its block and its entry in `switching::with_mode`), never the engine.
 
-use super::partition::{Located, PartOut};
-use super::partitioner::PartNodes;
-use super::sim::{MeasureWindow, Simulation};
-use super::waits::WaitEdge;
-use crate::config::validate::Machine;
 use crate::config::HwConfig;
-use crate::error::Result;
+use crate::engine::machine::Machine;
+use crate::engine::partition::PartOut;
+use crate::engine::partitioner::PartNodes;
+use crate::engine::probe::observe::{LinkObs, LinkUnits, PortObs};
+use crate::engine::probe::MsgStats;
+use crate::engine::waits::WaitEdge;
+use crate::engine::window::MeasureWindow;
+use crate::foundation::error::Result;
+use crate::foundation::types::Cycle;
+use crate::foundation::types::Located;
 use crate::router::controller::CtrlStats;
 use crate::router::dma::PendingMsg;
-use crate::stats::observe::{LinkObs, LinkUnits, PortObs};
-use crate::stats::report::ModeReport;
-use crate::stats::MsgStats;
 use crate::topology::Topology;
-use crate::types::Cycle;
-
-use super::experiment::RepResult;
-
-/// The measurement window as the hardware sees it.
-pub trait Window {
-    /// Whether something happening in cycle `t` is measured.
-    fn contains(&self, t: Cycle) -> bool;
-
-    /// The window's first cycle and, once known, the first cycle after it (for time
-    /// integrals clipped to the window).
-    fn span(&self) -> (Cycle, Option<Cycle>);
-}
-
-/// Where a router puts what it sends: events for later cycles.
-pub trait Outbox<E> {
-    /// Schedules `e` for cycle `at` (later than the current cycle).
-    fn send(&mut self, at: Cycle, e: E);
-}
 
 /// Mode-independent measurements a network (partition) reports at the end of a
 /// replication; partitions' measures add up.
@@ -101,10 +83,6 @@ pub trait ModeMeasures:
     /// Adds another partition's measurements of the same replication (exact: integer
     /// counts and histograms, so the partition count never shows).
     fn merge(&mut self, other: &Self);
-
-    /// The mode's block of the report from every replication (with its mode-independent
-    /// results), in replication order.
-    fn report(ctx: ModeContext<'_>, reps: &[RepResult<Self>]) -> ModeReport;
 }
 
 /// A switching mode's network of routers.
@@ -244,8 +222,8 @@ pub trait Network: Sized {
     /// union of every partition's edges proves a deadlock (circuit switching's hold).
     fn wait_edges(&self, _out: &mut Vec<WaitEdge>) {}
 
-    /// Explains a deadlock: which resources wait on which.
-    fn explain_deadlock(sim: &Simulation<Self>) -> String;
+    /// Explains a deadlock found after cycle `t`: which resources wait on which.
+    fn explain_deadlock(&self, t: Cycle) -> String;
 
     /// Per-node routing-controller measurements.
     fn ctrl_stats(&self) -> &[CtrlStats];

@@ -8,7 +8,7 @@
 //!    parity — and publish its [`Summary`];
 //! 3. wait at the barrier;
 //! 4. take what the others sent it (mailboxes q → p), read every summary, and let its own
-//!    copy of the [`Coordinator`](super::sim::Coordinator) decide where the clock goes next, or whether to stop.
+//!    copy of the [`Coordinator`](crate::engine::sim::Coordinator) decide where the clock goes next, or whether to stop.
 //!
 //! Mailboxes and summaries are double-buffered by cycle parity: what a thread writes in
 //! cycle t+1 goes to the other half, and no thread writes a half again before every
@@ -18,14 +18,15 @@
 //! depend on T. Events cross partitions only with a delay of at least one cycle (a link
 //! is a register pipeline), so handing them over at the end of the cycle is exact.
 
-use super::network::Network;
-use super::partitioner::{one_process, place, ranges};
-use super::sim::{Decision, Simulation, Stop, Summary};
-use super::waits::{has_cycle, WaitEdge};
 use crate::config::HwConfig;
-use crate::error::Result;
-use crate::types::Cycle;
+use crate::engine::network::Network;
+use crate::engine::partitioner::{one_process, place, ranges};
+use crate::engine::sim::{Decision, Simulation, Stop, Summary};
+use crate::engine::waits::{has_cycle, WaitEdge};
+use crate::foundation::error::Result;
+use crate::foundation::types::Cycle;
 use crossbeam_utils::CachePadded;
+use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
@@ -226,7 +227,7 @@ impl CycleBarrier for StdBarrier {
 /// caller's thread alone: each replication is then a collective operation of the ranks,
 /// which must run the same ones in the same order.
 pub fn on_workers(jobs: usize, worker: impl Fn() + Sync) {
-    if jobs <= 1 || crate::engine::distributed::current().is_some() {
+    if jobs <= 1 || crate::engine::transport::current().is_some() {
         worker();
     } else {
         std::thread::scope(|s| {
@@ -251,28 +252,6 @@ pub fn partitions_for<N: Network>(nodes: usize, threads: usize, min_nodes: Optio
     // of 3 … but 9 nodes in 4 chunks of 3 fill only 3): count the partitions that exist,
     // since a barrier sized for an absent one never opens.
     ranges(nodes, parts).len().max(1)
-}
-
-/// Partitions a run of `cfg` steps on: [`partitions_for`] with its node count, switching
-/// mode and `experiment.threads`.
-pub fn partitions_of(cfg: &HwConfig) -> Result<usize> {
-    let nodes = crate::config::validate::validate(cfg)?.topology.nodes();
-    struct Parts(usize, usize, Option<usize>);
-    impl crate::switching::WithMode for Parts {
-        type Output = usize;
-        fn run<N: Network + Send>(self) -> usize {
-            partitions_for::<N>(self.0, self.1, self.2)
-        }
-    }
-    let e = &cfg.experiment;
-    Ok(crate::switching::with_mode(
-        &cfg.switching,
-        Parts(
-            nodes,
-            e.threads as usize,
-            e.partition_min_nodes.map(|m| m as usize),
-        ),
-    ))
 }
 
 /// What one partition hands another at the end of a cycle: events and their side data.
@@ -338,7 +317,7 @@ pub fn build_partitions<N: Network>(
     // The machine is dropped before the partitions are built: a big one's tables are
     // what decides whether the run fits.
     let (views, _) = {
-        let topology = crate::config::validate::validate(cfg)?.topology;
+        let topology = crate::engine::machine::validate(cfg)?.topology;
         let t = ranges(topology.nodes(), parts.max(1)).len();
         place(&topology, &one_process(t), cfg.experiment.partitioner)?
     };
@@ -404,32 +383,34 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Partition `p` of `mail.len() / 2` puts what its outbox holds for every other
-/// partition into this cycle's mailboxes (`parity`: the cycle's half).
+/// Partition `p` puts what its outbox holds for the other partitions `peers` (those
+/// of its process) into this cycle's mailboxes (`parity`: the cycle's half).
 pub(crate) fn hand_over<N: Network>(
     p: usize,
     parity: usize,
     sim: &mut Simulation<N>,
     mail: &[Mutex<Mail<N>>],
+    peers: Range<usize>,
 ) {
     let t = sim.out.events.len();
-    for q in (0..t).filter(|&q| q != p) {
+    for q in peers.filter(|&q| q != p) {
         let mut mb = lock(&mail[(parity * t + p) * t + q]);
         std::mem::swap(&mut mb.0, &mut sim.out.events[q]);
         std::mem::swap(&mut mb.1, &mut sim.out.extras[q]);
     }
 }
 
-/// Partition `p` takes what every other partition handed it this cycle (after the
+/// Partition `p` takes what the other partitions `peers` handed it this cycle (after the
 /// barrier).
 pub(crate) fn take_over<N: Network>(
     p: usize,
     parity: usize,
     sim: &mut Simulation<N>,
     mail: &[Mutex<Mail<N>>],
+    peers: Range<usize>,
 ) {
     let t = sim.out.events.len();
-    for q in (0..t).filter(|&q| q != p) {
+    for q in peers.filter(|&q| q != p) {
         let mut mb = lock(&mail[(parity * t + q) * t + p]);
         let (events, extras) = &mut *mb;
         sim.absorb(events, extras);
@@ -474,7 +455,7 @@ fn partition_loop<N: Network, B: CycleBarrier>(
     let mut all = vec![Summary::default(); t];
     loop {
         sim.step_local();
-        hand_over(p, parity, sim, mail);
+        hand_over(p, parity, sim, mail, 0..t);
         *lock(&sums[parity * t + p]) = sim.summary();
         let check = sim.check_due();
         if check {
@@ -486,7 +467,7 @@ fn partition_loop<N: Network, B: CycleBarrier>(
         if sh.failed.0.load(Ordering::Acquire) {
             return None;
         }
-        take_over(p, parity, sim, mail);
+        take_over(p, parity, sim, mail, 0..t);
         for (q, s) in all.iter_mut().enumerate() {
             *s = *lock(&sums[parity * t + q]);
         }

@@ -8,15 +8,14 @@
 //!
 //! Which nodes a partition holds is `engine::partitioner`'s ([`PartNodes`]).
 
-use super::network::Outbox;
-use super::partitioner::PartNodes;
-use super::wheel::Wheel;
-use crate::types::Cycle;
+use crate::engine::partitioner::PartNodes;
+use crate::engine::wheel::Wheel;
+use crate::foundation::types::{Cycle, Located};
 
-/// Something addressed to a node.
-pub trait Located {
-    /// The node it is for.
-    fn node(&self) -> u32;
+/// Where a router puts what it sends: events for later cycles.
+pub trait Outbox<E> {
+    /// Schedules `e` for cycle `at` (later than the current cycle).
+    fn send(&mut self, at: Cycle, e: E);
 }
 
 /// Where a partition's routers put what they send.
@@ -34,7 +33,7 @@ pub struct PartOut<E, R> {
     pub earliest_remote: Cycle,
     /// The cycle being stepped.
     pub now: Cycle,
-    /// The network's [`Network::lookahead`](super::network::Network::lookahead): an
+    /// The network's [`Network::lookahead`](crate::engine::network::Network::lookahead): an
     /// event for another partition is due at least this many cycles after `now`.
     pub lookahead: Cycle,
 }

@@ -19,9 +19,9 @@
 //! how many partitions a run uses (`parallel::partitions_for`, `distributed::plan`).
 
 use crate::config::Partitioner;
-use crate::error::{Error, Result};
+use crate::foundation::error::{Error, Result};
+use crate::foundation::types::{NodeId, PortId};
 use crate::topology::Topology;
-use crate::types::{NodeId, PortId};
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -215,8 +215,10 @@ pub fn place(
     if same_as_ranges {
         return Ok((contiguous(), Partitioner::Contiguous));
     }
-    let mut part: Vec<u32> = crate::limits::zeroed_table(Some(nodes), "node partition")?;
-    let mut slot: Vec<u32> = crate::limits::zeroed_table(Some(nodes), "node local index")?;
+    let mut part: Vec<u32> =
+        crate::foundation::limits::zeroed_table(Some(nodes), "node partition")?;
+    let mut slot: Vec<u32> =
+        crate::foundation::limits::zeroed_table(Some(nodes), "node local index")?;
     for (p, m) in members.iter().enumerate() {
         for (i, &n) in m.iter().enumerate() {
             part[n as usize] = p as u32;
@@ -387,6 +389,23 @@ pub fn cut(topology: &Topology, parts: &[PartNodes], owned: &[Range<usize>]) -> 
     (cut, rank_cut)
 }
 
+/// How a run's network was split: into partitions stepped by threads, over MPI ranks
+/// (`engine::distributed`), and the links each split cuts (see `engine::partitioner::cut`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Partitioning {
+    /// Partitions (R ranks × T threads, or T threads).
+    pub partitions: u32,
+    /// MPI ranks (1 without MPI).
+    pub ranks: u32,
+    /// The partitioner that cut the network (`experiment.partitioner`, or Contiguous
+    /// where blocks would be the same ranges or cannot be cut; see `engine::partitioner`).
+    pub partitioner: crate::config::Partitioner,
+    /// Links whose two ends lie in different partitions.
+    pub cut_links: u64,
+    /// Links whose two ends lie on different ranks.
+    pub rank_cut_links: u64,
+}
+
 /// The report's `partitioning` block of a split: the partitions `parts` over the ranks
 /// that own `owned`, cut by `how` (what [`place`] returned).
 pub fn describe(
@@ -394,9 +413,9 @@ pub fn describe(
     parts: &[PartNodes],
     owned: &[Range<usize>],
     how: Partitioner,
-) -> crate::stats::report::Partitioning {
+) -> Partitioning {
     let (cut_links, rank_cut_links) = cut(topology, parts, owned);
-    crate::stats::report::Partitioning {
+    crate::engine::partitioner::Partitioning {
         partitions: parts.len() as u32,
         ranks: owned.len().max(1) as u32,
         partitioner: how,

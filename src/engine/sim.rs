@@ -21,20 +21,22 @@
 //!
 //! The engine is generic over the switching mode ([`Network`]).
 
-use super::network::{Network, Window};
-use super::partition::{Located, PartOut};
-use super::partitioner::PartNodes;
-use super::waits::has_cycle;
-use crate::config::validate::validate;
 use crate::config::{ArrivalProcess, ExperimentConfig, HwConfig, Measure};
-use crate::error::Result;
-use crate::limits::{collected_table, empty_table, filled_table, zeroed_table};
-use crate::rng::{stream, NodeRng};
+use crate::engine::machine::validate;
+use crate::engine::network::Network;
+use crate::engine::partition::PartOut;
+use crate::engine::partitioner::PartNodes;
+use crate::engine::probe::observe::{Intervals, SeriesAcc};
+use crate::engine::probe::MsgStats;
+use crate::engine::waits::has_cycle;
+use crate::engine::window::{MeasureWindow, Window};
+use crate::foundation::error::Result;
+use crate::foundation::limits::{collected_table, empty_table, filled_table, zeroed_table};
+use crate::foundation::rng::{stream, NodeRng};
+use crate::foundation::types::Located;
+use crate::foundation::types::{Cycle, MsgId, NodeId};
 use crate::router::dma::PendingMsg;
-use crate::stats::observe::{Intervals, SeriesAcc};
-use crate::stats::MsgStats;
 use crate::traffic::Workload;
-use crate::types::{Cycle, MsgId, NodeId};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -43,30 +45,6 @@ pub const SATURATION_OBSERVE: Cycle = 5_000;
 
 /// Cycles between checks for saturation and deadlock (and progress reports).
 pub const CHECK_EVERY: Cycle = 1024;
-
-/// The measurement window: messages created inside it are measured; throughput and
-/// utilisations count what happens inside it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct MeasureWindow {
-    /// First measured cycle (end of warm-up).
-    pub start: Cycle,
-    /// First cycle after the window, once known.
-    pub end: Option<Cycle>,
-    /// How the window is closed.
-    pub measure: Measure,
-}
-
-impl Window for MeasureWindow {
-    #[inline]
-    fn contains(&self, t: Cycle) -> bool {
-        t >= self.start && self.end.is_none_or(|e| t < e)
-    }
-
-    #[inline]
-    fn span(&self) -> (Cycle, Option<Cycle>) {
-        (self.start, self.end)
-    }
-}
 
 /// Why a replication stopped.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -432,7 +410,7 @@ impl<N: Network> Simulation<N> {
                 // Validation bounds warm-up plus window (limits::MAX_RUN_CYCLES); checked
                 // all the same, as the library may be handed an unvalidated config.
                 Measure::Cycles(c) => Some(exp.warmup.checked_add(c).ok_or_else(|| {
-                    crate::error::Error::config(
+                    crate::foundation::error::Error::config(
                         "experiment.warmup + measured cycles overflow a cycle count",
                     )
                 })?),
@@ -649,7 +627,7 @@ impl<N: Network> Simulation<N> {
                 self.net.wait_edges(&mut edges);
                 has_cycle(&edges)
             },
-            interrupted: self.check_due() && super::interrupt::requested(),
+            interrupted: self.check_due() && crate::engine::interrupt::requested(),
         }
     }
 
@@ -842,7 +820,7 @@ impl<N: Network> Simulation<N> {
         loop {
             if let Some(stop) = self.step_checked(progress) {
                 return match stop {
-                    Stop::Deadlock(_) => Stop::Deadlock(N::explain_deadlock(self)),
+                    Stop::Deadlock(_) => Stop::Deadlock(self.net.explain_deadlock(self.t)),
                     s => s,
                 };
             }

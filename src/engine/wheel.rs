@@ -7,7 +7,7 @@
 //! then those that waited on the heap, in scheduling order); a switching mode whose
 //! result could depend on that order sorts them (see `engine::network::Network`).
 
-use crate::types::Cycle;
+use crate::foundation::types::Cycle;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 

@@ -9,7 +9,7 @@
 //! each against another model: the Pollaczek–Khinchine wait of the *measured* arrival
 //! rate and service moments (`ctrl_wait_pk`: the error of the Poisson-arrival assumption
 //! alone), that wait corrected for chained arrivals (`ctrl_wait_corrected`, see
-//! `model::mg1::chained_wait`: set-ups that inherit a link under hold arrive right
+//! `foundation::mg1::chained_wait`: set-ups that inherit a link under hold arrive right
 //! behind the previous holder's release), and the model's closed form
 //! (`ctrl_wait_model`: the error of the whole model). Two more rows hold the measured
 //! fraction of arrivals that found the controller busy against ρ (what PASTA predicts,
@@ -18,7 +18,7 @@
 //! probability from the measured λ and holding moments of a class (`p_timeout_*_mg1d`,
 //! the M/G/1 with deterministic reneging alone, variant B) beside the whole model's.
 
-use super::Prediction;
+use crate::model::Prediction;
 use crate::stats::report::Report;
 use serde::Serialize;
 
@@ -121,7 +121,7 @@ pub fn rows(report: &Report, prediction: Option<&Prediction>, mean_path: f64) ->
     let d = report.deflection();
     let c = report.circuit();
     let ctrl = &report.controller;
-    let phase = |f: fn(&crate::stats::report::Circuit) -> Option<f64>| c.and_then(f);
+    let phase = |f: fn(&crate::switching::report::Circuit) -> Option<f64>| c.and_then(f);
     let setup = phase(|c| Some(c.phases.setup.mean? + c.phases.ack.mean?));
     vec![
         row(
@@ -363,8 +363,8 @@ pub fn rows(report: &Report, prediction: Option<&Prediction>, mean_path: f64) ->
 /// `class` weighted by their arrivals as the measured P_T is: the error of the per-link
 /// model alone, without the fixed point around it. None when a link of the class has no
 /// answer (saturated) or the links are not listed.
-fn measured_mg1d(t: &crate::stats::report::Timeout, class: &str) -> Option<f64> {
-    use super::wormhole_timeout::link::{reneging_link, Denominator, Matching};
+fn measured_mg1d(t: &crate::switching::report::Timeout, class: &str) -> Option<f64> {
+    use crate::model::wormhole_timeout::link::{reneging_link, Denominator, Matching};
     let (mut num, mut den) = (0.0, 0.0);
     for l in t
         .links
@@ -394,7 +394,7 @@ fn wormhole_zero_load(report: &Report, hops: f64) -> f64 {
         .map_or(1.0, |l| l.mean())
         .round()
         .max(1.0) as u64;
-    let (base, per_hop) = crate::switching::wormhole::zero_load_line(cfg, len);
+    let (base, per_hop) = crate::switching::zero_load::wormhole_line(cfg, len);
     base + hops * per_hop
 }
 

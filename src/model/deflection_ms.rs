@@ -88,7 +88,7 @@ pub mod iterative;
 
 pub use chain::EpsilonForm;
 
-use super::ModelError;
+use crate::model::ModelError;
 use crate::topology::ManhattanStreet;
 use chain::{ChainOutputs, Rates, State, StateSpace};
 use iterative::{Sor, SweepReport};

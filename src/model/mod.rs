@@ -1,4 +1,4 @@
-//! The papers' analytical models, as a library: [`mg1`] holds the queueing formulas every
+//! The papers' analytical models, as a library: `foundation::mg1` holds the queueing formulas every
 //! model is built from (Pollaczek–Khinchine, M/D/1, multi-class M/G/1); [`circuit`] the
 //! circuit-switching models of paper 000; [`wormhole_torus`] paper 004's adaptive wormhole
 //! model and [`wormhole_torus_dor`] the dimension-order one it is compared with; [`deflection_ms`] paper 003's deflection (WDVC) model of the Manhattan Street
@@ -10,7 +10,6 @@
 pub mod circuit;
 pub mod compare;
 pub mod deflection_ms;
-pub mod mg1;
 pub mod wormhole_timeout;
 pub mod wormhole_torus;
 pub mod wormhole_torus_dor;
@@ -21,42 +20,7 @@ use deflection_ms::{DeflectionParams, DeflectionPrediction};
 use wormhole_timeout::{TimeoutParams, TimeoutPrediction};
 use wormhole_torus::{WormholeParams, WormholePrediction};
 
-use std::fmt;
-
-/// Why a model has no finite answer.
-#[derive(Clone, Debug, PartialEq)]
-pub enum ModelError {
-    /// A queue's utilisation reached 1: waits grow without bound.
-    Saturated {
-        /// What saturated.
-        what: String,
-        /// Its utilisation.
-        utilization: f64,
-    },
-    /// An input is negative, NaN or infinite, or the machine is not one the model covers.
-    BadInput(String),
-    /// A fixed point did not settle within the iteration limit.
-    NotConverged {
-        /// Iterations done.
-        iterations: usize,
-    },
-}
-
-impl fmt::Display for ModelError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ModelError::Saturated { what, utilization } => {
-                write!(f, "{what} is saturated (utilisation {utilization:.4} ≥ 1)")
-            }
-            ModelError::BadInput(s) => write!(f, "bad model input: {s}"),
-            ModelError::NotConverged { iterations } => {
-                write!(f, "the model did not converge in {iterations} iterations")
-            }
-        }
-    }
-}
-
-impl std::error::Error for ModelError {}
+pub use crate::foundation::error::ModelError;
 
 /// A model's prediction.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
@@ -107,7 +71,7 @@ pub fn deflection_params(cfg: &HwConfig) -> Result<DeflectionParams, ModelError>
         return bad("paper 003's model assumes uniformly random destinations");
     }
     let machine =
-        crate::config::validate::validate(cfg).map_err(|e| ModelError::BadInput(e.to_string()))?;
+        crate::engine::machine::validate(cfg).map_err(|e| ModelError::BadInput(e.to_string()))?;
     let mean = machine.workload.length.mean();
     Ok(DeflectionParams::new(
         k,

@@ -10,8 +10,8 @@
 //! - Time units: the paper's "+1" per hop is the emulator's zero-load cost of a hop,
 //!   t_hop, and its data trail T_DT = L/B is the zero-load latency of a message that
 //!   travels no hop (⌈L/W⌉ plus the ejection and router overheads), so that at vanishing
-//!   load the model equals the emulator's closed form (`switching::wormhole::
-//!   zero_load_latency`). A link's utilisation time is T − (remaining hops)·t_hop − the
+//!   load the model equals the emulator's closed form (`switching::zero_load::
+//!   wormhole`). A link's utilisation time is T − (remaining hops)·t_hop − the
 //!   overheads, ⌈L/W⌉ at zero load, as the paper's T − (2K − i − j + 2).
 //! - Its variance (eq. 18 needs σ²): the data transfer's variance plus the square of the
 //!   waiting part T̄ − ⌈L/W⌉ (exponential, independent, as §4.2.2 assumes).
@@ -48,11 +48,10 @@
 // against the printed equations.
 #![allow(clippy::needless_range_loop)]
 
-use super::circuit::{PathForm, MAX_ITERATIONS, TOLERANCE};
-use super::ModelError;
-use crate::config::validate::validate;
 use crate::config::{HwConfig, PatternConfig, Routing, SwitchingConfig, TopologyConfig};
-use crate::switching::wormhole::zero_load_line;
+use crate::engine::machine::validate;
+use crate::model::circuit::{PathForm, MAX_ITERATIONS, TOLERANCE};
+use crate::model::ModelError;
 use crate::traffic::length::LengthDist;
 use serde::Serialize;
 
@@ -143,7 +142,7 @@ impl WormholeParams {
         let length = machine.workload.length.clone();
         let (data_mean, data_var) = data_moments(&length, cfg.links.width.max(1));
         let len = data_mean.round().max(1.0) as u64 * cfg.links.width.max(1) as u64;
-        let (z0, t_hop) = zero_load_line(cfg, len);
+        let (z0, t_hop) = crate::switching::zero_load::wormhole_line(cfg, len);
         let w = cfg.links.width.max(1) as u64;
         Ok(WormholeParams {
             k,
@@ -580,8 +579,11 @@ mod tests {
             let n = topo.nodes() as u32;
             let expect: f64 = (1..n)
                 .map(|v| {
-                    let h = topo.distance(crate::types::NodeId(0), crate::types::NodeId(v));
-                    crate::switching::wormhole::zero_load_latency(&cfg, h as u64, 12) as f64
+                    let h = topo.distance(
+                        crate::foundation::types::NodeId(0),
+                        crate::foundation::types::NodeId(v),
+                    );
+                    crate::switching::zero_load::wormhole(&cfg, h as u64, 12) as f64
                 })
                 .sum::<f64>()
                 / (n - 1) as f64;

@@ -1,7 +1,7 @@
 //! Dimension-order (deterministic) wormhole routing on a k×k bidirectional torus with
 //! uniform destinations: the standard M/G/1 channel model (Dally 1990; Draper & Ghosh
 //! 1994), built from the same channel structure as paper 004's adaptive model
-//! ([`super::wormhole_torus`]) so that the two can be compared as the paper's Figs. 3–4
+//! ([`crate::model::wormhole_torus`]) so that the two can be compared as the paper's Figs. 3–4
 //! do. Paper 004 takes its deterministic numbers from Ciciani, Colajanni & Paolucci
 //! (IPPS'97, its ref. \[7\]), which we do not have; this is the textbook model, not theirs.
 //!
@@ -21,10 +21,10 @@
 //!   saturation. Both path forms give the same distance-weighted sum (a deterministic
 //!   route has no "average message" to pick).
 
-use super::circuit::{MAX_ITERATIONS, TOLERANCE};
-use super::wormhole_torus::{WormholeParams, WormholePrediction};
-use super::ModelError;
 use crate::config::{HwConfig, Routing, SwitchingConfig};
+use crate::model::circuit::{MAX_ITERATIONS, TOLERANCE};
+use crate::model::wormhole_torus::{WormholeParams, WormholePrediction};
+use crate::model::ModelError;
 
 /// The parameters of a wormhole k×k torus with dimension-order routing (even k).
 pub fn params(cfg: &HwConfig) -> Result<WormholeParams, ModelError> {
@@ -157,8 +157,11 @@ mod tests {
             let n = topo.nodes() as u32;
             let expect: f64 = (1..n)
                 .map(|v| {
-                    let h = topo.distance(crate::types::NodeId(0), crate::types::NodeId(v));
-                    crate::switching::wormhole::zero_load_latency(&cfg, h as u64, 12) as f64
+                    let h = topo.distance(
+                        crate::foundation::types::NodeId(0),
+                        crate::foundation::types::NodeId(v),
+                    );
+                    crate::switching::zero_load::wormhole(&cfg, h as u64, 12) as f64
                 })
                 .sum::<f64>()
                 / (n - 1) as f64;

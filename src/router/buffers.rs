@@ -15,9 +15,9 @@
 //! their "buffer" is the message in memory, so it holds all flits of the message at
 //! once.
 
-use super::Layout;
+use crate::foundation::types::{Cycle, MsgId, NodeId};
+use crate::router::Layout;
 use crate::routing::Route;
-use crate::types::{Cycle, MsgId, NodeId};
 
 /// What travels with a message's head flit: its identity and the measurements gathered
 /// hop by hop.
@@ -120,8 +120,8 @@ pub struct VcMasks {
 
 impl VcMasks {
     /// Empty masks for `nodes` nodes; an error when the memory cannot be had.
-    pub fn new(nodes: usize, layout: &Layout) -> crate::error::Result<Self> {
-        use crate::limits::zeroed_table;
+    pub fn new(nodes: usize, layout: &Layout) -> crate::foundation::error::Result<Self> {
+        use crate::foundation::limits::zeroed_table;
         Ok(VcMasks {
             per_port: zeroed_table(nodes.checked_mul(layout.all_ports()), "VC mask")?,
             per_node: zeroed_table(Some(nodes), "node VC mask")?,
@@ -182,19 +182,23 @@ pub struct InputBuffers {
 impl InputBuffers {
     /// Empty buffers with `ring` message slots per VC; an error when the memory cannot
     /// be had.
-    pub fn new(nodes: usize, layout: &Layout, ring: usize) -> crate::error::Result<Self> {
+    pub fn new(
+        nodes: usize,
+        layout: &Layout,
+        ring: usize,
+    ) -> crate::foundation::error::Result<Self> {
         let slots = nodes.checked_mul(layout.per_node);
         Ok(InputBuffers {
-            vc: crate::limits::zeroed_table(slots, "input virtual-channel")?,
-            msg: crate::limits::zeroed_table(
+            vc: crate::foundation::limits::zeroed_table(slots, "input virtual-channel")?,
+            msg: crate::foundation::limits::zeroed_table(
                 slots.and_then(|s| s.checked_mul(ring)),
                 "input message",
             )?,
             ring,
             wait_vc: VcMasks::new(nodes, layout)?,
             ready: VcMasks::new(nodes, layout)?,
-            new_head: crate::limits::zeroed_table(Some(nodes), "new head")?,
-            new_head_vc: crate::limits::zeroed_table(
+            new_head: crate::foundation::limits::zeroed_table(Some(nodes), "new head")?,
+            new_head_vc: crate::foundation::limits::zeroed_table(
                 nodes.checked_mul(layout.all_ports()),
                 "new head VC",
             )?,
@@ -245,8 +249,8 @@ impl OutputVcs {
         buffer: u32,
         ring: bool,
         exists: impl Fn(usize, usize) -> bool,
-    ) -> crate::error::Result<Self> {
-        use crate::limits::zeroed_table;
+    ) -> crate::foundation::error::Result<Self> {
+        use crate::foundation::limits::zeroed_table;
         let np = layout.all_ports();
         let (slots, ports) = (nodes.checked_mul(layout.per_node), nodes.checked_mul(np));
         let mut o = OutputVcs {

@@ -16,7 +16,7 @@
 //! class-by-class breakdown is summed over the partition's nodes ([`ClassStats`]), so
 //! memory does not grow with classes × nodes.
 
-use crate::types::Cycle;
+use crate::foundation::types::Cycle;
 
 /// A request waiting for the controller.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, bytemuck::Zeroable)]
@@ -129,8 +129,8 @@ impl Controllers {
     /// Controllers for `nodes` nodes, each with `servers` servers and room for `cap`
     /// queued requests (every requester has at most one request outstanding); an error
     /// when the memory cannot be had.
-    pub fn new(nodes: usize, servers: usize, cap: usize) -> crate::error::Result<Self> {
-        use crate::limits::{filled_table, zeroed_table};
+    pub fn new(nodes: usize, servers: usize, cap: usize) -> crate::foundation::error::Result<Self> {
+        use crate::foundation::limits::{filled_table, zeroed_table};
         Ok(Controllers {
             cap,
             // Zeroed, so that queue space nobody uses is never mapped.
@@ -316,6 +316,47 @@ impl Controllers {
         self.free_at[node * self.servers..(node + 1) * self.servers]
             .iter()
             .any(|&f| f <= t)
+    }
+}
+
+/// Pollaczek–Khinchine mean wait of a single-server queue from its arrival rate,
+/// utilisation and measured second moment of service (None when saturated).
+pub fn pk_wait(lambda: f64, rho: f64, m2: f64) -> Option<f64> {
+    if lambda <= 0.0 {
+        return Some(0.0);
+    }
+    let s = crate::foundation::mg1::Moments {
+        mean: rho / lambda,
+        second: m2,
+    };
+    crate::foundation::mg1::pk_wait(lambda, s).ok()
+}
+
+/// The coefficient K of [`crate::foundation::mg1::chained_wait`] for one node's controller
+/// measured over a window of `w` cycles: the node's corrected wait is its P-K wait + δ·K
+/// (0 when nothing arrived or the node saturated, where P-K has no value either).
+pub fn chained_coef(st: &CtrlStats, w: f64) -> f64 {
+    if st.arrivals == 0 || st.chained_arrivals == 0 {
+        return 0.0;
+    }
+    let f = st.chained_arrivals as f64 / st.arrivals as f64;
+    let lambda = st.arrivals as f64 / w;
+    let rho = st.service_sum as f64 / w;
+    let s_chained = st.chained_service_sum as f64 / st.chained_arrivals as f64;
+    crate::foundation::mg1::chained_coefficient(lambda, rho, f, s_chained).unwrap_or(0.0)
+}
+
+/// The extra wait δ of a chained controller request behind its leader (see
+/// [`crate::foundation::mg1::chained_wait`]): under circuit switching the set-up that inherits
+/// a link arrives D_link_conn after the release it follows and waits for its D_release,
+/// so δ = D_release − D_link_conn (at least 0); no other mode chains requests.
+pub fn chain_delta(cfg: &crate::config::HwConfig) -> f64 {
+    match cfg.switching {
+        crate::config::SwitchingConfig::Circuit { .. } => {
+            let c = &cfg.router.controller;
+            c.release.saturating_sub(c.link_conn) as f64
+        }
+        _ => 0.0,
     }
 }
 

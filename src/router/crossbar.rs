@@ -38,11 +38,11 @@
 //! past a wasted grant (the switch allocator cannot tell), the input's VC pointer does
 //! not (BookSim moves its per-input VC offset only when a flit is sent).
 
-use super::buffers::{InputBuffers, OutputVcs};
-use super::Layout;
 use crate::config::Arbiter;
+use crate::foundation::types::Cycle;
+use crate::router::buffers::{InputBuffers, OutputVcs};
+use crate::router::Layout;
 use crate::routing::selection::BitIter;
-use crate::types::Cycle;
 
 /// A crossbar connection granted for this cycle.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -168,8 +168,8 @@ impl Crossbar {
         iterations: usize,
         arbiter: Arbiter,
         caps: NiCaps,
-    ) -> crate::error::Result<Self> {
-        use crate::limits::zeroed_table;
+    ) -> crate::foundation::error::Result<Self> {
+        use crate::foundation::limits::zeroed_table;
         let xputs = layout.ports + layout.dma;
         assert!(xputs <= MAX_XPUTS, "crossbar of {xputs} ports");
         Ok(Crossbar {

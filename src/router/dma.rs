@@ -6,7 +6,7 @@
 //! memory. Their number (default one per dimension, paper 000) bounds how many messages a
 //! node sends, and receives, concurrently.
 
-use crate::types::{Cycle, MsgId, NodeId};
+use crate::foundation::types::{Cycle, MsgId, NodeId};
 use std::collections::VecDeque;
 
 /// A message waiting in the source's memory for an injection engine.
@@ -36,19 +36,23 @@ pub struct Dma {
 impl Dma {
     /// `engines` injection engines at each of `nodes` nodes, all idle; an error when
     /// the memory cannot be had.
-    pub fn new(nodes: usize, engines: usize) -> crate::error::Result<Self> {
+    pub fn new(nodes: usize, engines: usize) -> crate::foundation::error::Result<Self> {
         let all = if engines == 64 {
             u64::MAX
         } else {
             (1u64 << engines) - 1
         };
         Ok(Dma {
-            queues: crate::limits::collected_table(
+            queues: crate::foundation::limits::collected_table(
                 nodes,
                 (0..nodes).map(|_| VecDeque::new()),
                 "source memory queue",
             )?,
-            idle: crate::limits::filled_table(Some(nodes), all, "idle injection engine")?,
+            idle: crate::foundation::limits::filled_table(
+                Some(nodes),
+                all,
+                "idle injection engine",
+            )?,
             backlog: 0,
         })
     }

@@ -13,7 +13,7 @@
 //! events themselves stay small (12 bytes).
 
 use crate::config::LinkConfig;
-use crate::types::Cycle;
+use crate::foundation::types::Cycle;
 
 /// Cycles for a flit to pass from the crossbar's local output into memory, by default.
 pub const EJECT_LATENCY: Cycle = 1;
@@ -102,7 +102,7 @@ impl LinkEvent {
     }
 }
 
-impl crate::engine::partition::Located for LinkEvent {
+impl crate::foundation::types::Located for LinkEvent {
     #[inline]
     fn node(&self) -> u32 {
         LinkEvent::node(self)

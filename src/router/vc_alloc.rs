@@ -14,13 +14,13 @@
 //! (BookSim's `spec_check_elig` and `spec_check_cred`, on by default), bidding for the
 //! VC they would have been given.
 
-use super::buffers::{InputBuffers, OutputVcs, VcState};
-use super::crossbar::SpecRequests;
-use super::Layout;
 use crate::config::{Arbiter, Selection};
-use crate::rng::NodeRng;
+use crate::foundation::rng::NodeRng;
+use crate::foundation::types::Cycle;
+use crate::router::buffers::{InputBuffers, OutputVcs, VcState};
+use crate::router::crossbar::SpecRequests;
+use crate::router::Layout;
 use crate::routing::selection::{select, BitIter, VcRequest};
-use crate::types::Cycle;
 
 /// The VC allocators of a partition.
 #[derive(Clone, Debug)]
@@ -49,9 +49,9 @@ impl VcAllocator {
         selection: Selection,
         switch_alloc_delay: Cycle,
         speculative: bool,
-    ) -> crate::error::Result<Self> {
+    ) -> crate::foundation::error::Result<Self> {
         Ok(VcAllocator {
-            ptr: crate::limits::zeroed_table(
+            ptr: crate::foundation::limits::zeroed_table(
                 nodes.checked_mul(layout.all_ports()),
                 "VC allocator pointer",
             )?,

@@ -6,9 +6,9 @@
 //! on the shortest path. What happens when the preferred output is full — preemption,
 //! deflection, blocking — is the switching mode's business (`switching::deflection`).
 
-use crate::rng::{below, NodeRng};
+use crate::foundation::rng::{below, NodeRng};
+use crate::foundation::types::{NodeId, PortId};
 use crate::topology::Topology;
-use crate::types::{NodeId, PortId};
 
 /// The preferred output of a worm at `cur` bound for `dst` ≠ `cur`, and whether `cur` is
 /// a preference node for `dst` (false: a don't-care node, where the choice was random).
@@ -38,7 +38,7 @@ pub fn other(port: PortId) -> PortId {
 mod tests {
     use super::*;
     use crate::config::TopologyConfig;
-    use crate::rng::stream;
+    use crate::foundation::rng::stream;
 
     #[test]
     fn the_preferred_output_is_always_on_a_shortest_path_and_dont_care_splits_evenly() {

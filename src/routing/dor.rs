@@ -8,8 +8,8 @@
 //! only exists at the first hop in a dimension (one step later the offset is k/2 − 1), so
 //! the route is still a fixed function of source and destination.
 
+use crate::foundation::types::{NodeId, PortId};
 use crate::topology::Topology;
-use crate::types::{NodeId, PortId};
 
 /// Dateline class of a message in the ring it is travelling: it still has to cross the
 /// wrap-around link, it has crossed it, or its path never crosses it.

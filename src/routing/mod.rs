@@ -37,9 +37,9 @@ pub mod dor;
 pub mod selection;
 
 use crate::config::{Routing, TorusVcs};
-use crate::error::{Error, Result};
+use crate::foundation::error::{Error, Result};
+use crate::foundation::types::{NodeId, PortId};
 use crate::topology::Topology;
-use crate::types::{NodeId, PortId};
 use dor::Dateline;
 
 /// Bit mask of virtual channels of one port (at most 64 per port).

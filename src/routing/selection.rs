@@ -11,10 +11,10 @@
 //! - `MostCredits`: the port with the most free credits summed over all its VCs (the
 //!   least congested downstream buffers); ties go to the lowest port.
 
-use super::{Route, VcMask};
 use crate::config::Selection;
-use crate::rng::{below, NodeRng};
-use crate::types::PortId;
+use crate::foundation::rng::{below, NodeRng};
+use crate::foundation::types::PortId;
+use crate::routing::{Route, VcMask};
 
 /// A header's request to one output port: the allocator grants the lowest free VC of
 /// `first`, or failing that of `second`.
@@ -104,7 +104,7 @@ impl Iterator for BitIter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rng::stream;
+    use crate::foundation::rng::stream;
 
     fn route() -> Route {
         // Adaptive candidates +X (port 0) and +Y (port 2); escape +X on VC 1.

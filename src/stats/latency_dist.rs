@@ -8,7 +8,7 @@
 //! the CDF exactly: the first row whose `cumulative` reaches ⌈q·count⌉ (at least 1).
 //! The latency follows the report's definition (`experiment.latency`), shifted by the
 //! same constant as the report's. This module only formats; the histograms are
-//! `MsgStats`'s, pooled by `engine::experiment`.
+//! `MsgStats`'s, pooled by `experiments::experiment`.
 
 use crate::config::LatencyDef;
 use hdrhistogram::Histogram;
@@ -35,10 +35,10 @@ pub struct LatencyHistograms {
 impl Default for LatencyHistograms {
     fn default() -> Self {
         LatencyHistograms {
-            total: super::histogram(),
+            total: crate::engine::probe::histogram(),
             shift: 0,
-            source_queue: super::histogram(),
-            network: super::histogram(),
+            source_queue: crate::engine::probe::histogram(),
+            network: crate::engine::probe::histogram(),
             definition: LatencyDef::default(),
         }
     }
@@ -173,7 +173,7 @@ mod tests {
 
     #[test]
     fn percentiles_read_off_the_cdf_equal_the_histograms() {
-        let mut h = crate::stats::histogram();
+        let mut h = crate::engine::probe::histogram();
         for v in [3u64, 3, 5, 8, 13, 21, 34, 55, 89, 144, 2500, 2501, 10_000] {
             h.record(v).unwrap();
         }
@@ -190,7 +190,7 @@ mod tests {
 
     #[test]
     fn an_empty_histogram_has_no_percentiles() {
-        let d = distribution(&crate::stats::histogram(), 0);
+        let d = distribution(&crate::engine::probe::histogram(), 0);
         assert_eq!((d.count, d.p50, d.max), (0, None, None));
         assert!(d.buckets.is_empty());
     }

@@ -9,11 +9,11 @@
 //! file); the switching modes decide what a hop is (see docs/measurements.md). Its cost
 //! per message is bounded by issue 15 (docs/speed.md, "The per-message log's cost").
 
-use super::observe::{HopRec, NO_HOP};
-use super::Delivery;
 use crate::config::{LatencyDef, LatencyFrom, LatencyTo};
+use crate::engine::probe::observe::{HopRec, NO_HOP};
+use crate::engine::probe::Delivery;
+use crate::foundation::types::{Cycle, NodeId};
 use crate::topology::Topology;
-use crate::types::{Cycle, NodeId};
 
 /// The CSV header line (without its newline).
 pub const HEADER: &str = "replication,id,seq,src,dst,flits,created,injected,delivered,latency,\
@@ -859,8 +859,8 @@ pub fn render(reps: &mut [RepLog], topo: &Topology, rule: LatencyRule) -> String
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::foundation::types::MsgId;
     use crate::router::buffers::MsgHeader;
-    use crate::types::MsgId;
 
     /// The `dim`-cube the tests log on.
     fn cube(dim: u32) -> Topology {

@@ -32,9 +32,9 @@
 //! other. A route names a chain of linked switches from the source's switch to the
 //! destination's.
 
-use super::torus::Torus;
-use super::Grid;
-use crate::error::{Error, Result};
+use crate::foundation::error::{Error, Result};
+use crate::topology::torus::Torus;
+use crate::topology::Grid;
 use std::collections::{HashMap, VecDeque};
 
 /// The three kinds of link paper 002 names (by the direction a worm crosses them).
@@ -121,11 +121,11 @@ impl HostNetwork {
         };
         let s = torus.grid.nodes() as u64;
         let total = s * (1 + per as u64);
-        if total > crate::types::MAX_NODES as u64 || 2 * n + per > 63 {
+        if total > crate::foundation::types::MAX_NODES as u64 || 2 * n + per > 63 {
             return Err(Error::config(format!(
                 "topology: {s} switches with {per} hosts each is more than routemu builds \
                  (at most {} nodes and 63 ports per switch)",
-                crate::types::MAX_NODES
+                crate::foundation::types::MAX_NODES
             )));
         }
         let (s, deg) = (s as u32, 2 * n);
@@ -254,13 +254,13 @@ impl HostNetwork {
                         [d] => Some(
                             d.parse::<u64>()
                                 .ok()
-                                .filter(|&d| (1..=crate::config::validate::MAX_DELAY).contains(&d))
+                                .filter(|&d| (1..=crate::config::MAX_DELAY).contains(&d))
                                 .ok_or_else(|| {
                                     bad(
                                         line,
                                         format!(
                                             "`{d}`: a link's delay is 1 to {} cycles",
-                                            crate::config::validate::MAX_DELAY
+                                            crate::config::MAX_DELAY
                                         ),
                                     )
                                 })?,

@@ -2,7 +2,7 @@
 //! Port i is the link of dimension i (bidirectional, so input and output port i face the
 //! same neighbour).
 
-use super::PortSet;
+use crate::topology::PortSet;
 
 /// A binary d-cube.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -9,7 +9,7 @@
 //! so distances are kept as four breadth-first-search tables, one per (row parity,
 //! column parity) of the source.
 
-use super::PortSet;
+use crate::topology::PortSet;
 use std::collections::VecDeque;
 
 /// A k×k Manhattan Street network.

@@ -2,8 +2,8 @@
 //! increasing coordinate i, port 2i+1 towards decreasing; ports that would leave the
 //! mesh do not exist (boundary nodes have fewer neighbours).
 
-use super::grid::Grid;
-use super::PortSet;
+use crate::topology::grid::Grid;
+use crate::topology::PortSet;
 
 /// A k-ary n-mesh.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -20,8 +20,8 @@ pub mod mesh;
 pub mod torus;
 
 use crate::config::TopologyConfig;
-use crate::error::{Error, Result};
-use crate::types::{NodeId, PortId, MAX_NODES};
+use crate::foundation::error::{Error, Result};
+use crate::foundation::types::{NodeId, PortId, MAX_NODES};
 pub use grid::Grid;
 pub use hosts::HostNetwork;
 pub use hypercube::Hypercube;
@@ -35,7 +35,7 @@ pub type PortSet = bitvec::BitArr!(for 64, in u64, bitvec::order::Lsb0);
 /// Largest hypercube dimension routemu accepts: as many nodes as a message id can name
 /// ([`MAX_NODES`]). Whether a machine that large fits is the memory check's call
 /// (`limits`): a d = 24 hypercube needs about 130 GiB, so MPI ranks on several machines.
-pub const MAX_HYPERCUBE_DIM: u32 = crate::types::MsgId::NODE_BITS;
+pub const MAX_HYPERCUBE_DIM: u32 = crate::foundation::types::MsgId::NODE_BITS;
 
 /// A network topology.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -3,8 +3,8 @@
 //! towards increasing coordinate i only. Every coordinate step is modulo k, so the link
 //! from coordinate k−1 to 0 (and 0 to k−1 going down) is the wrap-around ("dateline") link.
 
-use super::grid::Grid;
-use super::PortSet;
+use crate::topology::grid::Grid;
+use crate::topology::PortSet;
 
 /// A k-ary n-cube.
 #[derive(Clone, Debug, PartialEq, Eq)]

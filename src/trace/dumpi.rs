@@ -9,7 +9,7 @@
 //! older than 0.6.9), and returns each call as [`Args`]:
 //!
 //! - typed variants for what a network replay and the communicator resolver
-//!   ([`super::comm`]) need: point-to-point calls, persistent requests and every way of
+//!   ([`crate::mpi_semantics::comm`]) need: point-to-point calls, persistent requests and every way of
 //!   completing a request, all collectives DUMPI records, communicator, group and
 //!   topology constructors;
 //! - [`Args::NoTraffic`] with the decoded values for bookkeeping calls (datatypes, ops,
@@ -24,11 +24,11 @@
 //! non-blocking collectives of MPI-3 (MPI_Ibarrier, …), MPI_Reduce_scatter_block,
 //! MPI_Comm_split_type or neighbourhood collectives: sst-dumpi does not record them.
 //!
-//! Not here: which world ranks a communicator holds ([`super::comm`]); turning the calls
-//! of all ranks into messages ([`super::mpi`]).
+//! Not here: which world ranks a communicator holds ([`crate::mpi_semantics::comm`]); turning the calls
+//! of all ranks into messages ([`crate::mpi_semantics::matching`]).
 
-use crate::error::{Error, Result};
-use std::path::Path;
+use crate::foundation::error::{Error, Result};
+use std::path::{Path, PathBuf};
 
 /// A time as DUMPI stores it, bias added: seconds and nanoseconds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -2071,6 +2071,101 @@ impl DumpiFile {
             _ => unreachable!("every label with layout T is decoded above"),
         })
     }
+}
+
+/// The rank files of the trace `path` names: its `PREFIX.meta`, or any of its
+/// `PREFIX-NNNN.bin` files (then the meta file if present, else every consecutive rank
+/// file from 0000).
+pub fn rank_files(path: &Path) -> Result<(String, Vec<PathBuf>)> {
+    let dir = path.parent().unwrap_or(Path::new("")).to_path_buf();
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_default();
+    let bad = |w: String| Error::Trace(format!("{}: {w}", path.display()));
+    let (prefix, meta) = if let Some(p) = name.strip_suffix(".meta") {
+        (p.to_string(), Some(path.to_path_buf()))
+    } else {
+        let p = name
+            .strip_suffix(".bin")
+            .and_then(|s| s.rsplit_once('-'))
+            .filter(|(_, n)| n.len() == 4 && n.bytes().all(|b| b.is_ascii_digit()))
+            .map(|(p, _)| p.to_string())
+            .ok_or_else(|| {
+                bad("a DUMPI trace is named by its PREFIX.meta or a PREFIX-NNNN.bin file".into())
+            })?;
+        let m = dir.join(format!("{p}.meta"));
+        (p, m.exists().then_some(m))
+    };
+    let file = |r: usize| dir.join(format!("{prefix}-{r:04}.bin"));
+    let files = match meta {
+        Some(m) => {
+            let text = std::fs::read_to_string(&m).map_err(|source| Error::Io {
+                path: m.display().to_string(),
+                source,
+            })?;
+            let mut ranks = None;
+            let mut prefix_in = None;
+            // A byte-order mark (an editor's) is not part of the first key.
+            let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+            for (i, line) in text.lines().enumerate() {
+                match line.split_once('=') {
+                    Some(("numprocs", v)) => {
+                        ranks = Some(v.trim().parse::<usize>().map_err(|_| {
+                            Error::Trace(format!(
+                                "{}:{}: numprocs is not a whole number",
+                                m.display(),
+                                i + 1
+                            ))
+                        })?)
+                    }
+                    Some(("fileprefix", v)) => prefix_in = Some(v.trim().to_string()),
+                    _ => {}
+                }
+            }
+            let ranks = ranks.ok_or_else(|| {
+                Error::Trace(format!(
+                    "{}: no numprocs line (not a DUMPI meta file)",
+                    m.display()
+                ))
+            })?;
+            if let Some(p) = prefix_in.filter(|p| *p != prefix) {
+                return Err(Error::Trace(format!(
+                    "{}: fileprefix {p} does not match the file name",
+                    m.display()
+                )));
+            }
+            if ranks == 0 || ranks > 1 << 24 {
+                return Err(Error::Trace(format!(
+                    "{}: numprocs {ranks} is out of range",
+                    m.display()
+                )));
+            }
+            // Every rank file must be there: found one by one, so that a huge
+            // numprocs costs nothing before the first missing file is reported.
+            let mut files = Vec::new();
+            for r in 0..ranks {
+                let f = file(r);
+                if !f.is_file() {
+                    return Err(Error::Trace(format!(
+                        "{}: numprocs is {ranks}, but there is no rank file {}",
+                        m.display(),
+                        f.display()
+                    )));
+                }
+                files.push(f);
+            }
+            files
+        }
+        None => (0..)
+            .map(file)
+            .take_while(|f| f.exists())
+            .collect::<Vec<_>>(),
+    };
+    if files.is_empty() {
+        return Err(bad(format!("no rank file {}", file(0).display())));
+    }
+    Ok((prefix, files))
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! Writing SST DUMPI traces: rank files (`PREFIX-NNNN.bin`) laid out byte for byte as
 //! sst-dumpi's own writer lays them out, and the `PREFIX.meta` file. It exists so that
 //! MPI application skeletons can be turned into traces that routemu's reader
-//! ([`super::dumpi`]) and Sandia's tools (`dumpi2ascii`) read alike
+//! ([`crate::trace::dumpi`]) and Sandia's tools (`dumpi2ascii`) read alike
 //! (examples/dumpi_gen.rs, docs/dumpi-gen.md).
 //!
 //! A rank file, in the order sst-dumpi writes it:
@@ -42,8 +42,8 @@
 //! `dumpi/common/types.c` (what the header holds) and `dumpi/common/funclabels.h`,
 //! `constants.h` (labels, handles, datatypes).
 
-use super::dumpi::{Args, Call, Stamp, Status, MAGIC};
-use crate::error::{Error, Result};
+use crate::foundation::error::{Error, Result};
+use crate::trace::dumpi::{Args, Call, Stamp, Status, MAGIC};
 
 /// DUMPI_ALL_FUNCTIONS: the last label the footer counts (its slot holds the total).
 pub const ALL_FUNCTIONS: usize = 290;

@@ -1,26 +1,22 @@
 //! Message traces: what a recorded message is ([`TraceMsg`]), and readers that stream
 //! them from files in time order — routemu's own text format ([`text`]) and Netrace
 //! ([`netrace`]); these never hold a whole trace: memory does not grow with its length.
-//! DUMPI MPI traces ([`dumpi`] decodes the records, [`comm`] resolves communicators and
-//! groups into world ranks, [`mpi`] matches receives to sends) are read whole, since
-//! matching needs every rank. [`collectives`] expands MPI collectives into point-to-point
-//! transfers by MPICH's algorithms. Replaying is `engine::replay`'s job.
+//! DUMPI MPI traces ([`dumpi`] decodes the records) are read whole, since matching needs
+//! every rank; resolving communicators, matching receives to sends and expanding
+//! collectives is `mpi_semantics`' job, replaying is `experiments::replay`'s.
 //!
 //! Dependencies are given the way Netrace gives them: a message lists its *children*,
 //! the later messages that may not be injected before it has been delivered. Parents
 //! come before their children in a trace, so a replay that reads in order always knows a
 //! message's parents when it reads it.
 
-pub mod collectives;
-pub mod comm;
 pub mod dumpi;
 pub mod dumpi_write;
-pub mod mpi;
 pub mod netrace;
 pub mod program;
 pub mod text;
 
-use crate::error::{Error, Result};
+use crate::foundation::error::{Error, Result};
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
@@ -126,59 +122,6 @@ pub fn open_maybe_compressed(path: &Path) -> Result<Box<dyn BufRead>> {
     } else {
         Box::new(r)
     })
-}
-
-/// How [`open_with`] reads a trace.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct OpenOptions {
-    /// Netrace: only this region (0-based).
-    pub region: Option<usize>,
-    /// DUMPI: what to do with collectives (expand, skip, refuse).
-    pub collectives: mpi::Collectives,
-    /// DUMPI: the algorithm of each kind of collective (`Auto`: MPICH's choice).
-    pub collective_algorithms: collectives::Choices,
-    /// DUMPI: the thresholds MPICH's choice is made by.
-    pub mpich_tuning: collectives::Tuning,
-}
-
-/// Opens a trace, choosing the reader by content: Netrace (bzip2 stream starting with
-/// its magic), DUMPI (a `.meta` file or a rank file with DUMPI's magic) or routemu's
-/// text format.
-pub fn open(path: &Path) -> Result<Box<dyn TraceSource>> {
-    open_with(path, &OpenOptions::default())
-}
-
-/// As [`open`], with options; an option that does not apply to the format found is
-/// refused.
-pub fn open_with(path: &Path, o: &OpenOptions) -> Result<Box<dyn TraceSource>> {
-    let is_meta = path.extension().is_some_and(|e| e == "meta");
-    let mut r = open_maybe_compressed(path)?;
-    let head = r
-        .fill_buf()
-        .map_err(|source| Error::Io {
-            path: path.display().to_string(),
-            source,
-        })?
-        .to_vec();
-    let netrace = head.starts_with(&netrace::MAGIC.to_le_bytes());
-    if o.region.is_some() && !netrace {
-        return Err(Error::Arg(format!(
-            "--region: {} is not a Netrace trace (regions are Netrace's)",
-            path.display()
-        )));
-    }
-    if is_meta || head.starts_with(&dumpi::MAGIC) {
-        let m = mpi::MpiOptions {
-            collectives: o.collectives,
-            algorithms: o.collective_algorithms,
-            tuning: o.mpich_tuning,
-        };
-        Ok(Box::new(mpi::MpiTrace::load(path, &m)?))
-    } else if netrace {
-        Ok(Box::new(netrace::NetraceReader::new(r, path, o.region)?))
-    } else {
-        Ok(Box::new(text::TextReader::new(r, path)?))
-    }
 }
 
 /// Reads exactly `buf.len()` bytes; Ok(false) at a clean end (no byte read).

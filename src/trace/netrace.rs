@@ -7,8 +7,8 @@
 //! needs no memory of the ids read to know every id unique and every dependant later
 //! than its parent.
 
-use super::{read_full, SizeUnit, TraceMsg, TraceSource};
-use crate::error::{Error, Result};
+use crate::foundation::error::{Error, Result};
+use crate::trace::{read_full, SizeUnit, TraceMsg, TraceSource};
 use std::io::Read;
 use std::path::Path;
 

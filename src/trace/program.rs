@@ -1,10 +1,10 @@
 //! An MPI trace as programs, one per rank: every recorded call in order, with its
 //! recorded entry and exit, and what it does on the network — post a send, post a
 //! receive, wait for requests, probe — in the order an MPI library does it. This is
-//! what elastic replay runs (`engine::replay::elastic`): the time between a rank's
+//! what elastic replay runs (`experiments::replay::elastic`): the time between a rank's
 //! calls is its compute, the time inside them is replaced by the emulated network.
 //!
-//! Built by [`super::mpi`] in the same pass, with the same matching, as the message
+//! Built by [`crate::mpi_semantics::matching`] in the same pass, with the same matching, as the message
 //! stream of open and dependency-driven replay: a program's message `i` is the stream's
 //! message id `i`, a receive is matched to the send the stream's dependencies use.
 //!
@@ -17,14 +17,14 @@
 //!   rank that polled until a request completed waits for it);
 //! - a probe (Probe, Iprobe with a true flag): [`Op::Probe`], waiting for the message
 //!   to arrive without taking it;
-//! - a collective: its expanded algorithm's steps ([`super::collectives`]), each posting
+//! - a collective: its expanded algorithm's steps ([`crate::mpi_semantics::collectives`]), each posting
 //!   its sends and receives and waiting for all of them before the next step, as
 //!   MPICH's blocking algorithms do;
 //! - every other call (Init, Finalize, communicator and bookkeeping calls, a Test that
 //!   found nothing, Cancel, Request_free): no operation — the network has nothing to
 //!   replace, so its recorded duration is kept.
 //!
-//! Not here: decoding, matching (`mpi`), running the programs (`engine::replay`).
+//! Not here: decoding, matching (`mpi`), running the programs (`experiments::replay`).
 
 /// How a send completes (MPI's send modes).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

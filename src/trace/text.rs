@@ -19,8 +19,8 @@
 //! stencil4d tables of ../shared/traces/ are valid input as they are. Plain, gzip or
 //! bzip2.
 
-use super::{SizeUnit, TraceMsg, TraceSource};
-use crate::error::{Error, Result};
+use crate::foundation::error::{Error, Result};
+use crate::trace::{SizeUnit, TraceMsg, TraceSource};
 use std::io::BufRead;
 use std::path::Path;
 

@@ -1,8 +1,8 @@
 //! Message length distributions, in flits (every message has at least one flit).
 
 use crate::config::LengthConfig;
-use crate::error::{Error, Result};
-use crate::rng::{below, exponential, NodeRng};
+use crate::foundation::error::{Error, Result};
+use crate::foundation::rng::{below, exponential, NodeRng};
 
 /// Largest message length accepted, in flits.
 pub const MAX_FLITS: u32 = 1 << 24;
@@ -165,7 +165,7 @@ fn rounded_exponential_moment(mean: f64, k: u32) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rng::stream;
+    use crate::foundation::rng::stream;
 
     #[test]
     fn zero_flit_messages_are_rejected() {

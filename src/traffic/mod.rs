@@ -7,7 +7,7 @@ pub mod pattern;
 pub mod process;
 
 use crate::config::WorkloadConfig;
-use crate::error::{Error, Result};
+use crate::foundation::error::{Error, Result};
 use crate::topology::Topology;
 pub use length::LengthDist;
 pub use pattern::DestPattern;
@@ -45,7 +45,7 @@ impl Workload {
                 "workload.rate = {}: at most {MAX_RATE} messages per node per cycle (far past \
                  what any node can inject; saturation needs only a rate above the \
                  network's capacity)",
-                crate::limits::show(cfg.rate)
+                crate::foundation::limits::show(cfg.rate)
             )));
         }
         Ok(Workload {

@@ -12,10 +12,10 @@
 //! rejection: a uniform candidate is accepted with the pattern's weight.
 
 use crate::config::PatternConfig;
-use crate::error::{Error, Result};
-use crate::rng::{below, unit, NodeRng};
+use crate::foundation::error::{Error, Result};
+use crate::foundation::rng::{below, unit, NodeRng};
+use crate::foundation::types::NodeId;
 use crate::topology::Topology;
-use crate::types::NodeId;
 use std::sync::Arc;
 
 /// Offsets grouped by their distance from node 0, for translation-invariant topologies.
@@ -337,7 +337,7 @@ fn eccentricity(topology: &Topology, s: u32) -> u32 {
 mod tests {
     use super::*;
     use crate::config::TopologyConfig;
-    use crate::rng::stream;
+    use crate::foundation::rng::stream;
 
     fn topo(cfg: TopologyConfig) -> Topology {
         Topology::from_config(&cfg).unwrap()

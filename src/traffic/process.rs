@@ -7,8 +7,8 @@
 //! every source's memory queue up to its depth each cycle (`engine::sim`).
 
 use crate::config::ArrivalProcess;
-use crate::error::{Error, Result};
-use crate::rng::{exponential, unit_open0, NodeRng};
+use crate::foundation::error::{Error, Result};
+use crate::foundation::rng::{exponential, unit_open0, NodeRng};
 
 /// A checked arrival process.
 #[derive(Clone, Debug, PartialEq)]
@@ -63,7 +63,7 @@ impl Arrivals {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rng::stream;
+    use crate::foundation::rng::stream;
 
     #[test]
     fn both_processes_have_the_configured_rate() {

@@ -121,8 +121,8 @@ fn commands(text: &str) -> Vec<(usize, Vec<String>)> {
 /// Checks one parsed command the way it would start: its configuration built and
 /// validated, its input files present.
 fn check(cli: Cli) -> Result<(), String> {
-    let validate = |cfg: routemu::error::Result<routemu::config::HwConfig>| {
-        cfg.and_then(|c| routemu::config::validate::validate(&c).map(|_| ()))
+    let validate = |cfg: routemu::foundation::error::Result<routemu::config::HwConfig>| {
+        cfg.and_then(|c| routemu::engine::machine::validate(&c).map(|_| ()))
             .map_err(|e| e.to_string())
     };
     match cli.command {

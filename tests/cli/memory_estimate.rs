@@ -89,8 +89,8 @@ fn the_memory_estimate_covers_what_building_each_mode_allocates_without_doubling
     ] {
         let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
         let cfg = apply_overrides(&common::preset(hw), &sets).unwrap();
-        let m = routemu::config::validate::validate(&cfg).unwrap();
-        let estimate = routemu::limits::bytes_per_node(&cfg, &m) as f64;
+        let m = routemu::engine::machine::validate(&cfg).unwrap();
+        let estimate = routemu::experiments::memory::bytes_per_node(&cfg, &m) as f64;
         let (bytes, nodes) = with_mode(&cfg.switching, Build(&cfg));
         let measured = bytes as f64 / nodes as f64;
         let ratio = estimate / measured;

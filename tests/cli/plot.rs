@@ -228,10 +228,10 @@ fn a_png_is_a_png_of_twice_the_svgs_size() {
     assert_eq!(&b[12..16], b"IHDR");
     assert_eq!(
         (be(16), be(20)),
-        routemu::stats::plot::png::png_size(),
+        routemu::presentation::plot::png::png_size(),
         "2200 × 1200"
     );
-    assert_eq!(routemu::stats::plot::png::png_size(), (2200, 1200));
+    assert_eq!(routemu::presentation::plot::png::png_size(), (2200, 1200));
 }
 
 #[test]

@@ -6,7 +6,7 @@
 //! windows.
 
 use crate::common::routemu;
-use routemu::stats::plot::csv::Table;
+use routemu::presentation::plot::csv::Table;
 use std::path::Path;
 use std::process::Output;
 

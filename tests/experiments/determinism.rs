@@ -3,7 +3,7 @@
 
 use crate::common;
 
-use routemu::engine::experiment::run_experiment;
+use routemu::experiments::experiment::run_experiment;
 use serde_json::Value;
 
 fn report(cfg: &routemu::config::HwConfig) -> Value {

@@ -5,7 +5,7 @@
 use crate::common;
 
 use routemu::config::{LengthConfig, Measure, PatternConfig};
-use routemu::engine::experiment::run_experiment;
+use routemu::experiments::experiment::run_experiment;
 
 fn base() -> routemu::config::HwConfig {
     let mut c = common::preset("wormhole-torus-dor.ron");

@@ -120,7 +120,7 @@ fn presets_at_their_own_rate_are_not_flagged_saturated() {
         cfg.experiment.measure = routemu::config::Measure::Cycles(20_000);
         cfg.experiment.replications = 2;
         cfg.experiment.jobs = 2;
-        let r = routemu::engine::experiment::run_experiment(&cfg, &mut |_, _| {}).unwrap();
+        let r = routemu::experiments::experiment::run_experiment(&cfg, &mut |_, _| {}).unwrap();
         assert!(!r.saturated, "{name}");
     }
 }

@@ -9,7 +9,7 @@ use crate::common;
 
 use crate::common::{preset, routemu};
 use routemu::config::{HwConfig, LatencyTo, Measure};
-use routemu::engine::experiment::{run_experiment, run_experiment_observed};
+use routemu::experiments::experiment::{run_experiment, run_experiment_observed};
 use routemu::stats::latency_dist::percentile;
 use routemu::stats::msglog::{self, LatencyRule};
 use routemu::topology::Topology;
@@ -637,7 +637,7 @@ fn hops_the_deflection_engine_links_give_the_text_the_logs_grouping_gives() {
         let mut grouped = extras.messages.clone();
         for r in &mut grouped {
             for d in &mut r.deliveries {
-                d.last_hop = routemu::stats::observe::NO_HOP;
+                d.last_hop = routemu::engine::probe::observe::NO_HOP;
             }
         }
         assert_eq!(text, msglog::render(&mut grouped, &topo, rule), "{name}");

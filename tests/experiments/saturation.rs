@@ -1,4 +1,4 @@
-//! The saturation search (`routemu saturation`, `engine::saturation::search`): where it
+//! The saturation search (`routemu saturation`, `experiments::saturation::search`): where it
 //! lands on a network whose saturation is known, that it ranks a better machine higher,
 //! that its result does not depend on how it is run, and that it refuses what makes no
 //! sense. Windows are short so that the file runs in seconds.
@@ -6,7 +6,7 @@
 use crate::common::{preset, routemu};
 use routemu::config::overrides::apply_overrides;
 use routemu::config::{HwConfig, Measure};
-use routemu::engine::saturation::{search, Criterion, SaturationOptions, SaturationResult};
+use routemu::experiments::saturation::{search, Criterion, SaturationOptions, SaturationResult};
 
 /// `cfg` with `sets` applied and a short warm-up and window.
 fn machine(cfg: &HwConfig, sets: &[&str], warmup: u64, window: u64) -> HwConfig {

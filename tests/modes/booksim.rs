@@ -6,9 +6,10 @@ use crate::common;
 
 use routemu::config::{HwConfig, TopologyConfig, VcRelease};
 use routemu::engine::sim::Simulation;
-use routemu::switching::wormhole::{zero_load_latency, WormholeNet};
+use routemu::foundation::types::NodeId;
+use routemu::switching::wormhole::WormholeNet;
+
 use routemu::topology::Topology;
-use routemu::types::NodeId;
 
 /// A BookSim preset on a small network, with no synthetic traffic.
 fn small(name: &str) -> HwConfig {
@@ -28,7 +29,7 @@ fn small(name: &str) -> HwConfig {
 
 /// Runs the scripted messages `(src, dst, flits)`, all created in cycle 0; returns the
 /// deliveries.
-fn run(cfg: &HwConfig, msgs: &[(u32, u32, u32)]) -> Vec<routemu::stats::Delivery> {
+fn run(cfg: &HwConfig, msgs: &[(u32, u32, u32)]) -> Vec<routemu::engine::probe::Delivery> {
     let mut sim = Simulation::<WormholeNet>::build(cfg, 0).unwrap();
     sim.record_deliveries();
     for &(s, d, l) in msgs {
@@ -53,7 +54,11 @@ fn zero_load_latency_is_3h_plus_16_for_12_flit_packets_self_included() {
                 let h = topo.distance(NodeId(src), NodeId(dst)) as u64;
                 let lat = d[0].absorbed - d[0].header.created;
                 assert_eq!(lat, 3 * h + 16, "{name}: {src}→{dst}");
-                assert_eq!(lat, zero_load_latency(&cfg, h, 12), "{name}: closed form");
+                assert_eq!(
+                    lat,
+                    routemu::switching::zero_load::wormhole(&cfg, h, 12),
+                    "{name}: closed form"
+                );
                 assert_eq!(d[0].header.hops as u64, h);
             }
         }
@@ -197,13 +202,13 @@ fn speculative_switch_allocation_delivers_every_message_once_under_contention() 
 fn speculation_is_refused_with_a_separate_switch_allocation_stage_or_off_wormhole() {
     let mut cfg = small("booksim-min-torus8.ron");
     cfg.router.pipeline.speculative = true;
-    assert!(routemu::config::validate::validate(&cfg).is_ok());
+    assert!(routemu::engine::machine::validate(&cfg).is_ok());
     cfg.router.pipeline.switch_alloc = 1;
-    let e = routemu::config::validate::validate(&cfg).unwrap_err();
+    let e = routemu::engine::machine::validate(&cfg).unwrap_err();
     assert!(e.to_string().contains("speculative"), "{e}");
     let mut circuit = common::preset("circuit-hold.ron");
     circuit.router.pipeline.speculative = true;
-    let e = routemu::config::validate::validate(&circuit).unwrap_err();
+    let e = routemu::engine::machine::validate(&circuit).unwrap_err();
     assert!(e.to_string().contains("speculative"), "{e}");
 }
 

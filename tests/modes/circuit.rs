@@ -8,11 +8,12 @@ use routemu::config::{
     AckDelay, ConflictStrategy, Duplex, HwConfig, LengthConfig, Measure, SwitchingConfig,
     TopologyConfig,
 };
-use routemu::engine::experiment::run_experiment;
 use routemu::engine::sim::{Simulation, Stop};
-use routemu::switching::circuit::{zero_load_latency, CircuitNet};
+use routemu::experiments::experiment::run_experiment;
+use routemu::foundation::types::NodeId;
+use routemu::switching::circuit::CircuitNet;
+
 use routemu::topology::Topology;
-use routemu::types::NodeId;
 use serde_json::Value;
 
 fn quiet(mut cfg: HwConfig) -> HwConfig {
@@ -73,7 +74,7 @@ fn a_lone_message_has_the_closed_form_latency_under_every_strategy_and_preset() 
                 seen.insert(d);
                 assert_eq!(
                     lat,
-                    zero_load_latency(&cfg, d, *len as u64),
+                    routemu::switching::zero_load::circuit(&cfg, d, *len as u64),
                     "{name} {strategy:?}: {src}→{dst}, {len} flits"
                 );
             }
@@ -115,12 +116,12 @@ fn slow_wide_links_per_hop_acks_and_full_duplex_follow_the_closed_form() {
             // The tail (7 cycles per hop) arrives after the release (1 per hop) here.
             assert_eq!(
                 lat,
-                zero_load_latency(&cfg, hops, len as u64),
+                routemu::switching::zero_load::circuit(&cfg, hops, len as u64),
                 "{len} {dst}"
             );
         }
     }
-    let tail_bound = zero_load_latency(&cfg, 10, 4);
+    let tail_bound = routemu::switching::zero_load::circuit(&cfg, 10, 4);
     assert_eq!(
         tail_bound,
         10 * (2 + 3 - 1 + 7) + 2 * 10 + 10 * 7,
@@ -359,7 +360,7 @@ fn adaptive_routes_around_a_busy_link_where_drop_aborts() {
             // Each random choice has even odds; the busy link costs one extra verify at
             // most, never an abort.
             let lat = short.absorbed - short.header.created;
-            let z = zero_load_latency(&cfg, 2, 10);
+            let z = routemu::switching::zero_load::circuit(&cfg, 2, 10);
             assert!(lat == z || lat == z + 1, "{lat} vs {z}");
         }
         assert_eq!(sim.net.stats.aborts_sum, aborts, "{s:?}");

@@ -9,7 +9,7 @@
 use crate::common;
 
 use routemu::config::{HwConfig, Measure, SwitchingConfig};
-use routemu::engine::experiment::run_experiment;
+use routemu::experiments::experiment::run_experiment;
 use routemu::model::circuit::{drop_with, hold, Blocking, CircuitParams, Further, PathForm};
 use routemu::model::ModelError;
 use serde_json::Value;

@@ -7,8 +7,8 @@ use crate::common;
 
 use routemu::config::{HwConfig, Routing, Selection, SwitchingConfig, TopologyConfig};
 use routemu::engine::sim::Simulation;
+use routemu::foundation::types::{MsgId, NodeId};
 use routemu::switching::wormhole::{invariants, WormholeNet};
-use routemu::types::{MsgId, NodeId};
 use std::collections::HashSet;
 
 fn stress(name: &str, cfg: &HwConfig, cycles: u64) {
@@ -62,7 +62,10 @@ fn stress(name: &str, cfg: &HwConfig, cycles: u64) {
             if sim
                 .net
                 .topology
-                .neighbor(NodeId(u as u32), routemu::types::PortId(p as u8))
+                .neighbor(
+                    NodeId(u as u32),
+                    routemu::foundation::types::PortId(p as u8),
+                )
                 .is_some()
             {
                 assert_eq!(

@@ -4,15 +4,15 @@
 //! set-ups that inherit a link arrive right behind the previous holder's release
 //! (chained), find the controller busy and wait D_release − D_link_conn more; the
 //! measured fraction of arrivals finding it busy exceeds ρ, and the corrected prediction
-//! (`model::mg1::chained_wait`) is close where P-K is far off.
+//! (`foundation::mg1::chained_wait`) is close where P-K is far off.
 
 use crate::common;
 
 use routemu::config::Measure;
-use routemu::engine::experiment::run_experiment;
-use routemu::rng::{exponential, stream};
+use routemu::experiments::experiment::run_experiment;
+use routemu::foundation::rng::{exponential, stream};
+use routemu::foundation::types::Cycle;
 use routemu::router::controller::{Controllers, CtrlRequest};
-use routemu::types::Cycle;
 use serde_json::Value;
 
 /// Feeds `n` Poisson arrivals of rate `lambda` per cycle to a one-server controller with

@@ -5,8 +5,8 @@
 use crate::common;
 
 use routemu::config::load::load_hw;
-use routemu::engine::experiment::run_experiment;
 use routemu::engine::sim::{Simulation, Stop};
+use routemu::experiments::experiment::run_experiment;
 use routemu::switching::wormhole::WormholeNet;
 use std::path::Path;
 

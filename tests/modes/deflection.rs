@@ -10,11 +10,12 @@ use crate::common;
 
 use routemu::config::overrides::apply_overrides;
 use routemu::config::{HwConfig, Measure};
-use routemu::engine::experiment::run_experiment;
 use routemu::engine::sim::Simulation;
-use routemu::switching::deflection::{zero_load_latency, DeflectionNet};
+use routemu::experiments::experiment::run_experiment;
+use routemu::foundation::types::{NodeId, PortId};
+use routemu::switching::deflection::DeflectionNet;
+
 use routemu::topology::Topology;
-use routemu::types::{NodeId, PortId};
 use std::collections::HashMap;
 
 /// The 6×6 preset changed by `sets`, with a constant retry delay and no synthetic traffic
@@ -106,7 +107,7 @@ fn a_lone_worm_takes_a_shortest_path_and_arrives_at_the_closed_form_time() {
                 assert_eq!(h.hops as u64, hops, "{k}×{k} R={r} ℓ={l}: {}", h.id);
                 assert_eq!(
                     d.absorbed - h.created,
-                    zero_load_latency(&cfg, hops, h.len as u64),
+                    routemu::switching::zero_load::deflection(&cfg, hops, h.len as u64),
                     "{k}×{k} R={r} ℓ={l}: {} over {hops} hops",
                     h.id
                 );
@@ -186,7 +187,10 @@ fn a_transit_worm_facing_a_link_full_of_transit_worms_is_deflected_to_the_other_
     );
     let (created, done, h) = dl[&(30, 0)];
     assert_eq!(h as u64, hops);
-    assert_eq!(done - created, zero_load_latency(&cfg, hops, 20));
+    assert_eq!(
+        done - created,
+        routemu::switching::zero_load::deflection(&cfg, hops, 20)
+    );
     let s = &sim.net.stats;
     assert_eq!((s.pref_failed, s.preempted), (1, 0));
 }
@@ -261,7 +265,10 @@ fn conserved(sets: &[&str], rate: f64) -> routemu::switching::deflection::measur
         let h = &d.header;
         assert!(seen.insert(h.id), "{sets:?}: {} delivered twice", h.id);
         assert!(h.hops as u32 >= t.distance(h.id.src(), h.dst));
-        assert!(d.absorbed - h.created >= zero_load_latency(&cfg, 1, h.len as u64));
+        assert!(
+            d.absorbed - h.created
+                >= routemu::switching::zero_load::deflection(&cfg, 1, h.len as u64)
+        );
     }
     use routemu::engine::network::Network;
     assert_eq!(
@@ -369,7 +376,7 @@ fn machines_the_mode_cannot_run_are_refused_with_the_reason() {
     let bad = |sets: &[&str], want: &str| {
         let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
         let cfg = apply_overrides(&common::preset("deflection-ms.ron"), &sets).unwrap();
-        let e = routemu::config::validate::validate(&cfg)
+        let e = routemu::engine::machine::validate(&cfg)
             .err()
             .unwrap_or_else(|| panic!("{sets:?} accepted"))
             .to_string();

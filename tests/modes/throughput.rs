@@ -6,7 +6,7 @@
 use crate::common;
 
 use routemu::config::{HwConfig, Measure};
-use routemu::engine::experiment::run_experiment;
+use routemu::experiments::experiment::run_experiment;
 use routemu::topology::Topology;
 
 fn at(mut cfg: HwConfig, flits_per_node_cycle: f64) -> HwConfig {

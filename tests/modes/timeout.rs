@@ -11,11 +11,11 @@ use crate::common;
 use routemu::config::load::parse_hw;
 use routemu::config::overrides::apply_overrides;
 use routemu::config::HwConfig;
-use routemu::engine::experiment::run_experiment;
 use routemu::engine::sim::Simulation;
-use routemu::switching::timeout::{zero_load_latency, TimeoutNet};
+use routemu::experiments::experiment::run_experiment;
+use routemu::foundation::types::NodeId;
+use routemu::switching::timeout::TimeoutNet;
 use routemu::topology::Topology;
-use routemu::types::NodeId;
 
 fn preset(sets: &[&str]) -> HwConfig {
     let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
@@ -96,7 +96,7 @@ fn a_lone_worm_arrives_after_links_times_latency_plus_its_length() {
             let links = t.distance(h.id.src(), h.dst) as u64;
             assert_eq!(
                 d.absorbed - h.created,
-                zero_load_latency(links, h.len as u64, lat),
+                routemu::switching::zero_load::timeout(links, h.len as u64, lat),
                 "k={k} hosts={hosts} ℓ={lat}: {} → {} over {links} links",
                 h.id.src(),
                 h.dst
@@ -603,8 +603,9 @@ fn saturated_hosts_with_one_worm_waiting_retry_into_the_same_busy_link_and_carry
         one.accepted_per_host
     );
     // With one worm waiting, a reset worm is sent again at once.
-    let gap =
-        |t: &routemu::stats::report::Timeout| t.p_fail_retry.unwrap() - t.p_fail_first_try.unwrap();
+    let gap = |t: &routemu::switching::report::Timeout| {
+        t.p_fail_retry.unwrap() - t.p_fail_first_try.unwrap()
+    };
     assert!(
         gap(&one) > 0.15 && gap(&deep) < 0.08,
         "{} {}",

@@ -5,9 +5,10 @@
 use crate::common;
 
 use routemu::engine::sim::Simulation;
-use routemu::switching::wormhole::{zero_load_latency, WormholeNet};
+use routemu::foundation::types::NodeId;
+use routemu::switching::wormhole::WormholeNet;
+
 use routemu::topology::Topology;
-use routemu::types::NodeId;
 
 fn quiet(mut cfg: routemu::config::HwConfig) -> routemu::config::HwConfig {
     // A workload whose first message comes long after the test is over.
@@ -45,7 +46,7 @@ fn a_lone_message_has_the_closed_form_latency_on_every_preset() {
             assert_eq!(d.len(), 1);
             let hops = topo.distance(src, dst) as u64;
             seen[hops as usize] = true;
-            let expected = zero_load_latency(&cfg, hops, len.1 as u64);
+            let expected = routemu::switching::zero_load::wormhole(&cfg, hops, len.1 as u64);
             assert_eq!(
                 d[0].absorbed - d[0].header.created,
                 expected,
@@ -81,7 +82,7 @@ fn pipelined_router_and_wide_slow_links_follow_the_closed_form() {
         let d = sim.stats.deliveries.as_ref().unwrap()[0];
         assert_eq!(
             d.absorbed - d.header.created,
-            zero_load_latency(&cfg, 5, len as u64),
+            routemu::switching::zero_load::wormhole(&cfg, 5, len as u64),
             "{len} flits"
         );
     }
@@ -103,7 +104,7 @@ fn a_lone_message_on_the_mesh_boundary_and_hypercube_corner_is_exact() {
         let hops = topo.diameter() as u64;
         assert_eq!(
             d.absorbed - d.header.created,
-            zero_load_latency(&cfg, hops, 12),
+            routemu::switching::zero_load::wormhole(&cfg, hops, 12),
             "{name}"
         );
     }
@@ -123,7 +124,7 @@ fn the_latency_definition_shifts_a_lone_message_by_the_source_and_ejection_cycle
     sim.inject(NodeId(0), NodeId(3 + 8 * 2), 12);
     assert!(sim.run_until_empty(10_000));
     let d = sim.stats.deliveries.as_ref().unwrap()[0];
-    let base = zero_load_latency(&cfg, 5, 12);
+    let base = routemu::switching::zero_load::wormhole(&cfg, 5, 12);
     assert_eq!(d.absorbed - d.header.created, base);
     for (from, to, less) in [
         (
@@ -140,11 +141,18 @@ fn the_latency_definition_shifts_a_lone_message_by_the_source_and_ejection_cycle
     ] {
         let mut c = cfg.clone();
         c.experiment.latency = LatencyDef { from, to };
-        assert_eq!(zero_load_latency(&c, 5, 12), base - less, "{from:?} {to:?}");
+        assert_eq!(
+            routemu::switching::zero_load::wormhole(&c, 5, 12),
+            base - less,
+            "{from:?} {to:?}"
+        );
         if from == LatencyFrom::HeadInjected {
             // The emulator's own record of the head leaving the source router.
             let end = d.absorbed - if to == LatencyTo::TailArrived { 1 } else { 0 };
-            assert_eq!(end - d.header.injected, zero_load_latency(&c, 5, 12));
+            assert_eq!(
+                end - d.header.injected,
+                routemu::switching::zero_load::wormhole(&c, 5, 12)
+            );
         }
     }
 }
@@ -152,7 +160,7 @@ fn the_latency_definition_shifts_a_lone_message_by_the_source_and_ejection_cycle
 #[test]
 fn tail_arrived_reports_every_statistic_one_cycle_earlier_and_nothing_else_changes() {
     use routemu::config::{LatencyDef, LatencyFrom, LatencyTo, Measure};
-    use routemu::engine::experiment::run_experiment;
+    use routemu::experiments::experiment::run_experiment;
     let mut cfg = common::preset("wormhole-torus-adaptive.ron");
     cfg.topology = routemu::config::TopologyConfig::Torus {
         k: 4,

@@ -8,7 +8,7 @@
 use crate::common;
 
 use routemu::config::{HwConfig, Partitioner};
-use routemu::engine::experiment::run_experiment;
+use routemu::experiments::experiment::run_experiment;
 use serde_json::Value;
 
 /// Preset `name` cut short, with per-link arrays and a time series: windows as long as it

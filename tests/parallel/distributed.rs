@@ -7,8 +7,9 @@
 use crate::common;
 
 use routemu::config::{HwConfig, Measure};
-use routemu::engine::distributed::{local::LocalRanks, with_transport};
-use routemu::engine::experiment::run_experiment;
+use routemu::engine::distributed::local::LocalRanks;
+use routemu::engine::transport::with_transport;
+use routemu::experiments::experiment::run_experiment;
 use serde_json::Value;
 use std::sync::Arc;
 
@@ -174,7 +175,7 @@ fn a_window_counted_in_messages_closes_alike_on_ranks() {
 
 #[test]
 fn a_rank_that_panics_ends_the_others_instead_of_leaving_them_waiting() {
-    use routemu::engine::distributed::Transport;
+    use routemu::engine::transport::Transport;
     let panicked = std::thread::scope(|s| {
         let handles: Vec<_> = LocalRanks::new(3)
             .into_iter()

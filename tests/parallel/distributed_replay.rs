@@ -11,12 +11,15 @@ use crate::common;
 
 use routemu::config::overrides::apply_overrides;
 use routemu::config::HwConfig;
-use routemu::engine::distributed::{local::LocalRanks, with_transport};
-use routemu::engine::replay::{replay_machine_observed, ReplayMode, ReplayOptions, ReplayRecord};
-use routemu::error::{Error, Result};
-use routemu::stats::observe::HopRec;
-use routemu::stats::Delivery;
-use routemu::trace::{open_with, OpenOptions};
+use routemu::engine::distributed::local::LocalRanks;
+use routemu::engine::probe::observe::HopRec;
+use routemu::engine::probe::Delivery;
+use routemu::engine::transport::with_transport;
+use routemu::experiments::replay::{
+    replay_machine_observed, ReplayMode, ReplayOptions, ReplayRecord,
+};
+use routemu::experiments::traces::{open_with, OpenOptions};
+use routemu::foundation::error::{Error, Result};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -336,7 +339,7 @@ fn a_message_refused_by_a_full_source_ends_every_rank_with_the_same_error() {
 
 #[test]
 fn a_trace_sweep_point_replays_alike_on_ranks() {
-    use routemu::engine::sweep::{replay_point, Axis, TraceRun, TRACE_AXIS};
+    use routemu::experiments::sweep::{replay_point, Axis, TraceRun, TRACE_AXIS};
     let file = trace("netrace/example.tra.bz2");
     let axes = [Axis {
         path: TRACE_AXIS.into(),
@@ -387,7 +390,7 @@ fn a_generated_dumpi_trace_replays_elastically_alike_on_ranks() {
     // network's events and the counts, and the result is still one process's.
     // Placed as they come, fft-16's ranks share one process's nodes (nothing crosses,
     // stretches are long); placed at random, messages cross all the time.
-    use routemu::engine::replay::Placement;
+    use routemu::experiments::replay::Placement;
     let p = trace("generated/fft-16.meta");
     for (name, cfg) in presets() {
         let topo = routemu::topology::Topology::from_config(&cfg.topology).unwrap();

@@ -5,7 +5,7 @@
 use crate::common;
 
 use routemu::config::{HwConfig, Measure};
-use routemu::engine::experiment::run_experiment;
+use routemu::experiments::experiment::run_experiment;
 use serde_json::Value;
 
 fn report(cfg: &HwConfig) -> Value {

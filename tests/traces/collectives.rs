@@ -1,4 +1,4 @@
-//! MPI collectives as point-to-point schedules (`routemu::trace::collectives`), checked
+//! MPI collectives as point-to-point schedules (`routemu::mpi_semantics::collectives`), checked
 //! over every communicator size 1..=40, several roots and sizes (zero-byte blocks among
 //! them), for every algorithm:
 //!
@@ -18,7 +18,7 @@
 //! Communicators are exhaustive rather than random (no proptest): 1..=40 covers every
 //! remainder of a power of two up to 32, deterministically.
 
-use routemu::trace::collectives::*;
+use routemu::mpi_semantics::collectives::*;
 use std::collections::VecDeque;
 
 /// One call to check.

@@ -6,7 +6,7 @@
 //! calls and the Cartesian constructors resolve to the world ranks MPI would give,
 //! across handle reuse, with unknown handles and partial traces reported.
 
-use routemu::trace::comm::{CommTable, COMM_NULL, COMM_SELF, COMM_WORLD, GROUP_EMPTY};
+use routemu::mpi_semantics::comm::{CommTable, COMM_NULL, COMM_SELF, COMM_WORLD, GROUP_EMPTY};
 use routemu::trace::dumpi::{
     call_name, label_of, Args, Call, CallClass, DumpiFile, Field, SetOp, Status,
 };
@@ -2171,10 +2171,10 @@ fn intercommunicators_are_named_as_unresolved_when_asked_for() {
 
 #[test]
 fn the_replay_passes_testbgps_communicator_calls_and_refuses_its_collectives_on_request() {
-    // trace::mpi passes Comm_group, Group_incl and Comm_create; asked to refuse
+    // mpi_semantics::matching passes Comm_group, Group_incl and Comm_create; asked to refuse
     // collectives, it stops at the first Barrier.
-    use routemu::trace::mpi::Collectives;
-    use routemu::trace::{open_with, OpenOptions};
+    use routemu::experiments::traces::{open_with, OpenOptions};
+    use routemu::mpi_semantics::matching::Collectives;
     let meta = traces().join("testbgp.meta");
     let calls = decode_all(&traces().join("testbgp-0000.bin"));
     let at = |name: &str| calls.iter().find(|c| c.name() == name).unwrap().offset;

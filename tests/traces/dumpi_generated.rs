@@ -14,12 +14,12 @@ mod dumpi_gen;
 
 use clap::Parser;
 use dumpi_gen::{generate, write, Cli};
-use routemu::engine::replay::{replay, ReplayMode, ReplayOptions};
+use routemu::experiments::replay::{replay, ReplayMode, ReplayOptions};
+use routemu::experiments::traces::open;
+use routemu::mpi_semantics::collectives::{resolve, Algorithm, Collective, Op, Sizes};
 use routemu::switching::wormhole::WormholeNet;
-use routemu::trace::collectives::{resolve, Algorithm, Collective, Op, Sizes};
 use routemu::trace::dumpi::{Args, Call, DumpiFile, Stamp, Status};
 use routemu::trace::dumpi_write::{Header, RankWriter, X86_64_TYPE_SIZES};
-use routemu::trace::open;
 use std::path::PathBuf;
 
 fn root() -> PathBuf {
@@ -901,12 +901,12 @@ mod elastic {
     use super::*;
     use routemu::config::overrides::apply_overrides;
     use routemu::config::HwConfig;
-    use routemu::engine::replay::elastic::{Application, ElasticOptions, Overhead};
-    use routemu::engine::replay::{ReplayRecord, ReplaySummary};
-    use routemu::switching::wormhole::zero_load_latency;
+    use routemu::experiments::replay::elastic::{Application, ElasticOptions, Overhead};
+    use routemu::experiments::replay::{ReplayRecord, ReplaySummary};
+    use routemu::foundation::types::NodeId;
+
     use routemu::topology::Topology;
     use routemu::trace::program::{Op, Program, Req};
-    use routemu::types::NodeId;
     use std::path::Path;
 
     /// `preset` with `sets` applied.
@@ -957,8 +957,8 @@ mod elastic {
             "pingpong --ranks 2 --iters {iters} --bytes {bytes} --compute-ns {c} --exact"
         ));
         let cfg = machine("wormhole-torus-dor.ron", &[]);
-        let data = zero_load_latency(&cfg, 1, bytes / 8);
-        let ctrl = zero_load_latency(&cfg, 1, 1);
+        let data = routemu::switching::zero_load::wormhole(&cfg, 1, bytes / 8);
+        let ctrl = routemu::switching::zero_load::wormhole(&cfg, 1, 1);
         let (eager, recs) = elastic(&cfg, &meta, ElasticOptions::default());
         let a = app(&eager);
         assert_eq!(a.runtime, INIT + iters * 2 * (c + data) + FINALIZE);
@@ -993,7 +993,7 @@ mod elastic {
             "pingpong --ranks 2 --iters {iters} --bytes {bytes} --compute-ns {c} --exact"
         ));
         let cfg = machine("wormhole-torus-dor.ron", &[]);
-        let data = zero_load_latency(&cfg, 1, bytes / 8);
+        let data = routemu::switching::zero_load::wormhole(&cfg, 1, bytes / 8);
         let spec = "send=10+0.5,recv=7+0.25".parse::<Overhead>().unwrap();
         let e = ElasticOptions {
             compute_scale: 0.5,
@@ -1093,7 +1093,7 @@ mod elastic {
         let prog = open(&meta).unwrap().take_program().unwrap();
         let want = idle_runtime(&prog, |a, b, f| {
             let h = topo.distance(NodeId(a), NodeId(b)) as u64;
-            zero_load_latency(&cfg, h, f)
+            routemu::switching::zero_load::wormhole(&cfg, h, f)
         });
         let (s, _) = elastic(&cfg, &meta, ElasticOptions::default());
         let got = app(&s).runtime;

@@ -6,12 +6,16 @@
 
 use crate::common;
 
-use routemu::engine::replay::elastic::ElasticOptions;
-use routemu::engine::replay::{replay, ReplayMode, ReplayOptions, ReplayRecord, ReplaySummary};
-use routemu::switching::wormhole::{zero_load_latency, WormholeNet};
+use routemu::experiments::replay::elastic::ElasticOptions;
+use routemu::experiments::replay::{
+    replay, ReplayMode, ReplayOptions, ReplayRecord, ReplaySummary,
+};
+use routemu::experiments::traces::{open, open_with, OpenOptions};
+use routemu::mpi_semantics::matching::Collectives;
+use routemu::switching::wormhole::WormholeNet;
+
 use routemu::trace::dumpi::DumpiFile;
-use routemu::trace::mpi::Collectives;
-use routemu::trace::{open, open_with, OpenOptions, TraceMsg};
+use routemu::trace::TraceMsg;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -857,7 +861,7 @@ impl Rank {
 }
 
 /// Replays `meta` elastically, 1 cycle a ns, with eager limit `eager`.
-fn elastic(meta: &Path, eager: u64) -> routemu::error::Result<ReplaySummary> {
+fn elastic(meta: &Path, eager: u64) -> routemu::foundation::error::Result<ReplaySummary> {
     let cfg = common::preset("wormhole-torus-dor.ron");
     let mut src = open(meta).unwrap();
     let opts = ReplayOptions {
@@ -881,8 +885,8 @@ fn finishes(s: &ReplaySummary) -> Vec<u64> {
 fn a_synchronous_send_completes_when_its_receive_is_posted_plus_the_acknowledgements_trip() {
     let cfg = common::preset("wormhole-torus-dor.ron");
     let (one, data) = (
-        zero_load_latency(&cfg, 1, 1),
-        zero_load_latency(&cfg, 1, 100),
+        routemu::switching::zero_load::wormhole(&cfg, 1, 1),
+        routemu::switching::zero_load::wormhole(&cfg, 1, 100),
     );
     let dir = tempfile::tempdir().unwrap();
     // Rank 1 posts its receive 50 µs in; rank 0 sends at once.
@@ -915,7 +919,7 @@ fn a_synchronous_send_completes_when_its_receive_is_posted_plus_the_acknowledgem
 #[test]
 fn a_probe_waits_for_the_message_and_the_receive_then_takes_it_at_once() {
     let cfg = common::preset("wormhole-torus-dor.ron");
-    let one = zero_load_latency(&cfg, 1, 1);
+    let one = routemu::switching::zero_load::wormhole(&cfg, 1, 1);
     let dir = tempfile::tempdir().unwrap();
     // Rank 1 probes 1 µs in and receives 1 µs of compute after the probe returns; rank
     // 0 sends 30 µs in.

@@ -6,11 +6,12 @@
 use crate::common;
 
 use routemu::config::HwConfig;
-use routemu::engine::replay::{
+use routemu::experiments::replay::{
     replay_machine, NodeMap, RecordedLatency, ReplayMode, ReplayOptions, ReplayRecord,
     ReplaySummary, READ_AHEAD,
 };
-use routemu::trace::{open, open_with, OpenOptions, TraceMsg};
+use routemu::experiments::traces::{open, open_with, OpenOptions};
+use routemu::trace::TraceMsg;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 

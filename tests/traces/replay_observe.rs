@@ -7,10 +7,10 @@
 use crate::common;
 
 use routemu::config::HwConfig;
-use routemu::engine::replay::{
+use routemu::experiments::replay::{
     replay_machine, replay_machine_observed, ReplayMode, ReplayOptions, ReplayRecord, ReplaySummary,
 };
-use routemu::trace::open;
+use routemu::experiments::traces::open;
 use std::path::{Path, PathBuf};
 
 fn trace(name: &str) -> PathBuf {

@@ -8,8 +8,8 @@
 use crate::common;
 
 use routemu::config::overrides::apply_overrides;
-use routemu::engine::replay::{replay_machine, ReplayMode, ReplayOptions, ReplaySummary};
-use routemu::trace::{open, open_with, OpenOptions};
+use routemu::experiments::replay::{replay_machine, ReplayMode, ReplayOptions, ReplaySummary};
+use routemu::experiments::traces::{open, open_with, OpenOptions};
 use routemu::Error;
 use std::path::{Path, PathBuf};
 

@@ -1,8 +1,9 @@
 //! The trace readers reproduce their oracles exactly and refuse damaged input with the
 //! file and the place.
 
+use routemu::experiments::traces::open;
 use routemu::trace::netrace::NetraceReader;
-use routemu::trace::{open, SizeUnit, TraceMsg, TraceSource};
+use routemu::trace::{SizeUnit, TraceMsg, TraceSource};
 use std::path::{Path, PathBuf};
 
 fn traces() -> PathBuf {

@@ -2,7 +2,7 @@
 //! distributed stepping without MPI. Each exchange copies the bytes through shared slots
 //! between two barriers, as an MPI all-to-all would move them between processes.
 
-use super::Transport;
+use crate::engine::transport::Transport;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;

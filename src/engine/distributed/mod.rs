@@ -19,7 +19,7 @@
 //! mail to each other every cycle and may skip cycles in which none of them has work (the
 //! stretch's last cycle is always stepped); the coordinator decides only at the end of a
 //! stretch, which is where the stretch rule puts every decision that is more than "step
-//! on". The result is the one-process result (tests/distributed.rs compares them for every
+//! on". The result is the one-process result (tests/parallel/distributed.rs compares them for every
 //! switching mode).
 //!
 //! When the replication ends, each rank sends its partitions' [`PartResult`]s to every
@@ -32,94 +32,24 @@ pub mod local;
 pub mod mpi;
 pub(crate) mod wire;
 
-use super::experiment::{reduce_parts, PartResult, Replication, RunEnd};
-use super::network::Network;
+use crate::engine::network::Network;
+use crate::engine::replication::{reduce_parts, PartResult, Replication, RunEnd};
 
-use super::parallel::{
-    join_partitions, lock, mailboxes, partitions_for, CycleBarrier, FailOnPanic, Failed, Mail,
-    SpinBarrier,
-};
-use super::partitioner::{place, ranges};
-use super::sim::{Decision, Simulation, Stop, Summary};
-use super::waits::{has_cycle, WaitEdge};
-use crate::config::validate::validate;
 use crate::config::HwConfig;
-use crate::error::{Error, Result};
-use crate::types::Cycle;
-use std::cell::RefCell;
+use crate::engine::machine::validate;
+use crate::engine::parallel::{
+    hand_over, join_partitions, lock, mailboxes, partitions_for, take_over, CycleBarrier,
+    FailOnPanic, Failed, Mail, SpinBarrier,
+};
+use crate::engine::partitioner::{place, ranges};
+use crate::engine::sim::{Decision, Simulation, Stop, Summary};
+use crate::engine::transport::Transport;
+use crate::engine::waits::{has_cycle, WaitEdge};
+use crate::foundation::error::{Error, Result};
+use crate::foundation::types::Cycle;
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
-
-/// How ranks hand each other bytes. Implementations: MPI (`mpi::MpiTransport`, feature
-/// `mpi`) and threads of one process (`local::LocalRanks`, for tests).
-pub trait Transport: Send + Sync {
-    /// This rank's number, from 0.
-    fn rank(&self) -> usize;
-
-    /// The number of ranks.
-    fn ranks(&self) -> usize;
-
-    /// Personalised all-to-all: `send[r]` goes to rank `r`; afterwards `recv[r]` holds
-    /// what rank `r` sent to this one (`send` and `recv` have one entry per rank). Every
-    /// rank calls it, in the same order as every other collective.
-    fn exchange(&self, send: &[Vec<u8>], recv: &mut [Vec<u8>]);
-
-    /// Every rank's `mine`, in rank order.
-    fn all_gather(&self, mine: &[u8]) -> Vec<Vec<u8>>;
-
-    /// Returns once every rank called it, without keeping a core busy meanwhile: for
-    /// ranks waiting while rank 0 times something alone (`routemu bench`), where a
-    /// spinning wait would take the cores the timing needs.
-    fn quiet_barrier(&self) {
-        self.all_gather(&[]);
-    }
-}
-
-thread_local! {
-    static CURRENT: RefCell<Option<Arc<dyn Transport>>> = const { RefCell::new(None) };
-}
-
-/// Runs `f` with `t` as the ranks this thread's emulations are split over (every
-/// replication `f` runs on this thread goes through [`run_replication`]).
-pub fn with_transport<T>(t: Arc<dyn Transport>, f: impl FnOnce() -> T) -> T {
-    scoped(Some(t), f)
-}
-
-/// Runs `f` in this process alone: its emulations are not split over the ranks even
-/// under `mpirun` (`routemu bench` timing one process on rank 0 as the baseline; rank 0
-/// replaying a deadlocked replay on one partition to describe it).
-pub fn without_transport<T>(f: impl FnOnce() -> T) -> T {
-    scoped(None, f)
-}
-
-/// Runs `f` with `t` as this thread's ranks, restoring the ranks before even if `f`
-/// unwinds.
-fn scoped<T>(t: Option<Arc<dyn Transport>>, f: impl FnOnce() -> T) -> T {
-    let before = CURRENT.with(|c| c.replace(t));
-    struct Restore(Option<Arc<dyn Transport>>);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            let before = self.0.take();
-            CURRENT.with(|c| *c.borrow_mut() = before);
-        }
-    }
-    let _restore = Restore(before);
-    f()
-}
-
-/// The ranks this thread's emulations are split over, when there are several.
-pub fn current() -> Option<Arc<dyn Transport>> {
-    CURRENT
-        .with(|c| c.borrow().clone())
-        .filter(|t| t.ranks() > 1)
-}
-
-/// Whether this process writes outputs: rank 0, or a process that is not one of several
-/// ranks.
-pub fn writes_outputs() -> bool {
-    current().is_none_or(|t| t.rank() == 0)
-}
+use std::sync::Mutex;
 
 /// Partitions' node ranges, and the partitions (by index) each rank steps.
 pub type Plan = (Vec<(usize, usize)>, Vec<Range<usize>>);
@@ -325,11 +255,7 @@ fn rank_loop<N: Network, B: CycleBarrier>(
     let mut stretch_end = sim.horizon_end();
     loop {
         sim.step_local();
-        for q in sh.mine.clone().filter(|&q| q != p) {
-            let mut mb = lock(&sh.mail[(parity * parts + p) * parts + q]);
-            std::mem::swap(&mut mb.0, &mut sim.out.events[q]);
-            std::mem::swap(&mut mb.1, &mut sim.out.extras[q]);
-        }
+        hand_over(p, parity, sim, sh.mail, sh.mine.clone());
         *lock(&sh.sums[parity * parts + p]) = sim.summary();
         let check = sim.check_due();
         if check {
@@ -345,11 +271,7 @@ fn rank_loop<N: Network, B: CycleBarrier>(
         if sh.failed.0.load(Ordering::Acquire) {
             return None;
         }
-        for q in sh.mine.clone().filter(|&q| q != p) {
-            let mut mb = lock(&sh.mail[(parity * parts + q) * parts + p]);
-            let (events, extras) = &mut *mb;
-            sim.absorb(events, extras);
-        }
+        take_over(p, parity, sim, sh.mail, sh.mine.clone());
         if !exchange {
             // Inside the stretch: on to the next cycle in which one of this rank's
             // partitions has work, never past the stretch's last cycle.

@@ -8,7 +8,7 @@
 //! replications, sweep points and searches run one at a time on it under several ranks).
 //! Every call checks that it comes from that thread.
 
-use super::Transport;
+use crate::engine::transport::Transport;
 use mpi::datatype::{Partition, PartitionMut};
 use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi::traits::*;

@@ -5,14 +5,15 @@
 //! exchange; the outbox vectors are swapped, not copied, so a stretch allocates nothing
 //! per event.
 
-use super::{stalled, Shared, Transport};
+use crate::engine::distributed::{stalled, Shared};
 use crate::engine::network::Network;
 use crate::engine::parallel::{lock, CycleBarrier};
 use crate::engine::partition::PartOut;
 use crate::engine::sim::Summary;
+use crate::engine::transport::Transport;
 use crate::engine::waits::WaitEdge;
-use crate::error::Error;
-use crate::types::Cycle;
+use crate::foundation::error::Error;
+use crate::foundation::types::Cycle;
 use serde::{Deserialize, Serialize};
 use std::ops::Range;
 
@@ -76,7 +77,7 @@ struct Packet<E, R> {
 /// The exchanging thread's buffers: the ranks, which rank steps each partition, and one
 /// reused byte buffer to and from every rank. A synthetic run exchanges with [`Exchanger::run`]
 /// at the end of a stretch, a replay with its own packet after every cycle
-/// (`engine::replay::exchange`).
+/// (`experiments::replay::exchange`).
 pub(crate) struct Exchanger<'a> {
     pub(crate) t: &'a dyn Transport,
     /// The partitions this rank steps.

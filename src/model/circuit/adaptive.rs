@@ -4,8 +4,10 @@
 //! the source backs off. The flow analysis of the set-up's state diagram gives the visits
 //! per message to every state.
 
-use super::{conflict, rel_change, CircuitParams, CircuitPrediction, MAX_ITERATIONS, TOLERANCE};
-use crate::model::mg1::Moments;
+use crate::foundation::mg1::Moments;
+use crate::model::circuit::{
+    conflict, rel_change, CircuitParams, CircuitPrediction, MAX_ITERATIONS, TOLERANCE,
+};
 use crate::model::ModelError;
 
 /// Predicts the adaptive strategy of `p`: the flow analysis is solved for every path

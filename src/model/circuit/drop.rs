@@ -25,8 +25,10 @@
 //! aborts per verify, as the emulator counts it; `p_further` is its part from further
 //! conflicts.
 
-use super::{conflict, rel_change, CircuitParams, CircuitPrediction, MAX_ITERATIONS, TOLERANCE};
-use crate::model::mg1::Moments;
+use crate::foundation::mg1::Moments;
+use crate::model::circuit::{
+    conflict, rel_change, CircuitParams, CircuitPrediction, MAX_ITERATIONS, TOLERANCE,
+};
 use crate::model::ModelError;
 
 /// The set-up of an h-hop path.

@@ -7,8 +7,10 @@
 //! with the path-conditioned reading. The residual time of the holder does not depend on
 //! which hop asks, so the wait of an h-hop path is (Σ over its hops of P_i/U)·Σ_x U^x W_x.
 
-use super::{conflict, rel_change, CircuitParams, CircuitPrediction, MAX_ITERATIONS, TOLERANCE};
-use crate::model::mg1::Moments;
+use crate::foundation::mg1::Moments;
+use crate::model::circuit::{
+    conflict, rel_change, CircuitParams, CircuitPrediction, MAX_ITERATIONS, TOLERANCE,
+};
 use crate::model::ModelError;
 
 /// Predicts the hold strategy of `p`.

@@ -82,13 +82,13 @@ pub use adaptive::{adaptive, adaptive_flows, adaptive_n_abort, AdaptiveFlows};
 pub use drop::{drop, drop_with, Further};
 pub use hold::hold;
 
-use super::mg1::{pk_wait, Moments};
-use super::ModelError;
-use crate::config::validate::validate;
 use crate::config::{AckDelay, ConflictStrategy, Duplex, HwConfig, SwitchingConfig};
+use crate::engine::machine::validate;
+use crate::foundation::mg1::{pk_wait, Moments};
+use crate::foundation::types::NodeId;
+use crate::model::ModelError;
 use crate::topology::Topology;
 use crate::traffic::length::LengthDist;
-use crate::types::NodeId;
 use serde::Serialize;
 
 /// Relative change of every unknown below which a fixed point has converged.
@@ -467,7 +467,10 @@ fn exclusion_shares(t: &Topology, duplex: Duplex) -> Vec<Vec<(f64, f64)>> {
         }
         paths.push(ports);
     }
-    let holders = |q: usize| match (duplex, t.peer_port(crate::types::PortId(q as u8))) {
+    let holders = |q: usize| match (
+        duplex,
+        t.peer_port(crate::foundation::types::PortId(q as u8)),
+    ) {
         (Duplex::Half, Some(r)) => uses[q] + uses[r.idx()],
         _ => uses[q],
     };
@@ -617,7 +620,6 @@ mod tests {
     use super::*;
     use crate::config::load::parse_hw;
     use crate::config::LengthConfig;
-    use crate::switching::circuit::zero_load_latency;
 
     fn preset(name: &str) -> HwConfig {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -652,7 +654,9 @@ mod tests {
                     let expect: f64 = p
                         .weights()
                         .iter()
-                        .map(|&(h, w)| w * zero_load_latency(&cfg, h as u64, 700) as f64)
+                        .map(|&(h, w)| {
+                            w * crate::switching::zero_load::circuit(&cfg, h as u64, 700) as f64
+                        })
                         .sum();
                     assert!(
                         (pred.latency - expect).abs() < 1e-6 * expect,

@@ -7,7 +7,7 @@
 //! It owns nothing about the network: the rates λ₁*, λ₂*, λ₃*, ε and θ come in as
 //! [`Rates`], worked out by the outer iteration in the parent module.
 
-use super::super::ModelError;
+use crate::model::ModelError;
 
 /// Position of X_a (terminating worms on the horizontal input) in a [`State`].
 pub const XA: usize = 0;
@@ -237,7 +237,7 @@ pub fn for_each_transition(x: &State, m: u32, r: &Rates, mut f: impl FnMut(State
 /// Calls `f(source, rate)` for every transition *into* `x` (the transposed view of
 /// [`for_each_transition`], derived by hand: a balance equation sums the flows into its
 /// state). Rates of transitions from the same source are reported summed. It serves the
-/// residual and is the reference the fast sweep of [`super::iterative`] is tested
+/// residual and is the reference the fast sweep of [`crate::model::deflection_ms::iterative`] is tested
 /// against.
 #[inline]
 pub fn for_each_predecessor(x: &State, m: u32, r: &Rates, mut f: impl FnMut(State, f64)) {

@@ -15,9 +15,9 @@
 //! The blocks are dense: the cost is about Σ_k (⅔ s_k³ + 2 s_k² s_{k−1}) flops for levels
 //! of s_k states (m = 2: 7·10⁶; m = 3: 1·10⁹; m = 4: 6·10¹⁰), and the memory Σ s_k
 //! s_{k+1} doubles (m = 4: about 110 MB; measured: 1 ms, 0.17 s and 12 s a solve, 126 MB
-//! peak at m = 4). Hence [`super::DIRECT_MAX_M`].
+//! peak at m = 4). Hence [`crate::model::deflection_ms::DIRECT_MAX_M`].
 
-use super::chain::{for_each_transition, outflow, Rates, StateSpace};
+use crate::model::deflection_ms::chain::{for_each_transition, outflow, Rates, StateSpace};
 
 /// A dense row-major matrix.
 struct Dense {

@@ -10,7 +10,7 @@
 //! ranking. At m = 10 (2 774 200 states) memory is about 8 bytes a state for the list and
 //! 8 for π, 45 MB.
 //!
-//! **routemu:** Q̂ is invariant under the top↔bottom swap ([`mirror`](super::chain::mirror)) and so is its
+//! **routemu:** Q̂ is invariant under the top↔bottom swap ([`mirror`](crate::model::deflection_ms::chain::mirror)) and so is its
 //! stationary distribution; a sweep visits one state of each mirror pair and writes the
 //! new value to both, which is SOR on the lumped chain and halves the work.
 //!
@@ -23,7 +23,7 @@
 //! whatever the tolerance; ω is moved half-way back to 1 whenever the residual grows for
 //! three sweeps running (above rounding level).
 
-use super::chain::{for_each_predecessor, Rates, State, StateSpace};
+use crate::model::deflection_ms::chain::{for_each_predecessor, Rates, State, StateSpace};
 
 /// How a solve ended.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -147,7 +147,7 @@ impl Sor {
     ///
     /// The residual estimate of a sweep is Σ_x |π_x^GS − π_x^old| q(x) / Σ_x π_x q(x),
     /// π_x^GS the Gauss–Seidel value: the imbalance of each equation just before it is
-    /// visited, in the units of [`super::chain::residual`].
+    /// visited, in the units of [`crate::model::deflection_ms::chain::residual`].
     pub fn solve(
         &mut self,
         space: &StateSpace,

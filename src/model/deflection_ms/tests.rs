@@ -2,11 +2,11 @@
 //! solvers against each other, and the reference values of spec §3.4
 //! (`paper003.md`, `reference/paper003-model.txt`).
 
-use super::chain::{
+use crate::model::deflection_ms::chain::{
     for_each_predecessor, for_each_transition, mirror, occupancy, state_count, transit_route,
     Level, Rates, StateSpace,
 };
-use super::*;
+use crate::model::deflection_ms::*;
 use std::collections::HashMap;
 
 /// Rates of a moderately loaded node (m = 2, λ ≈ 0.3), for chain-level tests.

@@ -9,8 +9,8 @@
 //! about the order of service, not the instant a retry rejoins); each of the E\[tries\] − 1
 //! failed tries adds D to the worm's latency.
 
-use super::super::mg1::{pk_wait, Moments};
-use super::super::ModelError;
+use crate::foundation::mg1::{pk_wait, Moments};
+use crate::model::ModelError;
 
 /// One host's queue.
 #[derive(Clone, Copy, Debug, PartialEq)]

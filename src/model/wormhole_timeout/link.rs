@@ -34,7 +34,7 @@
 //!   computed without cancellation for every βτ (a Poisson-tail series below |βτ| = 5,
 //!   which contains the spec's small-|βτ| expansion; β < 0 by reflection x → τ − x).
 
-use super::super::ModelError;
+use crate::model::ModelError;
 use serde::Serialize;
 
 /// Which two Taylor coefficients of Φ*(s) the one-stage fit matches (spec A15).

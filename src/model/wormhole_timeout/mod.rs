@@ -53,8 +53,8 @@ pub mod link;
 pub mod paths;
 mod prediction;
 
-use super::ModelError;
 use crate::config::{HwConfig, OnReset, PatternConfig, SwitchingConfig};
+use crate::model::ModelError;
 use crate::topology::hosts::{HostNetwork, LinkClass};
 use crate::topology::Topology;
 use crate::traffic::length::LengthDist;
@@ -141,7 +141,7 @@ impl TimeoutParams {
                 "paper 002's model is written here for destinations uniform over the other hosts",
             );
         }
-        let machine = crate::config::validate::validate(cfg)
+        let machine = crate::engine::machine::validate(cfg)
             .map_err(|e| ModelError::BadInput(e.to_string()))?;
         let Topology::Hosts(net) = machine.topology else {
             return bad("paper 002's model is for host/switch networks");

@@ -8,7 +8,7 @@
 //! crosses before the link that times it out counts twice (head forward, reset back),
 //! e^(−2sτ) inside the product, as eq. (6) and Fig. 5 say.
 
-use super::super::ModelError;
+use crate::model::ModelError;
 use crate::topology::hosts::{HostNetwork, LinkClass};
 
 /// Raw moments E\[X\], E\[X²\], E\[X³\] of a non-negative random variable.
@@ -271,7 +271,7 @@ impl PathSet {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rng::{exponential, stream, unit};
+    use crate::foundation::rng::{exponential, stream, unit};
 
     #[test]
     fn on_the_3x3_torus_with_one_host_a_switch_only_its_host_feeds_the_x_links() {
@@ -340,7 +340,7 @@ mod tests {
         let mut rng = stream(11, 0, 0, 7);
         let n = 1_000_000;
         let mut sums = vec![[0.0f64; 4]; h];
-        let draw = |m: f64, rng: &mut crate::rng::NodeRng| {
+        let draw = |m: f64, rng: &mut crate::foundation::rng::NodeRng| {
             if m > 0.0 {
                 exponential(rng, 1.0 / m)
             } else {

@@ -1,10 +1,10 @@
 //! The numbers paper 002's model reports: per host and per link class, from a converged
 //! fixed point (the averaging rules are in the parent module's notes).
 
-use super::link::{Denominator, Matching};
-use super::paths::PathSet;
-use super::{Solution, TimeoutParams};
-use crate::stats::report::ClassSplit;
+use crate::model::wormhole_timeout::link::{Denominator, Matching};
+use crate::model::wormhole_timeout::paths::PathSet;
+use crate::model::wormhole_timeout::{Solution, TimeoutParams};
+use crate::switching::report::ClassSplit;
 use crate::topology::hosts::LinkClass;
 use serde::Serialize;
 

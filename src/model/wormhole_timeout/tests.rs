@@ -2,8 +2,8 @@
 //! `reference/paper002-model.txt`), zero load, the printed denominator's defect,
 //! saturation, the paper's trends S1 and S2, the retry delay and the configuration.
 
-use super::*;
 use crate::config::load::load_hw;
+use crate::model::wormhole_timeout::*;
 
 fn torus(hosts: u32, mean: f64, timeout: f64, thr: f64) -> TimeoutParams {
     TimeoutParams {

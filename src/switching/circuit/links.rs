@@ -23,7 +23,7 @@
 //! other's; the papers' single queue per link has no such asymmetry.
 
 use crate::engine::partitioner::PartNodes;
-use crate::types::Cycle;
+use crate::foundation::types::Cycle;
 use std::collections::HashMap;
 
 /// No circuit.
@@ -40,8 +40,8 @@ pub struct Fifos {
 
 impl Fifos {
     /// `owners` empty FIFOs; an error when the memory cannot be had.
-    pub fn new(owners: usize) -> crate::error::Result<Self> {
-        use crate::limits::{filled_table, zeroed_table};
+    pub fn new(owners: usize) -> crate::foundation::error::Result<Self> {
+        use crate::foundation::limits::{filled_table, zeroed_table};
         Ok(Fifos {
             head: filled_table(Some(owners), NONE, "circuit FIFO head")?,
             tail: filled_table(Some(owners), NONE, "circuit FIFO tail")?,
@@ -184,8 +184,12 @@ pub struct LinkEnds {
 impl LinkEnds {
     /// The ends of the `deg` output ports of the nodes of `part`, with the given peers
     /// (global indices); an error when the memory cannot be had.
-    pub fn new(peer: Vec<u32>, part: &PartNodes, deg: usize) -> crate::error::Result<Self> {
-        use crate::limits::{filled_table, zeroed_table};
+    pub fn new(
+        peer: Vec<u32>,
+        part: &PartNodes,
+        deg: usize,
+    ) -> crate::foundation::error::Result<Self> {
+        use crate::foundation::limits::{filled_table, zeroed_table};
         let n = Some(peer.len());
         Ok(LinkEnds {
             holder: filled_table(n, FREE, "circuit link holder")?,

@@ -3,8 +3,8 @@
 //! link, link-cycles held per phase (for time averages), and the routing controllers'
 //! waits. Integers and histograms only, so merging is exact and order-free.
 
-use crate::stats::histogram;
-use crate::types::Cycle;
+use crate::engine::probe::histogram;
+use crate::foundation::types::Cycle;
 use hdrhistogram::Histogram;
 
 /// Phase of a communication (paper 000's states, grouped).
@@ -47,19 +47,19 @@ pub enum HopKind {
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct CircuitStats {
     /// Set-up time per measured message (DMA engine taken → destination DMA taken).
-    #[serde(with = "crate::stats::hist_serde")]
+    #[serde(with = "crate::engine::probe::hist_serde")]
     pub setup: Histogram<u64>,
     /// Ack time.
-    #[serde(with = "crate::stats::hist_serde")]
+    #[serde(with = "crate::engine::probe::hist_serde")]
     pub ack: Histogram<u64>,
     /// Data time.
-    #[serde(with = "crate::stats::hist_serde")]
+    #[serde(with = "crate::engine::probe::hist_serde")]
     pub data: Histogram<u64>,
     /// Release time (data sent → last link released and tail absorbed).
-    #[serde(with = "crate::stats::hist_serde")]
+    #[serde(with = "crate::engine::probe::hist_serde")]
     pub release: Histogram<u64>,
     /// Waits of measured controller requests.
-    #[serde(with = "crate::stats::hist_serde")]
+    #[serde(with = "crate::engine::probe::hist_serde")]
     pub ctrl_wait: Histogram<u64>,
     /// Measured messages completed.
     pub count: u64,
@@ -130,7 +130,7 @@ impl Default for CircuitStats {
     }
 }
 
-pub use crate::stats::overlap;
+pub use crate::engine::probe::overlap;
 
 impl CircuitStats {
     /// Adds another partition's measurements.

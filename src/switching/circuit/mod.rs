@@ -35,7 +35,7 @@
 //!    over the link it just released. The message is complete when the last link is
 //!    released and the tail absorbed; its latency runs from creation to that cycle + 1,
 //!    so at zero load it is M(D_verify + D_link_conn) + D_ack + ⌈L/W⌉ + M·D_release
-//!    with ℓ = 1 (paper 000 eq. 2); see [`zero_load_latency`].
+//!    with ℓ = 1 (paper 000 eq. 2); see [`crate::switching::zero_load::circuit`].
 //!
 //! # Strategies (`switching.strategy`)
 //!
@@ -80,56 +80,32 @@ pub mod record;
 mod report;
 mod waits;
 
-use crate::config::validate::Machine;
 use crate::config::{AckDelay, BackoffDist, ConflictStrategy, Duplex, HwConfig, SwitchingConfig};
-use crate::engine::network::{NetMeasures, Network, Outbox, Window};
+use crate::engine::machine::Machine;
+use crate::engine::network::{NetMeasures, Network};
+use crate::engine::partition::Outbox;
 use crate::engine::partition::PartOut;
 use crate::engine::partitioner::PartNodes;
-use crate::engine::sim::{MeasureWindow, Simulation};
+use crate::engine::probe::observe::{LinkObs, LinkUnits};
+use crate::engine::probe::MsgStats;
 use crate::engine::waits::WaitEdge;
-use crate::error::{Error, Result};
-use crate::limits::{collected_table, filled_table, zeroed_table};
-use crate::rng::{below, delay, stream, NodeRng};
+use crate::engine::window::MeasureWindow;
+use crate::engine::window::Window;
+use crate::foundation::error::{Error, Result};
+use crate::foundation::limits::{collected_table, filled_table, zeroed_table};
+use crate::foundation::rng::{below, stream, NodeRng};
+use crate::foundation::types::{Cycle, NodeId, PortId};
 use crate::router::buffers::MsgHeader;
 use crate::router::controller::{ClassStats, Controllers, CtrlRequest, CtrlStats, CHAINED};
 use crate::router::dma::{Dma, PendingMsg};
 use crate::routing::dor::dor_step;
 use crate::routing::selection::BitIter;
-use crate::stats::observe::{LinkObs, LinkUnits};
-use crate::stats::MsgStats;
+use crate::switching::delay;
 use crate::topology::Topology;
-use crate::types::{Cycle, NodeId, PortId};
 use links::{Fifos, LinkEnds, FREE, NONE};
 use measure::{overlap, CircuitStats, HopKind, Phase};
 use record::{Circuit, CircuitRemote, Timeline};
 use std::collections::HashMap;
-
-/// Closed-form zero-load latency (creation to completion) of an L-flit message over
-/// `hops` hops on the circuit-switched machine `cfg`; see the module documentation.
-pub fn zero_load_latency(cfg: &HwConfig, hops: u64, len: u64) -> Cycle {
-    let c = &cfg.router.controller;
-    let l = cfg.links.latency;
-    let ack = match cfg.switching {
-        SwitchingConfig::Circuit { ack, .. } => ack_cycles(ack, hops),
-        _ => 0,
-    };
-    let data = len.div_ceil(cfg.links.width.max(1) as u64);
-    let setup = hops * (c.verify + c.link_conn - 1 + l) + ack;
-    if hops == 0 {
-        return setup + data;
-    }
-    // The release of link i starts i·(D_rel − 1 + ℓ) after the data is sent.
-    let release_end = (hops - 1) * (c.release - 1 + l) + c.release;
-    let tail = data - 1 + hops * l;
-    setup + (data + release_end).max(tail)
-}
-
-fn ack_cycles(ack: AckDelay, hops: u64) -> Cycle {
-    match ack {
-        AckDelay::Total(a) => a,
-        AckDelay::PerHop(a) => (a * hops).max(1),
-    }
-}
 
 /// What happens to a node in a cycle.
 #[derive(
@@ -193,7 +169,7 @@ pub struct CircuitEvent {
     pub aux: u8,
 }
 
-impl crate::engine::partition::Located for CircuitEvent {
+impl crate::foundation::types::Located for CircuitEvent {
     #[inline]
     fn node(&self) -> u32 {
         self.node
@@ -1125,7 +1101,7 @@ impl CircuitNet {
             let k = &mut self.circuits[c as usize];
             k.reached_at = t;
             k.hops = k.nodes.len() as u32;
-            let delay = ack_cycles(self.ack, k.hops as u64);
+            let delay = crate::switching::zero_load::ack_cycles(self.ack, k.hops as u64);
             let data = (k.msg.len as u64).div_ceil(self.width);
             let tl = Timeline {
                 id: k.id(),
@@ -1538,9 +1514,9 @@ impl Network for CircuitNet {
     fn wait_edges(&self, out: &mut Vec<WaitEdge>) {
         CircuitNet::wait_edges(self, out);
     }
-    fn explain_deadlock(sim: &Simulation<Self>) -> String {
-        match sim.net.wait_cycle() {
-            Some(c) => sim.net.describe_wait_cycle(&c),
+    fn explain_deadlock(&self, _t: Cycle) -> String {
+        match self.wait_cycle() {
+            Some(c) => self.describe_wait_cycle(&c),
             None => "no cycle of waiting circuits".into(),
         }
     }
@@ -1587,7 +1563,7 @@ impl Network for CircuitNet {
                 if p < g {
                     // The half-duplex link's row is its lower end's (as in `measures`):
                     // this end adds its own counts to it, its busy cycles are counted
-                    // there (rows of one link add up in `engine::experiment`).
+                    // there (rows of one link add up in `experiments::experiment`).
                     row.from = p / deg;
                     row.port = (p % deg) as u8;
                     row.to = g / deg;

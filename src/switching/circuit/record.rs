@@ -14,10 +14,10 @@
 //!
 //! Not here: the link ends (`links`), the measurements (`measure`).
 
-use super::links::EndView;
-use super::measure::Phase;
+use crate::foundation::types::Cycle;
 use crate::router::dma::PendingMsg;
-use crate::types::Cycle;
+use crate::switching::circuit::links::EndView;
+use crate::switching::circuit::measure::Phase;
 
 /// When a circuit that reached its destination enters its later phases.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -116,7 +116,7 @@ impl Circuit {
             acct_t: 0,
             aborting: false,
             cand: 0,
-            waiting_at: super::links::NONE,
+            waiting_at: crate::switching::circuit::links::NONE,
             wait_since: 0,
             hops: 0,
             engine_at: 0,

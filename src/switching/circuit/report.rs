@@ -1,18 +1,23 @@
 //! The circuit block of the run report: per-replication means with confidence intervals,
 //! merged histograms, and every node's routing controller from the counts of all
-//! replications. What is measured while running is in [`super::measure`].
+//! replications. What is measured while running is in [`crate::switching::circuit::measure`].
 
-use super::measure::CircuitStats;
-use super::CircuitMeasures;
 use crate::config::SwitchingConfig;
-use crate::engine::experiment::{chain_delta, chained_coef, dist, pk_wait, RepResult};
 use crate::engine::network::{ModeContext, ModeMeasures};
+use crate::engine::probe::histogram;
+use crate::engine::replication::RepResult;
+use crate::foundation::ci::dist;
+use crate::foundation::ci::mean_ci;
+use crate::foundation::ci::Dist;
+use crate::router::controller::{chain_delta, chained_coef, pk_wait};
 use crate::router::controller::{ClassStats, CtrlStats, CLASSES};
-use crate::stats::ci::mean_ci;
-use crate::stats::histogram;
-use crate::stats::report::{
-    Circuit, ControllerClass, Dist, HopKindSplit, ModeReport, NodeController, PhaseSplit,
+use crate::switching::circuit::measure::CircuitStats;
+use crate::switching::circuit::CircuitMeasures;
+use crate::switching::circuit::CircuitNet;
+use crate::switching::report::{
+    Circuit, ControllerClass, HopKindSplit, ModeReport, NodeController, PhaseSplit,
 };
+use crate::switching::Mode;
 
 /// Largest network whose controllers are listed one by one.
 const LIST_CONTROLLERS_UP_TO: usize = 4096;
@@ -21,8 +26,10 @@ impl ModeMeasures for CircuitMeasures {
     fn merge(&mut self, o: &Self) {
         self.add(o);
     }
+}
 
-    fn report(ctx: ModeContext<'_>, reps: &[RepResult<Self>]) -> ModeReport {
+impl Mode for CircuitNet {
+    fn report(ctx: ModeContext<'_>, reps: &[RepResult<CircuitMeasures>]) -> ModeReport {
         ModeReport::Circuit(Box::new(circuit_report(ctx, reps)))
     }
 }
@@ -198,7 +205,7 @@ fn classes(ms: &[&CircuitMeasures]) -> Vec<ControllerClass> {
             let n = c.arrivals[a] as f64;
             let busy = c.busy[a];
             ControllerClass {
-                class: super::ARRIVAL_CLASSES[a],
+                class: crate::switching::circuit::ARRIVAL_CLASSES[a],
                 share: n / all as f64,
                 p_busy: busy as f64 / n,
                 p_queued: c.queued[a] as f64 / n,
@@ -208,7 +215,7 @@ fn classes(ms: &[&CircuitMeasures]) -> Vec<ControllerClass> {
                     .filter(|&k| c.busy_with[a][k] > 0)
                     .map(|k| {
                         (
-                            super::ARRIVAL_CLASSES[k],
+                            crate::switching::circuit::ARRIVAL_CLASSES[k],
                             c.busy_with[a][k] as f64 / busy as f64,
                         )
                     })

@@ -4,12 +4,12 @@
 //! held link ends → their holders. The description of a cycle and the invariant check
 //! work on a whole network stepped as one partition.
 
-use super::links::{FREE, NONE};
-use super::measure::Phase;
-use super::CircuitNet;
 use crate::config::ConflictStrategy;
 use crate::engine::waits::WaitEdge;
-use crate::types::PortId;
+use crate::foundation::types::PortId;
+use crate::switching::circuit::links::{FREE, NONE};
+use crate::switching::circuit::measure::Phase;
+use crate::switching::circuit::CircuitNet;
 use std::collections::HashMap;
 
 const CIRCUIT: u8 = 0;

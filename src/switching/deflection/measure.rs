@@ -5,7 +5,7 @@
 //! partitions is exact and order-free. Most counts are taken inside the measurement
 //! window (by the cycle of the decision); the `*_total` identities cover the whole run.
 
-use crate::types::Cycle;
+use crate::foundation::types::Cycle;
 
 /// Longest path length kept in its own bucket of the histogram; longer ones share the last.
 pub const MAX_PATH_BUCKET: usize = 255;

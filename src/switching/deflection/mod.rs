@@ -38,7 +38,7 @@
 //! A10). Every input lane remembers where its segment went (forwarded on an output lane,
 //! absorbed, dropped), which is all the end mark needs to find its way. A lone worm of L
 //! flits over h hops is delivered (h + 1)(R − 1) + h·ℓ + L cycles after its creation,
-//! the wormhole closed form ([`zero_load_latency`]).
+//! the wormhole closed form ([`crate::switching::zero_load::deflection`]).
 //!
 //! Preemption at the victim's source in cycle t ends the victim's segment with the flits
 //! sent in cycles s..t−1; the rest of the message waits for a retry (`resume:
@@ -71,23 +71,27 @@
 pub mod measure;
 mod report;
 
-use crate::config::validate::Machine;
 use crate::config::{AbortSignal, BackoffDist, HwConfig, Resume, SwitchingConfig, Victim};
-use crate::engine::network::{NetMeasures, Network, Outbox, Window};
-use crate::engine::partition::{Located, PartOut};
+use crate::engine::machine::Machine;
+use crate::engine::network::{NetMeasures, Network};
+use crate::engine::partition::Outbox;
+use crate::engine::partition::PartOut;
 use crate::engine::partitioner::PartNodes;
-use crate::engine::sim::{MeasureWindow, Simulation};
-use crate::error::{Error, Result};
-use crate::limits::{collected_table, filled_table, zeroed_table};
-use crate::rng::{below, delay, stream, NodeRng};
+use crate::engine::probe::observe::{Level as ObsLevel, LinkObs, LinkUnits, PortObs, NO_HOP};
+use crate::engine::probe::{overlap, MsgStats};
+use crate::engine::window::MeasureWindow;
+use crate::engine::window::Window;
+use crate::foundation::error::{Error, Result};
+use crate::foundation::limits::{collected_table, filled_table, zeroed_table};
+use crate::foundation::rng::{below, stream, NodeRng};
+use crate::foundation::types::Located;
+use crate::foundation::types::{Cycle, MsgId, NodeId, PortId};
 use crate::router::buffers::MsgHeader;
 use crate::router::controller::CtrlStats;
 use crate::router::dma::PendingMsg;
 use crate::routing::deflection::{other, preferred};
-use crate::stats::observe::{Level as ObsLevel, LinkObs, LinkUnits, PortObs, NO_HOP};
-use crate::stats::{overlap, MsgStats};
+use crate::switching::delay;
 use crate::topology::Topology;
-use crate::types::{Cycle, MsgId, NodeId, PortId};
 use measure::{DeflectionStats, Level, MAX_PATH_BUCKET};
 use std::collections::HashMap;
 
@@ -95,20 +99,6 @@ const NONE: u32 = u32::MAX;
 
 /// Ports of a Manhattan Street node (row link 0, column link 1).
 const PORTS: usize = 2;
-
-/// Closed-form latency (creation to last flit delivered) of a lone L-flit worm over
-/// `hops` hops on the deflection machine `cfg`: (h + 1)(R − 1) + h·ℓ + L.
-pub fn zero_load_latency(cfg: &HwConfig, hops: u64, len: u64) -> Cycle {
-    let r = router_delay(cfg);
-    (hops + 1) * (r - 1) + hops * cfg.links.latency + len
-}
-
-/// The router's delay R per hop: the routing controller's time plus any extra pipeline
-/// stages (at least 1 cycle).
-pub fn router_delay(cfg: &HwConfig) -> Cycle {
-    let p = &cfg.router.pipeline;
-    cfg.router.controller.route.max(1) + p.vc_alloc + p.switch_alloc + p.switch_traversal
-}
 
 /// What a segment's header carries, and its end mark and abort name: the message and
 /// the segment's place in it.
@@ -175,7 +165,7 @@ pub struct DeflEvent {
     /// hop recorded before this one ([`NO_HOP`] otherwise). It sits in what was the
     /// event's padding, so it costs the run nothing with the log off; only meaningful
     /// in the partition that recorded the hop, so never sent between ranks.
-    #[serde(skip, default = "crate::stats::observe::no_hop")]
+    #[serde(skip, default = "crate::engine::probe::observe::no_hop")]
     pub prev: u32,
     /// The segment concerned.
     pub seg: Seg,
@@ -414,7 +404,7 @@ impl DeflectionNet {
                 }
             }
         }
-        let router = router_delay(cfg);
+        let router = crate::switching::zero_load::router_delay(cfg);
         Ok(DeflectionNet {
             m,
             router,
@@ -1412,7 +1402,7 @@ impl Network for DeflectionNet {
     fn last_progress(&self) -> Cycle {
         0
     }
-    fn explain_deadlock(_: &Simulation<Self>) -> String {
+    fn explain_deadlock(&self, _t: Cycle) -> String {
         "deflection switching never holds a worm waiting inside the network".into()
     }
     fn ctrl_stats(&self) -> &[CtrlStats] {

@@ -3,13 +3,15 @@
 //! intervals over replications, and the distributions (path lengths, lane occupancies)
 //! from all replications together.
 
-use super::measure::DeflectionStats;
-use super::DeflectionMeasures;
 use crate::config::SwitchingConfig;
-use crate::engine::experiment::RepResult;
 use crate::engine::network::{ModeContext, ModeMeasures};
-use crate::stats::ci::mean_ci;
-use crate::stats::report::{Deflection, ModeReport, PathLengths};
+use crate::engine::replication::RepResult;
+use crate::foundation::ci::mean_ci;
+use crate::switching::deflection::measure::DeflectionStats;
+use crate::switching::deflection::DeflectionMeasures;
+use crate::switching::deflection::DeflectionNet;
+use crate::switching::report::{Deflection, ModeReport, PathLengths};
+use crate::switching::Mode;
 use crate::traffic::length::LengthDist;
 
 impl ModeMeasures for DeflectionMeasures {
@@ -17,8 +19,10 @@ impl ModeMeasures for DeflectionMeasures {
         self.stats.merge(&o.stats);
         self.nodes += o.nodes;
     }
+}
 
-    fn report(ctx: ModeContext<'_>, reps: &[RepResult<Self>]) -> ModeReport {
+impl Mode for DeflectionNet {
+    fn report(ctx: ModeContext<'_>, reps: &[RepResult<DeflectionMeasures>]) -> ModeReport {
         ModeReport::Deflection(Box::new(deflection_report(ctx, reps)))
     }
 }

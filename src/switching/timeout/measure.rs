@@ -7,7 +7,7 @@
 //! waits and network times. Integers and histograms only, so partitions merge exactly.
 //! Counts are taken inside the measurement window, by the cycle of the event.
 
-use crate::stats::histogram;
+use crate::engine::probe::histogram;
 use crate::topology::hosts::LinkClass;
 use hdrhistogram::Histogram;
 
@@ -108,10 +108,10 @@ impl LinkCounters {
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Distributions {
     /// Cycles between two headers asking for the same link.
-    #[serde(with = "crate::stats::hist_serde")]
+    #[serde(with = "crate::engine::probe::hist_serde")]
     pub interarrival: Histogram<u64>,
     /// Waits of the headers granted the link.
-    #[serde(with = "crate::stats::hist_serde")]
+    #[serde(with = "crate::engine::probe::hist_serde")]
     pub wait: Histogram<u64>,
 }
 
@@ -154,7 +154,7 @@ pub struct TimeoutStats {
     /// Delivered measured worms: tries each.
     pub worm_tries: Moments3,
     /// Their distribution.
-    #[serde(with = "crate::stats::hist_serde")]
+    #[serde(with = "crate::engine::probe::hist_serde")]
     pub worm_tries_hist: Histogram<u64>,
     /// Delivered measured worms: cycles waited in the host queue, all visits together.
     pub worm_host_wait: Moments3,

@@ -34,7 +34,7 @@
 //!   back at the tail of the queue, at once or after `switching.retry_delay` cycles (A11,
 //!   Fig. 10); the worm keeps its path (A4). A host absorbs a flit in the cycle it arrives;
 //!   a worm is delivered one cycle after its tail arrives. A lone worm of L flits over h
-//!   links is delivered h·ℓ + L cycles after its creation (`zero_load_latency`).
+//!   links is delivered h·ℓ + L cycles after its creation (`switching::zero_load::timeout`).
 //!
 //! # Determinism and partitions
 //!
@@ -50,22 +50,25 @@
 pub mod measure;
 mod report;
 
-use crate::config::validate::Machine;
 use crate::config::{HwConfig, LinkArbiter, LinkRelease, OnReset, SwitchingConfig};
-use crate::engine::network::{NetMeasures, Network, Outbox, Window};
-use crate::engine::partition::{Located, PartOut};
+use crate::engine::machine::Machine;
+use crate::engine::network::{NetMeasures, Network};
+use crate::engine::partition::Outbox;
+use crate::engine::partition::PartOut;
 use crate::engine::partitioner::PartNodes;
-use crate::engine::sim::{MeasureWindow, Simulation};
-use crate::error::{Error, Result};
-use crate::limits::{collected_table, empty_table, filled_table, zeroed_table};
+use crate::engine::probe::observe::{LinkObs, LinkUnits};
+use crate::engine::probe::{overlap, MsgStats};
+use crate::engine::window::MeasureWindow;
+use crate::engine::window::Window;
+use crate::foundation::error::{Error, Result};
+use crate::foundation::limits::{collected_table, empty_table, filled_table, zeroed_table};
+use crate::foundation::types::Located;
+use crate::foundation::types::{Cycle, MsgId, NodeId};
 use crate::router::buffers::MsgHeader;
 use crate::router::controller::CtrlStats;
 use crate::router::dma::PendingMsg;
-use crate::stats::observe::{LinkObs, LinkUnits};
-use crate::stats::{overlap, MsgStats};
 use crate::topology::hosts::{HostNetwork, LinkClass};
 use crate::topology::Topology;
-use crate::types::{Cycle, MsgId, NodeId};
 use measure::{Distributions, LinkCounters, TimeoutStats, OCCUPANCY};
 use std::collections::VecDeque;
 
@@ -79,12 +82,6 @@ fn bits(mut m: u64) -> impl Iterator<Item = usize> {
             p
         })
     })
-}
-
-/// Closed-form latency (creation to delivery) of a lone worm of `len` flits over `links`
-/// links of propagation `latency` each: links·ℓ + L.
-pub fn zero_load_latency(links: u64, len: u64, latency: u64) -> Cycle {
-    links * latency + len
 }
 
 /// What a worm's flits, resets and retries carry.
@@ -1265,8 +1262,8 @@ impl Network for TimeoutNet {
     fn last_progress(&self) -> Cycle {
         self.last_move
     }
-    fn explain_deadlock(sim: &Simulation<Self>) -> String {
-        let net = &sim.net;
+    fn explain_deadlock(&self, _t: Cycle) -> String {
+        let net = self;
         let mut s = String::from("worms waiting for links held by others, no timeout to end it:\n");
         for n in 0..net.nodes() {
             let node = (net.lo + n) as u32;

@@ -6,18 +6,20 @@
 //! split into host-queue wait and network time; the maximum throughput when the hosts
 //! were saturated sources.
 
-use super::measure::{LinkCounters, Moments3, TimeoutStats};
-use super::TimeoutMeasures;
 use crate::config::{ArrivalProcess, SwitchingConfig};
-use crate::engine::experiment::RepResult;
 use crate::engine::network::{ModeContext, ModeMeasures};
-use crate::model::mg1::{pk_wait, Moments};
-use crate::stats::ci::mean_ci;
-use crate::stats::histogram;
-use crate::stats::report::{
+use crate::engine::probe::histogram;
+use crate::engine::replication::RepResult;
+use crate::foundation::ci::mean_ci;
+use crate::foundation::mg1::{pk_wait, Moments};
+use crate::switching::report::{
     ClassSplit, Distribution, ModeReport, Occupancy, Timeout, TimeoutLink, WatchedLink,
     MAX_LINK_ROWS,
 };
+use crate::switching::timeout::measure::{LinkCounters, Moments3, TimeoutStats};
+use crate::switching::timeout::TimeoutMeasures;
+use crate::switching::timeout::TimeoutNet;
+use crate::switching::Mode;
 use crate::topology::Topology;
 use hdrhistogram::Histogram;
 
@@ -26,8 +28,10 @@ impl ModeMeasures for TimeoutMeasures {
         self.stats.merge(&o.stats);
         self.hosts += o.hosts;
     }
+}
 
-    fn report(ctx: ModeContext<'_>, reps: &[RepResult<Self>]) -> ModeReport {
+impl Mode for TimeoutNet {
+    fn report(ctx: ModeContext<'_>, reps: &[RepResult<TimeoutMeasures>]) -> ModeReport {
         ModeReport::Timeout(Box::new(timeout_report(ctx, reps)))
     }
 }

@@ -8,11 +8,11 @@
 //!   holds it);
 //! - every live flit is somewhere: injection engines + buffers + links.
 
-use super::WormholeNet;
 use crate::engine::sim::Simulation;
+use crate::foundation::types::{NodeId, PortId};
 use crate::router::buffers::VcState;
 use crate::router::link::LinkEvent;
-use crate::types::{NodeId, PortId};
+use crate::switching::wormhole::WormholeNet;
 use std::collections::HashMap;
 
 /// Checks every invariant; the error names the first broken one.

@@ -23,7 +23,7 @@
 //! router on the path (source, h−1 transit, destination) adds R−1+a+s+x, every link ℓ, the
 //! injection channel i, the ejection into memory e, and the body follows the head at W
 //! flits per cycle. It holds when no credit stalls the
-//! body: buffer depth ≥ x + ℓ + credit latency + (R−1+a+s). See [`zero_load_latency`].
+//! body: buffer depth ≥ x + ℓ + credit latency + (R−1+a+s). See [`crate::switching::zero_load::wormhole`].
 //!
 //! Blocking of a header at a router = cycles from "route ready + a + s" to its switch
 //! grant, i.e. the time lost to VC and switch contention (zero at zero load).
@@ -34,15 +34,21 @@
 pub mod invariants;
 pub mod watchdog;
 
-use crate::config::validate::Machine;
 use crate::config::{HwConfig, SwitchingConfig, VcRelease};
-use crate::engine::experiment::{avg, per_message, RepResult};
-use crate::engine::network::{ModeContext, ModeMeasures, NetMeasures, Network, Outbox, Window};
+use crate::engine::machine::Machine;
+use crate::engine::network::{ModeContext, ModeMeasures, NetMeasures, Network};
+use crate::engine::partition::Outbox;
 use crate::engine::partition::PartOut;
 use crate::engine::partitioner::PartNodes;
-use crate::engine::sim::{MeasureWindow, Simulation};
-use crate::error::Result;
-use crate::rng::{stream, NodeRng};
+use crate::engine::probe::observe::{Level, LinkObs, PortObs};
+use crate::engine::probe::MsgStats;
+use crate::engine::replication::{avg, per_message, RepResult};
+use crate::engine::window::MeasureWindow;
+use crate::engine::window::Window;
+use crate::foundation::ci::mean_ci;
+use crate::foundation::error::Result;
+use crate::foundation::rng::{stream, NodeRng};
+use crate::foundation::types::{Cycle, NodeId, PortId};
 use crate::router::buffers::{InputBuffers, MsgHeader, OutputVcs, VcState};
 use crate::router::controller::CtrlStats;
 use crate::router::controller::{Controllers, CtrlRequest};
@@ -52,51 +58,9 @@ use crate::router::link::{LinkEvent, LinkTiming};
 use crate::router::vc_alloc::VcAllocator;
 use crate::router::Layout;
 use crate::routing::{Route, RoutingFn};
-use crate::stats::ci::mean_ci;
-use crate::stats::observe::{Level, LinkObs, PortObs};
-use crate::stats::report::{ModeReport, Wormhole};
-use crate::stats::MsgStats;
+use crate::switching::report::{ModeReport, Wormhole};
+use crate::switching::Mode;
 use crate::topology::Topology;
-use crate::types::{Cycle, NodeId, PortId};
-
-/// The zero-load latency of an L-flit message as a line in the hops it travels:
-/// (latency at no hop, cost of one more hop), cycles.
-pub fn zero_load_line(cfg: &HwConfig, len: u64) -> (f64, f64) {
-    let z0 = zero_load_latency(cfg, 0, len) as f64;
-    (z0, zero_load_latency(cfg, 1, len) as f64 - z0)
-}
-
-/// Closed-form zero-load latency of an L-flit message over `hops` hops on the machine
-/// `cfg`, in the latency definition `cfg.experiment.latency` (by default creation to tail
-/// absorbed); see the module documentation. From `HeadInjected` the source router's
-/// R−1+a+s cycles before its crossbar grant are not counted; to `TailArrived` the
-/// ejection channel's `router.ni.ejection_latency` is not.
-pub fn zero_load_latency(cfg: &HwConfig, hops: u64, len: u64) -> Cycle {
-    use crate::config::{LatencyFrom, LatencyTo};
-    let r = cfg.router.controller.route.max(1);
-    let p = &cfg.router.pipeline;
-    let per_router = r - 1 + p.vc_alloc + p.switch_alloc + p.switch_traversal;
-    let w = cfg.links.width.max(1) as u64;
-    let ni = &cfg.router.ni;
-    let def = cfg.experiment.latency;
-    // The head's time in the injection channel comes before its crossbar grant, so a
-    // latency from the grant leaves it out with the source router's stages.
-    let source = match def.from {
-        LatencyFrom::Creation => 0,
-        LatencyFrom::HeadInjected => ni.injection_latency + r - 1 + p.vc_alloc + p.switch_alloc,
-    };
-    let eject = match def.to {
-        LatencyTo::TailDelivered => ni.ejection_latency,
-        LatencyTo::TailArrived => 0,
-    };
-    (hops + 1) * per_router
-        + hops * cfg.links.latency
-        + ni.injection_latency
-        + eject
-        + len.div_ceil(w)
-        - 1
-        - source
-}
 
 /// `n` zeroed counters when per-link observation is on, none otherwise; an error naming
 /// `what` when the memory cannot be had.
@@ -106,7 +70,7 @@ fn obs_vec<T: Clone + Default>(cfg: &HwConfig, n: Option<usize>, what: &str) -> 
     } else {
         Some(0)
     };
-    crate::limits::filled_table(n, T::default(), what)
+    crate::foundation::limits::filled_table(n, T::default(), what)
 }
 
 /// A message header that travels to another partition with its head flit: the sender
@@ -216,14 +180,16 @@ impl WormholeNet {
         part: &PartNodes,
     ) -> Result<Self> {
         let SwitchingConfig::Wormhole { selection, .. } = cfg.switching else {
-            return Err(crate::error::Error::config(
+            return Err(crate::foundation::error::Error::config(
                 "internal: a wormhole network was asked to run a non-wormhole machine",
             ));
         };
         let (r, l, topology) = (&cfg.router, &cfg.links, &machine.topology);
         let dma = machine.dma;
         let routing = machine.routing.clone().ok_or_else(|| {
-            crate::error::Error::config("internal: wormhole machine without a routing function")
+            crate::foundation::error::Error::config(
+                "internal: wormhole machine without a routing function",
+            )
         })?;
         let nodes = part.len();
         let layout = Layout::new(topology.degree(), r.vcs as usize, dma as usize);
@@ -276,7 +242,7 @@ impl WormholeNet {
             feed_limit: r.ni.sequential_injection.then_some(r.buffer_flits),
             vc_alloc_delay: p.vc_alloc,
             switch_alloc_delay: p.switch_alloc,
-            router_rng: crate::limits::collected_table(
+            router_rng: crate::foundation::limits::collected_table(
                 nodes,
                 part.iter().map(|n| stream(seed, rep, n, 1)),
                 "router random stream",
@@ -287,7 +253,7 @@ impl WormholeNet {
             up: Self::table(topology, part, "upstream node", |n, p| {
                 topology.upstream(n, p)
             })?,
-            link_flits: crate::limits::zeroed_table(
+            link_flits: crate::foundation::limits::zeroed_table(
                 nodes.checked_mul(layout.all_ports()),
                 "link flits",
             )?,
@@ -318,7 +284,7 @@ impl WormholeNet {
         f: impl Fn(NodeId, PortId) -> Option<NodeId>,
     ) -> Result<Vec<u32>> {
         let d = topology.degree();
-        crate::limits::collected_table(
+        crate::foundation::limits::collected_table(
             part.len() * d,
             part.iter()
                 .flat_map(|n| (0..d).map(move |p| (n, p)))
@@ -813,8 +779,10 @@ pub struct WormholeMeasures;
 
 impl ModeMeasures for WormholeMeasures {
     fn merge(&mut self, _: &Self) {}
+}
 
-    fn report(_: ModeContext<'_>, reps: &[RepResult<Self>]) -> ModeReport {
+impl Mode for WormholeNet {
+    fn report(_: ModeContext<'_>, reps: &[RepResult<WormholeMeasures>]) -> ModeReport {
         let count = |m: &MsgStats| m.count;
         let hops = |m: &MsgStats| m.hops_sum;
         let (blocking, blocking_ci) = mean_ci(&per_message(reps, &|m| m.blocking_sum, &hops));
@@ -930,8 +898,8 @@ impl Network for WormholeNet {
     fn last_progress(&self) -> Cycle {
         self.last_move
     }
-    fn explain_deadlock(sim: &Simulation<Self>) -> String {
-        watchdog::describe(sim)
+    fn explain_deadlock(&self, t: Cycle) -> String {
+        watchdog::describe(self, t)
     }
     fn ctrl_stats(&self) -> &[CtrlStats] {
         &self.ctrl.stats

@@ -4,19 +4,17 @@
 //! wait-for graph is searched for a cycle, which is the deadlock; if there is none (the
 //! network is only very slow), the longest waits are listed instead.
 
-use super::WormholeNet;
-use crate::engine::sim::Simulation;
+use crate::foundation::types::{Cycle, NodeId, PortId};
 use crate::router::buffers::VcState;
 use crate::routing::selection::BitIter;
-use crate::types::{NodeId, PortId};
+use crate::switching::wormhole::WormholeNet;
 use std::collections::HashMap;
 use std::fmt::Write;
 
 type Vc = (usize, usize, usize);
 
 /// Explains what the stuck network's channels wait on.
-pub fn describe(sim: &Simulation<WormholeNet>) -> String {
-    let net = &sim.net;
+pub fn describe(net: &WormholeNet, t: Cycle) -> String {
     let lay = net.layout;
     let topo = &net.topology;
     let local = lay.local();
@@ -96,8 +94,8 @@ pub fn describe(sim: &Simulation<WormholeNet>) -> String {
     let _ = writeln!(
         out,
         "no flit moved for {} cycles (cycle {}); {} flits in the network, {} channels waiting",
-        sim.t - net.last_move,
-        sim.t,
+        t - net.last_move,
+        t,
         net.flits_live,
         order.len()
     );

@@ -1,0 +1,271 @@
+//! The memory a run needs, estimated from its configuration for every switching mode,
+//! against the memory this process may use (`foundation::limits::memory_limit`);
+//! `--force` lets a user try anyway. And the work a run asks for, in node-cycles.
+
+use crate::config::{HwConfig, SwitchingConfig, VcRelease};
+use crate::engine::machine::Machine;
+use crate::foundation::error::{Error, Result};
+use crate::foundation::limits::{forced, gib, memory_limit};
+
+/// The memory a run is expected to need, and the limit it is held against.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MemoryCheck {
+    /// Estimated bytes: the routers' tables of one replication times the replications
+    /// held at once.
+    pub need: u64,
+    /// Estimated bytes per node (one replication).
+    pub per_node: u64,
+    /// Replications in memory at once (`experiment.jobs`, at most the replications).
+    pub at_once: u32,
+    /// The limit in bytes and where it comes from, if any could be read.
+    pub limit: Option<(u64, &'static str)>,
+}
+
+impl MemoryCheck {
+    /// Whether the estimate fits under the limit (or no limit is known).
+    pub fn fits(&self) -> bool {
+        self.limit.is_none_or(|(l, _)| self.need <= l)
+    }
+
+    /// One line for humans: "needs ~X GiB, limit Y GiB (source)".
+    pub fn describe(&self) -> String {
+        let limit = match self.limit {
+            Some((l, src)) => format!("limit {} ({src})", gib(l)),
+            None => "no memory limit could be read".to_string(),
+        };
+        format!(
+            "needs ~{} ({} bytes per node × {} replication(s) at once), {limit}",
+            gib(self.need),
+            self.per_node,
+            self.at_once
+        )
+    }
+}
+
+/// Bytes of per-node tables a wormhole router needs: per VC slot the buffer state, the
+/// message slot, the controller queue entry and the output side's credits; per port the
+/// masks, counters and pointers (a generous round figure).
+pub fn wormhole_bytes_per_node(ports: usize, vcs: usize, dma: usize) -> u64 {
+    let slots = (ports * vcs + dma) as u64;
+    let all_ports = ports as u64 + 1;
+    slots * (24 + 88 + 16 + 6) + all_ports * 96 + 512
+}
+
+/// Bytes of per-node tables a deflection router needs: per lane of its two outputs the
+/// holder record, per lane of its two inputs the forwarding entry, and the node's own
+/// counters and random stream (pending messages come on top).
+pub fn deflection_bytes_per_node(vcs: usize) -> u64 {
+    120 * vcs as u64 + 64
+}
+
+/// Bytes of per-node tables a circuit-switching router needs: per port the link's state
+/// and its FIFO of waiting set-ups, per DMA engine the circuit record, per controller
+/// server its state, and the node's counters.
+pub fn circuit_bytes_per_node(ports: usize, dma: usize, servers: usize) -> u64 {
+    120 * ports as u64 + 24 * dma as u64 + 52 * servers as u64 + 100
+}
+
+/// Bytes of tables of a host/switch network (timeout switching, paper 002) per node
+/// (hosts and switches alike): per channel a FIFO of `buffer_flits` flits and the port's
+/// state, spread over the nodes, and each node's own state.
+pub fn timeout_bytes_per_node(channels: u64, nodes: u64, buffer_flits: u64) -> u64 {
+    (channels * (70 * buffer_flits + 160)).div_ceil(nodes.max(1)) + 1250
+}
+
+/// Bytes the engine keeps per node whatever the mode: random streams, the next
+/// creation, calendars, activity lists and the per-node statistics.
+const ENGINE_BYTES_PER_NODE: u64 = 256;
+
+/// The estimated bytes per node of one replication of `cfg` (validated as `m`): the
+/// tables built before the first cycle, about 1.15 to 1.35 times what the counting
+/// allocator of `routemu bench` measures for every preset's mode (tests/cli/limits.rs holds
+/// the estimate against the measurement). Messages waiting in source memory come on top;
+/// the saturation guard (`experiment.saturation_backlog`) bounds them.
+pub fn bytes_per_node(cfg: &HwConfig, m: &Machine) -> u64 {
+    let t = &m.topology;
+    let r = &cfg.router;
+    let (ports, vcs, dma) = (t.degree(), r.vcs as usize, m.dma as usize);
+    let tables = match cfg.switching {
+        SwitchingConfig::Wormhole { .. } => {
+            let mut b = wormhole_bytes_per_node(ports, vcs, dma);
+            if r.vc_release == VcRelease::TailSent {
+                // A VC then keeps a ring of `buffer_flits` message slots (88 bytes each).
+                b += (ports * vcs + dma) as u64 * 88 * r.buffer_flits as u64;
+            }
+            b
+        }
+        SwitchingConfig::Circuit { .. } => {
+            circuit_bytes_per_node(ports, dma, r.controller.servers as usize)
+        }
+        SwitchingConfig::Deflection { .. } => deflection_bytes_per_node(vcs),
+        SwitchingConfig::Timeout { .. } => {
+            timeout_bytes_per_node(t.channels() as u64, t.nodes() as u64, r.buffer_flits as u64)
+        }
+    };
+    tables + ENGINE_BYTES_PER_NODE
+}
+
+/// The memory check of `cfg`: the estimate and the limit, without judging.
+pub fn memory_check(cfg: &HwConfig, m: &Machine) -> MemoryCheck {
+    let per_node = bytes_per_node(cfg, m);
+    let e = &cfg.experiment;
+    let nodes = m.topology.nodes() as u64;
+    let (at_once, need) = match crate::engine::transport::current() {
+        // Ranks run one replication at a time, each on its share of the nodes; the ranks
+        // that share this machine share its memory.
+        Some(t) => {
+            let share = nodes.div_ceil(t.ranks() as u64);
+            (
+                1,
+                per_node
+                    .saturating_mul(share)
+                    .saturating_mul(ranks_on_this_host()),
+            )
+        }
+        None => {
+            let at_once = e.jobs.clamp(1, e.replications.max(1));
+            (
+                at_once,
+                per_node
+                    .saturating_mul(nodes)
+                    .saturating_mul(at_once as u64),
+            )
+        }
+    };
+    MemoryCheck {
+        need,
+        per_node,
+        at_once,
+        limit: memory_limit(),
+    }
+}
+
+/// The MPI ranks started on this machine (Open MPI's and MPICH's launchers say), 1 when
+/// not told.
+fn ranks_on_this_host() -> u64 {
+    ["OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"]
+        .iter()
+        .find_map(|v| std::env::var(v).ok()?.parse::<u64>().ok())
+        .unwrap_or(1)
+        .max(1)
+}
+
+/// Refuses `cfg` when its memory estimate exceeds the limit, unless `--force` was given;
+/// returns the check either way.
+pub fn enforce_memory(cfg: &HwConfig, m: &Machine) -> Result<MemoryCheck> {
+    let c = memory_check(cfg, m);
+    if !c.fits() && !forced() {
+        return Err(Error::Limit(format!(
+            "a network of {} nodes {}; a smaller network, fewer VCs or DMA engines, or fewer parallel \
+             replications (--jobs) would fit; --force to try anyway",
+            m.topology.nodes(),
+            c.describe()
+        )));
+    }
+    Ok(c)
+}
+
+/// The work a run asks for: node-cycles of warm-up and window, per replication and in
+/// all (the drain comes on top). Reported, not refused: a long run is the user's choice.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Work {
+    /// Node-cycles of one replication's warm-up and window.
+    pub per_replication: f64,
+    /// Replications.
+    pub replications: u32,
+}
+
+impl Work {
+    /// "~X node-cycles × R replication(s)".
+    pub fn describe(&self) -> String {
+        format!(
+            "~{:.3e} node-cycles of warm-up and window × {} replication(s) (the drain comes \
+             on top)",
+            self.per_replication, self.replications
+        )
+    }
+}
+
+/// The work of `cfg` (validated as `m`); a window of messages is converted to cycles at
+/// the workload's rate.
+pub fn work(cfg: &HwConfig, m: &Machine) -> Work {
+    let e = &cfg.experiment;
+    let nodes = m.topology.nodes() as f64;
+    let window = match e.measure {
+        crate::config::Measure::Cycles(c) => c as f64,
+        crate::config::Measure::Messages(n) => {
+            n as f64 / (cfg.workload.rate * m.topology.endpoints().len() as f64).max(1e-12)
+        }
+    };
+    Work {
+        per_replication: nodes * (e.warmup as f64 + window),
+        replications: e.replications,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::load::parse_hw;
+    use crate::engine::machine::validate;
+
+    fn check_with_limit(text: &str, limit: u64) -> MemoryCheck {
+        let cfg = parse_hw(text, "t").unwrap();
+        let m = validate(&cfg).unwrap();
+        MemoryCheck {
+            limit: Some((limit, "test")),
+            ..memory_check(&cfg, &m)
+        }
+    }
+
+    #[test]
+    fn a_network_too_big_for_the_limit_does_not_fit_and_names_the_sizes() {
+        let c = check_with_limit(
+            "(topology: Hypercube(dim: 20), router: (vcs: 64), \
+             switching: Wormhole(routing: DimensionOrder))",
+            16 << 30,
+        );
+        assert!(!c.fits());
+        let text = c.describe();
+        assert!(
+            text.contains("GiB") && text.contains("16.00 GiB (test)"),
+            "{text}"
+        );
+        // The d = 20 hypercube preset (2 VCs, 20 engines) fits in 16 GiB.
+        let c = check_with_limit(
+            "(topology: Hypercube(dim: 20), router: (vcs: 2), \
+             switching: Wormhole(routing: DimensionOrder))",
+            16 << 30,
+        );
+        assert!(c.fits(), "{}", c.describe());
+    }
+
+    #[test]
+    fn every_switching_mode_has_a_memory_estimate() {
+        for text in [
+            "(topology: Torus(k: 4096, n: 2), switching: Circuit(strategy: Hold))",
+            "(topology: Torus(k: 4096, n: 2), switching: Wormhole(routing: DimensionOrder))",
+            "(topology: ManhattanStreet(k: 4096), switching: Deflection())",
+            "(topology: SwitchedTorus(k: 1024), switching: Timeout(timeout: 20))",
+        ] {
+            let c = check_with_limit(text, 1 << 30);
+            assert!(c.need >= 16 << 20, "{text}: {}", c.describe());
+            assert!(!c.fits(), "{text}: {}", c.describe());
+        }
+    }
+
+    #[test]
+    fn parallel_replications_multiply_the_estimate() {
+        let one = check_with_limit(
+            "(topology: Torus(k: 8, n: 2), switching: Circuit(strategy: Hold), \
+             experiment: (replications: 10, jobs: 1))",
+            1 << 40,
+        );
+        let four = check_with_limit(
+            "(topology: Torus(k: 8, n: 2), switching: Circuit(strategy: Hold), \
+             experiment: (replications: 10, jobs: 4))",
+            1 << 40,
+        );
+        assert_eq!(four.need, 4 * one.need);
+    }
+}

@@ -1,0 +1,11 @@
+//! Foundations: the units and identifiers every layer names ([`types`]), the error type
+//! ([`error`]), the seeded random streams ([`rng`]), the limits on user-given sizes and
+//! the allocation of big tables ([`limits`]), and confidence intervals ([`ci`]). Nothing
+//! here imports another module of the crate.
+
+pub mod ci;
+pub mod error;
+pub mod limits;
+pub mod mg1;
+pub mod rng;
+pub mod types;

@@ -1,0 +1,628 @@
+//! The per-link heat map (`routemu run --heatmap FILE.svg`): every directed link drawn
+//! on a layout of the topology and coloured by a chosen quantity, with a colour bar and
+//! its unit. The colours are viridis (a sequential, perceptually uniform map whose
+//! lightness grows with the value), so a greyscale print keeps the order.
+//!
+//! Layouts: a torus or mesh on its grid (dimensions 0 and 1; higher dimensions as panels
+//! side by side, their links as short diagonal stubs), wrap-around links as stubs leaving
+//! the node in their direction; a Manhattan Street network on its grid the same way; a
+//! hypercube with its even dimensions along x and its odd ones along y, links longer than
+//! one step drawn as arcs; a host/switch network on a circle (a plain fallback). The
+//! two directions of a link are drawn side by side, each to the right of its direction
+//! of travel.
+//!
+//! This module draws only; the numbers are the report's per-link rows
+//! (`stats::observe::LinkRow`, every link, not the `max_links` bound). It writes its SVG
+//! by hand rather than through plotters (`presentation::plot`), because it needs arcs, stubs
+//! and a gradient that plotters' chart API does not draw.
+
+use crate::foundation::error::{Error, Result};
+use crate::stats::observe::{LinkRow, LinkTotals};
+use crate::topology::Topology;
+use std::fmt::Write;
+use std::str::FromStr;
+
+pub use crate::stats::observe::MAX_DRAWN_LINKS;
+
+/// What colours the links.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Quantity {
+    /// Fraction of the link's capacity used (mean over replications).
+    #[default]
+    Utilization,
+    /// Flits carried.
+    Flits,
+    /// Headers (circuit: set-up requests) that asked for the link.
+    Headers,
+    /// Header blocking, in the mode's unit.
+    Blocking,
+    /// Blocking per header.
+    BlockingPerHeader,
+}
+
+impl FromStr for Quantity {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        Ok(match s {
+            "utilization" | "utilisation" => Quantity::Utilization,
+            "flits" => Quantity::Flits,
+            "headers" => Quantity::Headers,
+            "blocking" => Quantity::Blocking,
+            "blocking-per-header" => Quantity::BlockingPerHeader,
+            _ => {
+                return Err(Error::Arg(format!(
+                    "heat map quantity `{s}`: expected utilization, flits, headers, blocking \
+                     or blocking-per-header"
+                )))
+            }
+        })
+    }
+}
+
+impl Quantity {
+    /// The quantity of a link (None: undefined, e.g. blocking per header without headers).
+    pub fn of(self, l: &LinkRow) -> Option<f64> {
+        match self {
+            Quantity::Utilization => Some(l.utilization),
+            Quantity::Flits => Some(l.flits as f64),
+            Quantity::Headers => Some(l.headers as f64),
+            Quantity::Blocking => Some(l.blocking as f64),
+            Quantity::BlockingPerHeader => l.blocking_per_header,
+        }
+    }
+
+    /// The colour bar's label: the quantity, its unit, and how replications combine.
+    pub fn label(self, totals: &LinkTotals, reps: u32) -> [String; 3] {
+        let how = match (self, reps) {
+            (_, 0 | 1) => "measurement window".to_string(),
+            (Quantity::Utilization | Quantity::BlockingPerHeader, _) => {
+                format!("mean of {reps} replications")
+            }
+            _ => format!("sum of {reps} replications"),
+        };
+        let (name, unit) = match self {
+            Quantity::Utilization => ("link utilisation", "fraction of capacity".to_string()),
+            Quantity::Flits => ("flits carried", "flits".to_string()),
+            Quantity::Headers => ("headers asking for the link", "count".to_string()),
+            Quantity::Blocking => ("header blocking", totals.blocking_unit.to_string()),
+            Quantity::BlockingPerHeader => (
+                "header blocking per header",
+                format!("{} per header", totals.blocking_unit),
+            ),
+        };
+        [name.to_string(), format!("({unit})"), how]
+    }
+}
+
+/// Viridis at nine evenly spaced points (matplotlib's table), interpolated linearly.
+const VIRIDIS: [(u8, u8, u8); 9] = [
+    (68, 1, 84),
+    (71, 44, 122),
+    (59, 81, 139),
+    (44, 113, 142),
+    (33, 144, 141),
+    (39, 173, 129),
+    (92, 200, 99),
+    (170, 220, 50),
+    (253, 231, 37),
+];
+
+/// The colour of `x` in [0, 1] (clamped).
+pub fn viridis(x: f64) -> (u8, u8, u8) {
+    let x = if x.is_finite() {
+        x.clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    let f = x * (VIRIDIS.len() - 1) as f64;
+    let i = (f.floor() as usize).min(VIRIDIS.len() - 2);
+    let t = f - i as f64;
+    let (a, b) = (VIRIDIS[i], VIRIDIS[i + 1]);
+    let mix = |p: u8, q: u8| (p as f64 + (q as f64 - p as f64) * t).round() as u8;
+    (mix(a.0, b.0), mix(a.1, b.1), mix(a.2, b.2))
+}
+
+fn hex((r, g, b): (u8, u8, u8)) -> String {
+    format!("#{r:02x}{g:02x}{b:02x}")
+}
+
+/// Where a link is drawn, in cell units.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Shape {
+    /// A straight segment between two node positions.
+    Line((f64, f64), (f64, f64)),
+    /// An arc between two node positions, bulging to the right of travel by `bulge`.
+    Arc((f64, f64), (f64, f64), f64),
+    /// A short stub leaving a node position in a direction (unit vector).
+    Stub((f64, f64), (f64, f64)),
+}
+
+/// Node positions (cell units) and each link's shape.
+struct Drawing {
+    pos: Vec<(f64, f64)>,
+    width: f64,
+    height: f64,
+}
+
+/// Position of a grid node: dimensions 0 and 1 in a panel, higher dimensions as a grid
+/// of panels.
+fn grid_pos(coords: &[u32], k: u32) -> (f64, f64) {
+    let x0 = coords.first().copied().unwrap_or(0) as f64;
+    let y0 = coords.get(1).copied().unwrap_or(0) as f64;
+    let mut panel = 0u64;
+    for &c in coords.iter().skip(2).rev() {
+        panel = panel * k as u64 + c as u64;
+    }
+    let panels = (k as u64).pow(coords.len().saturating_sub(2) as u32);
+    let across = (panels as f64).sqrt().ceil().max(1.0) as u64;
+    let (px, py) = (panel % across, panel / across);
+    let side = k as f64 + 1.0;
+    (x0 + px as f64 * side, y0 + py as f64 * side)
+}
+
+/// The direction a grid port points in: dimension 0 along x, 1 along y, higher ones
+/// diagonally (a different angle each).
+fn grid_dir(dim: u32, up: bool) -> (f64, f64) {
+    let s = if up { 1.0 } else { -1.0 };
+    match dim {
+        0 => (s, 0.0),
+        1 => (0.0, s),
+        d => {
+            let a = std::f64::consts::FRAC_PI_4 + (d - 2) as f64 * 0.5;
+            (s * a.cos(), -s * a.sin())
+        }
+    }
+}
+
+fn layout(topo: &Topology) -> Drawing {
+    let n = topo.nodes();
+    let (pos, width, height): (Vec<(f64, f64)>, f64, f64) = match topo {
+        Topology::Torus(t) => grid_layout(t.grid.k, t.grid.n, n),
+        Topology::Mesh(m) => grid_layout(m.grid.k, m.grid.n, n),
+        Topology::ManhattanStreet(ms) => {
+            let k = ms.k;
+            let pos = (0..n as u32)
+                .map(|v| ((v % k) as f64, (v / k) as f64))
+                .collect();
+            (pos, (k - 1) as f64, (k - 1) as f64)
+        }
+        Topology::Hypercube(h) => {
+            let (xb, yb) = (h.dim.div_ceil(2), h.dim / 2);
+            let pos = (0..n as u32)
+                .map(|v| {
+                    let (mut x, mut y) = (0u32, 0u32);
+                    for b in 0..h.dim {
+                        if v >> b & 1 == 1 {
+                            if b % 2 == 0 {
+                                x |= 1 << (b / 2);
+                            } else {
+                                y |= 1 << (b / 2);
+                            }
+                        }
+                    }
+                    (x as f64, y as f64)
+                })
+                .collect();
+            (
+                pos,
+                ((1u64 << xb) - 1) as f64,
+                ((1u64 << yb).max(1) - 1) as f64,
+            )
+        }
+        Topology::Hosts(_) => {
+            // A circle whose circumference gives every node about one cell.
+            let r = (n as f64 / std::f64::consts::TAU).max(1.0);
+            let pos = (0..n)
+                .map(|i| {
+                    let a = std::f64::consts::TAU * i as f64 / n as f64;
+                    (r + r * a.cos(), r + r * a.sin())
+                })
+                .collect();
+            (pos, 2.0 * r, 2.0 * r)
+        }
+    };
+    Drawing { pos, width, height }
+}
+
+fn grid_layout(k: u32, dims: u32, n: usize) -> (Vec<(f64, f64)>, f64, f64) {
+    let grid = crate::topology::Grid { k, n: dims };
+    let coords = |v: u32| (0..dims).map(|d| grid.coord(v, d)).collect::<Vec<_>>();
+    let pos: Vec<(f64, f64)> = (0..n as u32).map(|v| grid_pos(&coords(v), k)).collect();
+    let w = pos.iter().map(|p| p.0).fold(0.0, f64::max);
+    let h = pos.iter().map(|p| p.1).fold(0.0, f64::max);
+    (pos, w, h)
+}
+
+/// How link `from → to` (leaving on `port`) is drawn.
+fn shape(topo: &Topology, d: &Drawing, from: u32, port: u8, to: u32) -> Shape {
+    let (a, b) = (d.pos[from as usize], d.pos[to as usize]);
+    let dir = match topo {
+        Topology::Torus(t) => {
+            let (dim, up) = t.port_dim(port as u32);
+            Some(grid_dir(dim, up))
+        }
+        Topology::Mesh(_) => Some(grid_dir(port as u32 / 2, port.is_multiple_of(2))),
+        Topology::ManhattanStreet(ms) => {
+            let (r, c) = (from / ms.k, from % ms.k);
+            Some(if port == 0 {
+                (if r % 2 == 0 { 1.0 } else { -1.0 }, 0.0)
+            } else {
+                (0.0, if c % 2 == 0 { 1.0 } else { -1.0 })
+            })
+        }
+        Topology::Hypercube(_) => {
+            let span = ((b.0 - a.0).abs() + (b.1 - a.1).abs()).max(1.0);
+            return if span <= 1.0 {
+                Shape::Line(a, b)
+            } else {
+                Shape::Arc(a, b, 0.12 * span)
+            };
+        }
+        Topology::Hosts(_) => return Shape::Line(a, b),
+    };
+    let dir = dir.unwrap_or((1.0, 0.0));
+    // A unit step in the port's direction is a plain link; anything else (a wrap-around,
+    // a higher dimension) is a stub.
+    let step = (b.0 - a.0, b.1 - a.1);
+    if (step.0 - dir.0).abs() < 1e-9 && (step.1 - dir.1).abs() < 1e-9 {
+        Shape::Line(a, b)
+    } else {
+        Shape::Stub(a, dir)
+    }
+}
+
+/// `v` with `digits` decimals, formatted through integers: a heat map writes several
+/// numbers per link, and float formatting with a precision is slow.
+struct Fixed(f64, u32);
+
+impl std::fmt::Display for Fixed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let scale = 10u64.pow(self.1);
+        let v = (self.0.abs() * scale as f64).round() as u64;
+        let sign = if self.0 < 0.0 && v != 0 { "-" } else { "" };
+        if self.1 == 0 {
+            return write!(f, "{sign}{v}");
+        }
+        write!(
+            f,
+            "{sign}{}.{:0w$}",
+            v / scale,
+            v % scale,
+            w = self.1 as usize
+        )
+    }
+}
+
+fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// A number for a colour-bar tick: short, without needless decimals.
+fn tick(v: f64) -> String {
+    if v == 0.0 {
+        "0".into()
+    } else if v.abs() >= 1000.0 || v.fract() == 0.0 && v.abs() >= 10.0 {
+        format!("{v:.0}")
+    } else if v.abs() >= 1.0 {
+        format!("{v:.2}")
+    } else {
+        format!("{v:.3}")
+    }
+}
+
+/// The SVG heat map of `links` (every link of the run) on `topo`, coloured by `q`;
+/// `title` heads it, `reps` replications made the numbers.
+pub fn svg(
+    topo: &Topology,
+    links: &[LinkRow],
+    totals: &LinkTotals,
+    q: Quantity,
+    title: &str,
+    reps: u32,
+) -> Result<String> {
+    if links.len() > MAX_DRAWN_LINKS {
+        return Err(Error::Arg(format!(
+            "--heatmap: this network has {} links; a heat map draws at most {MAX_DRAWN_LINKS} \
+             (use --per-link and the JSON's `links` for bigger networks)",
+            links.len()
+        )));
+    }
+    let d = layout(topo);
+    let cols = d.width + 1.0;
+    let rows = d.height + 1.0;
+    // Cells of 16 to 64 pixels, the drawing at most about 1000 pixels across.
+    let cell = (1000.0 / cols.max(rows)).clamp(16.0, 64.0);
+    let margin = cell.max(40.0);
+    let (top, bar_w) = (40.0, 190.0);
+    let draw_w = d.width * cell + 2.0 * margin;
+    let draw_h = d.height * cell + 2.0 * margin;
+    let width = draw_w + bar_w;
+    let height = top + draw_h.max(320.0) + 40.0;
+    let px = |p: (f64, f64)| (margin + p.0 * cell, top + margin + p.1 * cell);
+    let values: Vec<Option<f64>> = links.iter().map(|l| q.of(l)).collect();
+    let max = values.iter().flatten().copied().fold(0.0, f64::max);
+    let scale = if max > 0.0 { max } else { 1.0 };
+    let stroke = (cell * 0.09).max(1.5);
+    let offset = (cell * 0.09).max(1.8);
+    let radius = (cell * 0.13).max(2.0);
+
+    let mut s = String::new();
+    let _ = write!(
+        s,
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width:.0}\" height=\"{height:.0}\" \
+         viewBox=\"0 0 {width:.0} {height:.0}\" font-family=\"sans-serif\">\n\
+         <rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n\
+         <text x=\"{:.1}\" y=\"24\" font-size=\"15\" text-anchor=\"middle\">{}</text>\n\
+         <text x=\"10\" y=\"{:.1}\" font-size=\"11\" fill=\"#444\">{}</text>\n\
+         <text x=\"10\" y=\"{:.1}\" font-size=\"11\" fill=\"#444\">Each direction of a link is \
+         drawn to the right of its travel; stubs are wrap-around (or higher-dimension) \
+         links.</text>\n",
+        width / 2.0,
+        esc(title),
+        height - 24.0,
+        esc(&topo.describe()),
+        height - 10.0,
+    );
+    s.push_str("<g stroke-linecap=\"round\" fill=\"none\">\n");
+    for (l, v) in links.iter().zip(&values) {
+        let colour = match v {
+            Some(v) => hex(viridis(v / scale)),
+            None => "#cccccc".into(),
+        };
+        let title = format!(
+            "{} → {} (port {}): utilisation {}, flits {}, headers {}, blocking {}",
+            l.from,
+            l.to,
+            l.port,
+            Fixed(l.utilization, 4),
+            l.flits,
+            l.headers,
+            l.blocking
+        );
+        let path = match shape(topo, &d, l.from, l.port, l.to) {
+            Shape::Line(a, b) => {
+                let (a, b) = (px(a), px(b));
+                let (dx, dy) = (b.0 - a.0, b.1 - a.1);
+                let len = (dx * dx + dy * dy).sqrt().max(1e-9);
+                let (ux, uy) = (dx / len, dy / len);
+                // Right of travel (y grows downwards): (−uy, ux).
+                let (ox, oy) = (-uy * offset, ux * offset);
+                let cut = radius * 1.3;
+                format!(
+                    "M{},{} L{},{}",
+                    Fixed(a.0 + ux * cut + ox, 1),
+                    Fixed(a.1 + uy * cut + oy, 1),
+                    Fixed(b.0 - ux * cut + ox, 1),
+                    Fixed(b.1 - uy * cut + oy, 1),
+                )
+            }
+            Shape::Arc(a, b, bulge) => {
+                let (a, b) = (px(a), px(b));
+                let (dx, dy) = (b.0 - a.0, b.1 - a.1);
+                let len = (dx * dx + dy * dy).sqrt().max(1e-9);
+                let (ux, uy) = (dx / len, dy / len);
+                let (nx, ny) = (-uy, ux);
+                let c = (
+                    (a.0 + b.0) / 2.0 + nx * bulge * cell,
+                    (a.1 + b.1) / 2.0 + ny * bulge * cell,
+                );
+                format!(
+                    "M{},{} Q{},{} {},{}",
+                    Fixed(a.0 + nx * offset, 1),
+                    Fixed(a.1 + ny * offset, 1),
+                    Fixed(c.0, 1),
+                    Fixed(c.1, 1),
+                    Fixed(b.0 + nx * offset, 1),
+                    Fixed(b.1 + ny * offset, 1),
+                )
+            }
+            Shape::Stub(a, dir) => {
+                let a = px(a);
+                let (ox, oy) = (-dir.1 * offset, dir.0 * offset);
+                let (from, to) = (radius * 1.3, cell * 0.42);
+                format!(
+                    "M{},{} L{},{}",
+                    Fixed(a.0 + dir.0 * from + ox, 1),
+                    Fixed(a.1 + dir.1 * from + oy, 1),
+                    Fixed(a.0 + dir.0 * to + ox, 1),
+                    Fixed(a.1 + dir.1 * to + oy, 1),
+                )
+            }
+        };
+        let _ = writeln!(
+            s,
+            "<path d=\"{path}\" stroke=\"{colour}\" stroke-width=\"{}\"><title>{}</title></path>",
+            Fixed(stroke, 1),
+            esc(&title)
+        );
+    }
+    s.push_str("</g>\n<g fill=\"white\" stroke=\"#333\" stroke-width=\"1\">\n");
+    for p in &d.pos {
+        let (x, y) = px(*p);
+        let _ = writeln!(s, "<circle cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"{radius:.1}\"/>");
+    }
+    s.push_str("</g>\n");
+    if cell >= 40.0 && d.pos.len() <= 256 {
+        // Node numbers in the corner between a node's links (up and to the right).
+        s.push_str("<g font-size=\"9\" fill=\"#333\">\n");
+        for (i, p) in d.pos.iter().enumerate() {
+            let (x, y) = px(*p);
+            let _ = writeln!(
+                s,
+                "<text x=\"{:.1}\" y=\"{:.1}\">{i}</text>",
+                x + radius * 0.8 + 2.0,
+                y - radius * 0.8 - 2.0
+            );
+        }
+        s.push_str("</g>\n");
+    }
+    // The colour bar: a vertical gradient, 0 at the bottom, with five ticks and the label.
+    let (bx, by, bh) = (draw_w + 10.0, top + 70.0, 200.0);
+    s.push_str("<defs><linearGradient id=\"viridis\" x1=\"0\" y1=\"1\" x2=\"0\" y2=\"0\">\n");
+    for i in 0..=16 {
+        let f = i as f64 / 16.0;
+        let _ = writeln!(
+            s,
+            "<stop offset=\"{f:.4}\" stop-color=\"{}\"/>",
+            hex(viridis(f))
+        );
+    }
+    s.push_str("</linearGradient></defs>\n");
+    let _ = writeln!(
+        s,
+        "<rect x=\"{bx:.1}\" y=\"{by:.1}\" width=\"18\" height=\"{bh:.1}\" fill=\"url(#viridis)\" stroke=\"#333\"/>"
+    );
+    for i in 0..=4 {
+        let f = i as f64 / 4.0;
+        let y = by + bh * (1.0 - f);
+        let _ = writeln!(
+            s,
+            "<line x1=\"{:.1}\" y1=\"{y:.1}\" x2=\"{:.1}\" y2=\"{y:.1}\" stroke=\"#333\"/>\
+             <text x=\"{:.1}\" y=\"{:.1}\" font-size=\"11\">{}</text>",
+            bx + 18.0,
+            bx + 23.0,
+            bx + 26.0,
+            y + 4.0,
+            tick(f * max)
+        );
+    }
+    // The label above the bar: the quantity, its unit, how replications combine.
+    for (i, line) in q.label(totals, reps).iter().enumerate() {
+        let _ = writeln!(
+            s,
+            "<text x=\"{bx:.1}\" y=\"{:.1}\" font-size=\"11\">{}</text>",
+            by - 46.0 + 14.0 * i as f64,
+            esc(line)
+        );
+    }
+    if values.iter().any(|v| v.is_none()) {
+        let _ = writeln!(
+            s,
+            "<line x1=\"{bx:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\" stroke=\"#cccccc\" stroke-width=\"4\"/>\
+             <text x=\"{:.1}\" y=\"{:.1}\" font-size=\"11\">no value</text>",
+            by + bh + 24.0,
+            bx + 18.0,
+            by + bh + 24.0,
+            bx + 26.0,
+            by + bh + 28.0
+        );
+    }
+    s.push_str("</svg>\n");
+    Ok(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::TopologyConfig;
+
+    fn rows(topo: &Topology) -> Vec<LinkRow> {
+        let mut v = Vec::new();
+        for n in 0..topo.nodes() as u32 {
+            for p in 0..topo.degree() as u8 {
+                if let Some(to) = topo.neighbor(
+                    crate::foundation::types::NodeId(n),
+                    crate::foundation::types::PortId(p),
+                ) {
+                    v.push(LinkRow {
+                        from: n,
+                        port: p,
+                        to: to.0,
+                        utilization: (n as f64 * 0.37 + p as f64 * 0.11).fract(),
+                        ..LinkRow::default()
+                    });
+                }
+            }
+        }
+        v
+    }
+
+    #[test]
+    fn viridis_runs_from_dark_to_light() {
+        let lum = |c: (u8, u8, u8)| 0.2126 * c.0 as f64 + 0.7152 * c.1 as f64 + 0.0722 * c.2 as f64;
+        let mut last = -1.0;
+        for i in 0..=20 {
+            let l = lum(viridis(i as f64 / 20.0));
+            assert!(
+                l > last,
+                "lightness grows with the value (greyscale keeps the order)"
+            );
+            last = l;
+        }
+        assert_eq!(viridis(0.0), VIRIDIS[0]);
+        assert_eq!(viridis(1.0), VIRIDIS[8]);
+    }
+
+    #[test]
+    fn every_topology_draws_one_path_per_link() {
+        for cfg in [
+            TopologyConfig::Torus {
+                k: 4,
+                n: 2,
+                bidirectional: true,
+            },
+            TopologyConfig::Torus {
+                k: 3,
+                n: 3,
+                bidirectional: false,
+            },
+            TopologyConfig::Mesh { k: 3, n: 2 },
+            TopologyConfig::Hypercube { dim: 5 },
+            TopologyConfig::ManhattanStreet { k: 4 },
+        ] {
+            let topo = Topology::from_config(&cfg).unwrap();
+            let links = rows(&topo);
+            let text = svg(
+                &topo,
+                &links,
+                &LinkTotals::default(),
+                Quantity::Utilization,
+                "t",
+                1,
+            )
+            .unwrap();
+            assert_eq!(text.matches("<path ").count(), links.len(), "{cfg:?}");
+            assert_eq!(text.matches("<circle ").count(), topo.nodes(), "{cfg:?}");
+            assert!(!text.contains("NaN"), "{cfg:?}");
+        }
+    }
+
+    #[test]
+    fn wrap_links_are_stubs_and_neighbours_are_lines() {
+        let topo = Topology::from_config(&TopologyConfig::Torus {
+            k: 4,
+            n: 2,
+            bidirectional: true,
+        })
+        .unwrap();
+        let d = layout(&topo);
+        // Node 0 going −x wraps to node 3; going +x reaches node 1.
+        assert!(matches!(shape(&topo, &d, 0, 1, 3), Shape::Stub(_, (x, _)) if x < 0.0));
+        assert!(matches!(shape(&topo, &d, 0, 0, 1), Shape::Line(..)));
+    }
+
+    #[test]
+    fn fixed_decimals_round_to_the_nearest() {
+        for v in [0.0, 1.25, -3.25159, 12.04, 0.05, -0.04, 1234.5678] {
+            for d in [0, 1, 4] {
+                let text = Fixed(v, d).to_string();
+                let back: f64 = text.parse().unwrap();
+                assert!(
+                    (back - v).abs() <= 0.5 / 10f64.powi(d as i32) + 1e-12,
+                    "{v}: {text}"
+                );
+                let decimals = text.split('.').nth(1).map_or(0, str::len);
+                assert_eq!(decimals, d as usize, "{text}");
+            }
+        }
+        assert_eq!(Fixed(-0.01, 1).to_string(), "0.0");
+    }
+
+    #[test]
+    fn an_unknown_quantity_is_refused() {
+        assert!("colour".parse::<Quantity>().is_err());
+        assert_eq!("flits".parse::<Quantity>().unwrap(), Quantity::Flits);
+    }
+}
