@@ -202,6 +202,15 @@ impl Output {
             Err(e) => return Err(io(e)),
         };
         if let Some(m) = &existing {
+            let id = crate::foundation::inputs::FileId::of(m, &target);
+            if let Some(input) = crate::foundation::inputs::find(&id) {
+                // Checked before the run too (`check_outputs`); an input opened after
+                // that check is caught here, before anything is written.
+                return Err(Error::Arg(format!(
+                    "{dest}: is the input {}: an output never replaces a file the command reads",
+                    input.display()
+                )));
+            }
             if m.is_dir() {
                 return Err(Error::Arg(format!("{dest}: is a directory, not a file")));
             }
@@ -329,8 +338,9 @@ pub fn check_json_output(json: Option<&str>) -> Result<()> {
 
 /// Checks, before any work, the output files a command was asked for, as (flag,
 /// destination): each can be written (its directory exists and is writable, it is not
-/// a directory), no two name the same file, and at most one goes to standard output
-/// (`-`). A long run then never ends on an output it cannot write.
+/// a directory), none is a file the command reads (`foundation::inputs`: compared by
+/// device and inode, links followed), no two name the same file, and at most one goes
+/// to standard output (`-`). A long run then never ends on an output it cannot write.
 /// On the ranks of an MPI run but rank 0, which write nothing, nothing is checked.
 pub fn check_outputs(outputs: &[(&str, &str)]) -> Result<()> {
     if !crate::engine::transport::writes_outputs() {
@@ -347,7 +357,12 @@ pub fn check_outputs(outputs: &[(&str, &str)]) -> Result<()> {
             stdout.join(", ")
         )));
     }
-    let mut seen: Vec<(&str, &str, PathBuf)> = Vec::new();
+    let mut seen: Vec<(
+        &str,
+        &str,
+        PathBuf,
+        Option<crate::foundation::inputs::FileId>,
+    )> = Vec::new();
     for &(flag, dest) in outputs {
         if dest == "-" {
             continue;
@@ -370,6 +385,13 @@ pub fn check_outputs(outputs: &[(&str, &str)]) -> Result<()> {
                 dir.display()
             )));
         }
+        let id = crate::foundation::inputs::FileId::of_path(&target);
+        if let Some(input) = id.as_ref().and_then(crate::foundation::inputs::find) {
+            return Err(bad(format!(
+                "is the input {}: an output never replaces a file the command reads",
+                input.display()
+            )));
+        }
         let special = std::fs::metadata(&target).is_ok_and(|m| !m.is_file());
         if !special && !writable_dir(dir) {
             return Err(bad(format!(
@@ -377,16 +399,19 @@ pub fn check_outputs(outputs: &[(&str, &str)]) -> Result<()> {
                 dir.display()
             )));
         }
-        // The same file under two names (`a.csv`, `./a.csv`, a link to it).
+        // The same file under two names (`a.csv`, `./a.csv`, a link to it, a hard link).
         let key = std::fs::canonicalize(dir)
             .unwrap_or_else(|_| dir.to_path_buf())
             .join(name);
-        if let Some((other, _, _)) = seen.iter().find(|(_, _, k)| *k == key) {
+        if let Some((other, _, _, _)) = seen
+            .iter()
+            .find(|(_, _, k, i)| *k == key || (id.is_some() && *i == id))
+        {
             return Err(Error::Arg(format!(
                 "{other} and {flag} both name the file {dest}: one would overwrite the other"
             )));
         }
-        seen.push((flag, dest, key));
+        seen.push((flag, dest, key, id));
     }
     Ok(())
 }

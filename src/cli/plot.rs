@@ -110,10 +110,12 @@ pub fn plot(a: &PlotArgs) -> Result<i32> {
             })?;
         s
     } else {
-        std::fs::read_to_string(&a.file).map_err(|source| Error::Io {
-            path: a.file.clone(),
-            source,
-        })?
+        crate::foundation::inputs::read_to_string(std::path::Path::new(&a.file)).map_err(
+            |source| Error::Io {
+                path: a.file.clone(),
+                source,
+            },
+        )?
     };
     let table = Table::parse(&text, &a.file)?;
     let name = std::path::Path::new(&a.file)

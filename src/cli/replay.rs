@@ -137,7 +137,7 @@ struct ReplayDoc<'a> {
 
 /// Reads a node map file for a network of `nodes` nodes.
 pub fn read_map(path: &Path, nodes: u32) -> Result<Vec<u32>> {
-    let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+    let text = crate::foundation::inputs::read_to_string(path).map_err(|source| Error::Io {
         path: path.display().to_string(),
         source,
     })?;

@@ -57,7 +57,7 @@ fn check_finite(cfg: &HwConfig) -> std::result::Result<(), String> {
 
 /// Reads and parses a hardware description file.
 pub fn load_hw(path: &Path) -> Result<HwConfig> {
-    let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+    let text = crate::foundation::inputs::read_to_string(path).map_err(|source| Error::Io {
         path: path.display().to_string(),
         source,
     })?;

@@ -5,6 +5,7 @@
 
 pub mod ci;
 pub mod error;
+pub mod inputs;
 pub mod limits;
 pub mod mg1;
 pub mod rng;

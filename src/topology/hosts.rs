@@ -175,10 +175,12 @@ impl HostNetwork {
     /// Reads a graph file (see the module documentation); `default_latency` stands for
     /// links given without a delay in the error messages only.
     pub fn from_file(path: &str) -> Result<Self> {
-        let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
-            path: path.to_string(),
-            source,
-        })?;
+        let text = crate::foundation::inputs::read_to_string(std::path::Path::new(path)).map_err(
+            |source| Error::Io {
+                path: path.to_string(),
+                source,
+            },
+        )?;
         Self::parse(&text, path)
     }
 

@@ -1210,7 +1210,7 @@ pub struct DumpiFile {
 impl DumpiFile {
     /// Opens `path` and reads its index, header and datatype sizes.
     pub fn open(path: &Path) -> Result<Self> {
-        let bytes = std::fs::read(path).map_err(|source| Error::Io {
+        let bytes = crate::foundation::inputs::read(path).map_err(|source| Error::Io {
             path: path.display().to_string(),
             source,
         })?;
@@ -2100,10 +2100,11 @@ pub fn rank_files(path: &Path) -> Result<(String, Vec<PathBuf>)> {
     let file = |r: usize| dir.join(format!("{prefix}-{r:04}.bin"));
     let files = match meta {
         Some(m) => {
-            let text = std::fs::read_to_string(&m).map_err(|source| Error::Io {
-                path: m.display().to_string(),
-                source,
-            })?;
+            let text =
+                crate::foundation::inputs::read_to_string(&m).map_err(|source| Error::Io {
+                    path: m.display().to_string(),
+                    source,
+                })?;
             let mut ranks = None;
             let mut prefix_in = None;
             // A byte-order mark (an editor's) is not part of the first key.
@@ -2164,6 +2165,11 @@ pub fn rank_files(path: &Path) -> Result<(String, Vec<PathBuf>)> {
     };
     if files.is_empty() {
         return Err(bad(format!("no rank file {}", file(0).display())));
+    }
+    // The rank files are read later, some only when the replay reaches them: noted now
+    // so that no output of the command can be one of them.
+    for f in &files {
+        crate::foundation::inputs::note(f);
     }
     Ok((prefix, files))
 }

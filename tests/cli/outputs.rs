@@ -375,6 +375,92 @@ fn two_outputs_naming_the_same_file_are_refused_before_the_run() {
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
 }
 
+#[test]
+fn no_output_flag_of_any_command_may_name_a_file_the_command_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // Each command with each output flag, its first input (the hardware file, the CSV of
+    // `plot`) a copy that the output flag then names, under another spelling or a link.
+    for (i, mut args) in every_output_flag("DEST", d).into_iter().enumerate() {
+        let input = d.join(format!("input{i}"));
+        fs::copy(&args[1], &input).unwrap();
+        let before = fs::read(&input).unwrap();
+        let spelling = match i % 3 {
+            0 => input.to_str().unwrap().to_string(),
+            1 => format!("{}/./input{i}", d.display()),
+            _ => {
+                let link = d.join(format!("link{i}"));
+                std::os::unix::fs::symlink(&input, &link).unwrap();
+                link.to_str().unwrap().to_string()
+            }
+        };
+        args[1] = input.to_str().unwrap().to_string();
+        for a in args.iter_mut().filter(|a| *a == "DEST") {
+            *a = spelling.clone();
+        }
+        let a: Vec<&str> = args.iter().map(String::as_str).collect();
+        let o = routemu(&a);
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {e}");
+        assert!(
+            e.contains("is the input") || e.contains("would overwrite the CSV being drawn"),
+            "{args:?}: {e}"
+        );
+        assert_eq!(
+            fs::read(&input).unwrap(),
+            before,
+            "{args:?} changed its input"
+        );
+        assert!(o.stdout.is_empty(), "{args:?}");
+    }
+    // The inputs that are not the first argument: a trace, a host graph, a hard link.
+    let trace = d.join("t.txt");
+    fs::write(&trace, "cycle src dst flits\n0 1 2 2\n").unwrap();
+    let t = trace.to_str().unwrap();
+    let graph = d.join("lan.graph");
+    fs::write(
+        &graph,
+        "switches 2\nhosts 2\nlink h0 s0\nlink h1 s1\nlink s0 s1\n",
+    )
+    .unwrap();
+    let lan = d.join("lan.ron");
+    let text = fs::read_to_string("hw/timeout-lan-3x3.ron")
+        .unwrap()
+        .replace(
+            "topology: SwitchedTorus(k: 3, n: 2, hosts: 1)",
+            &format!("topology: HostGraph(file: \"{}\")", graph.display()),
+        );
+    fs::write(&lan, text).unwrap();
+    let hard = d.join("hard.ron");
+    fs::hard_link(&lan, &hard).unwrap();
+    let g = graph.to_str().unwrap();
+    let cases: [Vec<&str>; 3] = [
+        vec!["replay", HW, "--trace", t, "--messages", t],
+        vec!["run", lan.to_str().unwrap(), "--heatmap", g],
+        vec![
+            "run",
+            lan.to_str().unwrap(),
+            "--json",
+            hard.to_str().unwrap(),
+        ],
+    ];
+    for args in cases {
+        let before: Vec<Vec<u8>> = [&trace, &graph, &lan]
+            .iter()
+            .map(|f| fs::read(f).unwrap())
+            .collect();
+        let o = routemu(&args);
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {e}");
+        assert!(e.contains("is the input"), "{args:?}: {e}");
+        let after: Vec<Vec<u8>> = [&trace, &graph, &lan]
+            .iter()
+            .map(|f| fs::read(f).unwrap())
+            .collect();
+        assert_eq!(before, after, "{args:?} changed an input");
+    }
+}
+
 /// Spawns routemu with `args`, waits until it is under way (a second, or until
 /// `ready` holds), sends it `signals` (`INT`, `TERM`) in turn and waits for it.
 fn interrupt(args: &[&str], ready: &dyn Fn() -> bool, signals: &[&str]) -> Output {
