@@ -1,8 +1,13 @@
-//! SIGINT and SIGTERM for the command line: the first asks the running command to stop
-//! (`engine::interrupt`), which then writes what it measured so far, marked partial, and
-//! exits 130 (SIGINT) or 143 (SIGTERM); a second one exits at once. Either way no
-//! temporary file is left: every temporary output file is registered here while it
-//! exists, and the second signal removes them before exiting.
+//! SIGINT and SIGTERM for the command line. The first one asks the running command to
+//! stop (`engine::interrupt`) when there is something to keep: the command keeps results
+//! ([`keep_results`]: `run`, `compare`, `sweep`, `saturation`, `replay`), an emulation
+//! has begun, and the process is not waiting on the outside world (opening a FIFO,
+//! `foundation::blocking`). The command then writes what it measured so far, marked
+//! partial, and exits 130 (SIGINT) or 143 (SIGTERM). Anywhere else — before the
+//! emulation, in `check`, `predict`, `plot` or `bench`, blocked in an open — and on a
+//! second signal, the process ends at once with that status. Either way no temporary
+//! file is left: every temporary output file is registered here while it exists and
+//! removed before such an exit, which says which outputs were written and which not.
 //!
 //! The signals are received on a thread of their own (signal-hook's iterator), not in an
 //! asynchronous handler, so removing files there is safe.
@@ -10,13 +15,36 @@
 use crate::engine::interrupt;
 use signal_hook::consts::{SIGINT, SIGTERM};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard, Once};
 
-/// Temporary files that exist now (see [`TempGuard`]).
-static LIVE: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+/// The outputs of the running command: the temporary files that exist now (see
+/// [`TempGuard`]), the outputs asked for and those completely written.
+#[derive(Default)]
+struct Outputs {
+    temporary: Vec<PathBuf>,
+    asked: Vec<String>,
+    written: Vec<String>,
+}
 
-fn live() -> MutexGuard<'static, Vec<PathBuf>> {
-    LIVE.lock().unwrap_or_else(|e| e.into_inner())
+static OUTPUTS: Mutex<Outputs> = Mutex::new(Outputs {
+    temporary: Vec::new(),
+    asked: Vec::new(),
+    written: Vec::new(),
+});
+
+fn outputs() -> MutexGuard<'static, Outputs> {
+    OUTPUTS.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Whether the running command keeps what it measured when asked to stop.
+static KEEPS_RESULTS: AtomicBool = AtomicBool::new(false);
+
+/// Declares that the running command writes its results so far when a first signal
+/// asks it to stop (once an emulation has begun); without it a first signal ends the
+/// process at once.
+pub fn keep_results() {
+    KEEPS_RESULTS.store(true, Ordering::Relaxed);
 }
 
 /// Starts listening for SIGINT and SIGTERM (once per process; later calls do nothing).
@@ -33,25 +61,74 @@ pub fn install() {
             .name("signals".into())
             .spawn(move || {
                 for sig in signals.forever() {
-                    if !interrupt::requested() {
+                    let again = interrupt::requested();
+                    let graceful = KEEPS_RESULTS.load(Ordering::Relaxed)
+                        && interrupt::has_started()
+                        && !crate::foundation::blocking::waiting();
+                    if !again && graceful {
                         interrupt::request(sig);
                         continue;
                     }
-                    // The second signal: remove the temporary files and go. The list
-                    // stays locked until the process is gone, so no new temporary file
-                    // can appear in between.
-                    let files = live();
-                    for f in files.iter() {
-                        let _ = std::fs::remove_file(f);
-                    }
-                    eprintln!(
-                        "routemu: {} again: stopped at once; nothing written",
-                        name(sig)
-                    );
-                    std::process::exit(exit_status(sig));
+                    stop_now(sig, again);
                 }
             });
     });
+}
+
+/// Ends the process at once: removes the temporary files and says what was written.
+/// The outputs stay locked until the process is gone, so no temporary file can appear
+/// and no output be completed in between.
+fn stop_now(sig: i32, again: bool) -> ! {
+    let o = outputs();
+    for f in o.temporary.iter() {
+        let _ = std::fs::remove_file(f);
+    }
+    let not: Vec<&str> = o
+        .asked
+        .iter()
+        .filter(|a| !o.written.contains(a))
+        .map(String::as_str)
+        .collect();
+    let said = match (o.written.is_empty(), not.is_empty()) {
+        (true, _) => "nothing written".to_string(),
+        (false, true) => format!("written before it: {}", o.written.join(", ")),
+        (false, false) => format!(
+            "written before it: {}; not written: {}",
+            o.written.join(", "),
+            not.join(", ")
+        ),
+    };
+    crate::cli::output::eprint(&format!(
+        "routemu: {}{}: stopped at once; {said}\n",
+        name(sig),
+        if again { " again" } else { "" }
+    ));
+    std::process::exit(exit_status(sig));
+}
+
+/// Records the outputs a command was asked for (`--json o.json` as `o.json`), so that
+/// an exit at once can say which were not written.
+pub fn asked(dest: &str) {
+    let mut o = outputs();
+    if !o.asked.iter().any(|a| a == dest) {
+        o.asked.push(dest.to_string());
+    }
+}
+
+/// Completes the output `dest` with `complete` (the rename of its temporary file, or
+/// the flush of one written in place) and records it as written — one step as a signal
+/// sees it, so that an exit at once never calls a complete output unwritten or the
+/// reverse.
+pub fn complete<T>(
+    dest: &str,
+    complete: impl FnOnce() -> std::io::Result<T>,
+) -> std::io::Result<T> {
+    let mut o = outputs();
+    let r = complete()?;
+    if !o.written.iter().any(|w| w == dest) {
+        o.written.push(dest.to_string());
+    }
+    Ok(r)
 }
 
 /// The conventional name of a signal this module handles.
@@ -82,9 +159,9 @@ impl TempGuard {
     pub fn create<T>(
         create: impl FnOnce() -> std::io::Result<(T, PathBuf)>,
     ) -> std::io::Result<(T, Self)> {
-        let mut files = live();
+        let mut o = outputs();
         let (t, path) = create()?;
-        files.push(path.clone());
+        o.temporary.push(path.clone());
         Ok((t, TempGuard { path }))
     }
 
@@ -96,9 +173,9 @@ impl TempGuard {
 
 impl Drop for TempGuard {
     fn drop(&mut self) {
-        let mut files = live();
-        if let Some(i) = files.iter().position(|p| *p == self.path) {
-            files.swap_remove(i);
+        let mut o = outputs();
+        if let Some(i) = o.temporary.iter().position(|p| *p == self.path) {
+            o.temporary.swap_remove(i);
         }
     }
 }

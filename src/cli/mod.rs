@@ -216,6 +216,16 @@ pub fn main_with(cli: Cli) -> i32 {
 fn run_command(cli: Cli) -> crate::foundation::error::Result<i32> {
     interrupt::install();
     crate::foundation::limits::set_force(cli.force);
+    if matches!(
+        cli.command,
+        Command::Run(_)
+            | Command::Compare(_)
+            | Command::Sweep(_)
+            | Command::Saturation(_)
+            | Command::Replay(_)
+    ) {
+        interrupt::keep_results();
+    }
     match cli.command {
         Command::Run(a) => run::run(&a),
         Command::Predict(a) => predict::predict(&a),

@@ -5,7 +5,7 @@
 //! before the run, so a long run never ends on a bad flag, and renders every file before
 //! writing any, so a failure leaves nothing half-written.
 
-use crate::cli::output::{check_outputs, json_document, write_output, Output};
+use crate::cli::output::{check_outputs, json_document, write_csv, write_output, Output};
 use crate::config::HwConfig;
 use crate::experiments::experiment::Extras;
 use crate::foundation::error::{Error, Result};
@@ -166,7 +166,7 @@ impl ObserveArgs {
             let totals = extras.link_totals.clone().unwrap_or_default();
             let q = self.quantity()?;
             let title = format!(
-                "{} — {} {context}",
+                "{} — {} {context}{}",
                 if cfg.name.is_empty() {
                     "routemu"
                 } else {
@@ -179,21 +179,22 @@ impl ObserveArgs {
                     Quantity::Blocking => "header blocking",
                     Quantity::BlockingPerHeader => "blocking per header",
                 },
+                crate::cli::output::partial_title(),
             );
             let svg = heatmap::svg(topo, &extras.links, &totals, q, &title, replications)?;
             out.push((dest.clone(), Rendered::Text(svg)));
         }
         if let Some(dest) = &self.series {
-            out.push((dest.clone(), Rendered::Text(observe::series_csv(series))));
+            out.push((dest.clone(), Rendered::Csv(observe::series_csv(series))));
         }
         if let Some(dest) = &self.latency_dist {
             // A JSON file is a document like every other routemu JSON (provenance first).
-            let text = if dest.to_ascii_lowercase().ends_with(".json") {
-                json_document(&extras.latency.doc())
+            let file = if dest.to_ascii_lowercase().ends_with(".json") {
+                Rendered::Text(json_document(&extras.latency.doc()))
             } else {
-                extras.latency.csv()
+                Rendered::Csv(extras.latency.csv())
             };
-            out.push((dest.clone(), Rendered::Text(text)));
+            out.push((dest.clone(), file));
         }
         if let Some(dest) = &self.message_log {
             // Formatted as it is written (see `Rendered::MessageLog`).
@@ -215,8 +216,9 @@ impl ObserveArgs {
         for (dest, file) in files {
             match file {
                 Rendered::Text(text) => write_output(dest, text)?,
+                Rendered::Csv(text) => write_csv(dest, text)?,
                 Rendered::MessageLog(log) => {
-                    let mut out = Output::create(dest)?;
+                    let mut out = Output::create(dest)?.csv();
                     msglog::write(&mut log.reps, &log.topo, log.rule, &mut |b: &[u8]| {
                         out.write_all(b)
                     })?;
@@ -233,6 +235,8 @@ impl ObserveArgs {
 pub enum Rendered {
     /// Its whole text.
     Text(String),
+    /// A CSV table's whole text (marked partial after a signal).
+    Csv(String),
     /// The per-message log, formatted a block of lines at a time as it is written: its
     /// text is never held whole (it is the largest file by far: a line per message).
     MessageLog(Box<MessageLog>),

@@ -90,6 +90,37 @@ pub fn write_output(dest: &str, text: &str) -> Result<()> {
     write_bytes(dest, text.as_bytes())
 }
 
+/// Writes the CSV table `text` to `dest` (see [`write_bytes`]), ending with the line
+/// [`partial_line`] when a signal cut the command short.
+pub fn write_csv(dest: &str, text: &str) -> Result<()> {
+    let mut out = Output::create(dest)?.csv();
+    out.write_all(text.as_bytes())?;
+    out.finish()
+}
+
+/// What a figure's title ends with when a signal cut the command short:
+/// ` (partial: stopped by SIGINT)`; empty otherwise.
+pub fn partial_title() -> String {
+    crate::engine::interrupt::signal().map_or(String::new(), |sig| {
+        format!(
+            " (partial: stopped by {})",
+            crate::cli::interrupt::name(sig)
+        )
+    })
+}
+
+/// The last line of a CSV written after a signal asked the command to stop:
+/// `# partial: stopped by SIGINT; …` (a comment, which `routemu plot` and most CSV
+/// readers skip). None when no signal came.
+pub fn partial_line() -> Option<String> {
+    crate::engine::interrupt::signal().map(|sig| {
+        format!(
+            "# partial: stopped by {}; the rows hold what was measured until then\n",
+            crate::cli::interrupt::name(sig)
+        )
+    })
+}
+
 /// Writes `bytes` to `dest`: `-` is standard output; a regular file (or a new one) is
 /// replaced atomically; a device, FIFO or socket is written in place; a symbolic link
 /// is followed and the file it leads to written by these rules (the link stays).
@@ -158,6 +189,8 @@ pub fn is_broken_stdout(e: &Error) -> bool {
 pub struct Output {
     dest: String,
     sink: Sink,
+    /// A CSV: ends with a `# partial` comment line when a signal cut the command short.
+    csv: bool,
 }
 
 enum Sink {
@@ -187,12 +220,15 @@ impl Output {
             return Ok(Output {
                 dest: dest.into(),
                 sink: Sink::Discard,
+                csv: false,
             });
         }
+        crate::cli::interrupt::asked(dest);
         if dest == "-" {
             return Ok(Output {
                 dest: dest.into(),
                 sink: Sink::Stdout(std::io::BufWriter::new(std::io::stdout())),
+                csv: false,
             });
         }
         let target = resolve_links(Path::new(dest)).map_err(io)?;
@@ -216,13 +252,15 @@ impl Output {
             }
             if !m.is_file() {
                 // A device, FIFO or socket: renaming over it would destroy it; write to it.
-                let f = std::fs::OpenOptions::new()
-                    .write(true)
-                    .open(&target)
-                    .map_err(io)?;
+                // A FIFO blocks here until a reader opens it.
+                let f = crate::foundation::blocking::section(|| {
+                    std::fs::OpenOptions::new().write(true).open(&target)
+                })
+                .map_err(io)?;
                 return Ok(Output {
                     dest: dest.into(),
                     sink: Sink::InPlace(std::io::BufWriter::new(f)),
+                    csv: false,
                 });
             }
         }
@@ -259,7 +297,15 @@ impl Output {
                 target,
                 _guard: guard,
             },
+            csv: false,
         })
+    }
+
+    /// Marks the output as a CSV table: written after a signal cut the command short, it
+    /// ends with the comment line [`partial_line`] (docs/cli.md, "Signals").
+    pub fn csv(mut self) -> Self {
+        self.csv = true;
+        self
     }
 
     /// Appends `bytes`.
@@ -274,8 +320,13 @@ impl Output {
     }
 
     /// Completes the output: flushed, and a temporary file renamed over the target.
-    pub fn finish(self) -> Result<()> {
-        let Output { dest, sink } = self;
+    pub fn finish(mut self) -> Result<()> {
+        if self.csv {
+            if let Some(line) = partial_line() {
+                self.write_all(line.as_bytes())?;
+            }
+        }
+        let Output { dest, sink, .. } = self;
         let io = |source| {
             if dest == "-" {
                 stdout_error(source)
@@ -286,13 +337,14 @@ impl Output {
                 }
             }
         };
+        use crate::cli::interrupt::complete;
         match sink {
             Sink::Discard => Ok(()),
-            Sink::Stdout(mut w) => w.flush().map_err(io),
-            Sink::InPlace(mut w) => w.flush().map_err(io),
+            Sink::Stdout(mut w) => complete(&dest, || w.flush()).map_err(io),
+            Sink::InPlace(mut w) => complete(&dest, || w.flush()).map_err(io),
             Sink::Temp { w, target, _guard } => {
                 let tmp = w.into_inner().map_err(|e| io(e.into_error()))?;
-                tmp.persist(&target).map_err(|e| io(e.error))?;
+                complete(&dest, || tmp.persist(&target).map_err(|e| e.error)).map_err(io)?;
                 Ok(())
             }
         }
@@ -363,6 +415,9 @@ pub fn check_outputs(outputs: &[(&str, &str)]) -> Result<()> {
         PathBuf,
         Option<crate::foundation::inputs::FileId>,
     )> = Vec::new();
+    for &(_, dest) in outputs {
+        crate::cli::interrupt::asked(dest);
+    }
     for &(flag, dest) in outputs {
         if dest == "-" {
             continue;

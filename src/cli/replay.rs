@@ -186,7 +186,7 @@ struct Csv {
 impl Csv {
     fn create(dest: &Path) -> Result<Self> {
         let mut c = Csv {
-            out: Output::create(&dest.to_string_lossy())?,
+            out: Output::create(&dest.to_string_lossy())?.csv(),
         };
         c.line("id,src,dst,size,flits,recorded,created,injected,delivered,latency")?;
         Ok(c)

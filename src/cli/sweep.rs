@@ -7,7 +7,7 @@
 //! Not here: axes, points, quantities and running them (`experiments::sweep`), drawing
 //! (`presentation::plot`).
 
-use crate::cli::output::{check_outputs, eprint, print, write_json, write_output};
+use crate::cli::output::{check_outputs, eprint, print, write_csv, write_json};
 use crate::cli::plot::{figure_paths, write_figures};
 use crate::cli::ExperimentArgs;
 use crate::config::HwConfig;
@@ -671,7 +671,7 @@ pub fn sweep(args: &SweepArgs) -> Result<i32> {
             format!("{} — trace replay", base.name)
         } else {
             format!("{} — {}", base.name, model.as_deref().unwrap_or("emulated"))
-        };
+        } + &crate::cli::output::partial_title();
         // The other dimensions tell series apart; x's zipped partners vary with it.
         let series: Vec<String> = dims
             .iter()
@@ -691,7 +691,7 @@ pub fn sweep(args: &SweepArgs) -> Result<i32> {
     // The CSV first: a figure that cannot be drawn (nothing but saturated points, say)
     // loses no emulation; `routemu plot` redraws it from the CSV.
     if let Some(dest) = &args.csv {
-        write_output(dest, &table.to_csv())?;
+        write_csv(dest, &table.to_csv())?;
     }
     if let Some(dest) = &args.json {
         write_json(dest, &document(&base, &axes, &zip, &quantities, &done))?;

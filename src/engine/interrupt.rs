@@ -4,7 +4,7 @@
 //! another. The signal handling itself is the command line's (`cli::interrupt`); the
 //! engine only reads the flag, so a library user who never sets it sees no change.
 
-use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
 /// The signal that asked to stop (0: none yet).
 static SIGNAL: AtomicI32 = AtomicI32::new(0);
@@ -27,4 +27,19 @@ pub fn signal() -> Option<i32> {
         0 => None,
         s => Some(s),
     }
+}
+
+/// Whether an emulation has begun in this process: from then on there are results that
+/// a stop request should let the command write (marked partial), so a first signal asks
+/// the loops to stop rather than ending the process (`cli::interrupt`).
+static STARTED: AtomicBool = AtomicBool::new(false);
+
+/// Marks that an emulation begins (every [`crate::engine::sim::Simulation`] does).
+pub fn started() {
+    STARTED.store(true, Ordering::Relaxed);
+}
+
+/// Whether an emulation has begun in this process.
+pub fn has_started() -> bool {
+    STARTED.load(Ordering::Relaxed)
 }

@@ -127,6 +127,7 @@ pub struct Coordinator {
 impl Coordinator {
     /// A coordinator for a network of `nodes` nodes.
     pub fn new(exp: &ExperimentConfig, window: MeasureWindow, nodes: usize) -> Self {
+        crate::engine::interrupt::started();
         Coordinator {
             exp: exp.clone(),
             window,

@@ -10,8 +10,8 @@ use crate::foundation::limits::{forced, gib, memory_limit};
 /// The memory a run is expected to need, and the limit it is held against.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MemoryCheck {
-    /// Estimated bytes: the routers' tables of one replication times the replications
-    /// held at once.
+    /// Estimated bytes: the routers' tables and the time series of one replication
+    /// times the replications held at once.
     pub need: u64,
     /// Estimated bytes per node (one replication).
     pub per_node: u64,
@@ -105,9 +105,32 @@ pub fn bytes_per_node(cfg: &HwConfig, m: &Machine) -> u64 {
     tables + ENGINE_BYTES_PER_NODE
 }
 
+/// Bytes of one interval of the time series in each partition of a replication, and of
+/// its row in the report and its JSON and CSV text.
+const SERIES_BYTES_PER_INTERVAL: u64 = 56;
+const SERIES_BYTES_PER_ROW: u64 = 400;
+
+/// The bytes the time series (`experiment.observe.interval`) of one replication of
+/// `cfg` may take: its intervals over the warm-up, the window (a window of messages
+/// converted at the workload's rate) and the drain limit, at most
+/// `engine::probe::observe::MAX_INTERVALS`, in every partition and in the report.
+pub fn series_bytes(cfg: &HwConfig, m: &Machine) -> u64 {
+    let e = &cfg.experiment;
+    let Some(width) = e.observe.interval else {
+        return 0;
+    };
+    let window =
+        work(cfg, m).per_replication / (m.topology.nodes().max(1) as f64) - e.warmup as f64;
+    let span = e.warmup as f64 + window.max(0.0) + e.drain_limit as f64;
+    let intervals = (span / width.max(1) as f64 + 2.0)
+        .min(crate::engine::probe::observe::MAX_INTERVALS as f64) as u64;
+    intervals * (SERIES_BYTES_PER_INTERVAL * e.threads.max(1) as u64 + SERIES_BYTES_PER_ROW)
+}
+
 /// The memory check of `cfg`: the estimate and the limit, without judging.
 pub fn memory_check(cfg: &HwConfig, m: &Machine) -> MemoryCheck {
     let per_node = bytes_per_node(cfg, m);
+    let series = series_bytes(cfg, m);
     let e = &cfg.experiment;
     let nodes = m.topology.nodes() as u64;
     let (at_once, need) = match crate::engine::transport::current() {
@@ -119,6 +142,7 @@ pub fn memory_check(cfg: &HwConfig, m: &Machine) -> MemoryCheck {
                 1,
                 per_node
                     .saturating_mul(share)
+                    .saturating_add(series)
                     .saturating_mul(ranks_on_this_host()),
             )
         }
@@ -128,6 +152,7 @@ pub fn memory_check(cfg: &HwConfig, m: &Machine) -> MemoryCheck {
                 at_once,
                 per_node
                     .saturating_mul(nodes)
+                    .saturating_add(series)
                     .saturating_mul(at_once as u64),
             )
         }

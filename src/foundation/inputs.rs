@@ -11,7 +11,7 @@
 //! files) so that the outputs can be checked before the run.
 
 use std::fs::{File, Metadata};
-use std::io;
+use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -63,22 +63,44 @@ fn record(path: &Path, id: FileId) {
 
 /// Opens `path` for reading and records it as an input.
 pub fn open(path: &Path) -> io::Result<File> {
-    let f = File::open(path)?;
+    // A FIFO blocks here until a writer opens it.
+    let f = crate::foundation::blocking::section(|| File::open(path))?;
     record(path, FileId::of(&f.metadata()?, path));
     Ok(f)
 }
 
-/// Reads `path` whole as text, recording it as an input.
+/// Opens `path` for reading as [`open`] does; reading a FIFO, a device or a socket,
+/// which may wait for the other end for ever, is marked as a wait on the outside world
+/// (`foundation::blocking`), so that a signal there ends the process at once.
+pub fn open_reader(path: &Path) -> io::Result<Box<dyn io::Read + Send>> {
+    let f = open(path)?;
+    Ok(if f.metadata()?.is_file() {
+        Box::new(f)
+    } else {
+        Box::new(Waiting(f))
+    })
+}
+
+/// A reader whose every read is a wait on the outside world.
+struct Waiting<R>(R);
+
+impl<R: io::Read> io::Read for Waiting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        crate::foundation::blocking::section(|| self.0.read(buf))
+    }
+}
+
+/// Reads `path` whole as text, recording it as an input (see [`open_reader`]).
 pub fn read_to_string(path: &Path) -> io::Result<String> {
     let mut s = String::new();
-    io::Read::read_to_string(&mut open(path)?, &mut s)?;
+    open_reader(path)?.read_to_string(&mut s)?;
     Ok(s)
 }
 
-/// Reads `path` whole, recording it as an input.
+/// Reads `path` whole, recording it as an input (see [`open_reader`]).
 pub fn read(path: &Path) -> io::Result<Vec<u8>> {
     let mut v = Vec::new();
-    io::Read::read_to_end(&mut open(path)?, &mut v)?;
+    open_reader(path)?.read_to_end(&mut v)?;
     Ok(v)
 }
 

@@ -321,16 +321,29 @@ pub fn series_rows(
     let len = reps.iter().map(|(s, _)| s.rows.len()).max().unwrap_or(0);
     (0..len)
         .map(|i| {
-            let (start, end) = (iv.start(i), iv.start(i + 1));
+            let (start, nominal_end) = (iv.start(i), iv.start(i + 1));
             let mut c = IntervalCounts::default();
             let mut covering = 0u32;
-            for (s, _) in reps {
+            // Node-cycles the replications covering the interval ran in it: the last
+            // interval a run reaches is cut at its end, and is divided by what it holds.
+            let mut cycles = 0u64;
+            let mut end = start;
+            for &(s, ran_to) in reps {
                 if let Some(r) = s.rows.get(i) {
                     c.add(r);
                     covering += 1;
+                    let e = if start < ran_to {
+                        nominal_end.min(ran_to)
+                    } else {
+                        // Flits absorbed after the last cycle (an ejection channel's):
+                        // an interval of its nominal length, at most the width.
+                        start.saturating_add((nominal_end - start).min(iv.width))
+                    };
+                    cycles = cycles.saturating_add(e - start);
+                    end = end.max(e);
                 }
             }
-            let per = covering.max(1) as f64 * endpoints.max(1) as f64 * (end - start) as f64;
+            let per = endpoints.max(1) as f64 * cycles.max(1) as f64;
             let lat = if from_injection {
                 c.network_sum
             } else {
@@ -388,6 +401,26 @@ pub fn series_csv(rows: &[SeriesRow]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_last_interval_is_divided_by_the_cycles_the_run_covered() {
+        use crate::engine::probe::observe::Intervals;
+        // Intervals of 100 cycles from cycle 0; the run ends at cycle 150.
+        let mut s = SeriesAcc::new(Intervals {
+            width: 100,
+            anchor: 0,
+        });
+        s.accepted(10, 200);
+        s.accepted(120, 100);
+        s.close(150, 0);
+        let rows = series_rows(&[(&s, 150)], (0, 150), 2, false, 0);
+        assert_eq!(rows.len(), 2);
+        assert_eq!((rows[0].start, rows[0].end), (0, 100));
+        assert_eq!(rows[0].accepted, 200.0 / (2.0 * 100.0));
+        // 100 flits in the 50 cycles of [100, 150) the run covered, not in 100.
+        assert_eq!((rows[1].start, rows[1].end), (100, 150));
+        assert_eq!(rows[1].accepted, 100.0 / (2.0 * 50.0));
+    }
 
     #[test]
     fn the_busiest_rows_are_kept_in_order() {

@@ -112,7 +112,7 @@ pub fn open_maybe_compressed(path: &Path) -> Result<Box<dyn BufRead>> {
         path: path.display().to_string(),
         source,
     };
-    let file = crate::foundation::inputs::open(path).map_err(io)?;
+    let file = crate::foundation::inputs::open_reader(path).map_err(io)?;
     let mut r = BufReader::new(file);
     let magic = r.fill_buf().map_err(io)?.to_vec();
     Ok(if magic.starts_with(&[0x1f, 0x8b]) {

@@ -162,6 +162,9 @@ impl IntervalCounts {
 /// Interval boundaries: every `width` cycles, anchored at `anchor` (the end of the
 /// warm-up), so the measurement window starts on a boundary; the first interval,
 /// `[0, anchor mod width)`, is shorter when the warm-up is not a multiple of the width.
+/// There are at most [`MAX_INTERVALS`]: the last one runs to the end of time, which
+/// bounds the series' memory whatever the width and the run's length (the report divides
+/// each interval by the part of it the run covered).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Intervals {
     /// Length of an interval (cycles, ≥ 1).
@@ -169,6 +172,9 @@ pub struct Intervals {
     /// A cycle that is a boundary.
     pub anchor: Cycle,
 }
+
+/// The most intervals a series has (about 56 bytes each per partition and replication).
+pub const MAX_INTERVALS: usize = 1 << 20;
 
 impl Intervals {
     #[inline]
@@ -180,24 +186,30 @@ impl Intervals {
     #[inline]
     pub fn index(&self, t: Cycle) -> usize {
         let r = self.first();
-        if r == 0 {
-            (t / self.width) as usize
+        let i = if r == 0 {
+            t / self.width
         } else if t < r {
             0
         } else {
-            1 + ((t - r) / self.width) as usize
-        }
+            1 + (t - r) / self.width
+        };
+        i.min(MAX_INTERVALS as Cycle - 1) as usize
     }
 
-    /// First cycle of interval `i`.
+    /// First cycle of interval `i` (`Cycle::MAX`: the end of the last interval, or a
+    /// boundary beyond the clock's range).
     pub fn start(&self, i: usize) -> Cycle {
         let r = self.first();
-        if r == 0 {
-            i as Cycle * self.width
+        if i >= MAX_INTERVALS {
+            Cycle::MAX
+        } else if r == 0 {
+            (i as Cycle).saturating_mul(self.width)
         } else if i == 0 {
             0
         } else {
-            r + (i as Cycle - 1) * self.width
+            (i as Cycle - 1)
+                .saturating_mul(self.width)
+                .saturating_add(r)
         }
     }
 }
@@ -367,6 +379,31 @@ mod tests {
         };
         assert_eq!(even.index(299), 2);
         assert_eq!(even.start(3), 300);
+    }
+
+    #[test]
+    fn an_interval_as_wide_as_the_clock_never_wraps_and_the_count_is_bounded() {
+        let huge = Intervals {
+            width: Cycle::MAX,
+            anchor: 200,
+        };
+        assert_eq!(huge.start(1), 200);
+        assert_eq!(huge.start(2), Cycle::MAX);
+        assert_eq!(huge.index(199), 0);
+        assert_eq!(huge.index(Cycle::MAX - 1), 1);
+        let one = Intervals {
+            width: 1,
+            anchor: 0,
+        };
+        assert_eq!(one.index(5), 5);
+        assert_eq!(one.index(u64::MAX / 2), MAX_INTERVALS - 1);
+        assert_eq!(one.start(MAX_INTERVALS - 1), MAX_INTERVALS as Cycle - 1);
+        // The last interval runs to the end of time.
+        assert_eq!(one.start(MAX_INTERVALS), Cycle::MAX);
+        let mut s = SeriesAcc::new(one);
+        s.created(u64::MAX / 2, 3);
+        s.close(u64::MAX / 2 + 1, 0);
+        assert_eq!(s.rows.len(), MAX_INTERVALS);
     }
 
     #[test]

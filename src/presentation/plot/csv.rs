@@ -129,10 +129,10 @@ impl Table {
         }
         // A blank line is one empty unquoted cell.
         let blank = |r: &(usize, Vec<String>, bool)| r.1.len() == 1 && r.1[0].is_empty() && !r.2;
-        let mut it = records
-            .into_iter()
-            .filter(|r| !blank(r))
-            .skip_while(|r| r.1[0].starts_with('#'));
+        let comment = |r: &(usize, Vec<String>, bool)| r.1[0].starts_with('#') && !r.2;
+        // Comment lines (`#` first, unquoted) are skipped wherever they stand: a header
+        // comment, or the `# partial` line that ends a CSV written after a signal.
+        let mut it = records.into_iter().filter(|r| !blank(r) && !comment(r));
         let (_, head, _) = it
             .next()
             .ok_or_else(|| Error::Arg(format!("{name}: no header line")))?;

@@ -161,6 +161,10 @@ pub const WIDTH: u32 = 1100;
 pub const HEIGHT: u32 = 600;
 const LEGEND: u32 = 300;
 
+/// The largest magnitude a drawn value may have: an axis from −1e300 to 1e300 with its
+/// margins is still finite; one near ±f64::MAX is not.
+pub const MAX_DRAWN: f64 = 1e300;
+
 /// The smallest and largest of the finite values kept by `keep`.
 fn span(it: impl Iterator<Item = f64>, keep: impl Fn(f64) -> bool) -> Option<(f64, f64)> {
     it.filter(|v| v.is_finite() && keep(*v))
@@ -274,6 +278,16 @@ pub fn svg(fig: &Figure) -> Result<String> {
                 .flat_map(|&(_, m, c)| [m - c.unwrap_or(0.0), m + c.unwrap_or(0.0)])
         })
         .collect();
+    for (axis, values) in [("x", &xs), ("y", &ys), ("y", &bars)] {
+        if let Some(v) = values.iter().find(|v| v.is_finite() && v.abs() > MAX_DRAWN) {
+            // Beyond this the axis' span, or its margins, overflow to infinity, and the
+            // tick placement would never end.
+            return Err(err(format!(
+                "a {axis} value of {v:e} is beyond what an axis can span (±{MAX_DRAWN:e}); \
+                 rescale the column"
+            )));
+        }
+    }
     let x =
         AxisPlan::new(&xs, &[], fig.log_x, false).ok_or_else(|| err("no point to draw".into()))?;
     let y =
