@@ -224,6 +224,7 @@ pub fn validate(cfg: &HwConfig) -> Result<Machine> {
         }
     }
     let workload = Workload::new(&cfg.workload, &topology)?;
+    check_unused_router_fields(cfg)?;
     check_experiment(cfg)?;
     Ok(Machine {
         topology,
@@ -426,6 +427,94 @@ fn check_deflection(cfg: &HwConfig, topology: &Topology) -> Result<()> {
     Ok(())
 }
 
+/// Refuses a router field that the switching mode does not read, set to anything but its
+/// default: it would be silently ignored (a sweep over it would show no effect, and the
+/// report would carry a value that never acted). Which mode reads which field was
+/// established by the modes' code and checked by changing each field (the second hostile
+/// test's N10); the modes' own refusals of other values (timeout's `router.dma`,
+/// `controller.route`, pipeline) stand before this.
+fn check_unused_router_fields(cfg: &HwConfig) -> Result<()> {
+    let r = &cfg.router;
+    let d = crate::config::RouterConfig::default();
+    let (mode, why) = match cfg.switching {
+        SwitchingConfig::Wormhole { .. } => {
+            ("wormhole", "it belongs to circuit switching's controller")
+        }
+        SwitchingConfig::Circuit { .. } => (
+            "circuit",
+            "a circuit holds whole links end to end: no virtual channels, flit buffers, \
+             crossbar allocation or header routing stage",
+        ),
+        SwitchingConfig::Deflection { .. } => (
+            "deflection",
+            "paper 003's node has one lane per virtual channel and no buffers, injection \
+             engines or allocator to set",
+        ),
+        SwitchingConfig::Timeout { .. } => (
+            "timeout",
+            "paper 002's switch has one FIFO per input, no virtual channels, and a \
+             one-cycle router without a controller queue",
+        ),
+    };
+    let c = &r.controller;
+    let dc = &d.controller;
+    // (field, differs from its default, the modes that read it)
+    let fields: [(&str, bool, &[&str]); 10] = [
+        ("router.vcs", r.vcs != d.vcs, &["wormhole", "deflection"]),
+        (
+            "router.buffer_flits",
+            r.buffer_flits != d.buffer_flits,
+            &["wormhole", "timeout"],
+        ),
+        (
+            "router.dma",
+            r.dma.is_some(),
+            &["wormhole", "circuit", "timeout"],
+        ),
+        ("router.speedup", r.speedup != d.speedup, &["wormhole"]),
+        (
+            "router.switch_iterations",
+            r.switch_iterations != d.switch_iterations,
+            &["wormhole"],
+        ),
+        ("router.arbiter", r.arbiter != d.arbiter, &["wormhole"]),
+        (
+            "router.controller.servers",
+            c.servers != dc.servers,
+            &["wormhole", "circuit"],
+        ),
+        (
+            "router.controller.route",
+            c.route != dc.route,
+            &["wormhole", "deflection", "timeout"],
+        ),
+        (
+            "router.controller.verify, link_conn and release",
+            (c.verify, c.link_conn, c.release) != (dc.verify, dc.link_conn, dc.release),
+            &["circuit"],
+        ),
+        (
+            "router.pipeline",
+            r.pipeline != d.pipeline,
+            &["wormhole", "deflection", "timeout"],
+        ),
+    ];
+    for (name, set, readers) in fields {
+        if set && !readers.contains(&mode) {
+            return Err(Error::config(format!(
+                "{name}: {mode} switching does not use it ({why}); leave it at its default \
+                 (it is read by {} switching)",
+                match readers {
+                    [one] => one.to_string(),
+                    [init @ .., last] => format!("{} and {last}", init.join(", ")),
+                    [] => String::new(),
+                }
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Most messages a saturated source keeps waiting.
 pub const MAX_SATURATED_DEPTH: u32 = 65_536;
 
@@ -578,6 +667,57 @@ pub fn check_experiment(cfg: &HwConfig) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_router_field_the_mode_does_not_read_is_refused_by_name() {
+        let refused = |text: &str, name: &str| {
+            let cfg = crate::config::load::parse_hw(text, "t").unwrap();
+            let e = validate(&cfg)
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default();
+            assert!(e.contains(&format!("{name}: ")), "{text}: {e}");
+        };
+        refused(
+            "(topology: SwitchedTorus(k: 3, hosts: 1), router: (vcs: 64), \
+             switching: Timeout(timeout: 20))",
+            "router.vcs",
+        );
+        refused(
+            "(topology: SwitchedTorus(k: 3, hosts: 1), router: (speedup: 2), \
+             switching: Timeout(timeout: 20))",
+            "router.speedup",
+        );
+        refused(
+            "(topology: ManhattanStreet(k: 6), router: (buffer_flits: 1), \
+             switching: Deflection())",
+            "router.buffer_flits",
+        );
+        refused(
+            "(topology: ManhattanStreet(k: 6), router: (dma: 8), switching: Deflection())",
+            "router.dma",
+        );
+        refused(
+            "(topology: Hypercube(dim: 4), router: (vcs: 2), switching: Circuit(strategy: Hold))",
+            "router.vcs",
+        );
+        refused(
+            "(topology: Hypercube(dim: 4), router: (controller: (verify: 3)), \
+             switching: Wormhole(routing: DimensionOrder))",
+            "router.controller.verify, link_conn and release",
+        );
+        // What a mode reads stays free.
+        for ok in [
+            "(topology: ManhattanStreet(k: 6), router: (vcs: 8), switching: Deflection())",
+            "(topology: SwitchedTorus(k: 3, hosts: 1), router: (buffer_flits: 40), \
+             switching: Timeout(timeout: 20))",
+            "(topology: Hypercube(dim: 4), router: (dma: 2, controller: (servers: 2, verify: 2)), \
+             switching: Circuit(strategy: Hold))",
+        ] {
+            let cfg = crate::config::load::parse_hw(ok, "t").unwrap();
+            assert!(validate(&cfg).is_ok(), "{ok}: {:?}", validate(&cfg).err());
+        }
+    }
 
     #[test]
     fn run_lengths_that_would_overflow_a_cycle_count_are_refused() {

@@ -194,29 +194,32 @@ impl Coordinator {
             }
             let last = parts.iter().map(|s| s.last_progress).max().unwrap_or(0);
             let live: i64 = parts.iter().map(|s| s.live).sum();
-            // A saturated network moves flits every cycle; one where nothing moved for a
-            // whole check interval may be deadlocked, and is left to the deadlock
-            // watchdog below (it either moves again or is reported as a deadlock, never
-            // as saturated).
-            let frozen = live > 0 && now - last >= CHECK_EVERY;
+            // A deadlock is told before saturation: a deadlocked network's sources fill
+            // up too.
+            let stuck = live > 0 && now - last > self.exp.deadlock_cycles;
+            if stuck || parts.iter().any(|s| s.proven_stall) {
+                return Decision::Stop(Stop::Deadlock(String::new()), Some(self.close(now)));
+            }
+            // A saturated network moves flits every cycle. One where nothing moved in the
+            // cycle just stepped may have begun to deadlock, however shortly before this
+            // check: its backlog is not judged now but at a later check point, by when a
+            // deadlocked network has stood still for a whole interval (and is left to the
+            // watchdog, which reports the deadlock) and a saturated one has moved again.
+            let quiet = live > 0 && now - last > 1;
             let judged = now >= self.window.start + self.observe;
             let limit = self
                 .backlog_limit
                 .saturating_mul(if judged { 1 } else { 20 });
-            if !frozen && sum(|s| s.backlog) > limit {
+            if !quiet && sum(|s| s.backlog) > limit {
                 return Decision::Stop(Stop::Saturated, Some(self.close(now)));
             }
-            if !frozen
+            if !quiet
                 && self
                     .window
                     .end
                     .is_some_and(|e| now > e.saturating_add(self.exp.drain_limit))
             {
                 return Decision::Stop(Stop::Saturated, self.window.end);
-            }
-            let stuck = live > 0 && now - last > self.exp.deadlock_cycles;
-            if stuck || parts.iter().any(|s| s.proven_stall) {
-                return Decision::Stop(Stop::Deadlock(String::new()), Some(self.close(now)));
             }
             if parts.iter().any(|s| s.interrupted) {
                 return Decision::Stop(Stop::Interrupted, Some(self.close(now)));

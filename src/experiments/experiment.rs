@@ -422,10 +422,7 @@ pub fn aggregate<N: Mode>(
                 })
                 .sum::<f64>()
                 / k,
-            capacity: topology.capacity_of_links(
-                cfg.links.width,
-                cfg.links.duplex == crate::config::Duplex::Half,
-            ),
+            capacity: capacity(cfg, topology),
         },
         controller: Controller {
             servers: cfg.router.controller.servers,
@@ -481,4 +478,20 @@ pub fn aggregate<N: Mode>(
         routers: None,
         series: None,
     }
+}
+
+/// The machine's uniform-traffic bound in flits per node per cycle (the report's
+/// `throughput.capacity`): the topology's bound per one-flit channel, times the link
+/// width, halved on half-duplex links, times the lanes of a link where each lane is a
+/// channel of its own (deflection's virtual channels are paper 003's full-rate lanes,
+/// so 8 lanes carry 8 flits per cycle; the other modes' VCs share their link).
+pub fn capacity(cfg: &HwConfig, topology: &crate::topology::Topology) -> f64 {
+    let lanes = match cfg.switching {
+        crate::config::SwitchingConfig::Deflection { .. } => cfg.router.vcs.max(1),
+        _ => 1,
+    };
+    topology.capacity_of_links(
+        cfg.links.width,
+        cfg.links.duplex == crate::config::Duplex::Half,
+    ) * lanes as f64
 }

@@ -512,17 +512,23 @@ fn plan(cfg: &HwConfig, opts: &SaturationOptions) -> Result<Plan> {
         Some(u) => (u.0, "--upper".to_string()),
         None => {
             let half = cfg.links.duplex == Duplex::Half;
+            let cap = crate::experiments::experiment::capacity(cfg, &machine.topology);
+            let per_link = machine.topology.capacity_of_links(cfg.links.width, half);
             (
-                machine.topology.capacity_of_links(cfg.links.width, half),
+                cap,
                 format!(
-                    "capacity bound {:.4} (throughput.capacity: {} per 1-flit link, × width {}{})",
-                    machine.topology.capacity_of_links(cfg.links.width, half),
+                    "capacity bound {cap:.4} (throughput.capacity: {} per 1-flit link, × width {}{}{})",
                     machine.topology.capacity(),
                     cfg.links.width,
                     if half && machine.topology.peer_port(PortId(0)).is_some() {
                         ", halved on half-duplex links"
                     } else {
                         ""
+                    },
+                    if cap != per_link {
+                        format!(", × {} lanes", cfg.router.vcs)
+                    } else {
+                        String::new()
                     }
                 ),
             )

@@ -151,3 +151,39 @@ fn a_trace_sweep_whose_point_deadlocked_writes_every_point_then_exits_with_statu
     assert_eq!(points[1]["deadlock"], false);
     assert_eq!(points[1]["quantities"]["messages"]["measured"], 2.0);
 }
+
+#[test]
+fn a_deadlock_that_begins_just_before_the_backlog_guard_fires_is_a_deadlock() {
+    // The second hostile test's N03: at this load the torus froze about 750 cycles before
+    // the sources' backlog passed the guard (cycle 5120), and the run was called
+    // saturated.
+    for load in ["0.25"] {
+        let mut args = vec![
+            "run",
+            "hw/wormhole-torus-dor.ron",
+            "--warmup",
+            "500",
+            "--cycles",
+            "4096",
+            "--load",
+            load,
+            "--json",
+            "-",
+        ];
+        args.extend(UNSAFE);
+        let o = routemu(&args);
+        assert_eq!(
+            o.status.code(),
+            Some(3),
+            "load {load}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(v["saturated"], false, "load {load}");
+        assert!(
+            v["deadlock"]["cycle"].is_u64(),
+            "load {load}: {}",
+            v["deadlock"]
+        );
+    }
+}

@@ -341,6 +341,22 @@ fn the_transit_guarantee_holds_far_past_saturation() {
             );
             assert!(d.p_preempt.unwrap() > 0.5, "m = {m}: {:?}", d.p_preempt);
             assert!(d.rejected > 0);
+            // The capacity is in the unit of `accepted` (flits/node/cycle): each lane is a
+            // channel of its own, so m lanes carry m times one lane's bound, and a
+            // saturated network accepts no more than that.
+            let t = &r.throughput;
+            let one_lane = 2.0 / r.topology.mean_distance;
+            assert!(
+                (t.capacity - m as f64 * one_lane).abs() < 1e-9,
+                "m = {m}: capacity {} against {m} × {one_lane}",
+                t.capacity
+            );
+            assert!(
+                t.accepted <= t.capacity,
+                "m = {m}, {limit}: accepted {} > capacity {}",
+                t.accepted,
+                t.capacity
+            );
         }
     }
 }
