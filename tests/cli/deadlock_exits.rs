@@ -157,7 +157,8 @@ fn a_deadlock_that_begins_just_before_the_backlog_guard_fires_is_a_deadlock() {
     // The second hostile test's N03: at this load the torus froze about 750 cycles before
     // the sources' backlog passed the guard (cycle 5120), and the run was called
     // saturated.
-    for load in ["0.25"] {
+    let load = "0.25";
+    {
         let mut args = vec![
             "run",
             "hw/wormhole-torus-dor.ron",
