@@ -1141,6 +1141,28 @@ fn lowbit(x: u64) -> u64 {
     x & x.wrapping_neg()
 }
 
+/// The masks `m` of the children `rel + m` of relative rank `rel` in MPICH's binomial tree
+/// of `p` ranks (rooted at 0), farthest subtree first: the order MPICH sends down the tree
+/// in (bcast, scatter). A child's subtree is `m` ranks wide (fewer at the end).
+fn children_far_first(rel: u64, p: u64) -> impl Iterator<Item = u64> {
+    let top = if rel == 0 {
+        p.next_power_of_two()
+    } else {
+        lowbit(rel)
+    };
+    std::iter::successors(Some(top >> 1), |m| Some(m >> 1))
+        .take_while(|&m| m > 0)
+        .filter(move |&m| rel + m < p)
+}
+
+/// The same children nearest first: the order MPICH receives up the tree in (gather,
+/// reduce).
+fn children_near_first(rel: u64, p: u64) -> impl Iterator<Item = u64> {
+    std::iter::successors(Some(1u64), |m| Some(m << 1))
+        .take_while(move |&m| m < p && rel & m == 0)
+        .filter(move |&m| rel + m < p)
+}
+
 /// The largest power of two ≤ p (p ≥ 1).
 fn floor_pof2(p: u64) -> u64 {
     1 << (63 - p.leading_zeros())
@@ -1261,16 +1283,8 @@ impl RankSchedule<'_> {
         }
         self.done = true;
         // Farthest subtree first, as MPICH sends.
-        let mut mask = if rel == 0 {
-            p.next_power_of_two()
-        } else {
-            lowbit(rel)
-        } >> 1;
-        while mask > 0 {
-            if rel + mask < p {
-                out.sends.push(tx(abs(rel + mask), n, all, false));
-            }
-            mask >>= 1;
+        for mask in children_far_first(rel, p) {
+            out.sends.push(tx(abs(rel + mask), n, all, false));
         }
     }
 
@@ -1316,21 +1330,13 @@ impl RankSchedule<'_> {
                 } else {
                     0
                 };
-                let mut mask = if rel == 0 {
-                    p.next_power_of_two()
-                } else {
-                    lowbit(rel)
-                } >> 1;
-                while mask > 0 {
+                for mask in children_far_first(rel, p) {
                     let c = rel + mask;
-                    if c < p {
-                        let e = (c + mask).min(p);
-                        let bytes = self.plan.chunks(c, e);
-                        if bytes > 0 {
-                            out.sends.push(tx(abs(c), bytes, range(c, e - c, p), false));
-                        }
+                    let e = (c + mask).min(p);
+                    let bytes = self.plan.chunks(c, e);
+                    if bytes > 0 {
+                        out.sends.push(tx(abs(c), bytes, range(c, e - c, p), false));
                     }
-                    mask >>= 1;
                 }
             }
             _ if self.plan.alg == Algorithm::ScatterRecursiveDoubling => {
@@ -1384,13 +1390,8 @@ impl RankSchedule<'_> {
         match self.phase {
             0 => {
                 self.phase = 1;
-                let mut mask = 1u64;
-                while mask < p && rel & mask == 0 {
-                    let child = rel | mask;
-                    if child < p {
-                        out.recvs.push(tx(abs(child), n, one, true));
-                    }
-                    mask <<= 1;
+                for mask in children_near_first(rel, p) {
+                    out.recvs.push(tx(abs(rel + mask), n, one, true));
                 }
             }
             1 => {
@@ -1709,63 +1710,55 @@ impl RankSchedule<'_> {
 
     // -- gather, scatter ------------------------------------------------------------
 
+    /// Binomial gather and scatter: the transfer with relative rank `peer` of the blocks
+    /// of the subtree that relative rank `head` heads, `width` ranks wide (fewer at the
+    /// end of the communicator). Gather sends up what scatter receives, and receives from
+    /// a child what scatter sends it.
+    fn subtree(&self, root: u64, peer: u64, head: u64, width: u64) -> Transfer {
+        let p = self.p();
+        let abs = |x: u64| (x + root) % p;
+        let k = width.min(p - head);
+        tx(
+            abs(peer),
+            k * self.plan.shape.n,
+            range(abs(head), k, p),
+            false,
+        )
+    }
+
     fn gather_binomial(&mut self, out: &mut Step, root: u64) {
         let p = self.p();
-        let b = self.plan.shape.n;
         let rel = self.rel(root);
-        let abs = |x: u64| (x + root) % p;
         if self.phase == 0 {
             self.phase = 1;
-            let mut mask = 1u64;
-            while mask < p && rel & mask == 0 {
+            for mask in children_near_first(rel, p) {
                 let c = rel + mask;
-                if c < p {
-                    let k = mask.min(p - c);
-                    out.recvs
-                        .push(tx(abs(c), k * b, range(abs(c), k, p), false));
-                }
-                mask <<= 1;
+                out.recvs.push(self.subtree(root, c, c, mask));
             }
             return;
         }
         self.done = true;
         if rel != 0 {
             let m = lowbit(rel);
-            let k = m.min(p - rel);
-            out.sends
-                .push(tx(abs(rel - m), k * b, range(self.r, k, p), false));
+            out.sends.push(self.subtree(root, rel - m, rel, m));
         }
     }
 
     fn scatter_binomial(&mut self, out: &mut Step, root: u64) {
         let p = self.p();
-        let b = self.plan.shape.n;
         let rel = self.rel(root);
-        let abs = |x: u64| (x + root) % p;
         if self.phase == 0 {
             self.phase = 1;
             if rel != 0 {
                 let m = lowbit(rel);
-                let k = m.min(p - rel);
-                out.recvs
-                    .push(tx(abs(rel - m), k * b, range(self.r, k, p), false));
+                out.recvs.push(self.subtree(root, rel - m, rel, m));
             }
             return;
         }
         self.done = true;
-        let mut mask = if rel == 0 {
-            p.next_power_of_two()
-        } else {
-            lowbit(rel)
-        } >> 1;
-        while mask > 0 {
+        for mask in children_far_first(rel, p) {
             let c = rel + mask;
-            if c < p {
-                let k = mask.min(p - c);
-                out.sends
-                    .push(tx(abs(c), k * b, range(abs(c), k, p), false));
-            }
-            mask >>= 1;
+            out.sends.push(self.subtree(root, c, c, mask));
         }
     }
 
