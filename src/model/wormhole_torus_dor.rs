@@ -129,16 +129,10 @@ fn rel(a: f64, b: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::load::load_hw;
     use crate::config::TopologyConfig;
 
     fn preset(name: &str, k: u32) -> HwConfig {
-        let mut cfg = load_hw(
-            &std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("hw")
-                .join(name),
-        )
-        .unwrap();
+        let mut cfg = crate::config::load::preset(name);
         cfg.topology = TopologyConfig::Torus {
             k,
             n: 2,
@@ -153,18 +147,7 @@ mod tests {
             let mut cfg = preset("wormhole-torus-dor.ron", k);
             cfg.workload.rate = 1e-15;
             let pred = predict(&params(&cfg).unwrap()).unwrap();
-            let topo = crate::topology::Topology::from_config(&cfg.topology).unwrap();
-            let n = topo.nodes() as u32;
-            let expect: f64 = (1..n)
-                .map(|v| {
-                    let h = topo.distance(
-                        crate::foundation::types::NodeId(0),
-                        crate::foundation::types::NodeId(v),
-                    );
-                    crate::switching::zero_load::wormhole(&cfg, h as u64, 12) as f64
-                })
-                .sum::<f64>()
-                / (n - 1) as f64;
+            let expect = crate::model::wormhole_torus::emulator_zero_load_mean(&cfg, 12);
             assert!((pred.latency - expect).abs() < 1e-9, "k={k}");
         }
     }

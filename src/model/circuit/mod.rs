@@ -618,15 +618,8 @@ fn conflict(p: &CircuitParams, setup: f64, t_rel: f64) -> Result<([f64; 3], f64)
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::load::parse_hw;
+    use crate::config::load::{parse_hw, preset};
     use crate::config::LengthConfig;
-
-    fn preset(name: &str) -> HwConfig {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("hw")
-            .join(name);
-        crate::config::load::load_hw(&path).unwrap()
-    }
 
     const PRESETS: [&str; 4] = [
         "circuit-hold.ron",
