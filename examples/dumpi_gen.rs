@@ -158,6 +158,32 @@ struct P2p {
     tag: i32,
 }
 
+/// The arguments of a send of `count` doubles to `dest` on the world communicator
+/// (`request`: a nonblocking one's request).
+fn send_args(count: i32, dest: usize, tag: i32, request: Option<i32>) -> Args {
+    Args::Send {
+        count,
+        datatype: DOUBLE,
+        dest: dest as i32,
+        tag,
+        comm: WORLD,
+        request,
+    }
+}
+
+/// The arguments of a receive of `count` doubles from `source` on the world
+/// communicator (`request`: a nonblocking one's request).
+fn recv_args(count: i32, source: usize, tag: i32, request: Option<i32>) -> Args {
+    Args::Recv {
+        count,
+        datatype: DOUBLE,
+        source: source as i32,
+        tag,
+        comm: WORLD,
+        request,
+    }
+}
+
 /// The ranks' clocks and files.
 struct Sim {
     clock: Vec<u64>,
@@ -299,15 +325,7 @@ impl Sim {
     /// returning after its cost; gives the message's arrival at `dest`.
     fn send(&mut self, r: usize, dest: usize, count: i32) -> Result<u64, String> {
         let arrival = self.clock[r] + LATENCY_NS + wire_ns(8 * count as u64);
-        let args = Args::Send {
-            count,
-            datatype: DOUBLE,
-            dest: dest as i32,
-            tag: 0,
-            comm: WORLD,
-            request: None,
-        };
-        self.call(r, 0, SEND_NS, args)?;
+        self.call(r, 0, SEND_NS, send_args(count, dest, 0, None))?;
         Ok(arrival)
     }
 
@@ -317,14 +335,7 @@ impl Sim {
     fn recv(&mut self, r: usize, source: usize, count: i32, arrival: u64) -> Result<(), String> {
         let enter = self.clock[r];
         let leave = enter.max(arrival) + self.jitter(r, RECV_NS);
-        let args = Args::Recv {
-            count,
-            datatype: DOUBLE,
-            source: source as i32,
-            tag: 0,
-            comm: WORLD,
-            request: None,
-        };
+        let args = recv_args(count, source, 0, None);
         let status = (8 * count, source as i32, 0, 0, 0);
         self.record_with(r, 1, enter, leave, args, vec![status])
     }
@@ -338,15 +349,7 @@ impl Sim {
         for r in 0..p {
             let mut req = FIRST_REQUEST;
             for m in &recvs[r] {
-                let args = Args::Recv {
-                    count: m.count,
-                    datatype: DOUBLE,
-                    source: m.peer as i32,
-                    tag: m.tag,
-                    comm: WORLD,
-                    request: Some(req),
-                };
-                self.call(r, 12, 300, args)?;
+                self.call(r, 12, 300, recv_args(m.count, m.peer, m.tag, Some(req)))?;
                 requests[r].push(req);
                 req += 1;
             }
@@ -354,15 +357,7 @@ impl Sim {
                 let bytes = 8 * m.count as u64;
                 let arrival = self.clock[r] + LATENCY_NS + wire_ns(bytes);
                 last_in[m.peer] = last_in[m.peer].max(arrival);
-                let args = Args::Send {
-                    count: m.count,
-                    datatype: DOUBLE,
-                    dest: m.peer as i32,
-                    tag: m.tag,
-                    comm: WORLD,
-                    request: Some(req),
-                };
-                self.call(r, 8, 400, args)?;
+                self.call(r, 8, 400, send_args(m.count, m.peer, m.tag, Some(req)))?;
                 requests[r].push(req);
                 req += 1;
             }
