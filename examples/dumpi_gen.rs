@@ -604,16 +604,30 @@ fn halo2d(cli: &Cli, argv: &[String]) -> Result<Vec<Vec<u8>>, String> {
                 .collect()
         })
         .collect();
+    // A 5-point sweep over n × n points, 2 ns a point.
+    let compute = cli.compute_ns.unwrap_or(2 * (n as u64) * (n as u64));
+    halo(cli, argv, p, (&recvs, &sends), compute, OP_SUM)
+}
+
+/// A halo program on `p` ranks: MPI_Init and a barrier, then `cli.iters` times the
+/// neighbour exchange of `recvs` and `sends`, about `compute` ns of computing and an
+/// allreduce of one double with `op`; last, the reduce of the timings.
+fn halo(
+    cli: &Cli,
+    argv: &[String],
+    p: usize,
+    (recvs, sends): (&[Vec<P2p>], &[Vec<P2p>]),
+    compute: u64,
+    op: u8,
+) -> Result<Vec<Vec<u8>>, String> {
     let world: Vec<usize> = (0..p).collect();
     let mut sim = Sim::new(p, cli.seed, cli.exact)?;
     sim.init(argv)?;
     barrier(&mut sim, &world)?;
-    // A 5-point sweep over n × n points, 2 ns a point.
-    let compute = cli.compute_ns.unwrap_or(2 * (n as u64) * (n as u64));
     for _ in 0..cli.iters {
-        sim.exchange(&recvs, &sends)?;
+        sim.exchange(recvs, sends)?;
         sim.compute(compute);
-        allreduce1(&mut sim, &world, OP_SUM)?;
+        allreduce1(&mut sim, &world, op)?;
     }
     reduce_time(&mut sim, &world)?;
     sim.finish()
@@ -679,19 +693,9 @@ fn halo3d26(cli: &Cli, argv: &[String]) -> Result<Vec<Vec<u8>>, String> {
             }
         }
     }
-    let world: Vec<usize> = (0..p).collect();
-    let mut sim = Sim::new(p, cli.seed, cli.exact)?;
-    sim.init(argv)?;
-    barrier(&mut sim, &world)?;
     // Hydrodynamics on side³ elements, 25 ns an element.
     let compute = cli.compute_ns.unwrap_or(25 * (side as u64).pow(3));
-    for _ in 0..cli.iters {
-        sim.exchange(&recvs, &sends)?;
-        sim.compute(compute);
-        allreduce1(&mut sim, &world, OP_MIN)?;
-    }
-    reduce_time(&mut sim, &world)?;
-    sim.finish()
+    halo(cli, argv, p, (&recvs, &sends), compute, OP_MIN)
 }
 
 fn fft(cli: &Cli, argv: &[String]) -> Result<Vec<Vec<u8>>, String> {

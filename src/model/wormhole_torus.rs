@@ -51,7 +51,7 @@
 use crate::config::{HwConfig, PatternConfig, Routing, SwitchingConfig, TopologyConfig};
 use crate::engine::machine::validate;
 use crate::model::circuit::{PathForm, MAX_ITERATIONS, TOLERANCE};
-use crate::model::ModelError;
+use crate::model::{rel_change, ModelError};
 use crate::traffic::length::LengthDist;
 use serde::Serialize;
 
@@ -469,7 +469,7 @@ pub fn predict_with(
             (new_w.ws, w.ws),
         ]
         .iter()
-        .map(|&(a, b)| rel(a, b))
+        .map(|&(a, b)| rel_change(a, b))
         .fold(0.0, f64::max);
         px = new_px;
         py = new_py;
@@ -482,14 +482,6 @@ pub fn predict_with(
     Err(ModelError::NotConverged {
         iterations: MAX_ITERATIONS,
     })
-}
-
-fn rel(a: f64, b: f64) -> f64 {
-    if a == b {
-        0.0
-    } else {
-        (a - b).abs() / a.abs().max(b.abs())
-    }
 }
 
 /// Eqs. 45–46 in the chosen path form, at the fixed point.

@@ -24,7 +24,7 @@
 use crate::config::{HwConfig, Routing, SwitchingConfig};
 use crate::model::circuit::{MAX_ITERATIONS, TOLERANCE};
 use crate::model::wormhole_torus::{WormholeParams, WormholePrediction};
-use crate::model::ModelError;
+use crate::model::{rel_change, ModelError};
 
 /// The parameters of a wormhole k×k torus with dimension-order routing (even k).
 pub fn params(cfg: &HwConfig) -> Result<WormholeParams, ModelError> {
@@ -90,7 +90,7 @@ pub fn predict(p: &WormholeParams) -> Result<WormholePrediction, ModelError> {
         // P–K: W = λ E[S²] / (2(1 − ρ)), with λ E[S²] = rate/2 · Σ w S².
         let nx = p.rate / 2.0 * sx2 / (2.0 * (1.0 - rx));
         let ny = p.rate / 2.0 * sy2 / (2.0 * (1.0 - ry));
-        let change = rel(nx, wx).max(rel(ny, wy));
+        let change = rel_change(nx, wx).max(rel_change(ny, wy));
         wx = nx;
         wy = ny;
         if change < TOLERANCE {
@@ -116,14 +116,6 @@ pub fn predict(p: &WormholeParams) -> Result<WormholePrediction, ModelError> {
     Err(ModelError::NotConverged {
         iterations: MAX_ITERATIONS,
     })
-}
-
-fn rel(a: f64, b: f64) -> f64 {
-    if a == b {
-        0.0
-    } else {
-        (a - b).abs() / a.abs().max(b.abs())
-    }
 }
 
 #[cfg(test)]

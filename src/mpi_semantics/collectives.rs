@@ -1479,6 +1479,24 @@ impl RankSchedule<'_> {
         true
     }
 
+    /// One step of Rabenseifner's gather phase (recursive doubling, the reduce-scatter
+    /// undone) with partner `newdst` at distance `mask`: the segment ranges this rank
+    /// sends and receives, the window (`sidx`, `ridx`, `lidx`) doubled towards the
+    /// partner's half.
+    fn doubling_window(&mut self, newdst: u64, mask: u64, pof2: u64) -> ((u64, u64), (u64, u64)) {
+        let half = pof2 / (2 * mask);
+        if (self.nr as u64) < newdst {
+            if mask != pof2 / 2 {
+                self.lidx += half;
+            }
+            self.ridx = self.sidx + half;
+            ((self.sidx, self.ridx), (self.ridx, self.lidx))
+        } else {
+            self.ridx = self.sidx - half;
+            ((self.sidx, self.lidx), (self.ridx, self.sidx))
+        }
+    }
+
     fn segments_xfer(
         &self,
         out: &mut Step,
@@ -1553,17 +1571,7 @@ impl RankSchedule<'_> {
                 } else {
                     self.unfold_rank(newdst, true)
                 };
-                let half = pof2 / (2 * mask);
-                let (send, recv) = if nr < newdst {
-                    if mask != pof2 / 2 {
-                        self.lidx += half;
-                    }
-                    self.ridx = self.sidx + half;
-                    ((self.sidx, self.ridx), (self.ridx, self.lidx))
-                } else {
-                    self.ridx = self.sidx - half;
-                    ((self.sidx, self.lidx), (self.ridx, self.sidx))
-                };
+                let (send, recv) = self.doubling_window(newdst, mask, pof2);
                 if (newdst >> j) == (self.newroot >> j) {
                     self.segments_xfer(out, dst, send, recv, false, false);
                     self.done = true;
@@ -1650,17 +1658,7 @@ impl RankSchedule<'_> {
                 let nr = self.nr as u64;
                 let newdst = nr ^ mask;
                 let dst = self.unfold_rank(newdst, false);
-                let half = pof2 / (2 * mask);
-                let (send, recv) = if nr < newdst {
-                    if mask != pof2 / 2 {
-                        self.lidx += half;
-                    }
-                    self.ridx = self.sidx + half;
-                    ((self.sidx, self.ridx), (self.ridx, self.lidx))
-                } else {
-                    self.ridx = self.sidx - half;
-                    ((self.sidx, self.lidx), (self.ridx, self.sidx))
-                };
+                let (send, recv) = self.doubling_window(newdst, mask, pof2);
                 self.segments_xfer(out, dst, send, recv, false, true);
                 if nr > newdst {
                     self.sidx = self.ridx;

@@ -436,6 +436,14 @@ mod tests {
         (lay, inputs, outputs)
     }
 
+    /// Speculative requests: input 0's VC 0 was allocated its output VC in this cycle.
+    fn vc0_speculative(lay: &Layout) -> SpecRequests {
+        let mut spec = SpecRequests::new(lay);
+        spec.any = true;
+        spec.vcs[0] = 1;
+        spec
+    }
+
     fn xbar(lay: &Layout) -> Crossbar {
         let caps = NiCaps {
             injection: None,
@@ -452,9 +460,7 @@ mod tests {
         x.allocate(0, 0, &lay, &inputs, &outputs, None);
         assert_eq!(x.grants()[0].in_port, 0, "equal priority: arbiter order");
         // The same with input 0's VC allocated in this cycle.
-        let mut spec = SpecRequests::new(&lay);
-        spec.any = true;
-        spec.vcs[0] = 1;
+        let spec = vc0_speculative(&lay);
         let mut x = xbar(&lay);
         x.allocate(0, 0, &lay, &inputs, &outputs, Some(&spec));
         assert_eq!(x.grants().len(), 1);
@@ -469,9 +475,7 @@ mod tests {
     fn an_input_prefers_its_non_speculative_vc() {
         // Input 0: VC 0 (speculative) wants output 0, VC 1 wants output 1.
         let (lay, inputs, outputs) = router(&[(0, 0, 0), (0, 1, 1)]);
-        let mut spec = SpecRequests::new(&lay);
-        spec.any = true;
-        spec.vcs[0] = 1;
+        let spec = vc0_speculative(&lay);
         let mut x = xbar(&lay);
         x.allocate(0, 0, &lay, &inputs, &outputs, Some(&spec));
         assert_eq!(x.grants().len(), 1);
@@ -493,9 +497,7 @@ mod tests {
         };
         // Input 0's VC 0 failed its VC allocation for output 1 but bids.
         let lay = router(&[]).0;
-        let mut spec = SpecRequests::new(&lay);
-        spec.any = true;
-        spec.vcs[0] = 1;
+        let mut spec = vc0_speculative(&lay);
         spec.failed[0] = 1;
         spec.failed_ports = 1;
         spec.target[lay.slot(0, 0)] = 1;

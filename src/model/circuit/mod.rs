@@ -86,7 +86,7 @@ use crate::config::{AckDelay, ConflictStrategy, Duplex, HwConfig, SwitchingConfi
 use crate::engine::machine::validate;
 use crate::foundation::mg1::{pk_wait, Moments};
 use crate::foundation::types::NodeId;
-use crate::model::ModelError;
+use crate::model::{rel_change, ModelError};
 use crate::topology::Topology;
 use crate::traffic::length::LengthDist;
 use serde::Serialize;
@@ -582,14 +582,6 @@ pub fn predict(cfg: &HwConfig, form: PathForm) -> Result<CircuitPrediction, Mode
         ConflictStrategy::Hold => hold(&p),
         ConflictStrategy::Drop => drop(&p),
         ConflictStrategy::Adaptive => adaptive(&p),
-    }
-}
-
-fn rel_change(new: f64, old: f64) -> f64 {
-    if new == old {
-        0.0
-    } else {
-        (new - old).abs() / new.abs().max(old.abs())
     }
 }
 
