@@ -800,32 +800,25 @@ fn fft(cli: &Cli, argv: &[String]) -> Result<Vec<Vec<u8>>, String> {
     let compute = cli
         .compute_ns
         .unwrap_or(5 * n * u64::from(n.max(2).ilog2()) / 3);
+    // Each iteration: a compute phase before each of the three transposes (within the
+    // rows, within the columns, over the world), each an alltoall in every group.
+    let transposes = [
+        (&rows[..], pc, row_block, row_comm),
+        (&cols[..], pr, col_block, col_comm),
+        (std::slice::from_ref(&world), p, world_block, WORLD),
+    ];
     for _ in 0..cli.iters {
-        sim.compute(compute);
-        for row in &rows {
-            sim.collective(
-                row,
-                60,
-                all_cost(pc, 8 * row_block as u64),
-                alltoall(row_block, row_comm),
-            )?;
+        for &(groups, size, block, comm) in &transposes {
+            sim.compute(compute);
+            for group in groups {
+                sim.collective(
+                    group,
+                    60,
+                    all_cost(size, 8 * block as u64),
+                    alltoall(block, comm),
+                )?;
+            }
         }
-        sim.compute(compute);
-        for col in &cols {
-            sim.collective(
-                col,
-                60,
-                all_cost(pr, 8 * col_block as u64),
-                alltoall(col_block, col_comm),
-            )?;
-        }
-        sim.compute(compute);
-        sim.collective(
-            &world,
-            60,
-            all_cost(p, 8 * world_block as u64),
-            alltoall(world_block, WORLD),
-        )?;
     }
     sim.collective(&world, 58, all_cost(p, 8), |_| Args::Allgather {
         sendcount: 1,

@@ -1479,6 +1479,18 @@ impl RankSchedule<'_> {
         true
     }
 
+    /// Walks a phase's masks down from bit `i` (recursive halving, or the doubling that
+    /// undoes a halving): the next mask and the partner's rank in the folded
+    /// communicator; None once the masks are done or this rank was folded out.
+    fn next_mask_down(&mut self) -> Option<(u64, u64)> {
+        if self.nr < 0 || self.i == 0 {
+            return None;
+        }
+        self.i -= 1;
+        let mask = 1u64 << self.i;
+        Some((mask, self.nr as u64 ^ mask))
+    }
+
     /// One step of Rabenseifner's gather phase (recursive doubling, the reduce-scatter
     /// undone) with partner `newdst` at distance `mask`: the segment ranges this rank
     /// sends and receives, the window (`sidx`, `ridx`, `lidx`) doubled towards the
@@ -1557,15 +1569,11 @@ impl RankSchedule<'_> {
                 }
             }
             _ => {
-                if self.nr < 0 || self.i == 0 {
+                let Some((mask, newdst)) = self.next_mask_down() else {
                     self.done = true;
                     return;
-                }
-                self.i -= 1;
-                let j = self.i;
-                let mask = 1u64 << j;
-                let nr = self.nr as u64;
-                let newdst = nr ^ mask;
+                };
+                let (j, nr) = (self.i, self.nr as u64);
                 let dst = if newdst == 0 && odd_root_out {
                     root
                 } else {
@@ -1649,14 +1657,11 @@ impl RankSchedule<'_> {
                 }
             }
             2 => {
-                if self.nr < 0 || self.i == 0 {
+                let Some((mask, newdst)) = self.next_mask_down() else {
                     self.phase = 3;
                     return;
-                }
-                self.i -= 1;
-                let mask = 1u64 << self.i;
+                };
                 let nr = self.nr as u64;
-                let newdst = nr ^ mask;
                 let dst = self.unfold_rank(newdst, false);
                 let (send, recv) = self.doubling_window(newdst, mask, pof2);
                 self.segments_xfer(out, dst, send, recv, false, true);
@@ -1948,14 +1953,11 @@ impl RankSchedule<'_> {
                 self.fold(out, total, range(0, p, p), false);
             }
             1 => {
-                if self.nr < 0 || self.i == 0 {
+                let Some((mask, newdst)) = self.next_mask_down() else {
                     self.phase = 2;
                     return;
-                }
-                self.i -= 1;
-                let mask = 1u64 << self.i;
+                };
                 let nr = self.nr as u64;
-                let newdst = nr ^ mask;
                 let dst = self.unfold_rank(newdst, false);
                 let (send, recv) = if nr < newdst {
                     self.sidx = self.ridx + mask;
