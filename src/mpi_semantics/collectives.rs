@@ -1255,12 +1255,10 @@ impl RankSchedule<'_> {
 
     fn dissemination(&mut self, out: &mut Step) {
         let (p, r) = (self.p(), self.r);
-        let mask = 1u64 << self.i;
-        if mask >= p {
+        let Some(mask) = self.next_mask_up(p) else {
             self.done = true;
             return;
-        }
-        self.i += 1;
+        };
         out.sends.push(tx((r + mask) % p, 0, Blocks::None, false));
         out.recvs
             .push(tx((r + p - mask) % p, 0, Blocks::None, false));
@@ -1340,12 +1338,10 @@ impl RankSchedule<'_> {
                 }
             }
             _ if self.plan.alg == Algorithm::ScatterRecursiveDoubling => {
-                let mask = 1u64 << self.i;
-                if mask >= p {
+                let Some(mask) = self.next_mask_up(p) else {
                     self.done = true;
                     return;
-                }
-                self.i += 1;
+                };
                 let rdst = rel ^ mask;
                 let mine = rel & !(mask - 1);
                 let theirs = rdst & !(mask - 1);
@@ -1455,11 +1451,12 @@ impl RankSchedule<'_> {
     /// arithmetic); false when the phase is over.
     fn rabenseifner_rs(&mut self, out: &mut Step, even_stays: bool) -> bool {
         let pof2 = floor_pof2(self.p());
-        let mask = 1u64 << self.i;
-        if self.nr < 0 || mask >= pof2 {
+        if self.nr < 0 {
             return false;
         }
-        self.i += 1;
+        let Some(mask) = self.next_mask_up(pof2) else {
+            return false;
+        };
         let nr = self.nr as u64;
         let newdst = nr ^ mask;
         let dst = self.unfold_rank(newdst, even_stays);
@@ -1477,6 +1474,16 @@ impl RankSchedule<'_> {
             self.lidx = self.ridx + pof2 / (mask << 1);
         }
         true
+    }
+
+    /// Walks a phase's masks up from bit `i`: the next mask, while below `end`.
+    fn next_mask_up(&mut self, end: u64) -> Option<u64> {
+        let mask = 1u64 << self.i;
+        if mask >= end {
+            return None;
+        }
+        self.i += 1;
+        Some(mask)
     }
 
     /// Walks a phase's masks down from bit `i` (recursive halving, or the doubling that
@@ -1610,12 +1617,12 @@ impl RankSchedule<'_> {
                 self.fold(out, n, one, false);
             }
             1 => {
-                let mask = 1u64 << self.i;
-                if self.nr < 0 || mask >= pof2 {
+                // A rank folded out (nr < 0) waits for the unfold.
+                let next = (self.nr >= 0).then(|| self.next_mask_up(pof2));
+                let Some(mask) = next.flatten() else {
                     self.phase = 2;
                     return;
-                }
-                self.i += 1;
+                };
                 let dst = self.unfold_rank(self.nr as u64 ^ mask, false);
                 out.sends.push(tx(dst, n, one, true));
                 out.recvs.push(tx(dst, n, one, true));
@@ -1801,12 +1808,10 @@ impl RankSchedule<'_> {
     fn allgather_rd(&mut self, out: &mut Step) {
         let p = self.p();
         let r = self.r;
-        let mask = 1u64 << self.i;
-        if mask >= p {
+        let Some(mask) = self.next_mask_up(p) else {
             self.done = true;
             return;
-        }
-        self.i += 1;
+        };
         let dst = r ^ mask;
         let mine = r & !(mask - 1);
         let theirs = dst & !(mask - 1);
@@ -1864,12 +1869,10 @@ impl RankSchedule<'_> {
     fn alltoall_bruck(&mut self, out: &mut Step) {
         let p = self.p();
         let r = self.r;
-        let bit = 1u64 << self.i;
-        if bit >= p {
+        let Some(bit) = self.next_mask_up(p) else {
             self.done = true;
             return;
-        }
-        self.i += 1;
+        };
         let bytes = with_bit(p, bit) * self.plan.shape.n;
         let blocks = Blocks::Masked {
             mask: bit as u32,
@@ -2018,12 +2021,10 @@ impl RankSchedule<'_> {
     fn rs_noncommutative(&mut self, out: &mut Step) {
         let p = self.p();
         let r = self.r;
-        let bit = 1u64 << self.i;
-        if bit >= p {
+        let Some(bit) = self.next_mask_up(p) else {
             self.done = true;
             return;
-        }
-        self.i += 1;
+        };
         let peer = r ^ bit;
         let mask = 2 * bit - 1;
         let bytes = (p / (2 * bit)) * self.plan.shape.n;
@@ -2113,12 +2114,10 @@ impl RankSchedule<'_> {
         let p = self.p();
         let r = self.r;
         let n = self.plan.shape.n;
-        let mask = 1u64 << self.i;
-        if mask >= p {
+        let Some(mask) = self.next_mask_up(p) else {
             self.done = true;
             return;
-        }
-        self.i += 1;
+        };
         let dst = r ^ mask;
         if dst < p {
             let one = range(0, 1, 1);
