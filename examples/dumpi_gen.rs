@@ -158,6 +158,32 @@ struct P2p {
     tag: i32,
 }
 
+/// The arguments of a send of `count` doubles to `dest` on the world communicator
+/// (`request`: a nonblocking one's request).
+fn send_args(count: i32, dest: usize, tag: i32, request: Option<i32>) -> Args {
+    Args::Send {
+        count,
+        datatype: DOUBLE,
+        dest: dest as i32,
+        tag,
+        comm: WORLD,
+        request,
+    }
+}
+
+/// The arguments of a receive of `count` doubles from `source` on the world
+/// communicator (`request`: a nonblocking one's request).
+fn recv_args(count: i32, source: usize, tag: i32, request: Option<i32>) -> Args {
+    Args::Recv {
+        count,
+        datatype: DOUBLE,
+        source: source as i32,
+        tag,
+        comm: WORLD,
+        request,
+    }
+}
+
 /// The ranks' clocks and files.
 struct Sim {
     clock: Vec<u64>,
@@ -299,15 +325,7 @@ impl Sim {
     /// returning after its cost; gives the message's arrival at `dest`.
     fn send(&mut self, r: usize, dest: usize, count: i32) -> Result<u64, String> {
         let arrival = self.clock[r] + LATENCY_NS + wire_ns(8 * count as u64);
-        let args = Args::Send {
-            count,
-            datatype: DOUBLE,
-            dest: dest as i32,
-            tag: 0,
-            comm: WORLD,
-            request: None,
-        };
-        self.call(r, 0, SEND_NS, args)?;
+        self.call(r, 0, SEND_NS, send_args(count, dest, 0, None))?;
         Ok(arrival)
     }
 
@@ -317,14 +335,7 @@ impl Sim {
     fn recv(&mut self, r: usize, source: usize, count: i32, arrival: u64) -> Result<(), String> {
         let enter = self.clock[r];
         let leave = enter.max(arrival) + self.jitter(r, RECV_NS);
-        let args = Args::Recv {
-            count,
-            datatype: DOUBLE,
-            source: source as i32,
-            tag: 0,
-            comm: WORLD,
-            request: None,
-        };
+        let args = recv_args(count, source, 0, None);
         let status = (8 * count, source as i32, 0, 0, 0);
         self.record_with(r, 1, enter, leave, args, vec![status])
     }
@@ -338,15 +349,7 @@ impl Sim {
         for r in 0..p {
             let mut req = FIRST_REQUEST;
             for m in &recvs[r] {
-                let args = Args::Recv {
-                    count: m.count,
-                    datatype: DOUBLE,
-                    source: m.peer as i32,
-                    tag: m.tag,
-                    comm: WORLD,
-                    request: Some(req),
-                };
-                self.call(r, 12, 300, args)?;
+                self.call(r, 12, 300, recv_args(m.count, m.peer, m.tag, Some(req)))?;
                 requests[r].push(req);
                 req += 1;
             }
@@ -354,15 +357,7 @@ impl Sim {
                 let bytes = 8 * m.count as u64;
                 let arrival = self.clock[r] + LATENCY_NS + wire_ns(bytes);
                 last_in[m.peer] = last_in[m.peer].max(arrival);
-                let args = Args::Send {
-                    count: m.count,
-                    datatype: DOUBLE,
-                    dest: m.peer as i32,
-                    tag: m.tag,
-                    comm: WORLD,
-                    request: Some(req),
-                };
-                self.call(r, 8, 400, args)?;
+                self.call(r, 8, 400, send_args(m.count, m.peer, m.tag, Some(req)))?;
                 requests[r].push(req);
                 req += 1;
             }
@@ -609,16 +604,30 @@ fn halo2d(cli: &Cli, argv: &[String]) -> Result<Vec<Vec<u8>>, String> {
                 .collect()
         })
         .collect();
+    // A 5-point sweep over n × n points, 2 ns a point.
+    let compute = cli.compute_ns.unwrap_or(2 * (n as u64) * (n as u64));
+    halo(cli, argv, p, (&recvs, &sends), compute, OP_SUM)
+}
+
+/// A halo program on `p` ranks: MPI_Init and a barrier, then `cli.iters` times the
+/// neighbour exchange of `recvs` and `sends`, about `compute` ns of computing and an
+/// allreduce of one double with `op`; last, the reduce of the timings.
+fn halo(
+    cli: &Cli,
+    argv: &[String],
+    p: usize,
+    (recvs, sends): (&[Vec<P2p>], &[Vec<P2p>]),
+    compute: u64,
+    op: u8,
+) -> Result<Vec<Vec<u8>>, String> {
     let world: Vec<usize> = (0..p).collect();
     let mut sim = Sim::new(p, cli.seed, cli.exact)?;
     sim.init(argv)?;
     barrier(&mut sim, &world)?;
-    // A 5-point sweep over n × n points, 2 ns a point.
-    let compute = cli.compute_ns.unwrap_or(2 * (n as u64) * (n as u64));
     for _ in 0..cli.iters {
-        sim.exchange(&recvs, &sends)?;
+        sim.exchange(recvs, sends)?;
         sim.compute(compute);
-        allreduce1(&mut sim, &world, OP_SUM)?;
+        allreduce1(&mut sim, &world, op)?;
     }
     reduce_time(&mut sim, &world)?;
     sim.finish()
@@ -684,19 +693,9 @@ fn halo3d26(cli: &Cli, argv: &[String]) -> Result<Vec<Vec<u8>>, String> {
             }
         }
     }
-    let world: Vec<usize> = (0..p).collect();
-    let mut sim = Sim::new(p, cli.seed, cli.exact)?;
-    sim.init(argv)?;
-    barrier(&mut sim, &world)?;
     // Hydrodynamics on side³ elements, 25 ns an element.
     let compute = cli.compute_ns.unwrap_or(25 * (side as u64).pow(3));
-    for _ in 0..cli.iters {
-        sim.exchange(&recvs, &sends)?;
-        sim.compute(compute);
-        allreduce1(&mut sim, &world, OP_MIN)?;
-    }
-    reduce_time(&mut sim, &world)?;
-    sim.finish()
+    halo(cli, argv, p, (&recvs, &sends), compute, OP_MIN)
 }
 
 fn fft(cli: &Cli, argv: &[String]) -> Result<Vec<Vec<u8>>, String> {
@@ -801,32 +800,25 @@ fn fft(cli: &Cli, argv: &[String]) -> Result<Vec<Vec<u8>>, String> {
     let compute = cli
         .compute_ns
         .unwrap_or(5 * n * u64::from(n.max(2).ilog2()) / 3);
+    // Each iteration: a compute phase before each of the three transposes (within the
+    // rows, within the columns, over the world), each an alltoall in every group.
+    let transposes = [
+        (&rows[..], pc, row_block, row_comm),
+        (&cols[..], pr, col_block, col_comm),
+        (std::slice::from_ref(&world), p, world_block, WORLD),
+    ];
     for _ in 0..cli.iters {
-        sim.compute(compute);
-        for row in &rows {
-            sim.collective(
-                row,
-                60,
-                all_cost(pc, 8 * row_block as u64),
-                alltoall(row_block, row_comm),
-            )?;
+        for &(groups, size, block, comm) in &transposes {
+            sim.compute(compute);
+            for group in groups {
+                sim.collective(
+                    group,
+                    60,
+                    all_cost(size, 8 * block as u64),
+                    alltoall(block, comm),
+                )?;
+            }
         }
-        sim.compute(compute);
-        for col in &cols {
-            sim.collective(
-                col,
-                60,
-                all_cost(pr, 8 * col_block as u64),
-                alltoall(col_block, col_comm),
-            )?;
-        }
-        sim.compute(compute);
-        sim.collective(
-            &world,
-            60,
-            all_cost(p, 8 * world_block as u64),
-            alltoall(world_block, WORLD),
-        )?;
     }
     sim.collective(&world, 58, all_cost(p, 8), |_| Args::Allgather {
         sendcount: 1,

@@ -26,9 +26,10 @@
 //! Papers 000/001 are [`p000`] and paper 004 is [`p004`], both drawn by [`harness`].
 
 use routemu::config::load::load_hw;
-use routemu::presentation::plot::svg;
-use std::path::Path;
+use routemu::presentation::plot::{svg, Figure};
+use std::path::{Path, PathBuf};
 
+mod cache;
 mod claims;
 mod harness;
 mod p000;
@@ -48,13 +49,27 @@ fn p002_section(
 ) -> Result<String, Box<dyn std::error::Error>> {
     let base3 = load_hw(&root.join("hw").join("timeout-lan-3x3.ron"))?;
     let base7 = load_hw(&root.join("hw").join("timeout-lan-7x7.ron"))?;
+    let sec = p002::section(&base3, &base7, quick, cache(root, "p002"))?;
+    write_figures(out_dir, &sec.figures)?;
+    Ok(sec.markdown)
+}
+
+/// Where section `id` keeps its emulated points (target/validation-ID.json), unless
+/// `--fresh` asks for every point to be emulated again.
+fn cache(root: &Path, id: &str) -> Option<PathBuf> {
     let fresh = std::env::args().any(|a| a == "--fresh");
-    let cache = (!fresh).then(|| root.join("target").join("validation-p002.json"));
-    let sec = p002::section(&base3, &base7, quick, cache)?;
-    for (stem, fig) in &sec.figures {
+    (!fresh).then(|| root.join("target").join(format!("validation-{id}.json")))
+}
+
+/// Writes a section's figures into `out_dir` as STEM.svg.
+fn write_figures(
+    out_dir: &Path,
+    figures: &[(String, Figure)],
+) -> Result<(), Box<dyn std::error::Error>> {
+    for (stem, fig) in figures {
         std::fs::write(out_dir.join(format!("{stem}.svg")), svg(fig)?)?;
     }
-    Ok(sec.markdown)
+    Ok(())
 }
 
 /// Replaces the part of `page` between `begin` and `end` by `section` (or appends it).
@@ -79,12 +94,8 @@ fn p003_section(
     quick: bool,
 ) -> Result<String, Box<dyn std::error::Error>> {
     let base = load_hw(&root.join("hw").join("deflection-ms.ron"))?;
-    let fresh = std::env::args().any(|a| a == "--fresh");
-    let cache = (!fresh).then(|| root.join("target").join("validation-p003.json"));
-    let sec = p003::section(&base, quick, cache)?;
-    for (stem, fig) in &sec.figures {
-        std::fs::write(out_dir.join(format!("{stem}.svg")), svg(fig)?)?;
-    }
+    let sec = p003::section(&base, quick, cache(root, "p003"))?;
+    write_figures(out_dir, &sec.figures)?;
     Ok(sec.markdown)
 }
 

@@ -14,6 +14,7 @@
 //! throughput of saturated hosts that keep 64 worms waiting (`workload.process =
 //! Saturated(depth: 64)`, see "Maximum throughput and the host queue" below).
 
+use crate::cache::Cache;
 use routemu::config::overrides::apply_overrides;
 use routemu::config::{HwConfig, Measure};
 use routemu::experiments::experiment::run_experiment;
@@ -124,10 +125,7 @@ struct Lab<'a> {
     base: &'a HwConfig,
     base7: &'a HwConfig,
     effort: Effort,
-    cache: HashMap<String, Emu>,
-    cache_file: Option<std::path::PathBuf>,
-    hits: usize,
-    runs: usize,
+    cache: Cache<Emu>,
 }
 
 impl Lab<'_> {
@@ -138,40 +136,7 @@ impl Lab<'_> {
             e.reps, e.window, e.min_window, self.base.experiment.seed
         );
         let base = if s.k == 7 { self.base7 } else { self.base };
-        if let Some(x) = self.cache.get(&key) {
-            self.hits += 1;
-            return Ok(x.clone());
-        }
-        self.runs += 1;
-        let mut cfg = apply_overrides(base, &overrides(s, load))?;
-        let x = &mut cfg.experiment;
-        x.replications = e.reps;
-        x.jobs = 2;
-        let window = ((e.window * s.len as f64) as u64).max(e.min_window);
-        x.warmup = (window / 5).max(20_000);
-        x.measure = Measure::Cycles(window);
-        if let Load::Saturated(_) = load {
-            // The queues are full by construction: the window's counts are the answer.
-            x.saturation_backlog = 1e12;
-            x.drain_limit = 0;
-        }
-        let r = run_experiment(&cfg, &mut |_, _| {})?;
-        let t = r.timeout().expect("a timeout run").clone();
-        eprintln!(
-            "p002 {s:?} {load:?}: latency {:?} accepted {:.4} tries {:?} P_T {:?}",
-            r.latency.total.mean, t.accepted_per_host, t.tries_mean, t.p_timeout
-        );
-        let emu = Emu {
-            latency: r.latency.total.mean,
-            latency_ci: r.latency.total.ci95,
-            saturated: r.saturated,
-            t,
-        };
-        self.cache.insert(key, emu.clone());
-        if let Some(f) = &self.cache_file {
-            std::fs::write(f, serde_json::to_string(&self.cache)?)?;
-        }
-        Ok(emu)
+        self.cache.get_or_run(key, || emulate(base, e, s, load))
     }
 
     /// The emulated maximum throughput of `s` (saturated hosts, depth 64).
@@ -179,6 +144,39 @@ impl Lab<'_> {
         let e = self.get(s, Load::Saturated(DEPTH))?;
         Ok((e.t.accepted_per_host, e.t.accepted_per_host_ci95))
     }
+}
+
+/// Emulates `s` at `load` on `base` with the effort `e`.
+fn emulate(
+    base: &HwConfig,
+    e: Effort,
+    s: Setup,
+    load: Load,
+) -> Result<Emu, Box<dyn std::error::Error>> {
+    let mut cfg = apply_overrides(base, &overrides(s, load))?;
+    let x = &mut cfg.experiment;
+    x.replications = e.reps;
+    x.jobs = 2;
+    let window = ((e.window * s.len as f64) as u64).max(e.min_window);
+    x.warmup = (window / 5).max(20_000);
+    x.measure = Measure::Cycles(window);
+    if let Load::Saturated(_) = load {
+        // The queues are full by construction: the window's counts are the answer.
+        x.saturation_backlog = 1e12;
+        x.drain_limit = 0;
+    }
+    let r = run_experiment(&cfg, &mut |_, _| {})?;
+    let t = r.timeout().expect("a timeout run").clone();
+    eprintln!(
+        "p002 {s:?} {load:?}: latency {:?} accepted {:.4} tries {:?} P_T {:?}",
+        r.latency.total.mean, t.accepted_per_host, t.tries_mean, t.p_timeout
+    );
+    Ok(Emu {
+        latency: r.latency.total.mean,
+        latency_ci: r.latency.total.ci95,
+        saturated: r.saturated,
+        t,
+    })
 }
 
 /// The model's parameters for `s` (paper's model unless `refined`).
@@ -498,14 +496,7 @@ pub fn section(
         base: base3,
         base7,
         effort,
-        cache: cache
-            .as_ref()
-            .and_then(|f| std::fs::read_to_string(f).ok())
-            .and_then(|s| serde_json::from_str(&s).ok())
-            .unwrap_or_default(),
-        cache_file: cache,
-        hits: 0,
-        runs: 0,
+        cache: Cache::open(cache),
     };
     let fractions: Vec<f64> = if quick {
         vec![0.1, 0.4, 0.55, 0.8]
@@ -1445,8 +1436,8 @@ pub fn section(
         md,
         "*Emulations: {} run now, {} from the previous run's cache (`target/validation-p002.json`); \
          written in {{TIME}} (about six minutes on two cores with an empty cache).*\n\n{END}",
-        lab.runs,
-        lab.hits
+        lab.cache.runs,
+        lab.cache.hits
     );
     let md = md.replace(
         "{TIME}",

@@ -9,6 +9,7 @@
 //! cycle per hop (router 1, link 1); L̄ = 100 unless a table says otherwise. λ is in worms
 //! per node per time unit, so `workload.rate` = λ / L̄.
 
+use crate::cache::Cache;
 use routemu::config::overrides::apply_overrides;
 use routemu::config::{HwConfig, Measure};
 use routemu::experiments::experiment::run_experiment;
@@ -111,17 +112,12 @@ fn emulate(base: &HwConfig, s: Setup, e: Effort) -> Result<Deflection, Box<dyn s
 }
 
 /// Emulations, memoised (figures share points) and kept in a cache file between runs
-/// (`target/validation-p003.json`; `--fresh` ignores it), so that a rerun that only
-/// changes the text takes seconds. The key holds the set-up, the effort and the seed.
+/// (`target/validation-p003.json`; `--fresh` ignores it).
 struct Lab<'a> {
     base: &'a HwConfig,
     effort: Effort,
     done: Vec<(Setup, Deflection)>,
-    cache: HashMap<String, Deflection>,
-    cache_file: Option<std::path::PathBuf>,
-    /// Runs taken from the cache, and emulated now.
-    hits: usize,
-    runs: usize,
+    cache: Cache<Deflection>,
 }
 
 impl Lab<'_> {
@@ -150,26 +146,12 @@ impl Lab<'_> {
         reps: u32,
     ) -> Result<Deflection, Box<dyn std::error::Error>> {
         let key = self.key(s, seed, reps);
-        if let Some(d) = self.cache.get(&key) {
-            self.hits += 1;
-            return Ok(d.clone());
-        }
-        self.runs += 1;
-        let mut base = self.base.clone();
-        base.experiment.seed = seed;
-        let d = emulate(
-            &base,
-            s,
-            Effort {
-                reps,
-                ..self.effort
-            },
-        )?;
-        self.cache.insert(key, d.clone());
-        if let Some(f) = &self.cache_file {
-            std::fs::write(f, serde_json::to_string(&self.cache)?)?;
-        }
-        Ok(d)
+        let (base, effort) = (self.base, self.effort);
+        self.cache.get_or_run(key, || {
+            let mut base = base.clone();
+            base.experiment.seed = seed;
+            emulate(&base, s, Effort { reps, ..effort })
+        })
     }
 }
 
@@ -251,14 +233,7 @@ pub fn section(
         base,
         effort,
         done: Vec::new(),
-        cache: cache
-            .as_ref()
-            .and_then(|f| std::fs::read_to_string(f).ok())
-            .and_then(|t| serde_json::from_str(&t).ok())
-            .unwrap_or_default(),
-        cache_file: cache,
-        hits: 0,
-        runs: 0,
+        cache: Cache::open(cache),
     };
     let mut models = HashMap::new();
     let mut md = String::new();
@@ -1089,8 +1064,8 @@ pub fn section(
          emulating {} runs and taking {} from the previous run's cache (all of them \
          emulated take about 50 minutes on the 2-core development machine).\n",
         started.elapsed().as_secs_f64(),
-        lab.runs,
-        lab.hits
+        lab.cache.runs,
+        lab.cache.hits
     );
     head.push_str(&crate::claims::comments(&summary_claims(&checks)));
     head.push('\n');

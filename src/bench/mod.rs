@@ -57,6 +57,17 @@ const HYPERCUBE: &str = include_str!("../../hw/wormhole-hypercube.ron");
 const DEFLECTION: &str = include_str!("../../hw/deflection-ms.ron");
 const TIMEOUT_LAN: &str = include_str!("../../hw/timeout-lan-3x3.ron");
 
+/// The dimension-order torus preset `base` made a k×k torus at `load` flits per node per
+/// cycle (its messages are 12 flits).
+fn torus_dor(base: &HwConfig, k: u32, load: f64) -> HwConfig {
+    let mut cfg = base.clone();
+    if let crate::config::TopologyConfig::Torus { k: kk, .. } = &mut cfg.topology {
+        *kk = k;
+    }
+    cfg.workload.rate = load / 12.0;
+    cfg
+}
+
 /// The timeout preset (paper 002) on a k×k torus of switches at `rate` worms per host
 /// per cycle.
 fn timeout_lan(k: u32, rate: f64) -> Result<HwConfig> {
@@ -142,11 +153,7 @@ pub fn standard_scenarios(scale: f64) -> Result<Vec<Scenario>> {
         (8, 0.4, 100_000.0),
         (16, 0.1, 100_000.0),
     ] {
-        let mut cfg = base.clone();
-        if let crate::config::TopologyConfig::Torus { k: kk, .. } = &mut cfg.topology {
-            *kk = k;
-        }
-        cfg.workload.rate = load / 12.0;
+        let cfg = torus_dor(&base, k, load);
         let cycles = (cycles * scale).max(1000.0) as u64;
         out.push(Scenario {
             name: format!("torus {k}x{k} DOR @ {load} flits/node/cycle"),
@@ -223,11 +230,7 @@ pub fn observe_scenarios(scale: f64) -> Result<Vec<Scenario>> {
     let torus = parse_hw(TORUS_DOR, "hw/wormhole-torus-dor.ron")?;
     let mut out = Vec::new();
     for (k, load, cycles) in [(8, 0.1, 200_000.0), (8, 0.4, 50_000.0), (16, 0.1, 50_000.0)] {
-        let mut cfg = torus.clone();
-        if let crate::config::TopologyConfig::Torus { k: kk, .. } = &mut cfg.topology {
-            *kk = k;
-        }
-        cfg.workload.rate = load / 12.0;
+        let cfg = torus_dor(&torus, k, load);
         out.push((format!("torus {k}x{k} DOR @ {load}"), cfg, load, cycles));
     }
     let circuit = parse_hw(CIRCUIT_ADAPTIVE, "hw/circuit-adaptive.ron")?;
@@ -419,11 +422,7 @@ pub fn partition_scenarios(scale: f64) -> Result<Vec<PartScenario>> {
         (32, 0.1, 15_000.0),
         (32, 0.4, 5_000.0),
     ] {
-        let mut cfg = torus.clone();
-        if let crate::config::TopologyConfig::Torus { k: kk, .. } = &mut cfg.topology {
-            *kk = k;
-        }
-        cfg.workload.rate = load / 12.0;
+        let cfg = torus_dor(&torus, k, load);
         out.push(PartScenario {
             name: format!("torus {k}x{k} DOR @ {load}"),
             cfg,

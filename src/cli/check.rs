@@ -136,8 +136,7 @@ fn explain_wormhole(cfg: &HwConfig, m: &Machine, s: &mut String) {
         r.controller.servers, r.controller.route
     );
     let credit = l.credit_latency.unwrap_or(l.latency);
-    let per_hop =
-        r.controller.route - 1 + p.vc_alloc + p.switch_alloc + p.switch_traversal + l.latency;
+    let per_hop = zero_load::wormhole_router(cfg) + l.latency;
     let _ = writeln!(
         s,
         "  pipeline: route {} + VC alloc {} + switch alloc {} + traversal {}, link {} (credit {}), width {} flit(s)/cycle: {} cycle(s) per hop",
@@ -191,19 +190,14 @@ fn explain_wormhole(cfg: &HwConfig, m: &Machine, s: &mut String) {
         ),
     };
     let _ = writeln!(s, "  switching: wormhole, {routing:?} routing; {classes}");
-    let need = p.switch_traversal
-        + l.latency
-        + credit
-        + (r.controller.route - 1 + p.vc_alloc + p.switch_alloc);
+    let need = zero_load::wormhole_streaming_depth(cfg);
     let d = t.mean_distance();
     let _ = writeln!(
         s,
         "  zero-load latency of a {len:.1}-flit message: {} cycles at 1 hop, {:.1} at the mean distance; \
          buffers of {need} flits or more keep the body from stalling (have {})",
         zero_load::wormhole(cfg, 1, len.round() as u64),
-        zero_load::wormhole(cfg, d.floor() as u64, len.round() as u64) as f64
-            + (d - d.floor()) * l.latency as f64
-            + (d - d.floor()) * (r.controller.route - 1 + p.vc_alloc + p.switch_alloc + p.switch_traversal) as f64,
+        zero_load::wormhole_at(cfg, d, len.round() as u64),
         r.buffer_flits
     );
 }
@@ -308,7 +302,7 @@ fn explain_timeout(cfg: &HwConfig, m: &Machine, s: &mut String) {
         s,
         "  mean route {d:.3} links between hosts; zero-load latency of a {len:.0}-flit worm \
          over it {:.1} cycles (links·ℓ + L with ℓ = {l})",
-        d * l as f64 + len
+        zero_load::timeout_mean(d, len, l)
     );
 }
 

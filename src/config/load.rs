@@ -73,6 +73,12 @@ pub fn load_hw(path: &Path) -> Result<HwConfig> {
     Ok(cfg)
 }
 
+/// The preset `hw/NAME` of this repository, for unit tests.
+#[cfg(test)]
+pub(crate) fn preset(name: &str) -> HwConfig {
+    load_hw(&Path::new(env!("CARGO_MANIFEST_DIR")).join("hw").join(name)).unwrap()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -394,7 +394,7 @@ pub(crate) fn hand_over<N: Network>(
 ) {
     let t = sim.out.events.len();
     for q in peers.filter(|&q| q != p) {
-        let mut mb = lock(&mail[(parity * t + p) * t + q]);
+        let mut mb = lock(&mail[mailbox(parity, t, p, q)]);
         std::mem::swap(&mut mb.0, &mut sim.out.events[q]);
         std::mem::swap(&mut mb.1, &mut sim.out.extras[q]);
     }
@@ -411,10 +411,16 @@ pub(crate) fn take_over<N: Network>(
 ) {
     let t = sim.out.events.len();
     for q in peers.filter(|&q| q != p) {
-        let mut mb = lock(&mail[(parity * t + q) * t + p]);
+        let mut mb = lock(&mail[mailbox(parity, t, q, p)]);
         let (events, extras) = &mut *mb;
         sim.absorb(events, extras);
     }
+}
+
+/// The index among [`mailboxes`] of the mailbox from partition `from` to `to` of the
+/// cycle's half `parity`.
+fn mailbox(parity: usize, t: usize, from: usize, to: usize) -> usize {
+    (parity * t + from) * t + to
 }
 
 /// Double-buffered mailboxes for `t` partitions (p → q, by cycle parity).

@@ -22,6 +22,16 @@ use wormhole_torus::{WormholeParams, WormholePrediction};
 
 pub use crate::foundation::error::ModelError;
 
+/// The relative change between two iterates of a fixed-point iteration,
+/// |a − b| / max(|a|, |b|) (0 when they are equal): what the models' iterations stop on.
+pub(crate) fn rel_change(a: f64, b: f64) -> f64 {
+    if a == b {
+        0.0
+    } else {
+        (a - b).abs() / a.abs().max(b.abs())
+    }
+}
+
 /// A model's prediction.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 #[serde(untagged)]

@@ -51,7 +51,7 @@
 use crate::config::{HwConfig, PatternConfig, Routing, SwitchingConfig, TopologyConfig};
 use crate::engine::machine::validate;
 use crate::model::circuit::{PathForm, MAX_ITERATIONS, TOLERANCE};
-use crate::model::ModelError;
+use crate::model::{rel_change, ModelError};
 use crate::traffic::length::LengthDist;
 use serde::Serialize;
 
@@ -469,7 +469,7 @@ pub fn predict_with(
             (new_w.ws, w.ws),
         ]
         .iter()
-        .map(|&(a, b)| rel(a, b))
+        .map(|&(a, b)| rel_change(a, b))
         .fold(0.0, f64::max);
         px = new_px;
         py = new_py;
@@ -482,14 +482,6 @@ pub fn predict_with(
     Err(ModelError::NotConverged {
         iterations: MAX_ITERATIONS,
     })
-}
-
-fn rel(a: f64, b: f64) -> f64 {
-    if a == b {
-        0.0
-    } else {
-        (a - b).abs() / a.abs().max(b.abs())
-    }
 }
 
 /// Eqs. 45–46 in the chosen path form, at the fixed point.
@@ -549,18 +541,29 @@ fn finish(
     }
 }
 
+/// The emulator's closed-form zero-load latency of `len`-flit messages from node 0,
+/// averaged over the other nodes of the configured torus (uniform traffic; every node
+/// of a torus sees the same distances): what both torus models give at vanishing load.
+#[cfg(test)]
+pub(crate) fn emulator_zero_load_mean(cfg: &HwConfig, len: u64) -> f64 {
+    use crate::foundation::types::NodeId;
+    let topo = crate::topology::Topology::from_config(&cfg.topology).unwrap();
+    let n = topo.nodes() as u32;
+    (1..n)
+        .map(|v| {
+            let h = topo.distance(NodeId(0), NodeId(v));
+            crate::switching::zero_load::wormhole(cfg, h as u64, len) as f64
+        })
+        .sum::<f64>()
+        / (n - 1) as f64
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::load::load_hw;
 
     fn preset() -> HwConfig {
-        load_hw(
-            &std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("hw")
-                .join("wormhole-torus-adaptive.ron"),
-        )
-        .unwrap()
+        crate::config::load::preset("wormhole-torus-adaptive.ron")
     }
 
     #[test]
@@ -575,18 +578,7 @@ mod tests {
             cfg.workload.rate = 1e-15;
             let p = WormholeParams::from_config(&cfg).unwrap();
             let pred = predict(&p, PathForm::Weighted).unwrap();
-            let topo = crate::topology::Topology::from_config(&cfg.topology).unwrap();
-            let n = topo.nodes() as u32;
-            let expect: f64 = (1..n)
-                .map(|v| {
-                    let h = topo.distance(
-                        crate::foundation::types::NodeId(0),
-                        crate::foundation::types::NodeId(v),
-                    );
-                    crate::switching::zero_load::wormhole(&cfg, h as u64, 12) as f64
-                })
-                .sum::<f64>()
-                / (n - 1) as f64;
+            let expect = emulator_zero_load_mean(&cfg, 12);
             assert!(
                 (pred.latency - expect).abs() < 1e-9,
                 "k={k}: {} vs {expect}",
@@ -721,12 +713,7 @@ mod tests {
             bidirectional: true,
         };
         assert!(WormholeParams::from_config(&cfg).is_err());
-        let dor = load_hw(
-            &std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("hw")
-                .join("wormhole-torus-dor.ron"),
-        )
-        .unwrap();
+        let dor = crate::config::load::preset("wormhole-torus-dor.ron");
         assert!(WormholeParams::from_config(&dor).is_err());
     }
 }

@@ -24,7 +24,7 @@
 use crate::config::{HwConfig, Routing, SwitchingConfig};
 use crate::model::circuit::{MAX_ITERATIONS, TOLERANCE};
 use crate::model::wormhole_torus::{WormholeParams, WormholePrediction};
-use crate::model::ModelError;
+use crate::model::{rel_change, ModelError};
 
 /// The parameters of a wormhole k×k torus with dimension-order routing (even k).
 pub fn params(cfg: &HwConfig) -> Result<WormholeParams, ModelError> {
@@ -90,7 +90,7 @@ pub fn predict(p: &WormholeParams) -> Result<WormholePrediction, ModelError> {
         // P–K: W = λ E[S²] / (2(1 − ρ)), with λ E[S²] = rate/2 · Σ w S².
         let nx = p.rate / 2.0 * sx2 / (2.0 * (1.0 - rx));
         let ny = p.rate / 2.0 * sy2 / (2.0 * (1.0 - ry));
-        let change = rel(nx, wx).max(rel(ny, wy));
+        let change = rel_change(nx, wx).max(rel_change(ny, wy));
         wx = nx;
         wy = ny;
         if change < TOLERANCE {
@@ -118,27 +118,13 @@ pub fn predict(p: &WormholeParams) -> Result<WormholePrediction, ModelError> {
     })
 }
 
-fn rel(a: f64, b: f64) -> f64 {
-    if a == b {
-        0.0
-    } else {
-        (a - b).abs() / a.abs().max(b.abs())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::load::load_hw;
     use crate::config::TopologyConfig;
 
     fn preset(name: &str, k: u32) -> HwConfig {
-        let mut cfg = load_hw(
-            &std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("hw")
-                .join(name),
-        )
-        .unwrap();
+        let mut cfg = crate::config::load::preset(name);
         cfg.topology = TopologyConfig::Torus {
             k,
             n: 2,
@@ -153,18 +139,7 @@ mod tests {
             let mut cfg = preset("wormhole-torus-dor.ron", k);
             cfg.workload.rate = 1e-15;
             let pred = predict(&params(&cfg).unwrap()).unwrap();
-            let topo = crate::topology::Topology::from_config(&cfg.topology).unwrap();
-            let n = topo.nodes() as u32;
-            let expect: f64 = (1..n)
-                .map(|v| {
-                    let h = topo.distance(
-                        crate::foundation::types::NodeId(0),
-                        crate::foundation::types::NodeId(v),
-                    );
-                    crate::switching::zero_load::wormhole(&cfg, h as u64, 12) as f64
-                })
-                .sum::<f64>()
-                / (n - 1) as f64;
+            let expect = crate::model::wormhole_torus::emulator_zero_load_mean(&cfg, 12);
             assert!((pred.latency - expect).abs() < 1e-9, "k={k}");
         }
     }

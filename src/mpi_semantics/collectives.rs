@@ -1141,6 +1141,28 @@ fn lowbit(x: u64) -> u64 {
     x & x.wrapping_neg()
 }
 
+/// The masks `m` of the children `rel + m` of relative rank `rel` in MPICH's binomial tree
+/// of `p` ranks (rooted at 0), farthest subtree first: the order MPICH sends down the tree
+/// in (bcast, scatter). A child's subtree is `m` ranks wide (fewer at the end).
+fn children_far_first(rel: u64, p: u64) -> impl Iterator<Item = u64> {
+    let top = if rel == 0 {
+        p.next_power_of_two()
+    } else {
+        lowbit(rel)
+    };
+    std::iter::successors(Some(top >> 1), |m| Some(m >> 1))
+        .take_while(|&m| m > 0)
+        .filter(move |&m| rel + m < p)
+}
+
+/// The same children nearest first: the order MPICH receives up the tree in (gather,
+/// reduce).
+fn children_near_first(rel: u64, p: u64) -> impl Iterator<Item = u64> {
+    std::iter::successors(Some(1u64), |m| Some(m << 1))
+        .take_while(move |&m| m < p && rel & m == 0)
+        .filter(move |&m| rel + m < p)
+}
+
 /// The largest power of two ≤ p (p ≥ 1).
 fn floor_pof2(p: u64) -> u64 {
     1 << (63 - p.leading_zeros())
@@ -1233,12 +1255,10 @@ impl RankSchedule<'_> {
 
     fn dissemination(&mut self, out: &mut Step) {
         let (p, r) = (self.p(), self.r);
-        let mask = 1u64 << self.i;
-        if mask >= p {
+        let Some(mask) = self.next_mask_up(p) else {
             self.done = true;
             return;
-        }
-        self.i += 1;
+        };
         out.sends.push(tx((r + mask) % p, 0, Blocks::None, false));
         out.recvs
             .push(tx((r + p - mask) % p, 0, Blocks::None, false));
@@ -1261,16 +1281,8 @@ impl RankSchedule<'_> {
         }
         self.done = true;
         // Farthest subtree first, as MPICH sends.
-        let mut mask = if rel == 0 {
-            p.next_power_of_two()
-        } else {
-            lowbit(rel)
-        } >> 1;
-        while mask > 0 {
-            if rel + mask < p {
-                out.sends.push(tx(abs(rel + mask), n, all, false));
-            }
-            mask >>= 1;
+        for mask in children_far_first(rel, p) {
+            out.sends.push(tx(abs(rel + mask), n, all, false));
         }
     }
 
@@ -1316,30 +1328,20 @@ impl RankSchedule<'_> {
                 } else {
                     0
                 };
-                let mut mask = if rel == 0 {
-                    p.next_power_of_two()
-                } else {
-                    lowbit(rel)
-                } >> 1;
-                while mask > 0 {
+                for mask in children_far_first(rel, p) {
                     let c = rel + mask;
-                    if c < p {
-                        let e = (c + mask).min(p);
-                        let bytes = self.plan.chunks(c, e);
-                        if bytes > 0 {
-                            out.sends.push(tx(abs(c), bytes, range(c, e - c, p), false));
-                        }
+                    let e = (c + mask).min(p);
+                    let bytes = self.plan.chunks(c, e);
+                    if bytes > 0 {
+                        out.sends.push(tx(abs(c), bytes, range(c, e - c, p), false));
                     }
-                    mask >>= 1;
                 }
             }
             _ if self.plan.alg == Algorithm::ScatterRecursiveDoubling => {
-                let mask = 1u64 << self.i;
-                if mask >= p {
+                let Some(mask) = self.next_mask_up(p) else {
                     self.done = true;
                     return;
-                }
-                self.i += 1;
+                };
                 let rdst = rel ^ mask;
                 let mine = rel & !(mask - 1);
                 let theirs = rdst & !(mask - 1);
@@ -1384,13 +1386,8 @@ impl RankSchedule<'_> {
         match self.phase {
             0 => {
                 self.phase = 1;
-                let mut mask = 1u64;
-                while mask < p && rel & mask == 0 {
-                    let child = rel | mask;
-                    if child < p {
-                        out.recvs.push(tx(abs(child), n, one, true));
-                    }
-                    mask <<= 1;
+                for mask in children_near_first(rel, p) {
+                    out.recvs.push(tx(abs(rel + mask), n, one, true));
                 }
             }
             1 => {
@@ -1454,11 +1451,12 @@ impl RankSchedule<'_> {
     /// arithmetic); false when the phase is over.
     fn rabenseifner_rs(&mut self, out: &mut Step, even_stays: bool) -> bool {
         let pof2 = floor_pof2(self.p());
-        let mask = 1u64 << self.i;
-        if self.nr < 0 || mask >= pof2 {
+        if self.nr < 0 {
             return false;
         }
-        self.i += 1;
+        let Some(mask) = self.next_mask_up(pof2) else {
+            return false;
+        };
         let nr = self.nr as u64;
         let newdst = nr ^ mask;
         let dst = self.unfold_rank(newdst, even_stays);
@@ -1476,6 +1474,46 @@ impl RankSchedule<'_> {
             self.lidx = self.ridx + pof2 / (mask << 1);
         }
         true
+    }
+
+    /// Walks a phase's masks up from bit `i`: the next mask, while below `end`.
+    fn next_mask_up(&mut self, end: u64) -> Option<u64> {
+        let mask = 1u64 << self.i;
+        if mask >= end {
+            return None;
+        }
+        self.i += 1;
+        Some(mask)
+    }
+
+    /// Walks a phase's masks down from bit `i` (recursive halving, or the doubling that
+    /// undoes a halving): the next mask and the partner's rank in the folded
+    /// communicator; None once the masks are done or this rank was folded out.
+    fn next_mask_down(&mut self) -> Option<(u64, u64)> {
+        if self.nr < 0 || self.i == 0 {
+            return None;
+        }
+        self.i -= 1;
+        let mask = 1u64 << self.i;
+        Some((mask, self.nr as u64 ^ mask))
+    }
+
+    /// One step of Rabenseifner's gather phase (recursive doubling, the reduce-scatter
+    /// undone) with partner `newdst` at distance `mask`: the segment ranges this rank
+    /// sends and receives, the window (`sidx`, `ridx`, `lidx`) doubled towards the
+    /// partner's half.
+    fn doubling_window(&mut self, newdst: u64, mask: u64, pof2: u64) -> ((u64, u64), (u64, u64)) {
+        let half = pof2 / (2 * mask);
+        if (self.nr as u64) < newdst {
+            if mask != pof2 / 2 {
+                self.lidx += half;
+            }
+            self.ridx = self.sidx + half;
+            ((self.sidx, self.ridx), (self.ridx, self.lidx))
+        } else {
+            self.ridx = self.sidx - half;
+            ((self.sidx, self.lidx), (self.ridx, self.sidx))
+        }
     }
 
     fn segments_xfer(
@@ -1538,31 +1576,17 @@ impl RankSchedule<'_> {
                 }
             }
             _ => {
-                if self.nr < 0 || self.i == 0 {
+                let Some((mask, newdst)) = self.next_mask_down() else {
                     self.done = true;
                     return;
-                }
-                self.i -= 1;
-                let j = self.i;
-                let mask = 1u64 << j;
-                let nr = self.nr as u64;
-                let newdst = nr ^ mask;
+                };
+                let (j, nr) = (self.i, self.nr as u64);
                 let dst = if newdst == 0 && odd_root_out {
                     root
                 } else {
                     self.unfold_rank(newdst, true)
                 };
-                let half = pof2 / (2 * mask);
-                let (send, recv) = if nr < newdst {
-                    if mask != pof2 / 2 {
-                        self.lidx += half;
-                    }
-                    self.ridx = self.sidx + half;
-                    ((self.sidx, self.ridx), (self.ridx, self.lidx))
-                } else {
-                    self.ridx = self.sidx - half;
-                    ((self.sidx, self.lidx), (self.ridx, self.sidx))
-                };
+                let (send, recv) = self.doubling_window(newdst, mask, pof2);
                 if (newdst >> j) == (self.newroot >> j) {
                     self.segments_xfer(out, dst, send, recv, false, false);
                     self.done = true;
@@ -1593,12 +1617,12 @@ impl RankSchedule<'_> {
                 self.fold(out, n, one, false);
             }
             1 => {
-                let mask = 1u64 << self.i;
-                if self.nr < 0 || mask >= pof2 {
+                // A rank folded out (nr < 0) waits for the unfold.
+                let next = (self.nr >= 0).then(|| self.next_mask_up(pof2));
+                let Some(mask) = next.flatten() else {
                     self.phase = 2;
                     return;
-                }
-                self.i += 1;
+                };
                 let dst = self.unfold_rank(self.nr as u64 ^ mask, false);
                 out.sends.push(tx(dst, n, one, true));
                 out.recvs.push(tx(dst, n, one, true));
@@ -1640,26 +1664,13 @@ impl RankSchedule<'_> {
                 }
             }
             2 => {
-                if self.nr < 0 || self.i == 0 {
+                let Some((mask, newdst)) = self.next_mask_down() else {
                     self.phase = 3;
                     return;
-                }
-                self.i -= 1;
-                let mask = 1u64 << self.i;
-                let nr = self.nr as u64;
-                let newdst = nr ^ mask;
-                let dst = self.unfold_rank(newdst, false);
-                let half = pof2 / (2 * mask);
-                let (send, recv) = if nr < newdst {
-                    if mask != pof2 / 2 {
-                        self.lidx += half;
-                    }
-                    self.ridx = self.sidx + half;
-                    ((self.sidx, self.ridx), (self.ridx, self.lidx))
-                } else {
-                    self.ridx = self.sidx - half;
-                    ((self.sidx, self.lidx), (self.ridx, self.sidx))
                 };
+                let nr = self.nr as u64;
+                let dst = self.unfold_rank(newdst, false);
+                let (send, recv) = self.doubling_window(newdst, mask, pof2);
                 self.segments_xfer(out, dst, send, recv, false, true);
                 if nr > newdst {
                     self.sidx = self.ridx;
@@ -1709,63 +1720,55 @@ impl RankSchedule<'_> {
 
     // -- gather, scatter ------------------------------------------------------------
 
+    /// Binomial gather and scatter: the transfer with relative rank `peer` of the blocks
+    /// of the subtree that relative rank `head` heads, `width` ranks wide (fewer at the
+    /// end of the communicator). Gather sends up what scatter receives, and receives from
+    /// a child what scatter sends it.
+    fn subtree(&self, root: u64, peer: u64, head: u64, width: u64) -> Transfer {
+        let p = self.p();
+        let abs = |x: u64| (x + root) % p;
+        let k = width.min(p - head);
+        tx(
+            abs(peer),
+            k * self.plan.shape.n,
+            range(abs(head), k, p),
+            false,
+        )
+    }
+
     fn gather_binomial(&mut self, out: &mut Step, root: u64) {
         let p = self.p();
-        let b = self.plan.shape.n;
         let rel = self.rel(root);
-        let abs = |x: u64| (x + root) % p;
         if self.phase == 0 {
             self.phase = 1;
-            let mut mask = 1u64;
-            while mask < p && rel & mask == 0 {
+            for mask in children_near_first(rel, p) {
                 let c = rel + mask;
-                if c < p {
-                    let k = mask.min(p - c);
-                    out.recvs
-                        .push(tx(abs(c), k * b, range(abs(c), k, p), false));
-                }
-                mask <<= 1;
+                out.recvs.push(self.subtree(root, c, c, mask));
             }
             return;
         }
         self.done = true;
         if rel != 0 {
             let m = lowbit(rel);
-            let k = m.min(p - rel);
-            out.sends
-                .push(tx(abs(rel - m), k * b, range(self.r, k, p), false));
+            out.sends.push(self.subtree(root, rel - m, rel, m));
         }
     }
 
     fn scatter_binomial(&mut self, out: &mut Step, root: u64) {
         let p = self.p();
-        let b = self.plan.shape.n;
         let rel = self.rel(root);
-        let abs = |x: u64| (x + root) % p;
         if self.phase == 0 {
             self.phase = 1;
             if rel != 0 {
                 let m = lowbit(rel);
-                let k = m.min(p - rel);
-                out.recvs
-                    .push(tx(abs(rel - m), k * b, range(self.r, k, p), false));
+                out.recvs.push(self.subtree(root, rel - m, rel, m));
             }
             return;
         }
         self.done = true;
-        let mut mask = if rel == 0 {
-            p.next_power_of_two()
-        } else {
-            lowbit(rel)
-        } >> 1;
-        while mask > 0 {
+        for mask in children_far_first(rel, p) {
             let c = rel + mask;
-            if c < p {
-                let k = mask.min(p - c);
-                out.sends
-                    .push(tx(abs(c), k * b, range(abs(c), k, p), false));
-            }
-            mask >>= 1;
+            out.sends.push(self.subtree(root, c, c, mask));
         }
     }
 
@@ -1805,12 +1808,10 @@ impl RankSchedule<'_> {
     fn allgather_rd(&mut self, out: &mut Step) {
         let p = self.p();
         let r = self.r;
-        let mask = 1u64 << self.i;
-        if mask >= p {
+        let Some(mask) = self.next_mask_up(p) else {
             self.done = true;
             return;
-        }
-        self.i += 1;
+        };
         let dst = r ^ mask;
         let mine = r & !(mask - 1);
         let theirs = dst & !(mask - 1);
@@ -1868,12 +1869,10 @@ impl RankSchedule<'_> {
     fn alltoall_bruck(&mut self, out: &mut Step) {
         let p = self.p();
         let r = self.r;
-        let bit = 1u64 << self.i;
-        if bit >= p {
+        let Some(bit) = self.next_mask_up(p) else {
             self.done = true;
             return;
-        }
-        self.i += 1;
+        };
         let bytes = with_bit(p, bit) * self.plan.shape.n;
         let blocks = Blocks::Masked {
             mask: bit as u32,
@@ -1957,14 +1956,11 @@ impl RankSchedule<'_> {
                 self.fold(out, total, range(0, p, p), false);
             }
             1 => {
-                if self.nr < 0 || self.i == 0 {
+                let Some((mask, newdst)) = self.next_mask_down() else {
                     self.phase = 2;
                     return;
-                }
-                self.i -= 1;
-                let mask = 1u64 << self.i;
+                };
                 let nr = self.nr as u64;
-                let newdst = nr ^ mask;
                 let dst = self.unfold_rank(newdst, false);
                 let (send, recv) = if nr < newdst {
                     self.sidx = self.ridx + mask;
@@ -2025,12 +2021,10 @@ impl RankSchedule<'_> {
     fn rs_noncommutative(&mut self, out: &mut Step) {
         let p = self.p();
         let r = self.r;
-        let bit = 1u64 << self.i;
-        if bit >= p {
+        let Some(bit) = self.next_mask_up(p) else {
             self.done = true;
             return;
-        }
-        self.i += 1;
+        };
         let peer = r ^ bit;
         let mask = 2 * bit - 1;
         let bytes = (p / (2 * bit)) * self.plan.shape.n;
@@ -2120,12 +2114,10 @@ impl RankSchedule<'_> {
         let p = self.p();
         let r = self.r;
         let n = self.plan.shape.n;
-        let mask = 1u64 << self.i;
-        if mask >= p {
+        let Some(mask) = self.next_mask_up(p) else {
             self.done = true;
             return;
-        }
-        self.i += 1;
+        };
         let dst = r ^ mask;
         if dst < p {
             let one = range(0, 1, 1);

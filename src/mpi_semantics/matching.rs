@@ -257,6 +257,14 @@ fn part(c: &Call, at: usize, sizes: &[u32], file: &Path) -> Result<Part> {
     };
     let root =
         |r: i32| -> Result<u32> { u32::try_from(r).map_err(|_| err(format!("with root {r}"))) };
+    // Gather and Scatter: one rank's block at the root (the count and type only the root
+    // records), elsewhere the member's own block.
+    let block = |at_root: (Option<i32>, Option<i16>), own: (i32, i16)| -> Result<u64> {
+        match at_root {
+            (Some(n), Some(t)) => b(n, t),
+            _ => b(own.0, own.1),
+        }
+    };
     use Args as A;
     use Collective as K;
     let (kind, comm, bytes, vec, elem) = match &c.args {
@@ -324,13 +332,13 @@ fn part(c: &Call, at: usize, sizes: &[u32], file: &Path) -> Result<Part> {
             recvcount,
             recvtype,
             ..
-        } => {
-            let bytes = match (recvcount, recvtype) {
-                (Some(n), Some(t)) => b(n, t)?,
-                _ => b(sendcount, sendtype)?,
-            };
-            (K::Gather { root: root(r)? }, comm, bytes, None, 1)
-        }
+        } => (
+            K::Gather { root: root(r)? },
+            comm,
+            block((recvcount, recvtype), (sendcount, sendtype))?,
+            None,
+            1,
+        ),
         A::Gatherv {
             sendcount,
             sendtype,
@@ -354,13 +362,13 @@ fn part(c: &Call, at: usize, sizes: &[u32], file: &Path) -> Result<Part> {
             sendcount,
             sendtype,
             ..
-        } => {
-            let bytes = match (sendcount, sendtype) {
-                (Some(n), Some(t)) => b(n, t)?,
-                _ => b(recvcount, recvtype)?,
-            };
-            (K::Scatter { root: root(r)? }, comm, bytes, None, 1)
-        }
+        } => (
+            K::Scatter { root: root(r)? },
+            comm,
+            block((sendcount, sendtype), (recvcount, recvtype))?,
+            None,
+            1,
+        ),
         A::Scatterv {
             sendtype,
             recvcount,

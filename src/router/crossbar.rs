@@ -436,6 +436,14 @@ mod tests {
         (lay, inputs, outputs)
     }
 
+    /// Speculative requests: input 0's VC 0 was allocated its output VC in this cycle.
+    fn vc0_speculative(lay: &Layout) -> SpecRequests {
+        let mut spec = SpecRequests::new(lay);
+        spec.any = true;
+        spec.vcs[0] = 1;
+        spec
+    }
+
     fn xbar(lay: &Layout) -> Crossbar {
         let caps = NiCaps {
             injection: None,
@@ -452,9 +460,7 @@ mod tests {
         x.allocate(0, 0, &lay, &inputs, &outputs, None);
         assert_eq!(x.grants()[0].in_port, 0, "equal priority: arbiter order");
         // The same with input 0's VC allocated in this cycle.
-        let mut spec = SpecRequests::new(&lay);
-        spec.any = true;
-        spec.vcs[0] = 1;
+        let spec = vc0_speculative(&lay);
         let mut x = xbar(&lay);
         x.allocate(0, 0, &lay, &inputs, &outputs, Some(&spec));
         assert_eq!(x.grants().len(), 1);
@@ -469,9 +475,7 @@ mod tests {
     fn an_input_prefers_its_non_speculative_vc() {
         // Input 0: VC 0 (speculative) wants output 0, VC 1 wants output 1.
         let (lay, inputs, outputs) = router(&[(0, 0, 0), (0, 1, 1)]);
-        let mut spec = SpecRequests::new(&lay);
-        spec.any = true;
-        spec.vcs[0] = 1;
+        let spec = vc0_speculative(&lay);
         let mut x = xbar(&lay);
         x.allocate(0, 0, &lay, &inputs, &outputs, Some(&spec));
         assert_eq!(x.grants().len(), 1);
@@ -480,37 +484,30 @@ mod tests {
 
     #[test]
     fn a_grant_to_a_failed_speculation_is_wasted() {
-        // Input 0's VC 0 failed its VC allocation for output 1 but bids; input 1 wants
-        // output 0 non-speculatively.
-        let (lay, mut inputs, outputs) = router(&[(1, 0, 0)]);
-        let vc = &mut inputs.vc[lay.vc_idx(0, 0, 0)];
-        vc.state = VcState::WaitVc;
-        vc.buffered = 1;
-        let mut spec = SpecRequests::new(&lay);
-        spec.any = true;
-        spec.vcs[0] = 1;
+        // Input 0's VC 0 waits for a VC (holding `buffered` flits) and input 1 wants
+        // output `out` non-speculatively; the (input, output) grants under `spec`.
+        let grants = |out: usize, buffered: u32, spec: &SpecRequests| -> Vec<(u8, u8)> {
+            let (lay, mut inputs, outputs) = router(&[(1, 0, out)]);
+            let vc = &mut inputs.vc[lay.vc_idx(0, 0, 0)];
+            vc.state = VcState::WaitVc;
+            vc.buffered = buffered;
+            let mut x = xbar(&lay);
+            x.allocate(0, 0, &lay, &inputs, &outputs, Some(spec));
+            x.grants().iter().map(|g| (g.in_port, g.out_port)).collect()
+        };
+        // Input 0's VC 0 failed its VC allocation for output 1 but bids.
+        let lay = router(&[]).0;
+        let mut spec = vc0_speculative(&lay);
         spec.failed[0] = 1;
         spec.failed_ports = 1;
         spec.target[lay.slot(0, 0)] = 1;
-        let mut x = xbar(&lay);
-        x.allocate(0, 0, &lay, &inputs, &outputs, Some(&spec));
         // Only the real request is granted; output 1 was taken by nothing.
-        assert_eq!(x.grants().len(), 1);
-        assert_eq!((x.grants()[0].in_port, x.grants()[0].out_port), (1, 0));
+        assert_eq!(grants(0, 1, &spec), [(1, 0)]);
         // And a failed speculation for an output a real flit wants loses it.
-        let (lay, mut inputs, outputs) = router(&[(1, 0, 1)]);
-        inputs.vc[lay.vc_idx(0, 0, 0)].state = VcState::WaitVc;
-        let mut x = xbar(&lay);
-        x.allocate(0, 0, &lay, &inputs, &outputs, Some(&spec));
-        assert_eq!(x.grants().len(), 1);
-        assert_eq!((x.grants()[0].in_port, x.grants()[0].out_port), (1, 1));
+        assert_eq!(grants(1, 0, &spec), [(1, 1)]);
         // Two speculative bids for output 1: the failed one comes first in arbiter
         // order, wins, and the output carries nothing this cycle.
-        let (lay, mut inputs, outputs) = router(&[(1, 0, 1)]);
-        inputs.vc[lay.vc_idx(0, 0, 0)].state = VcState::WaitVc;
         spec.vcs[1] = 1;
-        let mut x = xbar(&lay);
-        x.allocate(0, 0, &lay, &inputs, &outputs, Some(&spec));
-        assert!(x.grants().is_empty());
+        assert!(grants(1, 0, &spec).is_empty());
     }
 }

@@ -875,6 +875,32 @@ mod tests {
         }
     }
 
+    /// A hop record not linked to the hop before it (as a partition that does not link
+    /// them records it).
+    fn hop(id: MsgId, attempt: u32, at: Cycle, node: u32) -> HopRec {
+        HopRec {
+            id,
+            attempt,
+            at,
+            node,
+            prev: NONE,
+        }
+    }
+
+    /// The message the line tests log: node 0 to 3, 4 flits over 2 hops, created at 10,
+    /// injected at 12.
+    fn logged_header(id: MsgId) -> MsgHeader {
+        MsgHeader {
+            id,
+            dst: NodeId(3),
+            len: 4,
+            hops: 2,
+            created: 10,
+            injected: 12,
+            ..MsgHeader::default()
+        }
+    }
+
     #[test]
     fn numbers_are_written_in_decimal() {
         for v in [
@@ -965,13 +991,7 @@ mod tests {
             })
             .collect();
         let hops: Vec<HopRec> = (0..11)
-            .map(|i| HopRec {
-                id: ds[i].header.id,
-                attempt: 0,
-                at: 0,
-                node: i as u32 % 8,
-                prev: NONE,
-            })
+            .map(|i| hop(ds[i].header.id, 0, 0, i as u32 % 8))
             .collect();
         let lines = Lines {
             rep: 2,
@@ -1036,13 +1056,7 @@ mod tests {
             let nodes: Vec<String> = (0..per)
                 .map(|k| {
                     let node = if k == 0 { 0 } else { (1 << 24) - 1 - k };
-                    hops.push(HopRec {
-                        id,
-                        attempt: a,
-                        at: 100 + k as Cycle,
-                        node,
-                        prev: NONE,
-                    });
+                    hops.push(hop(id, a, 100 + k as Cycle, node));
                     node.to_string()
                 })
                 .collect();
@@ -1109,13 +1123,12 @@ mod tests {
         let mut hops = Vec::new();
         for d in ds.iter().rev() {
             for k in 0..3u32 {
-                hops.push(HopRec {
-                    id: d.header.id,
-                    attempt: 0,
-                    at: k as Cycle,
-                    node: (d.header.id.src().0 + k) % 8,
-                    prev: NONE,
-                });
+                hops.push(hop(
+                    d.header.id,
+                    0,
+                    k as Cycle,
+                    (d.header.id.src().0 + k) % 8,
+                ));
             }
         }
         let grouped = render(
@@ -1152,13 +1165,6 @@ mod tests {
     fn interleaved_hops_are_grouped_per_message_in_path_order() {
         let topo = cube(3);
         let id = |src: u32, seq: u64| MsgId::new(NodeId(src), seq);
-        let hop = |id: MsgId, attempt: u32, at: Cycle, node: u32| HopRec {
-            id,
-            attempt,
-            at,
-            node,
-            prev: NONE,
-        };
         let (a, b, c, lost, none) = (id(0, 0), id(1, 0), id(0, 1), id(2, 0), id(3, 4));
         // Recorded as one thread records them, in time order, the messages' hops
         // interleaved; b's second segment starts before its first one ends; `lost` is
@@ -1300,15 +1306,7 @@ mod tests {
         let topo = cube(2);
         let rule = rule();
         let id = MsgId::new(NodeId(0), 5);
-        let header = MsgHeader {
-            id,
-            dst: NodeId(3),
-            len: 4,
-            hops: 2,
-            created: 10,
-            injected: 12,
-            ..MsgHeader::default()
-        };
+        let header = logged_header(id);
         let prefix = format!("0,{},5,0,3,4,10,12,20,10,2,8,2,2,0,0,0,0,", id.0);
         // Paths of n one-digit nodes: lines from well under to well over COPY bytes,
         // two lines per log so that each is appended after another.
@@ -1317,13 +1315,7 @@ mod tests {
             let hops: Vec<HopRec> = path
                 .iter()
                 .enumerate()
-                .map(|(k, &node)| HopRec {
-                    id,
-                    attempt: 0,
-                    at: k as Cycle,
-                    node,
-                    prev: NONE,
-                })
+                .map(|(k, &node)| hop(id, 0, k as Cycle, node))
                 .collect();
             let d = Delivery {
                 header,
@@ -1345,15 +1337,7 @@ mod tests {
     fn a_line_per_delivery_with_its_path_in_order() {
         let topo = cube(2);
         let id = MsgId::new(NodeId(0), 5);
-        let header = MsgHeader {
-            id,
-            dst: NodeId(3),
-            len: 4,
-            hops: 2,
-            created: 10,
-            injected: 12,
-            ..MsgHeader::default()
-        };
+        let header = logged_header(id);
         let log = RepLog {
             deliveries: vec![Delivery {
                 header,
@@ -1361,13 +1345,7 @@ mod tests {
                 last_hop: NONE,
             }],
             hops: [(3, 15, 3), (0, 12, 0), (1, 14, 1)]
-                .map(|(n, at, _)| HopRec {
-                    id,
-                    attempt: 0,
-                    at,
-                    node: n,
-                    prev: NONE,
-                })
+                .map(|(n, at, _)| hop(id, 0, at, n))
                 .to_vec(),
         };
         let rule = rule();

@@ -15,7 +15,7 @@ pub fn wormhole(cfg: &HwConfig, hops: u64, len: u64) -> Cycle {
     use crate::config::{LatencyFrom, LatencyTo};
     let r = cfg.router.controller.route.max(1);
     let p = &cfg.router.pipeline;
-    let per_router = r - 1 + p.vc_alloc + p.switch_alloc + p.switch_traversal;
+    let per_router = wormhole_router(cfg);
     let w = cfg.links.width.max(1) as u64;
     let ni = &cfg.router.ni;
     let def = cfg.experiment.latency;
@@ -36,6 +36,34 @@ pub fn wormhole(cfg: &HwConfig, hops: u64, len: u64) -> Cycle {
         + len.div_ceil(w)
         - 1
         - source
+}
+
+/// The cycles a lone wormhole head spends in each router on its path: R−1+a+s+x (the
+/// route service time and the pipeline's stages, the last cycle of routing overlapping
+/// VC allocation).
+pub fn wormhole_router(cfg: &HwConfig) -> Cycle {
+    router_delay(cfg) - 1
+}
+
+/// [`wormhole`] at a distance that need not be whole (a mean distance): the latency at
+/// its whole hops plus the fraction's share of one more link and router.
+pub fn wormhole_at(cfg: &HwConfig, hops: f64, len: u64) -> f64 {
+    let frac = hops - hops.floor();
+    wormhole(cfg, hops.floor() as u64, len) as f64
+        + frac * cfg.links.latency as f64
+        + frac * wormhole_router(cfg) as f64
+}
+
+/// The buffer depth, in flits, at which credits never stall a lone wormhole message's
+/// body (the condition of [`wormhole`]): x + ℓ + credit latency + (R−1+a+s), the cycles
+/// from a flit's crossing to its credit being usable again upstream.
+pub fn wormhole_streaming_depth(cfg: &HwConfig) -> u64 {
+    let l = &cfg.links;
+    let p = &cfg.router.pipeline;
+    p.switch_traversal
+        + l.latency
+        + l.credit_latency.unwrap_or(l.latency)
+        + (cfg.router.controller.route - 1 + p.vc_alloc + p.switch_alloc)
 }
 
 /// The wormhole zero-load latency of an L-flit message as a line in the hops it travels:
@@ -90,4 +118,9 @@ pub fn router_delay(cfg: &HwConfig) -> Cycle {
 /// links of propagation `latency` each: links·ℓ + L.
 pub fn timeout(links: u64, len: u64, latency: u64) -> Cycle {
     links * latency + len
+}
+
+/// [`timeout`] over a mean route of `links` links and a mean length of `len` flits.
+pub fn timeout_mean(links: f64, len: f64, latency: u64) -> f64 {
+    links * latency as f64 + len
 }

@@ -58,44 +58,37 @@ impl ManhattanStreet {
     /// Neighbour through output `port` (0 = row link, 1 = column link).
     #[inline]
     pub fn neighbor(&self, node: u32, port: u32) -> u32 {
-        let k = self.k;
-        let (r, c) = (node / k, node % k);
-        if port == 0 {
-            let nc = if r % 2 == 0 {
-                (c + 1) % k
-            } else {
-                (c + k - 1) % k
-            };
-            r * k + nc
-        } else {
-            let nr = if c % 2 == 0 {
-                (r + 1) % k
-            } else {
-                (r + k - 1) % k
-            };
-            nr * k + c
-        }
+        self.along(node, port, true)
     }
 
     /// The node whose output `port` feeds input `port` of `node`.
     #[inline]
     pub fn upstream(&self, node: u32, port: u32) -> u32 {
+        self.along(node, port, false)
+    }
+
+    /// One step from `node` along the ring of `port` (0: its row, 1: its column), in the
+    /// ring's direction (`forward`) or against it. Even rows run towards higher columns
+    /// and even columns towards higher rows; odd ones the other way.
+    #[inline]
+    fn along(&self, node: u32, port: u32, forward: bool) -> u32 {
         let k = self.k;
         let (r, c) = (node / k, node % k);
-        if port == 0 {
-            let pc = if r % 2 == 0 {
-                (c + k - 1) % k
-            } else {
-                (c + 1) % k
-            };
-            r * k + pc
+        // The position along the ring, and whether the ring runs upwards.
+        let (at, up) = if port == 0 {
+            (c, r % 2 == 0)
         } else {
-            let pr = if c % 2 == 0 {
-                (r + k - 1) % k
-            } else {
-                (r + 1) % k
-            };
-            pr * k + c
+            (r, c % 2 == 0)
+        };
+        let next = if up == forward {
+            (at + 1) % k
+        } else {
+            (at + k - 1) % k
+        };
+        if port == 0 {
+            r * k + next
+        } else {
+            next * k + c
         }
     }
 

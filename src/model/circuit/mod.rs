@@ -86,7 +86,7 @@ use crate::config::{AckDelay, ConflictStrategy, Duplex, HwConfig, SwitchingConfi
 use crate::engine::machine::validate;
 use crate::foundation::mg1::{pk_wait, Moments};
 use crate::foundation::types::NodeId;
-use crate::model::ModelError;
+use crate::model::{rel_change, ModelError};
 use crate::topology::Topology;
 use crate::traffic::length::LengthDist;
 use serde::Serialize;
@@ -585,14 +585,6 @@ pub fn predict(cfg: &HwConfig, form: PathForm) -> Result<CircuitPrediction, Mode
     }
 }
 
-fn rel_change(new: f64, old: f64) -> f64 {
-    if new == old {
-        0.0
-    } else {
-        (new - old).abs() / new.abs().max(old.abs())
-    }
-}
-
 /// P_conflict from the links held (Appendix B, Little's law), split by the holder's
 /// phase [set-up with ack, data, release], or saturation. `setup` is the link-cycles a
 /// message holds while setting up (its strategy's part); the ack, data and release parts
@@ -618,15 +610,8 @@ fn conflict(p: &CircuitParams, setup: f64, t_rel: f64) -> Result<([f64; 3], f64)
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::load::parse_hw;
+    use crate::config::load::{parse_hw, preset};
     use crate::config::LengthConfig;
-
-    fn preset(name: &str) -> HwConfig {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("hw")
-            .join(name);
-        crate::config::load::load_hw(&path).unwrap()
-    }
 
     const PRESETS: [&str; 4] = [
         "circuit-hold.ron",

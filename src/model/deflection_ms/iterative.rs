@@ -321,32 +321,16 @@ impl Sor {
                             // source then held one more originating customer on a full
                             // output).
                             if let Some(o) = arr_ab {
-                                let mut f = pi[o + d];
-                                if b_full {
-                                    f += pi[o + d + rd];
-                                }
-                                s += f * w_ab;
+                                s += transit(pi, o + d, b_full.then_some(rd)) * w_ab;
                             }
                             if let Some(o) = arr_ad {
-                                let mut f = pi[o + d];
-                                if !d_room {
-                                    f += pi[o + d + 1];
-                                }
-                                s += f * w_ad;
+                                s += transit(pi, o + d, (!d_room).then_some(1)) * w_ad;
                             }
                             if let Some(o) = arr_cb {
-                                let mut f = pi[o + d];
-                                if b_full {
-                                    f += pi[o + d + rd];
-                                }
-                                s += f * w_cb;
+                                s += transit(pi, o + d, b_full.then_some(rd)) * w_cb;
                             }
                             if let Some(o) = arr_cd {
-                                let mut f = pi[o + d];
-                                if !d_room {
-                                    f += pi[o + d + 1];
-                                }
-                                s += f * w_cd;
+                                s += transit(pi, o + d, (!d_room).then_some(1)) * w_cd;
                             }
                             let old = pi[j];
                             let gs = if q > 0.0 { s / q } else { old };
@@ -364,6 +348,18 @@ impl Sor {
         }
         (change, flow, sum)
     }
+}
+
+/// The probability weight of a transit arrival from the state at `at`: the state itself
+/// (a free server), plus, when the output is full, the state `preempt` further on (the
+/// source then held one more originating customer, which the arrival preempts).
+#[inline]
+fn transit(pi: &[f64], at: usize, preempt: Option<usize>) -> f64 {
+    let mut f = pi[at];
+    if let Some(k) = preempt {
+        f += pi[at + k];
+    }
+    f
 }
 
 #[cfg(test)]

@@ -54,7 +54,7 @@ pub mod paths;
 mod prediction;
 
 use crate::config::{HwConfig, OnReset, PatternConfig, SwitchingConfig};
-use crate::model::ModelError;
+use crate::model::{rel_change, ModelError};
 use crate::topology::hosts::{HostNetwork, LinkClass};
 use crate::topology::Topology;
 use crate::traffic::length::LengthDist;
@@ -369,14 +369,6 @@ fn link_states(
     Ok(clamped)
 }
 
-fn rel(a: f64, b: f64) -> f64 {
-    if a == b {
-        0.0
-    } else {
-        (a - b).abs() / a.abs().max(b.abs())
-    }
-}
-
 /// The fixed point of eqs. (1)–(15) and the host queues (16)–(19).
 fn solve(ps: &PathSet, p: &TimeoutParams) -> Result<Solution, ModelError> {
     p.check()?;
@@ -391,10 +383,10 @@ fn solve(ps: &PathSet, p: &TimeoutParams) -> Result<Solution, ModelError> {
         for (l, x) in links.iter().enumerate() {
             let (new_pt, new_w) = x.state.map_or((0.0, [0.0; 3]), |s| (s.p_timeout, s.wait));
             let step_pt = pt[l] + DAMPING * (new_pt - pt[l]);
-            change = change.max(rel(new_pt, pt[l]));
+            change = change.max(rel_change(new_pt, pt[l]));
             pt[l] = step_pt;
             for k in 0..3 {
-                change = change.max(rel(new_w[k], wait[l][k]));
+                change = change.max(rel_change(new_w[k], wait[l][k]));
                 wait[l][k] += DAMPING * (new_w[k] - wait[l][k]);
             }
         }

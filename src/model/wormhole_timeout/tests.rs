@@ -2,7 +2,6 @@
 //! `reference/paper002-model.txt`), zero load, the printed denominator's defect,
 //! saturation, the paper's trends S1 and S2, the retry delay and the configuration.
 
-use crate::config::load::load_hw;
 use crate::model::wormhole_timeout::*;
 
 fn torus(hosts: u32, mean: f64, timeout: f64, thr: f64) -> TimeoutParams {
@@ -28,12 +27,7 @@ fn at(p: &TimeoutParams) -> Result<(TimeoutPrediction, PathSet, Solution), Model
 }
 
 fn preset() -> HwConfig {
-    load_hw(
-        &std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("hw")
-            .join("timeout-lan-3x3.ron"),
-    )
-    .unwrap()
+    crate::config::load::preset("timeout-lan-3x3.ron")
 }
 
 /// The spec's reference rows: (hosts per switch, L, τ, throughput, [T, w, bN, ρN, tries,

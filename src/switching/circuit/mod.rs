@@ -547,6 +547,12 @@ impl CircuitNet {
         self.part.local(node as u32)
     }
 
+    /// Index in `servers` of the controller's server `s` at the node of local index `li`.
+    #[inline]
+    fn server_idx(&self, li: usize, s: usize) -> usize {
+        li * self.ctrl.servers() + s
+    }
+
     /// Local index of the end at output `port` of node `node`.
     #[inline]
     fn end_of(&self, node: usize, port: usize) -> usize {
@@ -793,7 +799,7 @@ impl CircuitNet {
     /// Ends the activity of server `s` of `node` in cycle `t` (free from t + 1).
     fn end_activity(&mut self, node: usize, s: usize, t: Cycle, win: &MeasureWindow) {
         let li = self.li(node);
-        let si = li * self.ctrl.servers() + s;
+        let si = self.server_idx(li, s);
         let sv = self.servers[si];
         let measured = win.contains(sv.arrived);
         let (wait, _) = self
@@ -815,7 +821,7 @@ impl CircuitNet {
         out: &mut Out,
         stats: &mut MsgStats,
     ) {
-        let si = self.li(node) * self.ctrl.servers() + s;
+        let si = self.server_idx(self.li(node), s);
         let sv = self.servers[si];
         let (c, port) = (sv.circuit, sv.port as usize);
         let e = self.end_of(node, port);
@@ -964,7 +970,7 @@ impl CircuitNet {
         out: &mut Out,
         stats: &mut MsgStats,
     ) {
-        let si = self.li(node) * self.ctrl.servers() + s;
+        let si = self.server_idx(self.li(node), s);
         let sv = self.servers[si];
         let c = sv.circuit;
         match self.strategy {
@@ -1337,7 +1343,7 @@ impl CircuitNet {
             }
         }
         while let Some((req, s)) = self.ctrl.take(n, t) {
-            let si = n * self.ctrl.servers() + s;
+            let si = self.server_idx(n, s);
             self.begin(si, req, t, win, out, stats);
         }
         self.last_step = t;

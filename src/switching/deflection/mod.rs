@@ -484,6 +484,23 @@ impl DeflectionNet {
         level.since = t;
     }
 
+    /// Counts a lane of input link `l_in` taken (`up`) or freed in cycle `t`, in the
+    /// occupancy histogram and, when links are observed, the link's lanes over time.
+    #[inline]
+    fn input_level(&mut self, l_in: usize, t: Cycle, up: bool, win: &MeasureWindow) {
+        Self::level(
+            &mut self.in_level[l_in],
+            &mut self.stats.in_occupancy,
+            t,
+            up,
+            win,
+        );
+        if self.obs {
+            let (start, end) = win.span();
+            self.obs_lanes_in[l_in].change(t, if up { 1 } else { -1 }, start, end);
+        }
+    }
+
     /// Output lane `(l, lane)` gets holder `h`, segment `by`, in cycle t (it was free).
     fn occupy(
         &mut self,
@@ -889,17 +906,7 @@ impl DeflectionNet {
             matches!(self.inp[i_in], InLane::Free),
             "an input lane taken twice"
         );
-        Self::level(
-            &mut self.in_level[l_in],
-            &mut self.stats.in_occupancy,
-            t,
-            true,
-            win,
-        );
-        if self.obs {
-            let (start, end) = win.span();
-            self.obs_lanes_in[l_in].change(t, 1, start, end);
-        }
+        self.input_level(l_in, t, true, win);
         // Every node a segment's header is decided at: transit, destination or drop.
         let here = stats.hop_after(s.id, s.no, t, node as u32, ev.prev, self.whole);
         let measured = win.contains(t);
@@ -1029,17 +1036,7 @@ impl DeflectionNet {
         let l_in = Self::link(li, ev.port as usize);
         let i_in = self.lane(l_in, ev.lane as usize);
         let entry = std::mem::replace(&mut self.inp[i_in], InLane::Free);
-        Self::level(
-            &mut self.in_level[l_in],
-            &mut self.stats.in_occupancy,
-            t,
-            false,
-            win,
-        );
-        if self.obs {
-            let (start, end) = win.span();
-            self.obs_lanes_in[l_in].change(t, -1, start, end);
-        }
+        self.input_level(l_in, t, false, win);
         let flits = ev.flits;
         match entry {
             InLane::Forward { port, lane } => {
