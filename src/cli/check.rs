@@ -43,6 +43,9 @@ pub fn explain(cfg: &HwConfig, origin: &str) -> Result<String> {
         t.diameter(),
         t.mean_distance()
     );
+    for w in &m.warnings {
+        let _ = writeln!(s, "  warning: {w}");
+    }
     let mem = crate::experiments::memory::memory_check(cfg, &m);
     let _ = writeln!(
         s,

@@ -194,10 +194,18 @@ pub struct RunArgs {
 /// Exit status when an emulation deadlocked.
 pub const EXIT_DEADLOCK: i32 = 3;
 
-/// Warns on standard error when the threads a command is about to run (`concurrent`
-/// runs at once, each on the partitions `cfg` gets) outnumber the cores free now: the
-/// partitions then wait for one another at every cycle's barrier.
+/// Warns on standard error about the machine (`engine::machine::Machine::warnings`),
+/// and when the threads a command is about to run (`concurrent` runs at once, each on
+/// the partitions `cfg` gets) outnumber the cores free now: the partitions then wait for
+/// one another at every cycle's barrier.
 pub(crate) fn warn_oversubscribed(cfg: &HwConfig, concurrent: usize) {
+    // The machine's own warnings first (`engine::machine::Machine::warnings`); a machine
+    // that does not validate is refused, with the reason, by the command itself.
+    if let Ok(m) = crate::engine::machine::validate(cfg) {
+        for w in &m.warnings {
+            output::eprint(&format!("routemu: warning: {w}\n"));
+        }
+    }
     if let Ok(parts) = crate::experiments::experiment::partitions_of(cfg) {
         let threads = parts.saturating_mul(concurrent.max(1));
         if let Some(w) = crate::engine::parallel::oversubscription_warning(threads) {

@@ -25,6 +25,9 @@ pub struct Machine {
     pub dma: u32,
     /// The workload.
     pub workload: Workload,
+    /// What is valid but likely not what was meant (a timeout shorter than a link's round
+    /// trip): the command line prints them before a run and `check` lists them.
+    pub warnings: Vec<String>,
 }
 
 /// Refuses a run length whose cycle arithmetic could overflow: warm-up plus window at
@@ -226,11 +229,13 @@ pub fn validate(cfg: &HwConfig) -> Result<Machine> {
     let workload = Workload::new(&cfg.workload, &topology)?;
     check_unused_router_fields(cfg)?;
     check_experiment(cfg)?;
+    let warnings = check_graph_delays(cfg, &topology)?;
     Ok(Machine {
         topology,
         routing,
         dma,
         workload,
+        warnings,
     })
 }
 
@@ -513,6 +518,64 @@ fn check_unused_router_fields(cfg: &HwConfig) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// A host graph's own link delays, held to the rules `links.latency` is held to: the
+/// watchdog must wait more than four times the slowest hop (as `check_experiment`
+/// demands for `links.latency`), and a timeout shorter than the slowest link's round
+/// trip is warned about (a worm waiting for a credit from across it is reset before the
+/// credit can come, and may be for ever: a livelock).
+fn check_graph_delays(cfg: &HwConfig, topology: &Topology) -> Result<Vec<String>> {
+    let mut warnings = Vec::new();
+    let Topology::Hosts(h) = topology else {
+        return Ok(warnings);
+    };
+    let Some((node, port, delay)) = h.slowest_link() else {
+        return Ok(warnings);
+    };
+    let name = |u: u32| {
+        if u < h.switches {
+            format!("s{u}")
+        } else {
+            format!("h{}", u - h.switches)
+        }
+    };
+    let peer = h.ports(node)[port as usize].peer;
+    let link = format!(
+        "the graph's link {} {} of {delay} cycles",
+        name(node.min(peer)),
+        name(node.max(peer))
+    );
+    if delay > cfg.links.latency {
+        let p = &cfg.router.pipeline;
+        let slowest = cfg.router.controller.route
+            + p.vc_alloc
+            + p.switch_alloc
+            + p.switch_traversal
+            + 2 * delay;
+        if cfg.experiment.deadlock_cycles <= 4 * slowest {
+            return Err(Error::config(format!(
+                "experiment.deadlock_cycles = {}: must exceed four times the slowest hop \
+                 ({slowest} cycles, over {link}), or healthy traffic would look deadlocked",
+                cfg.experiment.deadlock_cycles
+            )));
+        }
+    }
+    if let SwitchingConfig::Timeout {
+        timeout: Some(t), ..
+    } = cfg.switching
+    {
+        let round_trip = 2 * delay.max(cfg.links.latency);
+        if t < round_trip {
+            warnings.push(format!(
+                "switching.timeout = {t} is shorter than the round trip over {link} \
+                 ({round_trip} cycles): a worm waiting there for a credit is reset before it \
+                 can come, and may be for ever (a livelock: nothing delivered, the run \
+                 saturated)"
+            ));
+        }
+    }
+    Ok(warnings)
 }
 
 /// Most messages a saturated source keeps waiting.

@@ -462,6 +462,19 @@ impl HostNetwork {
         &self.ports[self.start[node as usize] as usize..self.start[node as usize + 1] as usize]
     }
 
+    /// The link with the longest propagation delay given in the graph file, as (node,
+    /// port, delay); None when every link takes `links.latency`.
+    pub fn slowest_link(&self) -> Option<(u32, u8, u64)> {
+        (0..self.nodes() as u32)
+            .flat_map(|u| {
+                self.ports(u)
+                    .iter()
+                    .enumerate()
+                    .filter_map(move |(p, x)| Some((u, p as u8, x.latency?)))
+            })
+            .max_by_key(|&(u, p, d)| (d, std::cmp::Reverse((u, p))))
+    }
+
     /// Most ports of a node.
     pub fn degree(&self) -> usize {
         (0..self.nodes() as u32)
