@@ -5,7 +5,7 @@
 //! no file; SIGINT and SIGTERM stop a run with partial results and no temporary file.
 #![cfg(unix)]
 
-use crate::common::routemu;
+use crate::common::{read_json, routemu};
 use std::fs;
 use std::io::{Read, Write};
 use std::os::unix::fs::{FileTypeExt, PermissionsExt};
@@ -51,10 +51,6 @@ fn mkfifo(path: &Path) {
     assert!(ok, "mkfifo {}", path.display());
 }
 
-fn json(path: &Path) -> serde_json::Value {
-    serde_json::from_str(&fs::read_to_string(path).unwrap()).unwrap()
-}
-
 #[test]
 fn an_output_through_a_symlink_writes_the_file_it_leads_to_and_keeps_the_link() {
     let dir = tempfile::tempdir().unwrap();
@@ -67,7 +63,7 @@ fn an_output_through_a_symlink_writes_the_file_it_leads_to_and_keeps_the_link() 
         .file_type()
         .is_symlink());
     assert_eq!(
-        json(&dir.path().join("target.json"))["schema"],
+        read_json(&dir.path().join("target.json"))["schema"],
         "routemu.run/1"
     );
     assert!(hidden(dir.path()).is_empty());
@@ -136,38 +132,31 @@ fn a_full_standard_output_is_an_error_with_exit_1_and_the_json_file_is_still_wri
     let dir = tempfile::tempdir().unwrap();
     let full = full_device(dir.path());
     let out = dir.path().join("j.json");
-    let mut args = vec!["run", HW];
-    args.extend(SHORT);
-    args.extend(["--json", out.to_str().unwrap()]);
-    let o = bin()
-        .args(&args)
-        .stdout(fs::OpenOptions::new().write(true).open(&full).unwrap())
-        .output()
-        .unwrap();
-    let e = stderr(&o);
-    assert_eq!(o.status.code(), Some(1), "{e}");
-    assert!(
-        e.contains("routemu: <stdout>: No space left on device"),
-        "{e}"
-    );
+    // The short run with `--json JSON`, its standard output the full device: exit 1 and
+    // the device named.
+    let fails_on_full_stdout = |json: &str| {
+        let mut args = vec!["run", HW];
+        args.extend(SHORT);
+        args.extend(["--json", json]);
+        let o = bin()
+            .args(&args)
+            .stdout(fs::OpenOptions::new().write(true).open(&full).unwrap())
+            .output()
+            .unwrap();
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{e}");
+        assert!(
+            e.contains("routemu: <stdout>: No space left on device"),
+            "{e}"
+        );
+        e
+    };
+    let e = fails_on_full_stdout(out.to_str().unwrap());
     assert!(!e.contains("panicked"), "{e}");
-    assert_eq!(json(&out)["schema"], "routemu.run/1");
+    assert_eq!(read_json(&out)["schema"], "routemu.run/1");
 
     // The JSON itself on the full standard output.
-    let mut args = vec!["run", HW];
-    args.extend(SHORT);
-    args.extend(["--json", "-"]);
-    let o = bin()
-        .args(&args)
-        .stdout(fs::OpenOptions::new().write(true).open(&full).unwrap())
-        .output()
-        .unwrap();
-    let e = stderr(&o);
-    assert_eq!(o.status.code(), Some(1), "{e}");
-    assert!(
-        e.contains("routemu: <stdout>: No space left on device"),
-        "{e}"
-    );
+    fails_on_full_stdout("-");
 }
 
 #[test]
@@ -210,7 +199,7 @@ fn a_link_planted_in_the_output_directory_is_left_alone() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(fs::read_to_string(&victim).unwrap(), "precious");
     assert!(fs::symlink_metadata(&out).unwrap().file_type().is_file());
-    assert_eq!(json(&out)["schema"], "routemu.run/1");
+    assert_eq!(read_json(&out)["schema"], "routemu.run/1");
     let mut left = hidden(dir.path());
     left.sort();
     assert_eq!(left, [".o.json.", ".o.json.tmp", ".o.json.tmp1"]);
@@ -246,7 +235,7 @@ fn a_new_output_has_the_mode_a_plain_create_gives_and_a_replaced_one_keeps_its_o
         fs::metadata(&old).unwrap().permissions().mode() & 0o777,
         0o640
     );
-    assert_eq!(json(&old)["schema"], "routemu.run/1");
+    assert_eq!(read_json(&old)["schema"], "routemu.run/1");
 }
 
 /// Every command with output files, each with one output flag set to `dest`.
@@ -516,7 +505,7 @@ fn sigint_stops_a_run_with_partial_results_exit_130_and_no_temporary_file() {
         e.contains("interrupted by SIGINT; results are partial"),
         "{e}"
     );
-    let doc = json(&f);
+    let doc = read_json(&f);
     assert_eq!(doc["partial"], true);
     // The replication under way when the signal came; no other started.
     assert_eq!(doc["replications"], 1);
@@ -536,7 +525,7 @@ fn a_run_that_is_not_interrupted_has_no_partial_field() {
     let f = dir.path().join("F.json");
     let o = short_run(&["--json", f.to_str().unwrap()]);
     assert!(o.status.success());
-    assert!(json(&f).get("partial").is_none());
+    assert!(read_json(&f).get("partial").is_none());
 }
 
 /// A text trace long enough that replaying it takes far more than a second.
@@ -577,7 +566,7 @@ fn sigterm_stops_a_replay_with_partial_files_exit_143_and_no_temporary_file() {
         e.contains("interrupted by SIGTERM; results are partial"),
         "{e}"
     );
-    assert_eq!(json(&j)["partial"], true);
+    assert_eq!(read_json(&j)["partial"], true);
     let csv = fs::read_to_string(&m).unwrap();
     assert!(csv.starts_with("id,src,dst,"));
     assert!(hidden(&out).is_empty(), "{:?}", hidden(&out));

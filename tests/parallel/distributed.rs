@@ -86,19 +86,8 @@ fn every_preset_gives_one_process_report_on_2_and_3_ranks() {
         c.experiment.threads = 2;
         assert_eq!(one, ranked(&c, 3), "{name} on 3 ranks of 2 threads");
     }
-    common::assert_split_events(
-        &seen,
-        &[
-            "wormhole blocking",
-            "circuit conflicts",
-            "circuit aborts",
-            "deflections",
-            "preemptions",
-            "self-preemptions",
-            "hop-limit drops",
-            "timeout resets",
-        ],
-    );
+    // Hold timeouts need circuit-torus-hold's long window, which only partitions.rs pays.
+    common::assert_split_events(&seen, &["hold timeouts"]);
 }
 
 #[test]

@@ -9,7 +9,6 @@
 
 use crate::common;
 
-use routemu::config::overrides::apply_overrides;
 use routemu::config::HwConfig;
 use routemu::engine::distributed::local::LocalRanks;
 use routemu::engine::probe::observe::HopRec;
@@ -272,8 +271,10 @@ fn replay_error(ranks: usize, cfg: &HwConfig, trace: &Path, opts: &ReplayOptions
 fn a_deadlocked_replay_is_found_in_the_same_cycle_on_every_rank() {
     let dir = tempfile::tempdir().unwrap();
     let p = ring(dir.path());
-    let sets = ["switching.unsafe_routing=true", "router.vcs=1"].map(String::from);
-    let mut cfg = apply_overrides(&common::preset("wormhole-torus-dor.ron"), &sets).unwrap();
+    let mut cfg = common::preset_with(
+        "wormhole-torus-dor.ron",
+        &["switching.unsafe_routing=true", "router.vcs=1"],
+    );
     cfg.experiment.partition_min_nodes = Some(1);
     cfg.experiment.observe.message_log = true;
     let opts = ReplayOptions {
@@ -325,8 +326,7 @@ fn a_message_refused_by_a_full_source_ends_every_rank_with_the_same_error() {
     }
     let p = dir.path().join("burst.txt");
     std::fs::write(&p, text).unwrap();
-    let sets = ["switching.max_pending=Some(4)".to_string()];
-    let mut cfg = apply_overrides(&common::preset("deflection-ms.ron"), &sets).unwrap();
+    let mut cfg = common::preset_with("deflection-ms.ron", &["switching.max_pending=Some(4)"]);
     cfg.experiment.partition_min_nodes = Some(1);
     let Err(one) = replay_once(&cfg, &p, &ReplayOptions::default()) else {
         panic!("one process took the burst");
