@@ -3,10 +3,13 @@
 
 use routemu::config::load::load_hw;
 use routemu::config::HwConfig;
+use routemu::engine::distributed::local::LocalRanks;
 use routemu::engine::network::Network;
 use routemu::engine::sim::Simulation;
+use routemu::engine::transport::with_transport;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::Arc;
 
 /// A preset from hw/.
 pub fn preset(name: &str) -> HwConfig {
@@ -242,6 +245,30 @@ pub fn scripted<N: Network>(cfg: &HwConfig) -> Simulation<N> {
     sim.stop_workload();
     sim.record_deliveries();
     sim
+}
+
+/// Runs `f` on each of `ranks` ranks of this process (`LocalRanks`: a thread each, with
+/// its transport, and a guard that ends the other ranks if it panics). Returns what `f`
+/// returned on each rank, in rank order, and the ranks (they count their exchanges).
+pub fn on_local_ranks<T: Send>(
+    ranks: usize,
+    f: impl Fn() -> T + Sync,
+) -> (Vec<T>, Vec<Arc<LocalRanks>>) {
+    let ts: Vec<Arc<LocalRanks>> = LocalRanks::new(ranks).into_iter().map(Arc::new).collect();
+    let results = std::thread::scope(|s| {
+        let handles: Vec<_> = ts
+            .iter()
+            .map(|t| {
+                let (t, f) = (Arc::clone(t), &f);
+                s.spawn(move || {
+                    let _fail_others = t.guard();
+                    with_transport(t, f)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    (results, ts)
 }
 
 /// The run arguments of a machine that deadlocks: the 8×8 torus preset with

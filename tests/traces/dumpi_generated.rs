@@ -349,9 +349,14 @@ fn cli(args: &str) -> Cli {
     Cli::try_parse_from(std::iter::once("dumpi_gen").chain(args.split_whitespace())).unwrap()
 }
 
-/// The `.meta` file of the committed trace generator command `c` writes.
-fn committed_meta(c: &Cli) -> PathBuf {
-    root().join(format!("{}.meta", c.out.display()))
+/// The committed traces: each generator command, its options and the `.meta` file it
+/// writes.
+fn committed_traces() -> impl Iterator<Item = (&'static str, Cli, PathBuf)> {
+    GENERATED.into_iter().map(|args| {
+        let c = cli(args);
+        let meta = root().join(format!("{}.meta", c.out.display()));
+        (args, c, meta)
+    })
 }
 
 #[test]
@@ -517,9 +522,7 @@ fn replays_each_message_once(
 #[test]
 fn every_generated_trace_replays_with_the_messages_its_application_sends() {
     let cfg = common::preset("wormhole-torus-dor.ron");
-    for args in GENERATED {
-        let c = cli(args);
-        let meta = committed_meta(&c);
+    for (args, c, meta) in committed_traces() {
         let expected = expected_messages(&c);
         let d = open(&meta).unwrap().describe();
         assert!(
@@ -568,9 +571,7 @@ fn a_trace_that_cannot_be_written_whole_leaves_no_file_behind() {
 #[test]
 fn waiting_inside_a_collective_does_not_make_a_rank_late_for_the_rest_of_the_trace() {
     let cfg = common::preset("wormhole-torus-dor.ron");
-    for args in GENERATED {
-        let c = cli(args);
-        let meta = committed_meta(&c);
+    for (args, _, meta) in committed_traces() {
         let mut src = open(&meta).unwrap();
         let opts = ReplayOptions {
             mode: ReplayMode::Deps,
