@@ -349,6 +349,11 @@ fn cli(args: &str) -> Cli {
     Cli::try_parse_from(std::iter::once("dumpi_gen").chain(args.split_whitespace())).unwrap()
 }
 
+/// Why the generator refuses command `args` (empty if it accepts it).
+fn refusal(args: &str) -> String {
+    generate(&cli(args)).err().unwrap_or_default()
+}
+
 /// The committed traces: each generator command, its options and the `.meta` file it
 /// writes.
 fn committed_traces() -> impl Iterator<Item = (&'static str, Cli, PathBuf)> {
@@ -411,14 +416,10 @@ fn parameters_that_do_not_fit_the_application_are_refused_with_the_flag() {
         ("fft --ranks 16 --bytes 1000", "--bytes 1000"),
         ("halo2d --ranks 8192", "--ranks 8192"),
     ] {
-        let e = generate(&cli(&format!("{args} --out x/p")))
-            .err()
-            .unwrap_or_default();
+        let e = refusal(&format!("{args} --out x/p"));
         assert!(e.contains(says), "{args}: {e}");
     }
-    let e = generate(&cli("halo2d --ranks 4 --out .."))
-        .err()
-        .unwrap_or_default();
+    let e = refusal("halo2d --ranks 4 --out ..");
     assert!(e.contains("--out"), "{e}");
 }
 
@@ -889,14 +890,10 @@ fn pingpong_is_refused_an_odd_number_of_ranks_or_fewer_than_two() {
             "--compute-ns",
         ),
     ] {
-        let e = generate(&cli(&format!("{args} --out x/p")))
-            .err()
-            .unwrap_or_default();
+        let e = refusal(&format!("{args} --out x/p"));
         assert!(e.contains(says), "{args}: {e}");
     }
-    let e = generate(&cli("pingpong --ranks 3 --out x/p"))
-        .err()
-        .unwrap();
+    let e = refusal("pingpong --ranks 3 --out x/p");
     assert!(e.contains("even number of ranks"), "{e}");
     assert!(generate(&cli("pingpong --ranks 2 --out x/p")).is_ok());
 }
