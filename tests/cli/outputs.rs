@@ -540,26 +540,51 @@ fn big_trace(dir: &Path) -> std::path::PathBuf {
     p
 }
 
+/// A replay of the big trace to interrupt, its per-message CSV `m.csv` in a folder `out`
+/// of its own.
+struct LongReplay {
+    trace: std::path::PathBuf,
+    out: std::path::PathBuf,
+    messages: std::path::PathBuf,
+}
+
+impl LongReplay {
+    /// The big trace and the folder `out` in `dir`.
+    fn new(dir: &Path) -> Self {
+        let trace = big_trace(dir);
+        let out = dir.join("out");
+        fs::create_dir(&out).unwrap();
+        let messages = out.join("m.csv");
+        LongReplay {
+            trace,
+            out,
+            messages,
+        }
+    }
+
+    /// Replays it, its JSON to `json`, and sends it `signals` once it is under way (the
+    /// CSV's temporary file exists).
+    fn interrupted(&self, json: &Path, signals: &[&str]) -> Output {
+        let args = [
+            "replay",
+            HW,
+            "--trace",
+            self.trace.to_str().unwrap(),
+            "--messages",
+            self.messages.to_str().unwrap(),
+            "--json",
+            json.to_str().unwrap(),
+        ];
+        interrupt(&args, &|| !hidden(&self.out).is_empty(), signals)
+    }
+}
+
 #[test]
 fn sigterm_stops_a_replay_with_partial_files_exit_143_and_no_temporary_file() {
     let dir = tempfile::tempdir().unwrap();
-    let trace = big_trace(dir.path());
-    let out = dir.path().join("out");
-    fs::create_dir(&out).unwrap();
-    let (m, j) = (out.join("m.csv"), out.join("r.json"));
-    let args = [
-        "replay",
-        HW,
-        "--trace",
-        trace.to_str().unwrap(),
-        "--messages",
-        m.to_str().unwrap(),
-        "--json",
-        j.to_str().unwrap(),
-    ];
-    // Under way once the CSV's temporary file exists.
-    let ready = || !hidden(&out).is_empty();
-    let o = interrupt(&args, &ready, &["TERM"]);
+    let r = LongReplay::new(dir.path());
+    let (m, j, out) = (&r.messages, r.out.join("r.json"), &r.out);
+    let o = r.interrupted(&j, &["TERM"]);
     let e = stderr(&o);
     assert_eq!(o.status.code(), Some(143), "{e}");
     assert!(
@@ -567,9 +592,9 @@ fn sigterm_stops_a_replay_with_partial_files_exit_143_and_no_temporary_file() {
         "{e}"
     );
     assert_eq!(read_json(&j)["partial"], true);
-    let csv = fs::read_to_string(&m).unwrap();
+    let csv = fs::read_to_string(m).unwrap();
     assert!(csv.starts_with("id,src,dst,"));
-    assert!(hidden(&out).is_empty(), "{:?}", hidden(&out));
+    assert!(hidden(out).is_empty(), "{:?}", hidden(out));
 }
 
 #[test]
@@ -615,26 +640,13 @@ fn a_first_signal_while_waiting_on_a_fifo_trace_ends_the_replay_at_once() {
 #[test]
 fn a_second_signal_exits_at_once_and_names_truthfully_the_outputs_written() {
     let dir = tempfile::tempdir().unwrap();
-    let trace = big_trace(dir.path());
-    let out = dir.path().join("out");
-    fs::create_dir(&out).unwrap();
-    let m = out.join("m.csv");
+    let r = LongReplay::new(dir.path());
+    let (m, out) = (&r.messages, &r.out);
     // A JSON output nobody reads: after the first signal the replay writes its partial
     // results and waits in opening it, where the second signal finds it.
     let fifo = dir.path().join("nobody.json");
     mkfifo(&fifo);
-    let args = [
-        "replay",
-        HW,
-        "--trace",
-        trace.to_str().unwrap(),
-        "--messages",
-        m.to_str().unwrap(),
-        "--json",
-        fifo.to_str().unwrap(),
-    ];
-    let ready = || !hidden(&out).is_empty();
-    let o = interrupt(&args, &ready, &["INT", "INT"]);
+    let o = r.interrupted(&fifo, &["INT", "INT"]);
     let e = stderr(&o);
     assert_eq!(o.status.code(), Some(130), "{e}");
     let said = e
@@ -648,14 +660,14 @@ fn a_second_signal_exits_at_once_and_names_truthfully_the_outputs_written() {
             said.contains(&format!("written before it: {m_name}")),
             "{said}"
         );
-        let csv = fs::read_to_string(&m).unwrap();
+        let csv = fs::read_to_string(m).unwrap();
         assert!(csv.ends_with(
             "# partial: stopped by SIGINT; the rows hold what was measured until then\n"
         ));
     } else {
         assert!(said.contains("nothing written"), "{said}");
     }
-    assert!(hidden(&out).is_empty(), "{:?}", hidden(&out));
+    assert!(hidden(out).is_empty(), "{:?}", hidden(out));
 }
 
 #[test]
