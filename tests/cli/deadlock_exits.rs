@@ -155,7 +155,7 @@ fn a_deadlock_that_begins_just_before_the_backlog_guard_fires_is_a_deadlock() {
             "--json",
             "-",
         ];
-        args.extend(UNSAFE);
+        args.extend(DEADLOCKING);
         let o = routemu(&args);
         assert_eq!(
             o.status.code(),
