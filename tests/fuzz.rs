@@ -378,8 +378,7 @@ fn text_traces_read_and_replay_without_panics() {
     fuzz("text_trace", |rng, dir| {
         let seed = pick(rng, &seeds[..]).clone();
         let bytes = mutate(rng, &seed, true);
-        let path = dir.join("t.txt");
-        std::fs::write(&path, &bytes).unwrap();
+        let path = common::write_file(dir, "t.txt", &bytes);
         (bytes, read_and_replay(&path, 100_000))
     });
 }
@@ -395,8 +394,7 @@ fn netrace_traces_read_and_replay_without_panics() {
     raw.truncate(raw.len().min(24 * 1024));
     fuzz("netrace", |rng, dir| {
         let bytes = mutate(rng, &raw, false);
-        let path = dir.join("t.tra");
-        std::fs::write(&path, &bytes).unwrap();
+        let path = common::write_file(dir, "t.tra", &bytes);
         (bytes, read_and_replay(&path, 100_000))
     });
 }
@@ -469,8 +467,7 @@ fn the_replay_driver_delivers_every_message_once_or_refuses() {
                 }
             ));
         }
-        let path = dir.join("d.txt");
-        std::fs::write(&path, &text).unwrap();
+        let path = common::write_file(dir, "d.txt", &text);
         let opts = ReplayOptions {
             mode: if below(rng, 2) == 0 {
                 ReplayMode::Open

@@ -33,9 +33,32 @@ fn launch(np: Option<usize>, args: &[&str]) -> Output {
         .expect("mpirun runs (install Open MPI: apt-get install openmpi-bin libopenmpi-dev)")
 }
 
+/// [`launch`], failing (naming the run `what`, with its standard error) unless it
+/// succeeded on every rank.
+fn launch_ok(np: Option<usize>, args: &[&str], what: &str) -> Output {
+    let out = launch(np, args);
+    assert!(
+        out.status.success(),
+        "{what}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// Fails unless the summary, its lines counted by `marker`, was printed once: by rank 0
+/// alone.
+fn assert_rank_0_alone_prints_the_summary(out: &Output, marker: &str, what: &str) {
+    let summary = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        summary.matches(marker).count(),
+        1,
+        "{what}: rank 0 alone prints the summary: {summary}"
+    );
+}
+
 /// The JSON a run wrote, without what may differ (wall time, the command line, the split).
 fn statistics(path: &Path) -> Value {
-    common::without_split(serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap())
+    common::without_split(common::read_json(path))
 }
 
 fn short_args(name: &str) -> Vec<&'static str> {
@@ -57,12 +80,7 @@ fn run_in_one_process(dir: &Path, name: &str) -> (Vec<String>, std::path::PathBu
     let one = dir.join(format!("{name}.1.json"));
     let mut a: Vec<&str> = base.iter().map(String::as_str).collect();
     a.extend(["--json", one.to_str().unwrap()]);
-    let out = launch(None, &a);
-    assert!(
-        out.status.success(),
-        "{name}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    launch_ok(None, &a, name);
     (base, one)
 }
 
@@ -81,18 +99,8 @@ fn every_preset_writes_one_process_json_on_2_and_3_ranks() {
             let many = dir.path().join(format!("{name}.{np}.json"));
             let mut a = base.clone();
             a.extend(["--threads", threads, "--json", many.to_str().unwrap()]);
-            let out = launch(Some(np), &a);
-            assert!(
-                out.status.success(),
-                "{name} on {np} ranks: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            let summary = String::from_utf8_lossy(&out.stdout);
-            assert_eq!(
-                summary.matches("node-cycles/s").count(),
-                1,
-                "{name}: rank 0 alone prints the summary: {summary}"
-            );
+            let out = launch_ok(Some(np), &a, &format!("{name} on {np} ranks"));
+            assert_rank_0_alone_prints_the_summary(&out, "node-cycles/s", &name);
             assert_eq!(statistics(&one), statistics(&many), "{name} on {np} ranks");
         }
     }
@@ -102,23 +110,10 @@ fn every_preset_writes_one_process_json_on_2_and_3_ranks() {
 fn a_deadlock_is_found_and_described_alike_on_ranks() {
     let dir = tempfile::tempdir().unwrap();
     let args = |json: &Path| {
-        [
-            "run",
-            "hw/wormhole-torus-dor.ron",
-            "--set",
-            "switching.unsafe_routing=true",
-            "--set",
-            "router.vcs=1",
-            "--set",
-            "experiment.deadlock_cycles=3000",
-            "--replications",
-            "1",
-            "--rate",
-            "0.05",
-            "--json",
-            json.to_str().unwrap(),
-        ]
-        .map(String::from)
+        let mut a = vec!["run", "hw/wormhole-torus-dor.ron"];
+        a.extend(common::DEADLOCKING);
+        a.extend(["--rate", "0.05", "--json", json.to_str().unwrap()]);
+        a.into_iter().map(String::from).collect::<Vec<_>>()
     };
     let (one, two) = (dir.path().join("one.json"), dir.path().join("two.json"));
     let a = args(&one);
@@ -252,29 +247,16 @@ fn a_replay_writes_one_process_json_and_messages_on_2_and_3_ranks() {
         };
         let (one_json, one_csv) = out("one");
         let a = args(&one_json, &one_csv, "1");
-        let o = launch(None, &a.iter().map(String::as_str).collect::<Vec<_>>());
-        assert!(
-            o.status.success(),
-            "{hw} {mode}: {}",
-            String::from_utf8_lossy(&o.stderr)
-        );
+        let a: Vec<&str> = a.iter().map(String::as_str).collect();
+        launch_ok(None, &a, &format!("{hw} {mode}"));
         for (np, threads) in [(2, "1"), (3, "2")] {
             let (json, csv) = out(&format!("{np}"));
             let a = args(&json, &csv, threads);
-            let o = launch(Some(np), &a.iter().map(String::as_str).collect::<Vec<_>>());
-            assert!(
-                o.status.success(),
-                "{hw} {mode} on {np} ranks: {}",
-                String::from_utf8_lossy(&o.stderr)
-            );
-            let summary = String::from_utf8_lossy(&o.stdout);
-            assert_eq!(
-                summary.matches("routemu replay:").count(),
-                1,
-                "{hw} {mode}: rank 0 alone prints the summary: {summary}"
-            );
+            let a: Vec<&str> = a.iter().map(String::as_str).collect();
+            let o = launch_ok(Some(np), &a, &format!("{hw} {mode} on {np} ranks"));
+            assert_rank_0_alone_prints_the_summary(&o, "routemu replay:", &format!("{hw} {mode}"));
             let parts: usize = np * threads.parse::<usize>().unwrap();
-            let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+            let v: Value = common::read_json(&json);
             assert_eq!(v["partitions"].as_u64(), Some(parts as u64), "{hw} {mode}");
             assert_eq!(
                 replay_statistics(&one_json),
@@ -345,13 +327,8 @@ fn block_partitions_over_ranks_write_one_process_json_and_report_their_cut() {
                 "--json",
                 many.to_str().unwrap(),
             ]);
-            let out = launch(Some(np), &a);
-            assert!(
-                out.status.success(),
-                "{name} on {np} ranks: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            let v: Value = serde_json::from_str(&std::fs::read_to_string(&many).unwrap()).unwrap();
+            launch_ok(Some(np), &a, &format!("{name} on {np} ranks"));
+            let v: Value = common::read_json(&many);
             let p = &v["partitioning"];
             assert_eq!(p["partitioner"], "Blocks", "{name} on {np} ranks");
             assert_eq!(p["ranks"], np, "{name}");

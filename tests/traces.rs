@@ -12,6 +12,8 @@ mod common;
 mod collectives;
 #[path = "traces/dumpi.rs"]
 mod dumpi;
+#[path = "traces/dumpi_frame.rs"]
+mod dumpi_frame;
 #[path = "traces/dumpi_generated.rs"]
 mod dumpi_generated;
 #[path = "traces/dumpi_replay.rs"]

@@ -1,45 +1,30 @@
 //! Bad input never panics: a clear message on stderr, exit status 1, nothing written.
 
-use crate::common::routemu;
+use crate::common;
 
+/// Bad input: exit status 1, no panic, `needle` on stderr.
 fn fails_with(args: &[&str], needle: &str) {
-    let out = routemu(args);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
-    assert!(!err.contains("panicked"), "{args:?} panicked: {err}");
-    assert!(
-        err.contains(needle),
-        "{args:?}: expected `{needle}` in: {err}"
-    );
-}
-
-fn file(dir: &tempfile::TempDir, name: &str, text: &str) -> String {
-    let p = dir.path().join(name);
-    std::fs::write(&p, text).unwrap();
-    p.to_str().unwrap().to_string()
+    common::refused(1, args, needle);
 }
 
 #[test]
 fn malformed_ron_names_file_line_and_column() {
-    let dir = tempfile::tempdir().unwrap();
-    let f = file(
-        &dir,
+    let (_dir, f) = common::temp_file(
         "bad.ron",
         "(\n  topology: Torus(k: 8, n: 2),\n  switching: Wormhole(routing: ,\n)",
     );
-    fails_with(&["check", &f], "bad.ron:3:");
-    fails_with(&["run", &f], "bad.ron:3:");
+    let f = f.to_str().unwrap();
+    fails_with(&["check", f], "bad.ron:3:");
+    fails_with(&["run", f], "bad.ron:3:");
 }
 
 #[test]
 fn unknown_field_is_named() {
-    let dir = tempfile::tempdir().unwrap();
-    let f = file(
-        &dir,
+    let (_dir, f) = common::temp_file(
         "unknown.ron",
         "(topology: Torus(k: 8, n: 2), router: (vcs: 4, bufer_flits: 8), switching: Wormhole(routing: Adaptive))",
     );
-    fails_with(&["check", &f], "bufer_flits");
+    fails_with(&["check", f.to_str().unwrap()], "bufer_flits");
 }
 
 #[test]

@@ -14,21 +14,11 @@ const SHORT: [&str; 6] = [
     "200000",
 ];
 
-fn ok(args: &[&str]) -> std::process::Output {
-    let out = common::routemu(args);
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
-}
-
 #[test]
 fn compare_puts_measured_and_predicted_side_by_side_with_the_relative_error() {
     let mut args = vec!["compare", "hw/circuit-adaptive.ron", "--json", "-"];
     args.extend(SHORT);
-    let out = ok(&args);
+    let out = common::routemu_ok(&args);
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["schema"], "routemu.compare/1");
     assert_eq!(v["report"]["schema"], "routemu.run/1");
@@ -68,7 +58,7 @@ fn compare_refuses_a_machine_without_a_model_before_emulating() {
 
 #[test]
 fn compare_holds_adaptive_wormhole_against_paper_004() {
-    let out = ok(&[
+    let out = common::routemu_ok(&[
         "compare",
         "hw/wormhole-torus-adaptive.ron",
         "--rate",
@@ -105,7 +95,7 @@ fn a_sweep_grid_gives_one_csv_line_per_point_and_a_figure() {
         svg.to_str().unwrap(),
     ];
     args.extend(SHORT);
-    let out = ok(&args);
+    let out = common::routemu_ok(&args);
     let text = std::fs::read_to_string(&csv).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 1 + 3 * 2);
@@ -145,7 +135,7 @@ fn a_sweep_runs_without_a_model_and_refuses_bad_axes_up_front() {
         "-",
     ];
     args.extend(["--replications", "1", "--warmup", "500", "--cycles", "2000"]);
-    let out = ok(&args);
+    let out = common::routemu_ok(&args);
     let csv = String::from_utf8_lossy(&out.stdout);
     assert_eq!(csv.lines().count(), 3, "{csv}");
     for (bad, why) in [

@@ -2,21 +2,8 @@
 //! emulates: `sweep` and `saturation` still write their outputs (the deadlocked point or
 //! probe flagged), then exit 3; a network where nothing moves is never "saturated".
 
-use crate::common::routemu;
+use crate::common::{self, routemu, DEADLOCKING};
 use serde_json::Value;
-
-/// The 8×8 torus with dimension-order routing and no dateline classes on one VC: it
-/// deadlocks at moderate load; the watchdog is short so the tests are quick.
-const UNSAFE: [&str; 8] = [
-    "--set",
-    "switching.unsafe_routing=true",
-    "--set",
-    "router.vcs=1",
-    "--set",
-    "experiment.deadlock_cycles=3000",
-    "--replications",
-    "1",
-];
 
 #[test]
 fn a_sweep_whose_point_deadlocked_writes_its_outputs_then_exits_with_status_three() {
@@ -34,11 +21,8 @@ fn a_sweep_whose_point_deadlocked_writes_its_outputs_then_exits_with_status_thre
         "--csv",
         csv.to_str().unwrap(),
     ];
-    args.extend(UNSAFE);
-    let out = routemu(&args);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(3), "{err}");
-    assert!(err.contains("1 point(s) deadlocked: 0.05"), "{err}");
+    args.extend(DEADLOCKING);
+    common::refused(3, &args, "1 point(s) deadlocked: 0.05");
     let text = std::fs::read_to_string(&csv).unwrap();
     let rows: Vec<&str> = text.lines().collect();
     assert_eq!(rows.len(), 3, "header and both points: {text}");
@@ -70,11 +54,11 @@ fn a_saturation_search_that_met_a_deadlock_writes_its_result_then_exits_with_sta
         "--json",
         json.to_str().unwrap(),
     ];
-    args.extend(UNSAFE);
+    args.extend(DEADLOCKING);
     let out = routemu(&args);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(3), "{err}");
-    let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let v: Value = common::read_json(&json);
     let probes = v["replications"][0]["probes"].as_array().unwrap();
     assert!(
         probes.iter().any(|p| p["stop"] == "deadlock"),
@@ -125,7 +109,7 @@ fn a_trace_sweep_whose_point_deadlocked_writes_every_point_then_exits_with_statu
         "--json",
         json.to_str().unwrap(),
     ];
-    args.extend(&UNSAFE[..6]);
+    args.extend(&DEADLOCKING[..6]);
     let out = routemu(&args);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(3), "{err}");
@@ -144,7 +128,7 @@ fn a_trace_sweep_whose_point_deadlocked_writes_every_point_then_exits_with_statu
     assert_eq!(rows[0], "trace,messages_measured,deadlock", "{text}");
     assert_eq!(rows[1], format!("{ring},,true"), "{text}");
     assert_eq!(rows[2], format!("{calm},2,false"), "{text}");
-    let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let v: Value = common::read_json(&json);
     let points = v["points"].as_array().unwrap();
     assert_eq!(points.len(), 2);
     assert_eq!(points[0]["deadlock"], true);
@@ -171,7 +155,7 @@ fn a_deadlock_that_begins_just_before_the_backlog_guard_fires_is_a_deadlock() {
             "--json",
             "-",
         ];
-        args.extend(UNSAFE);
+        args.extend(DEADLOCKING);
         let o = routemu(&args);
         assert_eq!(
             o.status.code(),

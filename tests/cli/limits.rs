@@ -6,19 +6,7 @@
 //! overflow checks (the test profile inherits the dev profile's), so an unchecked
 //! addition would panic here rather than wrap.
 
-use crate::common::routemu;
-
-/// Runs routemu and expects exit status `code`, no panic and `needle` on stderr.
-fn fails_with(code: i32, args: &[&str], needle: &str) {
-    let out = routemu(args);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(code), "{args:?}: {err}");
-    assert!(!err.contains("panicked"), "{args:?} panicked: {err}");
-    assert!(
-        err.contains(needle),
-        "{args:?}: expected `{needle}` in: {err}"
-    );
-}
+use crate::common::{self, refused, routemu};
 
 const RUN: [&str; 2] = ["run", "hw/wormhole-torus-dor.ron"];
 
@@ -29,7 +17,7 @@ fn run_with(extra: &[&str]) -> Vec<String> {
 fn fails(code: i32, extra: &[&str], needle: &str) {
     let args = run_with(extra);
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    fails_with(code, &args, needle);
+    refused(code, &args, needle);
 }
 
 #[test]
@@ -70,7 +58,7 @@ fn replications_beyond_the_limit_are_refused_before_anything_is_allocated() {
 
 #[test]
 fn a_sweep_range_with_a_vanishing_step_is_refused_not_emptied() {
-    fails_with(
+    refused(
         1,
         &[
             "sweep",
@@ -120,7 +108,7 @@ fn numeric_flags_reject_negative_nan_infinite_and_out_of_range_values() {
 
 #[test]
 fn predict_checks_the_rate_like_run() {
-    fails_with(
+    refused(
         1,
         &["predict", "hw/circuit-hold.ron", "--rate", "1e300"],
         "at most 64",
@@ -129,15 +117,15 @@ fn predict_checks_the_rate_like_run() {
 
 #[test]
 fn bench_refuses_no_threads_and_an_unbounded_scale() {
-    fails_with(1, &["bench", "--threads", "0"], "--threads 0");
-    fails_with(1, &["bench", "--scale", "1e300"], "--scale");
-    fails_with(1, &["bench", "--scale", "NaN"], "--scale");
-    fails_with(1, &["bench", "--repeats", "0"], "--repeats");
+    refused(1, &["bench", "--threads", "0"], "--threads 0");
+    refused(1, &["bench", "--scale", "1e300"], "--scale");
+    refused(1, &["bench", "--scale", "NaN"], "--scale");
+    refused(1, &["bench", "--repeats", "0"], "--repeats");
 }
 
 #[test]
 fn a_field_given_twice_in_a_set_value_is_refused() {
-    fails_with(
+    refused(
         1,
         &[
             "check",
@@ -161,8 +149,8 @@ fn an_infinite_saturation_backlog_is_refused_naming_the_field() {
     )
     .unwrap();
     let f = f.to_str().unwrap();
-    fails_with(1, &["check", f], "saturation_backlog = inf");
-    fails_with(
+    refused(1, &["check", f], "saturation_backlog = inf");
+    refused(
         1,
         &["run", f, "--set", "router.vcs=4"],
         "experiment.saturation_backlog",
@@ -186,17 +174,18 @@ fn a_byte_order_mark_before_a_description_is_ignored() {
 
 #[test]
 fn the_crossbar_limit_message_has_no_run_of_spaces() {
-    let out = routemu(&[
-        "check",
-        "hw/wormhole-hypercube.ron",
-        "--set",
-        "topology.dim=16",
-        "--set",
-        "router.dma=64",
-    ]);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{err}");
-    assert!(err.contains("crossbar"), "{err}");
+    let err = refused(
+        1,
+        &[
+            "check",
+            "hw/wormhole-hypercube.ron",
+            "--set",
+            "topology.dim=16",
+            "--set",
+            "router.dma=64",
+        ],
+        "crossbar",
+    );
     assert!(!err.contains("  "), "{err}");
 }
 
@@ -254,9 +243,7 @@ fn a_machine_that_needs_more_memory_than_the_limit_is_refused_with_the_numbers()
 
 #[test]
 fn a_replay_on_a_machine_beyond_the_memory_limit_is_refused_before_building_it() {
-    let dir = tempfile::tempdir().unwrap();
-    let trace = dir.path().join("one.txt");
-    std::fs::write(&trace, "time src dst flits\n0 1 2 3\n").unwrap();
+    let (_dir, trace) = common::temp_file("one.txt", "time src dst flits\n0 1 2 3\n");
     let out = capped(
         2_000_000,
         &[

@@ -5,7 +5,6 @@
 //! refused).
 
 use routemu::bench::alloc::{live_bytes, Counting};
-use routemu::config::overrides::apply_overrides;
 use routemu::engine::network::Network;
 use routemu::engine::sim::Simulation;
 use routemu::switching::{with_mode, WithMode};
@@ -87,8 +86,7 @@ fn the_memory_estimate_covers_what_building_each_mode_allocates_without_doubling
         ),
         ("timeout-lan-7x7.ron", &["topology.k=64"]),
     ] {
-        let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
-        let cfg = apply_overrides(&common::preset(hw), &sets).unwrap();
+        let cfg = common::preset_with(hw, sets);
         let m = routemu::engine::machine::validate(&cfg).unwrap();
         let estimate = routemu::experiments::memory::bytes_per_node(&cfg, &m) as f64;
         let (bytes, nodes) = with_mode(&cfg.switching, Build(&cfg));

@@ -5,7 +5,7 @@
 //! no file; SIGINT and SIGTERM stop a run with partial results and no temporary file.
 #![cfg(unix)]
 
-use crate::common::routemu;
+use crate::common::{read_json, routemu};
 use std::fs;
 use std::io::{Read, Write};
 use std::os::unix::fs::{FileTypeExt, PermissionsExt};
@@ -51,10 +51,6 @@ fn mkfifo(path: &Path) {
     assert!(ok, "mkfifo {}", path.display());
 }
 
-fn json(path: &Path) -> serde_json::Value {
-    serde_json::from_str(&fs::read_to_string(path).unwrap()).unwrap()
-}
-
 #[test]
 fn an_output_through_a_symlink_writes_the_file_it_leads_to_and_keeps_the_link() {
     let dir = tempfile::tempdir().unwrap();
@@ -67,7 +63,7 @@ fn an_output_through_a_symlink_writes_the_file_it_leads_to_and_keeps_the_link() 
         .file_type()
         .is_symlink());
     assert_eq!(
-        json(&dir.path().join("target.json"))["schema"],
+        read_json(&dir.path().join("target.json"))["schema"],
         "routemu.run/1"
     );
     assert!(hidden(dir.path()).is_empty());
@@ -136,38 +132,31 @@ fn a_full_standard_output_is_an_error_with_exit_1_and_the_json_file_is_still_wri
     let dir = tempfile::tempdir().unwrap();
     let full = full_device(dir.path());
     let out = dir.path().join("j.json");
-    let mut args = vec!["run", HW];
-    args.extend(SHORT);
-    args.extend(["--json", out.to_str().unwrap()]);
-    let o = bin()
-        .args(&args)
-        .stdout(fs::OpenOptions::new().write(true).open(&full).unwrap())
-        .output()
-        .unwrap();
-    let e = stderr(&o);
-    assert_eq!(o.status.code(), Some(1), "{e}");
-    assert!(
-        e.contains("routemu: <stdout>: No space left on device"),
-        "{e}"
-    );
+    // The short run with `--json JSON`, its standard output the full device: exit 1 and
+    // the device named.
+    let fails_on_full_stdout = |json: &str| {
+        let mut args = vec!["run", HW];
+        args.extend(SHORT);
+        args.extend(["--json", json]);
+        let o = bin()
+            .args(&args)
+            .stdout(fs::OpenOptions::new().write(true).open(&full).unwrap())
+            .output()
+            .unwrap();
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{e}");
+        assert!(
+            e.contains("routemu: <stdout>: No space left on device"),
+            "{e}"
+        );
+        e
+    };
+    let e = fails_on_full_stdout(out.to_str().unwrap());
     assert!(!e.contains("panicked"), "{e}");
-    assert_eq!(json(&out)["schema"], "routemu.run/1");
+    assert_eq!(read_json(&out)["schema"], "routemu.run/1");
 
     // The JSON itself on the full standard output.
-    let mut args = vec!["run", HW];
-    args.extend(SHORT);
-    args.extend(["--json", "-"]);
-    let o = bin()
-        .args(&args)
-        .stdout(fs::OpenOptions::new().write(true).open(&full).unwrap())
-        .output()
-        .unwrap();
-    let e = stderr(&o);
-    assert_eq!(o.status.code(), Some(1), "{e}");
-    assert!(
-        e.contains("routemu: <stdout>: No space left on device"),
-        "{e}"
-    );
+    fails_on_full_stdout("-");
 }
 
 #[test]
@@ -210,7 +199,7 @@ fn a_link_planted_in_the_output_directory_is_left_alone() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(fs::read_to_string(&victim).unwrap(), "precious");
     assert!(fs::symlink_metadata(&out).unwrap().file_type().is_file());
-    assert_eq!(json(&out)["schema"], "routemu.run/1");
+    assert_eq!(read_json(&out)["schema"], "routemu.run/1");
     let mut left = hidden(dir.path());
     left.sort();
     assert_eq!(left, [".o.json.", ".o.json.tmp", ".o.json.tmp1"]);
@@ -246,7 +235,7 @@ fn a_new_output_has_the_mode_a_plain_create_gives_and_a_replaced_one_keeps_its_o
         fs::metadata(&old).unwrap().permissions().mode() & 0o777,
         0o640
     );
-    assert_eq!(json(&old)["schema"], "routemu.run/1");
+    assert_eq!(read_json(&old)["schema"], "routemu.run/1");
 }
 
 /// Every command with output files, each with one output flag set to `dest`.
@@ -516,7 +505,7 @@ fn sigint_stops_a_run_with_partial_results_exit_130_and_no_temporary_file() {
         e.contains("interrupted by SIGINT; results are partial"),
         "{e}"
     );
-    let doc = json(&f);
+    let doc = read_json(&f);
     assert_eq!(doc["partial"], true);
     // The replication under way when the signal came; no other started.
     assert_eq!(doc["replications"], 1);
@@ -536,7 +525,7 @@ fn a_run_that_is_not_interrupted_has_no_partial_field() {
     let f = dir.path().join("F.json");
     let o = short_run(&["--json", f.to_str().unwrap()]);
     assert!(o.status.success());
-    assert!(json(&f).get("partial").is_none());
+    assert!(read_json(&f).get("partial").is_none());
 }
 
 /// A text trace long enough that replaying it takes far more than a second.
@@ -551,36 +540,61 @@ fn big_trace(dir: &Path) -> std::path::PathBuf {
     p
 }
 
+/// A replay of the big trace to interrupt, its per-message CSV `m.csv` in a folder `out`
+/// of its own.
+struct LongReplay {
+    trace: std::path::PathBuf,
+    out: std::path::PathBuf,
+    messages: std::path::PathBuf,
+}
+
+impl LongReplay {
+    /// The big trace and the folder `out` in `dir`.
+    fn new(dir: &Path) -> Self {
+        let trace = big_trace(dir);
+        let out = dir.join("out");
+        fs::create_dir(&out).unwrap();
+        let messages = out.join("m.csv");
+        LongReplay {
+            trace,
+            out,
+            messages,
+        }
+    }
+
+    /// Replays it, its JSON to `json`, and sends it `signals` once it is under way (the
+    /// CSV's temporary file exists).
+    fn interrupted(&self, json: &Path, signals: &[&str]) -> Output {
+        let args = [
+            "replay",
+            HW,
+            "--trace",
+            self.trace.to_str().unwrap(),
+            "--messages",
+            self.messages.to_str().unwrap(),
+            "--json",
+            json.to_str().unwrap(),
+        ];
+        interrupt(&args, &|| !hidden(&self.out).is_empty(), signals)
+    }
+}
+
 #[test]
 fn sigterm_stops_a_replay_with_partial_files_exit_143_and_no_temporary_file() {
     let dir = tempfile::tempdir().unwrap();
-    let trace = big_trace(dir.path());
-    let out = dir.path().join("out");
-    fs::create_dir(&out).unwrap();
-    let (m, j) = (out.join("m.csv"), out.join("r.json"));
-    let args = [
-        "replay",
-        HW,
-        "--trace",
-        trace.to_str().unwrap(),
-        "--messages",
-        m.to_str().unwrap(),
-        "--json",
-        j.to_str().unwrap(),
-    ];
-    // Under way once the CSV's temporary file exists.
-    let ready = || !hidden(&out).is_empty();
-    let o = interrupt(&args, &ready, &["TERM"]);
+    let r = LongReplay::new(dir.path());
+    let (m, j, out) = (&r.messages, r.out.join("r.json"), &r.out);
+    let o = r.interrupted(&j, &["TERM"]);
     let e = stderr(&o);
     assert_eq!(o.status.code(), Some(143), "{e}");
     assert!(
         e.contains("interrupted by SIGTERM; results are partial"),
         "{e}"
     );
-    assert_eq!(json(&j)["partial"], true);
-    let csv = fs::read_to_string(&m).unwrap();
+    assert_eq!(read_json(&j)["partial"], true);
+    let csv = fs::read_to_string(m).unwrap();
     assert!(csv.starts_with("id,src,dst,"));
-    assert!(hidden(&out).is_empty(), "{:?}", hidden(&out));
+    assert!(hidden(out).is_empty(), "{:?}", hidden(out));
 }
 
 #[test]
@@ -626,26 +640,13 @@ fn a_first_signal_while_waiting_on_a_fifo_trace_ends_the_replay_at_once() {
 #[test]
 fn a_second_signal_exits_at_once_and_names_truthfully_the_outputs_written() {
     let dir = tempfile::tempdir().unwrap();
-    let trace = big_trace(dir.path());
-    let out = dir.path().join("out");
-    fs::create_dir(&out).unwrap();
-    let m = out.join("m.csv");
+    let r = LongReplay::new(dir.path());
+    let (m, out) = (&r.messages, &r.out);
     // A JSON output nobody reads: after the first signal the replay writes its partial
     // results and waits in opening it, where the second signal finds it.
     let fifo = dir.path().join("nobody.json");
     mkfifo(&fifo);
-    let args = [
-        "replay",
-        HW,
-        "--trace",
-        trace.to_str().unwrap(),
-        "--messages",
-        m.to_str().unwrap(),
-        "--json",
-        fifo.to_str().unwrap(),
-    ];
-    let ready = || !hidden(&out).is_empty();
-    let o = interrupt(&args, &ready, &["INT", "INT"]);
+    let o = r.interrupted(&fifo, &["INT", "INT"]);
     let e = stderr(&o);
     assert_eq!(o.status.code(), Some(130), "{e}");
     let said = e
@@ -659,14 +660,14 @@ fn a_second_signal_exits_at_once_and_names_truthfully_the_outputs_written() {
             said.contains(&format!("written before it: {m_name}")),
             "{said}"
         );
-        let csv = fs::read_to_string(&m).unwrap();
+        let csv = fs::read_to_string(m).unwrap();
         assert!(csv.ends_with(
             "# partial: stopped by SIGINT; the rows hold what was measured until then\n"
         ));
     } else {
         assert!(said.contains("nothing written"), "{said}");
     }
-    assert!(hidden(&out).is_empty(), "{:?}", hidden(&out));
+    assert!(hidden(out).is_empty(), "{:?}", hidden(out));
 }
 
 #[test]

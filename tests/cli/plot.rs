@@ -4,30 +4,14 @@
 //! left off the curve, values with commas are read quote-aware, PNG output is a PNG of
 //! the documented size, and bad input writes nothing.
 
-use crate::common::routemu;
-use std::path::{Path, PathBuf};
-use std::process::Output;
-
-fn ok(out: Output) -> Output {
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
-}
-
-fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
-    let p = dir.join(name);
-    std::fs::write(&p, text).unwrap();
-    p
-}
+use crate::common::{self, routemu, succeeded};
+use std::path::Path;
 
 /// Draws `csv` with `extra` flags to standard output and returns the SVG.
 fn svg_of(csv: &Path, extra: &[&str]) -> String {
     let mut a = vec!["plot", csv.to_str().unwrap(), "--out", "-"];
     a.extend(extra);
-    String::from_utf8(ok(routemu(&a)).stdout).unwrap()
+    String::from_utf8(succeeded(routemu(&a)).stdout).unwrap()
 }
 
 /// The text of every `<text>` element.
@@ -78,7 +62,7 @@ workload.rate,router.vcs,latency_measured,latency_ci95,latency_model,latency_err
 #[test]
 fn a_sweep_csv_is_redrawn_with_the_quantity_and_its_unit_on_each_axis() {
     let dir = tempfile::tempdir().unwrap();
-    let csv = write(dir.path(), "s.csv", SWEEP);
+    let csv = common::write_file(dir.path(), "s.csv", SWEEP);
     let svg = svg_of(&csv, &[]);
     let t = texts(&svg);
     for want in [
@@ -95,10 +79,10 @@ fn a_sweep_csv_is_redrawn_with_the_quantity_and_its_unit_on_each_axis() {
         .iter()
         .any(|s| s == "throughput.accepted (flits/node/cycle)"));
     // The default output sits beside the CSV; several quantities give a file each.
-    ok(routemu(&["plot", csv.to_str().unwrap()]));
+    succeeded(routemu(&["plot", csv.to_str().unwrap()]));
     assert!(dir.path().join("s.svg").exists());
     let out = dir.path().join("f.svg");
-    ok(routemu(&[
+    succeeded(routemu(&[
         "plot",
         csv.to_str().unwrap(),
         "--y",
@@ -114,9 +98,7 @@ fn a_sweep_csv_is_redrawn_with_the_quantity_and_its_unit_on_each_axis() {
 
 #[test]
 fn a_saturated_point_is_marked_and_left_off_the_curve() {
-    let dir = tempfile::tempdir().unwrap();
-    let csv = write(
-        dir.path(),
+    let (_dir, csv) = common::temp_file(
         "s.csv",
         "workload.rate,latency.mean_measured,latency.mean_ci95,saturated
          0.1,10,,false
@@ -139,9 +121,7 @@ fn a_saturated_point_is_marked_and_left_off_the_curve() {
 
 #[test]
 fn whole_number_axes_have_whole_number_ticks() {
-    let dir = tempfile::tempdir().unwrap();
-    let csv = write(
-        dir.path(),
+    let (_dir, csv) = common::temp_file(
         "v.csv",
         "router.vcs,latency.p99_measured,latency.p99_ci95\n1,40,\n2,31,\n3,27,\n",
     );
@@ -156,7 +136,7 @@ fn whole_number_axes_have_whole_number_ticks() {
 #[test]
 fn log_axes_span_decades_on_demand() {
     let dir = tempfile::tempdir().unwrap();
-    let csv = write(dir.path(), "l.csv", "x,y\n1,2\n10,30\n100,400\n1000,5000\n");
+    let csv = common::write_file(dir.path(), "l.csv", "x,y\n1,2\n10,30\n100,400\n1000,5000\n");
     let lin = ticks(&svg_of(&csv, &[]));
     let log = ticks(&svg_of(&csv, &["--log-x", "--log-y"]));
     for decade in [10.0, 100.0, 1000.0] {
@@ -164,16 +144,14 @@ fn log_axes_span_decades_on_demand() {
     }
     assert_ne!(lin, log);
     // A log axis leaves out values that are not positive; none left is an error.
-    let zero = write(dir.path(), "z.csv", "x,y\n1,0\n2,0\n");
+    let zero = common::write_file(dir.path(), "z.csv", "x,y\n1,0\n2,0\n");
     let out = routemu(&["plot", zero.to_str().unwrap(), "--log-y", "--out", "-"]);
     assert_eq!(out.status.code(), Some(1));
 }
 
 #[test]
 fn values_with_commas_are_read_quote_aware_and_tell_series_apart() {
-    let dir = tempfile::tempdir().unwrap();
-    let csv = write(
-        dir.path(),
+    let (_dir, csv) = common::temp_file(
         "c.csv",
         "workload.rate,workload.length,latency_measured,saturated\n\
          0.1,Constant(flits: 4),10,false\n\
@@ -194,9 +172,7 @@ fn values_with_commas_are_read_quote_aware_and_tell_series_apart() {
 
 #[test]
 fn a_time_series_csv_is_drawn_generically() {
-    let dir = tempfile::tempdir().unwrap();
-    let csv = write(
-        dir.path(),
+    let (_dir, csv) = common::temp_file(
         "ts.csv",
         "start,end,accepted,latency_mean,backlog\n\
          0,1000,0.10,20.5,1\n1000,2000,0.12,22.0,3\n2000,3000,0.11,21.2,2\n",
@@ -214,9 +190,9 @@ fn a_time_series_csv_is_drawn_generically() {
 #[test]
 fn a_png_is_a_png_of_twice_the_svgs_size() {
     let dir = tempfile::tempdir().unwrap();
-    let csv = write(dir.path(), "s.csv", SWEEP);
+    let csv = common::write_file(dir.path(), "s.csv", SWEEP);
     let png = dir.path().join("s.png");
-    ok(routemu(&[
+    succeeded(routemu(&[
         "plot",
         csv.to_str().unwrap(),
         "--out",
@@ -238,7 +214,7 @@ fn a_png_is_a_png_of_twice_the_svgs_size() {
 fn sweep_plot_and_plot_of_its_csv_draw_the_same_figure() {
     let dir = tempfile::tempdir().unwrap();
     let (csv, svg) = (dir.path().join("s.csv"), dir.path().join("s.svg"));
-    ok(routemu(&[
+    succeeded(routemu(&[
         "sweep",
         "hw/wormhole-mesh-dor.ron",
         "--set",
@@ -277,11 +253,11 @@ fn bad_input_is_refused_and_nothing_is_written() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("o.svg");
     let o = out.to_str().unwrap();
-    let good = write(dir.path(), "s.csv", SWEEP);
-    let unclosed = write(dir.path(), "u.csv", "a,b\n1,\"2\n");
-    let ragged = write(dir.path(), "r.csv", "a,b\n1,2\n3\n");
-    let text = write(dir.path(), "t.csv", "a,b\nx,y\n");
-    let empty = write(dir.path(), "e.csv", "");
+    let good = common::write_file(dir.path(), "s.csv", SWEEP);
+    let unclosed = common::write_file(dir.path(), "u.csv", "a,b\n1,\"2\n");
+    let ragged = common::write_file(dir.path(), "r.csv", "a,b\n1,2\n3\n");
+    let text = common::write_file(dir.path(), "t.csv", "a,b\nx,y\n");
+    let empty = common::write_file(dir.path(), "e.csv", "");
     let g = good.to_str().unwrap();
     for (args, why) in [
         (vec![unclosed.to_str().unwrap()], "not closed"),

@@ -13,19 +13,13 @@ fn predict_writes_every_circuit_model_as_json() {
         ("circuit-torus-hold.ron", false),
     ] {
         let out_path = dir.path().join(format!("{file}.json"));
-        let out = common::routemu(&[
+        let out = common::routemu_ok(&[
             "predict",
             &format!("hw/{file}"),
             "--json",
             out_path.to_str().unwrap(),
         ]);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let v: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(&out_path).unwrap()).unwrap();
+        let v: serde_json::Value = common::read_json(&out_path);
         assert_eq!(v["schema"], "routemu.predict/1");
         assert_eq!(v["saturated"], false);
         assert_eq!(v["saturated"], false);
@@ -39,20 +33,9 @@ fn predict_writes_every_circuit_model_as_json() {
 
 #[test]
 fn a_saturated_machine_is_a_result_not_a_number() {
-    let out = common::routemu(&[
-        "predict",
-        "hw/circuit-hold.ron",
-        "--rate",
-        "0.01",
-        "--json",
-        "-",
-    ]);
-    assert!(out.status.success());
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v["saturated"], true);
-    assert!(v["prediction"].is_null());
-    assert!(v["saturation"].as_str().unwrap().contains("links"));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("SATURATED"));
+    let (why, err) = common::predict_saturated("hw/circuit-hold.ron", "0.01");
+    assert!(why.contains("links"), "{why}");
+    assert!(err.contains("SATURATED"), "{err}");
 }
 
 #[test]
@@ -75,10 +58,7 @@ fn machines_without_a_model_are_refused_clearly() {
         ),
         (vec!["predict", "hw/wormhole-mesh-dor.ron"], "torus"),
     ] {
-        let out = common::routemu(&args);
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
-        assert!(err.contains(word), "{args:?}: {err}");
+        common::refused(1, &args, word);
     }
 }
 
@@ -107,29 +87,18 @@ fn predict_gives_paper_002s_timeout_model() {
     assert!(0.0 < ss && ss < sh && sh < 1.0, "{pt}");
 
     // Past the maximum: saturated, with the maximum named.
-    let out = common::routemu(&[
-        "predict",
-        "hw/timeout-lan-3x3.ron",
-        "--rate",
-        "0.008",
-        "--json",
-        "-",
-    ]);
-    assert!(out.status.success());
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v["saturated"], true);
-    assert!(v["prediction"].is_null());
-    let why = v["saturation"].as_str().unwrap();
+    let (why, _) = common::predict_saturated("hw/timeout-lan-3x3.ron", "0.008");
     assert!(why.contains("maximum throughput"), "{why}");
 
     // Without a timeout there is no model.
-    let out = common::routemu(&[
-        "predict",
-        "hw/timeout-lan-3x3.ron",
-        "--set",
-        "switching.timeout=None",
-    ]);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{err}");
-    assert!(err.contains("needs a timeout"), "{err}");
+    common::refused(
+        1,
+        &[
+            "predict",
+            "hw/timeout-lan-3x3.ron",
+            "--set",
+            "switching.timeout=None",
+        ],
+        "needs a timeout",
+    );
 }

@@ -2,17 +2,7 @@
 //! commit}`), with which command line (`command`), and for which machine (`config`, the
 //! effective configuration).
 
-use crate::common::routemu;
-
-fn json_of(args: &[&str]) -> serde_json::Value {
-    let out = routemu(args);
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("the JSON document parses")
-}
+use crate::common::routemu_json;
 
 fn assert_provenance(v: &serde_json::Value, subcommand: &str) {
     assert_eq!(v["routemu"]["version"], env!("CARGO_PKG_VERSION"));
@@ -30,7 +20,7 @@ fn assert_provenance(v: &serde_json::Value, subcommand: &str) {
 
 #[test]
 fn run_json_carries_the_build_the_command_line_and_the_effective_configuration() {
-    let v = json_of(&[
+    let v = routemu_json(&[
         "run",
         "hw/wormhole-torus-dor.ron",
         "--set",
@@ -54,9 +44,9 @@ fn run_json_carries_the_build_the_command_line_and_the_effective_configuration()
 
 #[test]
 fn predict_and_compare_json_carry_the_build_and_the_command_line() {
-    let p = json_of(&["predict", "hw/circuit-hold.ron", "--json", "-"]);
+    let p = routemu_json(&["predict", "hw/circuit-hold.ron", "--json", "-"]);
     assert_provenance(&p, "predict");
-    let c = json_of(&[
+    let c = routemu_json(&[
         "compare",
         "hw/circuit-hold.ron",
         "--set",
@@ -75,7 +65,7 @@ fn predict_and_compare_json_carry_the_build_and_the_command_line() {
 
 #[test]
 fn replay_json_carries_the_build_the_command_line_and_the_effective_configuration() {
-    let v = json_of(&[
+    let v = routemu_json(&[
         "replay",
         "hw/circuit-drop.ron",
         "--trace",
@@ -91,7 +81,7 @@ fn replay_json_carries_the_build_the_command_line_and_the_effective_configuratio
 
 #[test]
 fn sweep_json_carries_the_build_the_command_line_the_base_configuration_and_every_point() {
-    let v = json_of(&[
+    let v = routemu_json(&[
         "sweep",
         "hw/wormhole-mesh-dor.ron",
         "--set",

@@ -5,7 +5,7 @@
 //! input is refused before anything runs, with nothing written. Small networks, short
 //! windows.
 
-use crate::common::routemu;
+use crate::common::{routemu, succeeded};
 use routemu::presentation::plot::csv::Table;
 use std::path::Path;
 use std::process::Output;
@@ -30,15 +30,6 @@ fn sweep(extra: &[&str]) -> Output {
     a.push("7");
     a.extend(extra);
     routemu(&a)
-}
-
-fn ok(out: Output) -> Output {
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
 }
 
 fn csv_of(out: &Output) -> Table {
@@ -73,7 +64,7 @@ fn points_side_by_side_give_the_same_csv_as_one_at_a_time() {
     let csv = |jobs: &str| {
         let mut a = args.to_vec();
         a.extend(["--jobs", jobs]);
-        String::from_utf8(ok(sweep(&a)).stdout).unwrap()
+        String::from_utf8(succeeded(sweep(&a)).stdout).unwrap()
     };
     let one = csv("1");
     assert_eq!(one.lines().count(), 1 + 4, "{one}");
@@ -83,7 +74,7 @@ fn points_side_by_side_give_the_same_csv_as_one_at_a_time() {
 
 #[test]
 fn zipped_axes_give_n_points_not_n_squared() {
-    let out = ok(sweep(&[
+    let out = succeeded(sweep(&[
         "--param",
         "workload.rate=0.01,0.02,0.03",
         "--param",
@@ -112,7 +103,7 @@ fn zipped_axes_give_n_points_not_n_squared() {
 
 #[test]
 fn a_ron_value_with_commas_is_one_value_and_is_applied() {
-    let out = ok(sweep(&[
+    let out = succeeded(sweep(&[
         "--param",
         "workload.length=Constant(flits: 4),Uniform(min: 8, max: 16)",
         "--y",
@@ -142,7 +133,7 @@ fn a_ron_value_with_commas_is_one_value_and_is_applied() {
 
 #[test]
 fn report_fields_are_quantities_with_the_reports_own_half_widths() {
-    let out = ok(sweep(&[
+    let out = succeeded(sweep(&[
         "--param",
         "workload.rate=0.01,0.02",
         "--y",
@@ -187,7 +178,7 @@ fn a_sweep_over_traces_replays_each_trace_at_each_point() {
     );
     let csv = dir.path().join("t.csv");
     let svg = dir.path().join("t.svg");
-    let out = ok(routemu(&[
+    let out = succeeded(routemu(&[
         "sweep",
         "hw/wormhole-mesh-dor.ron",
         "--set",
@@ -310,7 +301,7 @@ fn bad_input_is_refused_before_anything_runs_and_nothing_is_written() {
 #[test]
 fn a_saturation_sweep_ranks_wider_links_higher() {
     // The search samples the backlog every 1024 cycles: a window of four samples.
-    let out = ok(routemu(&[
+    let out = succeeded(routemu(&[
         "sweep",
         "hw/wormhole-mesh-dor.ron",
         "--set",

@@ -2,19 +2,9 @@
 //! and the reported capacity is the machine's, link width and half-duplex links
 //! included.
 
-use crate::common::{preset, routemu};
+use crate::common::{preset, routemu, routemu_json};
 use routemu::config::Duplex;
 use routemu::topology::Topology;
-
-fn run_json(args: &[&str]) -> serde_json::Value {
-    let out = routemu(args);
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("the JSON report parses")
-}
 
 #[test]
 fn load_in_flits_sets_the_message_rate_from_the_mean_length() {
@@ -34,7 +24,7 @@ fn load_in_flits_sets_the_message_rate_from_the_mean_length() {
     ];
     let mut args = common.to_vec();
     args.extend(["--length", "uniform:4:20", "--load", "0.24"]);
-    let v = run_json(&args);
+    let v = routemu_json(&args);
     // Uniform on 4..20 has mean 12: 0.24 flits are 0.02 messages per node per cycle.
     let rate = v["config"]["workload"]["rate"].as_f64().unwrap();
     assert!((rate - 0.02).abs() < 1e-12, "rate {rate}");
@@ -67,7 +57,7 @@ fn capacity_scales_with_the_link_width() {
     let cfg = preset("wormhole-torus-dor.ron");
     let t = Topology::from_config(&cfg.topology).unwrap();
     assert_eq!(t.capacity_of_links(2, false), 2.0 * t.capacity());
-    let v = run_json(&[
+    let v = routemu_json(&[
         "run",
         "hw/wormhole-torus-dor.ron",
         "--set",
@@ -97,7 +87,7 @@ fn half_duplex_links_halve_the_capacity_of_a_bidirectional_network() {
     let uni = preset("deflection-ms.ron");
     let u = Topology::from_config(&uni.topology).unwrap();
     assert_eq!(u.capacity_of_links(1, true), u.capacity());
-    let v = run_json(&[
+    let v = routemu_json(&[
         "run",
         "hw/circuit-hold.ron",
         "--set",

@@ -3,8 +3,13 @@
 
 use routemu::config::load::load_hw;
 use routemu::config::HwConfig;
-use std::path::Path;
+use routemu::engine::distributed::local::LocalRanks;
+use routemu::engine::network::Network;
+use routemu::engine::sim::Simulation;
+use routemu::engine::transport::with_transport;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::Arc;
 
 /// A preset from hw/.
 pub fn preset(name: &str) -> HwConfig {
@@ -77,30 +82,41 @@ pub fn cut_short(name: &str, mut cfg: HwConfig, cycles: [(u64, u64); 3]) -> HwCo
 /// split-comparison tests collect them over every preset and require each mode's.
 pub fn split_events(report: &serde_json::Value) -> Vec<&'static str> {
     let positive = |v: &serde_json::Value| v.as_f64().is_some_and(|x| x > 0.0);
-    [
-        ("wormhole blocking", &report["wormhole"]["blocking_per_hop"]),
-        ("circuit conflicts", &report["circuit"]["p_conflict"]),
-        ("circuit aborts", &report["circuit"]["aborts_max"]),
-        ("hold timeouts", &report["circuit"]["hold_timeouts"]),
-        ("deflections", &report["deflection"]["p_deflect"]),
-        ("preemptions", &report["deflection"]["preemptions"]),
-        (
-            "self-preemptions",
-            &report["deflection"]["self_preemptions"],
-        ),
-        ("hop-limit drops", &report["deflection"]["hop_limit_drops"]),
-        ("timeout resets", &report["timeout"]["resets"]),
-    ]
-    .into_iter()
-    .filter(|(_, v)| positive(v))
-    .map(|(e, _)| e)
-    .collect()
+    SPLIT_EVENTS
+        .into_iter()
+        .filter(|(_, block, field)| positive(&report[*block][*field]))
+        .map(|(e, _, _)| e)
+        .collect()
 }
 
+/// The events of [`split_events`]: name, the report's block and its field that counts them.
+const SPLIT_EVENTS: [(&str, &str, &str); 9] = [
+    ("wormhole blocking", "wormhole", "blocking_per_hop"),
+    ("circuit conflicts", "circuit", "p_conflict"),
+    ("circuit aborts", "circuit", "aborts_max"),
+    ("hold timeouts", "circuit", "hold_timeouts"),
+    ("deflections", "deflection", "p_deflect"),
+    ("preemptions", "deflection", "preemptions"),
+    ("self-preemptions", "deflection", "self_preemptions"),
+    ("hop-limit drops", "deflection", "hop_limit_drops"),
+    ("timeout resets", "timeout", "resets"),
+];
+
 /// Fails unless `seen` (the [`split_events`] of every preset compared) holds every event
-/// of `wanted`.
-pub fn assert_split_events(seen: &std::collections::BTreeSet<&'static str>, wanted: &[&str]) {
-    let missing: Vec<&&str> = wanted.iter().filter(|e| !seen.contains(**e)).collect();
+/// but those of `except` (events the test's presets or windows cannot show, each caller
+/// saying why).
+pub fn assert_split_events(seen: &std::collections::BTreeSet<&'static str>, except: &[&str]) {
+    for e in except {
+        assert!(
+            SPLIT_EVENTS.iter().any(|(name, _, _)| name == e),
+            "no split event {e}"
+        );
+    }
+    let missing: Vec<&str> = SPLIT_EVENTS
+        .iter()
+        .map(|(e, _, _)| *e)
+        .filter(|e| !except.contains(e) && !seen.contains(e))
+        .collect();
     assert!(
         missing.is_empty(),
         "the windows are too short to see {missing:?} (seen: {seen:?})"
@@ -131,6 +147,143 @@ pub fn routemu(args: &[&str]) -> Output {
         .output()
         .expect("binary runs")
 }
+
+/// Runs the routemu binary and fails, with the command line and its standard error,
+/// unless it succeeded.
+pub fn routemu_ok(args: &[&str]) -> Output {
+    let out = routemu(args);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// Fails, with its standard error, unless the run `out` succeeded; returns it (for the
+/// runs a test's own helper starts).
+pub fn succeeded(out: Output) -> Output {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// [`routemu_ok`] with `--json -` among `args`: the JSON document on standard output.
+pub fn routemu_json(args: &[&str]) -> serde_json::Value {
+    serde_json::from_slice(&routemu_ok(args).stdout).expect("the JSON document parses")
+}
+
+/// The JSON document a run wrote to `path`.
+pub fn read_json(path: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// Runs routemu and expects exit status `code`, no panic and `needle` on standard error;
+/// returns the standard error for the caller's further checks.
+pub fn refused(code: i32, args: &[&str], needle: &str) -> String {
+    let out = routemu(args);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(code), "{args:?}: {err}");
+    assert!(!err.contains("panicked"), "{args:?} panicked: {err}");
+    assert!(
+        err.contains(needle),
+        "{args:?}: expected `{needle}` in: {err}"
+    );
+    err
+}
+
+/// `routemu predict PRESET --rate RATE --json -` at a rate past what the model holds:
+/// the command succeeds and reports the machine saturated, with no prediction. Returns
+/// the reason the report gives and the standard error.
+pub fn predict_saturated(preset: &str, rate: &str) -> (String, String) {
+    let out = routemu_ok(&["predict", preset, "--rate", rate, "--json", "-"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["saturated"], true, "{v}");
+    assert!(v["prediction"].is_null(), "{v}");
+    let why = v["saturation"].as_str().unwrap().to_string();
+    (why, String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+/// Writes `text` to file `name` in `dir`; returns its path.
+pub fn write_file(dir: &Path, name: &str, text: impl AsRef<[u8]>) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+/// A temporary folder holding file `name` with `text` (a trace, a graph, a CSV); the
+/// folder and the file go when the first value is dropped.
+pub fn temp_file(name: &str, text: impl AsRef<[u8]>) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let p = write_file(dir.path(), name, text);
+    (dir, p)
+}
+
+/// Preset `name` with `--set` overrides `sets` (`PATH=VALUE`) applied.
+pub fn preset_with(name: &str, sets: &[&str]) -> HwConfig {
+    let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+    routemu::config::overrides::apply_overrides(&preset(name), &sets).unwrap()
+}
+
+/// `cfg` with a window of `warmup` then `measured` cycles and `replications` replications.
+pub fn windowed(mut cfg: HwConfig, warmup: u64, measured: u64, replications: u32) -> HwConfig {
+    cfg.experiment.warmup = warmup;
+    cfg.experiment.measure = routemu::config::Measure::Cycles(measured);
+    cfg.experiment.replications = replications;
+    cfg
+}
+
+/// A scripted simulation of `cfg`: no synthetic messages, every cycle stepped (no idle
+/// skipping), deliveries recorded; the test injects the messages.
+pub fn scripted<N: Network>(cfg: &HwConfig) -> Simulation<N> {
+    let mut cfg = cfg.clone();
+    cfg.experiment.idle_skip = false;
+    let mut sim = Simulation::<N>::build(&cfg, 0).unwrap();
+    sim.stop_workload();
+    sim.record_deliveries();
+    sim
+}
+
+/// Runs `f` on each of `ranks` ranks of this process (`LocalRanks`: a thread each, with
+/// its transport, and a guard that ends the other ranks if it panics). Returns what `f`
+/// returned on each rank, in rank order, and the ranks (they count their exchanges).
+pub fn on_local_ranks<T: Send>(
+    ranks: usize,
+    f: impl Fn() -> T + Sync,
+) -> (Vec<T>, Vec<Arc<LocalRanks>>) {
+    let ts: Vec<Arc<LocalRanks>> = LocalRanks::new(ranks).into_iter().map(Arc::new).collect();
+    let results = std::thread::scope(|s| {
+        let handles: Vec<_> = ts
+            .iter()
+            .map(|t| {
+                let (t, f) = (Arc::clone(t), &f);
+                s.spawn(move || {
+                    let _fail_others = t.guard();
+                    with_transport(t, f)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    (results, ts)
+}
+
+/// The run arguments of a machine that deadlocks: the 8×8 torus preset with
+/// dimension-order routing and no dateline classes on one VC deadlocks at moderate load;
+/// the watchdog is short so that the tests are quick.
+pub const DEADLOCKING: [&str; 8] = [
+    "--set",
+    "switching.unsafe_routing=true",
+    "--set",
+    "router.vcs=1",
+    "--set",
+    "experiment.deadlock_cycles=3000",
+    "--replications",
+    "1",
+];
 
 /// A report's top-level fields that tell how long a run took and how it was split.
 const SPLIT_AND_TIMING: [&str; 4] = [

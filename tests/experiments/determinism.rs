@@ -16,9 +16,7 @@ fn report(cfg: &routemu::config::HwConfig) -> Value {
 }
 
 fn short(mut cfg: routemu::config::HwConfig) -> routemu::config::HwConfig {
-    cfg.experiment.warmup = 2_000;
-    cfg.experiment.measure = routemu::config::Measure::Cycles(6_000);
-    cfg.experiment.replications = 2;
+    cfg = common::windowed(cfg, 2_000, 6_000, 2);
     cfg.workload.rate *= 4.0;
     cfg
 }
@@ -48,9 +46,7 @@ fn idle_skipping_gives_the_same_statistics_as_visiting_every_router() {
 #[test]
 fn idle_skipping_changes_nothing_for_timeout_switching() {
     for (name, mut cfg) in common::timeout_presets() {
-        cfg.experiment.warmup = 5_000;
-        cfg.experiment.measure = routemu::config::Measure::Cycles(30_000);
-        cfg.experiment.replications = 2;
+        cfg = common::windowed(cfg, 5_000, 30_000, 2);
         // Light load: long idle stretches, clock jumps, retries after a delay.
         cfg.workload.rate /= 4.0;
         cfg = routemu::config::overrides::apply_overrides(
@@ -82,7 +78,7 @@ fn the_binary_writes_identical_json_for_the_same_seed() {
     let mut outs = Vec::new();
     for i in 0..2 {
         let path = dir.path().join(format!("r{i}.json"));
-        let out = common::routemu(&[
+        common::routemu_ok(&[
             "run",
             "hw/wormhole-torus-adaptive.ron",
             "--cycles",
@@ -94,12 +90,7 @@ fn the_binary_writes_identical_json_for_the_same_seed() {
             "--json",
             path.to_str().unwrap(),
         ]);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let mut v: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let mut v: Value = common::read_json(&path);
         let o = v.as_object_mut().unwrap();
         for key in [
             "schema",

@@ -9,9 +9,7 @@ use routemu::experiments::experiment::run_experiment;
 
 fn base() -> routemu::config::HwConfig {
     let mut c = common::preset("wormhole-torus-dor.ron");
-    c.experiment.warmup = 1_000;
-    c.experiment.measure = Measure::Cycles(5_000);
-    c.experiment.replications = 1;
+    c = common::windowed(c, 1_000, 5_000, 1);
     c
 }
 

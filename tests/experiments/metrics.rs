@@ -116,9 +116,7 @@ fn presets_at_their_own_rate_are_not_flagged_saturated() {
         .chain(common::deflection_presets())
         .chain(common::timeout_presets());
     for (name, mut cfg) in presets {
-        cfg.experiment.warmup = 2_000;
-        cfg.experiment.measure = routemu::config::Measure::Cycles(20_000);
-        cfg.experiment.replications = 2;
+        cfg = common::windowed(cfg, 2_000, 20_000, 2);
         cfg.experiment.jobs = 2;
         let r = routemu::experiments::experiment::run_experiment(&cfg, &mut |_, _| {}).unwrap();
         assert!(!r.saturated, "{name}");

@@ -7,7 +7,7 @@
 
 use crate::common;
 
-use crate::common::{preset, routemu};
+use crate::common::{preset, routemu, routemu_ok};
 use routemu::config::{HwConfig, LatencyTo, Measure};
 use routemu::experiments::experiment::{run_experiment, run_experiment_observed};
 use routemu::stats::latency_dist::percentile;
@@ -341,7 +341,7 @@ fn the_cdf_percentiles_equal_the_reports() {
     );
     for hw in ["hw/wormhole-torus-dor.ron", "hw/circuit-torus-hold.ron"] {
         for (dist, csv) in [(&d, false), (&c, true)] {
-            let out = routemu(&[
+            routemu_ok(&[
                 "run",
                 hw,
                 "--warmup",
@@ -355,12 +355,7 @@ fn the_cdf_percentiles_equal_the_reports() {
                 "--latency-dist",
                 dist.to_str().unwrap(),
             ]);
-            assert!(
-                out.status.success(),
-                "{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            let r: Value = serde_json::from_str(&std::fs::read_to_string(&j).unwrap()).unwrap();
+            let r: Value = common::read_json(&j);
             let text = std::fs::read_to_string(dist).unwrap();
             let curves: Vec<(&str, Vec<routemu::stats::latency_dist::Bucket>)> = if csv {
                 let mut by: std::collections::BTreeMap<String, Vec<_>> = Default::default();
@@ -549,12 +544,7 @@ fn every_output_flag_writes_to_standard_output_with_a_dash() {
     ] {
         let mut args = base.to_vec();
         args.extend(flags.iter());
-        let out = routemu(&args);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let out = routemu_ok(&args);
         let text = String::from_utf8(out.stdout).unwrap();
         assert!(
             text.starts_with(first),
@@ -577,7 +567,7 @@ fn the_heat_map_draws_every_link_on_the_topology() {
         ("hw/timeout-lan-3x3.ron", 54),
     ] {
         let svg = dir.path().join("h.svg");
-        let out = routemu(&[
+        routemu_ok(&[
             "run",
             hw,
             "--warmup",
@@ -593,11 +583,6 @@ fn the_heat_map_draws_every_link_on_the_topology() {
             "--heatmap-quantity",
             "blocking",
         ]);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
         let text = std::fs::read_to_string(&svg).unwrap();
         assert!(text.starts_with("<svg") && text.trim_end().ends_with("</svg>"));
         // Every link, whatever --max-links bounds the JSON to.

@@ -3,7 +3,7 @@
 //! that its result does not depend on how it is run, and that it refuses what makes no
 //! sense. Windows are short so that the file runs in seconds.
 
-use crate::common::{preset, routemu};
+use crate::common::{self, preset, routemu};
 use routemu::config::overrides::apply_overrides;
 use routemu::config::{HwConfig, Measure};
 use routemu::experiments::saturation::{search, Criterion, SaturationOptions, SaturationResult};
@@ -234,8 +234,7 @@ fn an_interval_too_wide_to_rank_is_flagged_with_exit_status_4() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("NOT RANKABLE"), "{stdout}");
     // The result is still written, flagged, with the reason.
-    let v: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let v: serde_json::Value = common::read_json(&file);
     assert_eq!(v["saturation"]["rankable"], false);
     assert!(v["saturation"]["ci95"].is_null());
     assert!(v["saturation"]["reason"]
@@ -267,10 +266,7 @@ fn searches_that_make_no_sense_are_refused_with_a_message() {
     for (hw, args, message) in cases {
         let mut all = vec!["saturation", hw];
         all.extend_from_slice(args);
-        let out = routemu(&all);
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
-        assert!(stderr.contains(message), "{args:?}: {stderr}");
+        let stderr = common::refused(1, &all, message);
         assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
     }
 }

@@ -377,9 +377,7 @@ fn report(cfg: &HwConfig) -> Value {
 }
 
 fn short(mut cfg: HwConfig) -> HwConfig {
-    cfg.experiment.warmup = 20_000;
-    cfg.experiment.measure = Measure::Cycles(100_000);
-    cfg.experiment.replications = 2;
+    cfg = common::windowed(cfg, 20_000, 100_000, 2);
     cfg.workload.rate *= 2.0;
     cfg
 }

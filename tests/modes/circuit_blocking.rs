@@ -8,7 +8,7 @@
 
 use crate::common;
 
-use routemu::config::{HwConfig, Measure, SwitchingConfig};
+use routemu::config::{HwConfig, SwitchingConfig};
 use routemu::experiments::experiment::run_experiment;
 use routemu::model::circuit::{drop_with, hold, Blocking, CircuitParams, Further, PathForm};
 use routemu::model::ModelError;
@@ -22,9 +22,7 @@ fn report(cfg: &HwConfig) -> Value {
 /// The torus preset, short, at 1.5× its rate.
 fn torus() -> HwConfig {
     let mut cfg = common::preset("circuit-torus-hold.ron");
-    cfg.experiment.warmup = 20_000;
-    cfg.experiment.measure = Measure::Cycles(200_000);
-    cfg.experiment.replications = 2;
+    cfg = common::windowed(cfg, 20_000, 200_000, 2);
     cfg.workload.rate *= 1.5;
     cfg
 }
@@ -72,9 +70,7 @@ fn on_a_torus_ring_requests_see_a_fraction_of_the_occupancy_and_the_model_says_s
 #[test]
 fn per_hop_conflicts_add_up_to_the_total_on_the_hypercube() {
     let mut cfg = common::preset("circuit-drop.ron");
-    cfg.experiment.warmup = 20_000;
-    cfg.experiment.measure = Measure::Cycles(100_000);
-    cfg.experiment.replications = 2;
+    cfg = common::windowed(cfg, 20_000, 100_000, 2);
     let r = report(&cfg);
     let c = &r["circuit"];
     let hops = c["p_conflict_by_hop"].as_array().unwrap();

@@ -146,7 +146,7 @@ fn without_hand_offs_nothing_is_chained_and_the_correction_is_p_k() {
 
 #[test]
 fn compare_shows_the_measured_wait_against_p_k_corrected_and_closed_form() {
-    let out = common::routemu(&[
+    let out = common::routemu_ok(&[
         "compare",
         "hw/circuit-hold.ron",
         "--set",
@@ -162,11 +162,6 @@ fn compare_shows_the_measured_wait_against_p_k_corrected_and_closed_form() {
         "--json",
         "-",
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     let rows = v["rows"].as_array().unwrap();
     let get = |k: &str| rows.iter().find(|r| r["key"] == k).unwrap();

@@ -8,7 +8,6 @@
 
 use crate::common;
 
-use routemu::config::overrides::apply_overrides;
 use routemu::config::{HwConfig, Measure};
 use routemu::engine::sim::Simulation;
 use routemu::experiments::experiment::run_experiment;
@@ -29,18 +28,7 @@ fn machine(sets: &[&str]) -> HwConfig {
         "experiment.replications=1",
     ];
     all.extend_from_slice(sets);
-    let sets: Vec<String> = all.iter().map(|s| s.to_string()).collect();
-    apply_overrides(&common::preset("deflection-ms.ron"), &sets).unwrap()
-}
-
-/// A scripted simulation: no synthetic messages, every cycle stepped, deliveries kept.
-fn scripted(cfg: &HwConfig) -> Simulation<DeflectionNet> {
-    let mut cfg = cfg.clone();
-    cfg.experiment.idle_skip = false;
-    let mut sim = Simulation::<DeflectionNet>::build(&cfg, 0).unwrap();
-    sim.stop_workload();
-    sim.record_deliveries();
-    sim
+    common::preset_with("deflection-ms.ron", &all)
 }
 
 fn until(sim: &mut Simulation<DeflectionNet>, t: u64) {
@@ -88,7 +76,7 @@ fn a_lone_worm_takes_a_shortest_path_and_arrives_at_the_closed_form_time() {
                 &format!("links.latency={l}"),
             ]);
             let t = topology(&cfg);
-            let mut sim = scripted(&cfg);
+            let mut sim = common::scripted::<DeflectionNet>(&cfg);
             for a in 0..k * k {
                 for b in 0..k * k {
                     if a == b {
@@ -131,7 +119,7 @@ fn a_transit_worm_preempts_the_worm_originating_on_its_link_which_resumes_where_
         Some(0),
         "node 0 is a preference node for B"
     );
-    let mut sim = scripted(&cfg);
+    let mut sim = common::scripted::<DeflectionNet>(&cfg);
     sim.inject(NodeId(0), NodeId(1), 200);
     until(&mut sim, 10);
     sim.inject(NodeId(5), NodeId(2), 50);
@@ -172,7 +160,7 @@ fn a_transit_worm_facing_a_link_full_of_transit_worms_is_deflected_to_the_other_
         })
         .expect("a destination that shows the deflection");
     assert_eq!(next(&t, 0, 1), 6);
-    let mut sim = scripted(&cfg);
+    let mut sim = common::scripted::<DeflectionNet>(&cfg);
     sim.inject(NodeId(5), NodeId(1), 1000);
     until(&mut sim, 1);
     sim.inject(NodeId(5), NodeId(1), 1000);
@@ -219,7 +207,7 @@ fn a_worm_deflected_back_through_its_own_source_preempts_itself_and_is_still_del
         assert_eq!(only_minimal(&t, src, dst), Some(to_via));
         assert_eq!(only_minimal(&t, via, dst), Some(port));
     }
-    let mut sim = scripted(&cfg);
+    let mut sim = common::scripted::<DeflectionNet>(&cfg);
     for (src, dst) in [(5, 2), (14, 9), (8, 15)] {
         sim.inject(NodeId(src), NodeId(dst), 1000);
     }
@@ -369,9 +357,7 @@ fn idle_skipping_changes_nothing() {
     ]);
     cfg.workload.rate = 0.003;
     cfg.workload.length = routemu::config::LengthConfig::Exponential { mean: 100.0 };
-    cfg.experiment.warmup = 5_000;
-    cfg.experiment.measure = Measure::Cycles(30_000);
-    cfg.experiment.replications = 2;
+    cfg = common::windowed(cfg, 5_000, 30_000, 2);
     let report = |cfg: &HwConfig| {
         let r = run_experiment(cfg, &mut |_, _| {}).unwrap();
         let mut v = serde_json::to_value(&r).unwrap();
@@ -390,8 +376,7 @@ fn idle_skipping_changes_nothing() {
 #[test]
 fn machines_the_mode_cannot_run_are_refused_with_the_reason() {
     let bad = |sets: &[&str], want: &str| {
-        let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
-        let cfg = apply_overrides(&common::preset("deflection-ms.ron"), &sets).unwrap();
+        let cfg = common::preset_with("deflection-ms.ron", sets);
         let e = routemu::engine::machine::validate(&cfg)
             .err()
             .unwrap_or_else(|| panic!("{sets:?} accepted"))
@@ -424,9 +409,7 @@ fn at(m: u32, lambda: f64, len: u32, units: u64, reps: u32) -> HwConfig {
     ]);
     cfg.workload.length = routemu::config::LengthConfig::Exponential { mean: len as f64 };
     cfg.workload.rate = lambda / len as f64;
-    cfg.experiment.warmup = 200 * len as u64;
-    cfg.experiment.measure = Measure::Cycles(units * len as u64);
-    cfg.experiment.replications = reps;
+    cfg = common::windowed(cfg, 200 * len as u64, units * len as u64, reps);
     cfg.experiment.jobs = 2;
     cfg
 }
@@ -490,7 +473,7 @@ fn long_worms_deflect_in_runs_that_the_models_independent_hops_do_not_see() {
 
 #[test]
 fn the_json_carries_the_deflection_block_and_predict_the_models_quantities() {
-    let out = common::routemu(&[
+    let out = common::routemu_ok(&[
         "run",
         "hw/deflection-ms.ron",
         "--replications",
@@ -500,11 +483,6 @@ fn the_json_carries_the_deflection_block_and_predict_the_models_quantities() {
         "--json",
         "-",
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let d = &v["deflection"];
     for k in [
@@ -527,19 +505,8 @@ fn the_json_carries_the_deflection_block_and_predict_the_models_quantities() {
     }
     assert!((v["prediction"]["eta"].as_f64().unwrap() - 1.0500).abs() < 1e-4);
     // λ = 0.5 per time unit with m = 2 is past the model's stability limit.
-    let out = common::routemu(&[
-        "predict",
-        "hw/deflection-ms.ron",
-        "--rate",
-        "0.005",
-        "--json",
-        "-",
-    ]);
-    assert!(out.status.success());
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v["saturated"], true);
-    assert!(v["prediction"].is_null());
-    assert!(v["saturation"].as_str().unwrap().contains("E → 1"), "{v}");
+    let (why, _) = common::predict_saturated("hw/deflection-ms.ron", "0.005");
+    assert!(why.contains("E → 1"), "{why}");
     // With the hop limit there is no model: refused with the reason.
     let out = common::routemu(&["predict", "hw/deflection-ms-hop-limit.ron"]);
     assert!(!out.status.success());

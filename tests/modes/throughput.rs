@@ -17,9 +17,7 @@ fn at(mut cfg: HwConfig, flits_per_node_cycle: f64) -> HwConfig {
         routemu::config::LengthConfig::Constant { flits: 12 }
     );
     cfg.workload.rate = flits_per_node_cycle / 12.0;
-    cfg.experiment.warmup = 5_000;
-    cfg.experiment.measure = Measure::Cycles(20_000);
-    cfg.experiment.replications = 2;
+    cfg = common::windowed(cfg, 5_000, 20_000, 2);
     cfg
 }
 

@@ -18,18 +18,7 @@ use routemu::switching::timeout::TimeoutNet;
 use routemu::topology::Topology;
 
 fn preset(sets: &[&str]) -> HwConfig {
-    let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
-    apply_overrides(&common::preset("timeout-lan-3x3.ron"), &sets).unwrap()
-}
-
-/// A scripted network: no synthetic workload, every router visited every cycle.
-fn scripted(cfg: &HwConfig) -> Simulation<TimeoutNet> {
-    let mut cfg = cfg.clone();
-    cfg.experiment.idle_skip = false;
-    let mut sim = Simulation::<TimeoutNet>::build(&cfg, 0).unwrap();
-    sim.stop_workload();
-    sim.record_deliveries();
-    sim
+    common::preset_with("timeout-lan-3x3.ron", sets)
 }
 
 /// Steps until the network is empty, auditing flits and credits every cycle.
@@ -55,9 +44,7 @@ fn routemu_in_network(sim: &Simulation<TimeoutNet>) -> bool {
 
 /// A graph file in a temporary directory, and a machine on it.
 fn graph_machine(graph: &str, rest: &str) -> (tempfile::TempDir, HwConfig) {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("net.graph");
-    std::fs::write(&file, graph).unwrap();
+    let (dir, file) = common::temp_file("net.graph", graph);
     let text = format!(
         "(topology: HostGraph(file: {:?}), router: (buffer_flits: 2), links: (latency: 1), \
          switching: Timeout(timeout: 20), {rest})",
@@ -77,7 +64,7 @@ fn a_lone_worm_arrives_after_links_times_latency_plus_its_length() {
         ]);
         let t = Topology::from_config(&cfg.topology).unwrap();
         let ends = t.endpoints();
-        let mut sim = scripted(&cfg);
+        let mut sim = common::scripted::<TimeoutNet>(&cfg);
         for a in ends.clone() {
             for b in ends.clone() {
                 if a == b {
@@ -113,7 +100,7 @@ fn over_a_graph_with_its_own_delays_a_lone_worm_takes_the_sum_of_the_delays_plus
                  link s0 s1 5\nlink s0 s2 20\nlink s2 s1\nroute h0 h1 s0 s2 s1\n";
     let (_dir, cfg) = graph_machine(graph, "experiment: (warmup: 0, replications: 1)");
     let cfg = apply_overrides(&cfg, &["router.buffer_flits=40".into()]).unwrap();
-    let mut sim = scripted(&cfg);
+    let mut sim = common::scripted::<TimeoutNet>(&cfg);
     let delays = [
         ((3, 4), 2 + 20 + 1 + 3), // the file's route, s2 – s1 at links.latency
         ((4, 3), 3 + 5 + 2),
@@ -174,7 +161,7 @@ fn collision(retry_delay: u64, tau: u64, lat: u64) -> (u64, u64, Simulation<Time
         &format!("router.buffer_flits={}", 2 * lat),
         "experiment.warmup=0",
     ]);
-    let mut sim = scripted(&cfg);
+    let mut sim = common::scripted::<TimeoutNet>(&cfg);
     // Hosts 9, 10, 11 hang on switches 0, 1, 2 (a ring of 3 in X): A = h10 → h9 enters
     // switch 0 on +X, B = h11 → h9 on −X; both ask for h9's link in the same cycle and
     // the FIFO arbiter breaks the tie to the lower port, A's.
@@ -410,17 +397,18 @@ fn bad_machines_are_refused_with_the_reason() {
         assert!(err.contains(why), "{set}: {err}");
     }
     // 48 x 48 switches with 8 hosts each, 65536 deep: 1.2e9 messages held at once.
-    let out = common::routemu(&[
-        "check",
-        "hw/timeout-lan-3x3.ron",
-        "--set",
-        "topology=SwitchedTorus(k: 48, n: 2, hosts: 8)",
-        "--set",
-        "workload.process=Saturated(depth: 65536)",
-    ]);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{err}");
-    assert!(err.contains("1207959552 messages"), "{err}");
+    common::refused(
+        1,
+        &[
+            "check",
+            "hw/timeout-lan-3x3.ron",
+            "--set",
+            "topology=SwitchedTorus(k: 48, n: 2, hosts: 8)",
+            "--set",
+            "workload.process=Saturated(depth: 65536)",
+        ],
+        "1207959552 messages",
+    );
     for (text, why) in [
         (
             "(topology: SwitchedTorus(k: 3), switching: Wormhole(routing: DimensionOrder))",
@@ -433,10 +421,7 @@ fn bad_machines_are_refused_with_the_reason() {
     ] {
         let hw = dir.path().join("mode.ron");
         std::fs::write(&hw, text).unwrap();
-        let out = common::routemu(&["check", hw.to_str().unwrap()]);
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(1), "{text}: {err}");
-        assert!(err.contains(why), "{text}: {err}");
+        common::refused(1, &["check", hw.to_str().unwrap()], why);
     }
     for (graph, why) in [
         (
@@ -466,14 +451,11 @@ fn bad_machines_are_refused_with_the_reason() {
 
 #[test]
 fn a_trace_replays_on_the_hosts_numbered_from_zero_and_every_message_arrives_once() {
-    let dir = tempfile::tempdir().unwrap();
-    let trace = dir.path().join("t.txt");
     // Three worms at host 1 at once (two time out and come back), one more later.
-    std::fs::write(
-        &trace,
+    let (_dir, trace) = common::temp_file(
+        "t.txt",
         "cycle src dst flits\n0 0 1 50\n0 2 1 50\n0 5 1 80\n3 1 0 20\n10 8 4 100\n",
-    )
-    .unwrap();
+    );
     let out = common::routemu(&[
         "replay",
         "hw/timeout-lan-3x3.ron",
@@ -488,15 +470,16 @@ fn a_trace_replays_on_the_hosts_numbered_from_zero_and_every_message_arrives_onc
     );
     assert!(text.contains("5 read, 5 delivered"), "{text}");
     std::fs::write(&trace, "cycle src dst flits\n0 0 9 50\n").unwrap();
-    let out = common::routemu(&[
-        "replay",
-        "hw/timeout-lan-3x3.ron",
-        "--trace",
-        trace.to_str().unwrap(),
-    ]);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{err}");
-    assert!(err.contains("endpoint 9"), "{err}");
+    common::refused(
+        1,
+        &[
+            "replay",
+            "hw/timeout-lan-3x3.ron",
+            "--trace",
+            trace.to_str().unwrap(),
+        ],
+        "endpoint 9",
+    );
 }
 
 #[test]

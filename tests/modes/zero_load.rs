@@ -16,6 +16,16 @@ fn quiet(mut cfg: routemu::config::HwConfig) -> routemu::config::HwConfig {
     cfg
 }
 
+/// The quiet torus preset with a pipelined router: routing in 3 cycles, VC allocation
+/// in 1, switch allocation in 2.
+fn pipelined_torus() -> routemu::config::HwConfig {
+    let mut cfg = quiet(common::preset("wormhole-torus-dor.ron"));
+    cfg.router.controller.route = 3;
+    cfg.router.pipeline.vc_alloc = 1;
+    cfg.router.pipeline.switch_alloc = 2;
+    cfg
+}
+
 #[test]
 fn a_lone_message_has_the_closed_form_latency_on_every_preset() {
     for (name, cfg) in common::wormhole_presets() {
@@ -65,10 +75,7 @@ fn a_lone_message_has_the_closed_form_latency_on_every_preset() {
 
 #[test]
 fn pipelined_router_and_wide_slow_links_follow_the_closed_form() {
-    let mut cfg = quiet(common::preset("wormhole-torus-dor.ron"));
-    cfg.router.controller.route = 3;
-    cfg.router.pipeline.vc_alloc = 1;
-    cfg.router.pipeline.switch_alloc = 2;
+    let mut cfg = pipelined_torus();
     cfg.router.pipeline.switch_traversal = 1;
     cfg.links.latency = 4;
     cfg.links.credit_latency = Some(2);
@@ -114,10 +121,7 @@ fn a_lone_message_on_the_mesh_boundary_and_hypercube_corner_is_exact() {
 fn the_latency_definition_shifts_a_lone_message_by_the_source_and_ejection_cycles() {
     use routemu::config::{LatencyDef, LatencyFrom, LatencyTo};
     // A pipelined router, so that the source router's R−1+a+s cycles are not zero.
-    let mut cfg = quiet(common::preset("wormhole-torus-dor.ron"));
-    cfg.router.controller.route = 3;
-    cfg.router.pipeline.vc_alloc = 1;
-    cfg.router.pipeline.switch_alloc = 2;
+    let mut cfg = pipelined_torus();
     cfg.router.buffer_flits = 32;
     let mut sim = Simulation::<WormholeNet>::build(&cfg, 0).unwrap();
     sim.record_deliveries();

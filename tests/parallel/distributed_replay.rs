@@ -9,12 +9,9 @@
 
 use crate::common;
 
-use routemu::config::overrides::apply_overrides;
 use routemu::config::HwConfig;
-use routemu::engine::distributed::local::LocalRanks;
 use routemu::engine::probe::observe::HopRec;
 use routemu::engine::probe::Delivery;
-use routemu::engine::transport::with_transport;
 use routemu::experiments::replay::{
     replay_machine_observed, ReplayMode, ReplayOptions, ReplayRecord,
 };
@@ -22,7 +19,6 @@ use routemu::experiments::traces::{open_with, OpenOptions};
 use routemu::foundation::error::{Error, Result};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 /// What a replay gives that must not depend on the split.
 #[derive(Debug, PartialEq)]
@@ -96,19 +92,7 @@ fn on_ranks(
     trace: &Path,
     opts: &ReplayOptions,
 ) -> Vec<Result<Replayed>> {
-    std::thread::scope(|s| {
-        let handles: Vec<_> = LocalRanks::new(ranks)
-            .into_iter()
-            .map(|t| {
-                s.spawn(move || {
-                    let t = Arc::new(t);
-                    let _fail_others = t.guard();
-                    with_transport(t, || replay_once(cfg, trace, opts))
-                })
-            })
-            .collect();
-        handles.into_iter().map(|h| h.join().unwrap()).collect()
-    })
+    common::on_local_ranks(ranks, || replay_once(cfg, trace, opts)).0
 }
 
 /// Replays `trace` on `cfg` in one process, then on 2 ranks and on 3 ranks of 2
@@ -272,8 +256,10 @@ fn replay_error(ranks: usize, cfg: &HwConfig, trace: &Path, opts: &ReplayOptions
 fn a_deadlocked_replay_is_found_in_the_same_cycle_on_every_rank() {
     let dir = tempfile::tempdir().unwrap();
     let p = ring(dir.path());
-    let sets = ["switching.unsafe_routing=true", "router.vcs=1"].map(String::from);
-    let mut cfg = apply_overrides(&common::preset("wormhole-torus-dor.ron"), &sets).unwrap();
+    let mut cfg = common::preset_with(
+        "wormhole-torus-dor.ron",
+        &["switching.unsafe_routing=true", "router.vcs=1"],
+    );
     cfg.experiment.partition_min_nodes = Some(1);
     cfg.experiment.observe.message_log = true;
     let opts = ReplayOptions {
@@ -325,8 +311,7 @@ fn a_message_refused_by_a_full_source_ends_every_rank_with_the_same_error() {
     }
     let p = dir.path().join("burst.txt");
     std::fs::write(&p, text).unwrap();
-    let sets = ["switching.max_pending=Some(4)".to_string()];
-    let mut cfg = apply_overrides(&common::preset("deflection-ms.ron"), &sets).unwrap();
+    let mut cfg = common::preset_with("deflection-ms.ron", &["switching.max_pending=Some(4)"]);
     cfg.experiment.partition_min_nodes = Some(1);
     let Err(one) = replay_once(&cfg, &p, &ReplayOptions::default()) else {
         panic!("one process took the burst");
@@ -364,20 +349,7 @@ fn a_trace_sweep_point_replays_alike_on_ranks() {
     };
     let (one, parts) = point();
     assert_eq!(parts, 1);
-    let ranked: Vec<_> = std::thread::scope(|s| {
-        let handles: Vec<_> = LocalRanks::new(2)
-            .into_iter()
-            .map(|t| {
-                let point = &point;
-                s.spawn(move || {
-                    let t = Arc::new(t);
-                    let _fail_others = t.guard();
-                    with_transport(t, point)
-                })
-            })
-            .collect();
-        handles.into_iter().map(|h| h.join().unwrap()).collect()
-    });
+    let (ranked, _) = common::on_local_ranks(2, point);
     for (r, (v, parts)) in ranked.into_iter().enumerate() {
         assert_eq!(parts, 2, "rank {r}: the point is split over the ranks");
         assert_eq!(v, one, "rank {r}");
@@ -414,15 +386,8 @@ fn exchanges(cfg: &HwConfig, trace: &Path, m: ReplayMode) -> u64 {
     let mut cfg = cfg.clone();
     cfg.experiment.partition_min_nodes = Some(1);
     cfg.experiment.observe.message_log = true;
-    let ts: Vec<Arc<LocalRanks>> = LocalRanks::new(2).into_iter().map(Arc::new).collect();
-    std::thread::scope(|s| {
-        for t in &ts {
-            let (cfg, t) = (&cfg, Arc::clone(t));
-            s.spawn(move || {
-                let _fail_others = t.guard();
-                with_transport(t, || replay_once(cfg, trace, &mode(m)).unwrap());
-            });
-        }
+    let (_, ts) = common::on_local_ranks(2, || {
+        replay_once(&cfg, trace, &mode(m)).unwrap();
     });
     ts[0].exchanges()
 }

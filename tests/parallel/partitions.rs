@@ -45,20 +45,7 @@ fn every_preset_gives_the_same_report_on_1_2_3_and_4_partitions() {
             assert_eq!(one, report(&c), "{name} with {t} threads");
         }
     }
-    common::assert_split_events(
-        &seen,
-        &[
-            "wormhole blocking",
-            "circuit conflicts",
-            "circuit aborts",
-            "hold timeouts",
-            "deflections",
-            "preemptions",
-            "self-preemptions",
-            "hop-limit drops",
-            "timeout resets",
-        ],
-    );
+    common::assert_split_events(&seen, &[]);
 }
 
 #[test]

@@ -606,6 +606,29 @@ fn check(k: &Call) -> Seen {
     seen
 }
 
+/// The call of `alg` for `c` on `p` ranks, checked (`check`), with what the simulation
+/// saw; `None` where the algorithm cannot run it (the caller asserts why).
+fn check_if_it_runs(
+    c: Collective,
+    alg: Algorithm,
+    p: u32,
+    sizes: Sizes,
+    op: Op,
+) -> Option<(Call, Seen)> {
+    if !runs(&c, alg, p, sizes, op) {
+        return None;
+    }
+    let k = Call {
+        c,
+        alg,
+        p,
+        sizes,
+        op,
+    };
+    let seen = check(&k);
+    Some((k, seen))
+}
+
 /// Roots worth trying on p ranks.
 fn roots(p: u32) -> Vec<u32> {
     let mut v = vec![0, 1 % p, p / 2, p - 1, (p / 2 + 1) % p];
@@ -647,18 +670,10 @@ fn bcast_brings_the_roots_data_to_every_rank_by_every_algorithm() {
             for n in [1, 7, 1000, 4099] {
                 for &alg in c.algorithms() {
                     let sizes = Sizes::Uniform(n);
-                    if !runs(&c, alg, p, sizes, Op::default()) {
+                    let Some((_, seen)) = check_if_it_runs(c, alg, p, sizes, Op::default()) else {
                         assert!(alg == Algorithm::ScatterRecursiveDoubling && !p.is_power_of_two());
                         continue;
-                    }
-                    let k = Call {
-                        c,
-                        alg,
-                        p,
-                        sizes,
-                        op: Op::default(),
                     };
-                    let seen = check(&k);
                     if alg == Algorithm::Binomial {
                         assert_eq!(seen.sent.iter().sum::<u64>(), u64::from(p - 1) * n);
                     }
@@ -681,18 +696,10 @@ fn reduce_brings_every_contribution_to_the_root_exactly_once() {
                 for op in OPS {
                     for &alg in c.algorithms() {
                         let sizes = Sizes::Uniform(count * 8);
-                        if !runs(&c, alg, p, sizes, op) {
+                        if check_if_it_runs(c, alg, p, sizes, op).is_none() {
                             assert_eq!(alg, Algorithm::Rabenseifner);
                             assert!(!op.commutative || count < pof2(p.into()));
-                            continue;
                         }
-                        check(&Call {
-                            c,
-                            alg,
-                            p,
-                            sizes,
-                            op,
-                        });
                     }
                 }
             }
@@ -708,17 +715,10 @@ fn allreduce_gives_every_rank_every_contribution_exactly_once() {
             for op in OPS {
                 for &alg in c.algorithms() {
                     let sizes = Sizes::Uniform(count * 8);
-                    if !runs(&c, alg, p, sizes, op) {
+                    let Some((_, seen)) = check_if_it_runs(c, alg, p, sizes, op) else {
                         assert_ne!(alg, Algorithm::RecursiveDoubling);
                         continue;
-                    }
-                    let seen = check(&Call {
-                        c,
-                        alg,
-                        p,
-                        sizes,
-                        op,
-                    });
+                    };
                     // Ring, and Rabenseifner on a power of two, send 2(p−1)/p of the data
                     // per rank when the segments are equal.
                     let p64 = u64::from(p);
@@ -799,18 +799,10 @@ fn allgather_gives_every_rank_every_block_by_every_algorithm() {
             };
             let total: u64 = blocks.iter().sum();
             for &alg in c.algorithms() {
-                if !runs(&c, alg, p, sizes, Op::default()) {
+                let Some((k, seen)) = check_if_it_runs(c, alg, p, sizes, Op::default()) else {
                     assert!(alg == Algorithm::RecursiveDoubling && !p.is_power_of_two());
                     continue;
-                }
-                let k = Call {
-                    c,
-                    alg,
-                    p,
-                    sizes,
-                    op: Op::default(),
                 };
-                let seen = check(&k);
                 for (r, b) in blocks.iter().enumerate() {
                     assert_eq!(seen.received[r], total - b, "{} rank {r}", label(&k));
                 }
@@ -880,18 +872,10 @@ fn reduce_scatter_leaves_each_rank_its_block_reduced_over_every_rank_once() {
         for (c, sizes) in cases {
             for op in OPS {
                 for &alg in c.algorithms() {
-                    if !runs(&c, alg, p, sizes, op) {
+                    let Some((k, seen)) = check_if_it_runs(c, alg, p, sizes, op) else {
                         assert!(!op.commutative || alg == Algorithm::NonCommutative);
                         continue;
-                    }
-                    let k = Call {
-                        c,
-                        alg,
-                        p,
-                        sizes,
-                        op,
                     };
-                    let seen = check(&k);
                     if alg == Algorithm::Pairwise {
                         let blocks = block_sizes(&k);
                         for (r, b) in blocks.iter().enumerate() {

@@ -6,6 +6,7 @@
 //! calls and the Cartesian constructors resolve to the world ranks MPI would give,
 //! across handle reuse, with unknown handles and partial traces reported.
 
+use crate::dumpi_frame;
 use routemu::mpi_semantics::comm::{CommTable, COMM_NULL, COMM_SELF, COMM_WORLD, GROUP_EMPTY};
 use routemu::trace::dumpi::{
     call_name, label_of, Args, Call, CallClass, DumpiFile, Field, SetOp, Status,
@@ -171,8 +172,6 @@ struct Writer {
     mask: u8,
 }
 
-const TYPES: usize = 28;
-
 impl Writer {
     fn new(version: [u8; 3]) -> Self {
         Writer {
@@ -183,7 +182,7 @@ impl Writer {
         }
     }
     fn body_start() -> usize {
-        8 + (3 + 8 + 2 + 2 + 4) + (4 + 4 * TYPES)
+        dumpi_frame::body_start()
     }
     /// Starts a record: label, mask, then what the mask announces.
     fn rec(&mut self, name: &str, mask: u8) -> &mut Self {
@@ -269,32 +268,12 @@ impl Writer {
         self
     }
     fn bytes(&self) -> Vec<u8> {
-        let mut b = b"\xff\xaa\xddDUMPI".to_vec();
-        let header = b.len();
-        b.extend(self.version);
-        b.extend(0u64.to_be_bytes());
-        b.extend([0, 0, 0, 0, 0, 0, 0, 0]); // hostname, username, meshcrd
-        let sizelbl = b.len();
-        b.extend((TYPES as u32).to_be_bytes());
-        for t in 0..TYPES {
-            let size: u32 = match t as i16 {
-                INT => 4,
-                DOUBLE => 8,
-                _ => 1,
-            };
-            b.extend(size.to_be_bytes());
-        }
-        let body = b.len();
-        assert_eq!(body, Self::body_start());
-        b.extend([0u8; 8]); // cpu and wall biases
-        b.extend(&self.records);
-        b.extend(293u16.to_be_bytes());
-        let index = [0, sizelbl, 0, 0, header, body, 0, 0];
-        b.extend(b"\xff\xaa\xddDUMPI");
-        for s in &index[1..] {
-            b.extend((*s as u64).to_be_bytes());
-        }
-        b
+        let size_of = |t: usize| match t as i16 {
+            INT => 4,
+            DOUBLE => 8,
+            _ => 1,
+        };
+        dumpi_frame::rank_file(self.version, size_of, &self.records)
     }
     fn decode(&self) -> Vec<Call> {
         let mut f = DumpiFile::from_bytes(self.bytes(), "w.bin").unwrap();

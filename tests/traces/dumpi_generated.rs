@@ -349,6 +349,21 @@ fn cli(args: &str) -> Cli {
     Cli::try_parse_from(std::iter::once("dumpi_gen").chain(args.split_whitespace())).unwrap()
 }
 
+/// Why the generator refuses command `args` (empty if it accepts it).
+fn refusal(args: &str) -> String {
+    generate(&cli(args)).err().unwrap_or_default()
+}
+
+/// The committed traces: each generator command, its options and the `.meta` file it
+/// writes.
+fn committed_traces() -> impl Iterator<Item = (&'static str, Cli, PathBuf)> {
+    GENERATED.into_iter().map(|args| {
+        let c = cli(args);
+        let meta = root().join(format!("{}.meta", c.out.display()));
+        (args, c, meta)
+    })
+}
+
 #[test]
 fn the_committed_traces_are_what_the_generator_writes_today() {
     let readme = std::fs::read_to_string(root().join("traces/generated/README.md")).unwrap();
@@ -401,14 +416,10 @@ fn parameters_that_do_not_fit_the_application_are_refused_with_the_flag() {
         ("fft --ranks 16 --bytes 1000", "--bytes 1000"),
         ("halo2d --ranks 8192", "--ranks 8192"),
     ] {
-        let e = generate(&cli(&format!("{args} --out x/p")))
-            .err()
-            .unwrap_or_default();
+        let e = refusal(&format!("{args} --out x/p"));
         assert!(e.contains(says), "{args}: {e}");
     }
-    let e = generate(&cli("halo2d --ranks 4 --out .."))
-        .err()
-        .unwrap_or_default();
+    let e = refusal("halo2d --ranks 4 --out ..");
     assert!(e.contains("--out"), "{e}");
 }
 
@@ -486,12 +497,33 @@ fn expected_messages(c: &Cli) -> u64 {
     }
 }
 
+/// Replays the trace of `meta` on `cfg` with `opts` and fails, naming the case `what`,
+/// unless it holds `expected` messages and delivers each of them once.
+fn replays_each_message_once(
+    cfg: &routemu::config::HwConfig,
+    meta: &std::path::Path,
+    opts: &ReplayOptions,
+    expected: u64,
+    what: &str,
+) {
+    let mut src = open(meta).unwrap();
+    let mut ids = std::collections::HashSet::new();
+    let s = replay::<WormholeNet>(cfg, src.as_mut(), opts, &mut |r| {
+        assert!(ids.insert(r.id), "{what}: message {} delivered twice", r.id);
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(
+        (s.messages, s.delivered, ids.len() as u64),
+        (expected, expected, expected),
+        "{what}"
+    );
+}
+
 #[test]
 fn every_generated_trace_replays_with_the_messages_its_application_sends() {
     let cfg = common::preset("wormhole-torus-dor.ron");
-    for args in GENERATED {
-        let c = cli(args);
-        let meta = root().join(format!("{}.meta", c.out.display()));
+    for (args, c, meta) in committed_traces() {
         let expected = expected_messages(&c);
         let d = open(&meta).unwrap().describe();
         assert!(
@@ -501,23 +533,12 @@ fn every_generated_trace_replays_with_the_messages_its_application_sends() {
             "{args}: every receive takes one send: {d}"
         );
         for mode in [ReplayMode::Open, ReplayMode::Deps] {
-            let mut src = open(&meta).unwrap();
             let opts = ReplayOptions {
                 mode,
                 time_scale: 0.001, // 1 cycle per µs
                 ..ReplayOptions::default()
             };
-            let mut ids = std::collections::HashSet::new();
-            let s = replay::<WormholeNet>(&cfg, src.as_mut(), &opts, &mut |r| {
-                assert!(ids.insert(r.id), "{args}: message {} delivered twice", r.id);
-                Ok(())
-            })
-            .unwrap();
-            assert_eq!(
-                (s.messages, s.delivered, ids.len() as u64),
-                (expected, expected, expected),
-                "{args} {mode:?}"
-            );
+            replays_each_message_once(&cfg, &meta, &opts, expected, &format!("{args} {mode:?}"));
         }
     }
 }
@@ -551,9 +572,7 @@ fn a_trace_that_cannot_be_written_whole_leaves_no_file_behind() {
 #[test]
 fn waiting_inside_a_collective_does_not_make_a_rank_late_for_the_rest_of_the_trace() {
     let cfg = common::preset("wormhole-torus-dor.ron");
-    for args in GENERATED {
-        let c = cli(args);
-        let meta = root().join(format!("{}.meta", c.out.display()));
+    for (args, _, meta) in committed_traces() {
         let mut src = open(&meta).unwrap();
         let opts = ReplayOptions {
             mode: ReplayMode::Deps,
@@ -775,22 +794,11 @@ fn pingpong_traces_replay_with_every_receive_matched_and_every_message_delivered
             )),
             "{args}: every receive takes one send: {d}"
         );
-        let mut src = open(&meta).unwrap();
         let opts = ReplayOptions {
             mode: ReplayMode::Deps,
             ..ReplayOptions::default()
         };
-        let mut ids = std::collections::HashSet::new();
-        let s = replay::<WormholeNet>(&cfg, src.as_mut(), &opts, &mut |r| {
-            assert!(ids.insert(r.id), "{args}: message {} delivered twice", r.id);
-            Ok(())
-        })
-        .unwrap();
-        assert_eq!(
-            (s.messages, s.delivered, ids.len() as u64),
-            (expected, expected, expected),
-            "{args}"
-        );
+        replays_each_message_once(&cfg, &meta, &opts, expected, args);
     }
 }
 
@@ -882,14 +890,10 @@ fn pingpong_is_refused_an_odd_number_of_ranks_or_fewer_than_two() {
             "--compute-ns",
         ),
     ] {
-        let e = generate(&cli(&format!("{args} --out x/p")))
-            .err()
-            .unwrap_or_default();
+        let e = refusal(&format!("{args} --out x/p"));
         assert!(e.contains(says), "{args}: {e}");
     }
-    let e = generate(&cli("pingpong --ranks 3 --out x/p"))
-        .err()
-        .unwrap();
+    let e = refusal("pingpong --ranks 3 --out x/p");
     assert!(e.contains("even number of ranks"), "{e}");
     assert!(generate(&cli("pingpong --ranks 2 --out x/p")).is_ok());
 }
@@ -899,7 +903,6 @@ fn pingpong_is_refused_an_odd_number_of_ranks_or_fewer_than_two() {
 
 mod elastic {
     use super::*;
-    use routemu::config::overrides::apply_overrides;
     use routemu::config::HwConfig;
     use routemu::experiments::replay::elastic::{Application, ElasticOptions, Overhead};
     use routemu::experiments::replay::{ReplayRecord, ReplaySummary};
@@ -911,8 +914,7 @@ mod elastic {
 
     /// `preset` with `sets` applied.
     pub(super) fn machine(preset: &str, sets: &[&str]) -> HwConfig {
-        let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
-        apply_overrides(&common::preset(preset), &sets).unwrap()
+        common::preset_with(preset, sets)
     }
 
     /// Replays `trace` elastically on `cfg`; the summary and every record.
@@ -945,6 +947,22 @@ mod elastic {
     const INIT: u64 = 60_000 + 300 + 200;
     const FINALIZE: u64 = 150_000;
 
+    /// An exact pingpong on 2 ranks, `iters` iterations of `bytes`-byte messages after
+    /// `c` ns of compute: the folder of its trace, the meta file, the torus preset it
+    /// replays on, and a message's zero-load latency between the two neighbouring ranks.
+    fn exact_pingpong(
+        iters: u64,
+        c: u64,
+        bytes: u64,
+    ) -> (tempfile::TempDir, PathBuf, HwConfig, u64) {
+        let (tmp, _, meta, _) = generated(&format!(
+            "pingpong --ranks 2 --iters {iters} --bytes {bytes} --compute-ns {c} --exact"
+        ));
+        let cfg = machine("wormhole-torus-dor.ron", &[]);
+        let data = routemu::switching::zero_load::wormhole(&cfg, 1, bytes / 8);
+        (tmp, meta, cfg, data)
+    }
+
     #[test]
     fn an_idle_pingpong_runs_in_its_closed_form_eagerly_and_by_rendezvous() {
         // Ranks 0 and 1 on neighbouring nodes, 1 cycle a ns: every iteration is two
@@ -953,11 +971,7 @@ mod elastic {
         // RTS, CTS (the receive is posted by then) and the data, and the last send
         // completes one FIN later.
         let (iters, c, bytes) = (5u64, 2_000u64, 800u64);
-        let (_tmp, _, meta, _) = generated(&format!(
-            "pingpong --ranks 2 --iters {iters} --bytes {bytes} --compute-ns {c} --exact"
-        ));
-        let cfg = machine("wormhole-torus-dor.ron", &[]);
-        let data = routemu::switching::zero_load::wormhole(&cfg, 1, bytes / 8);
+        let (_tmp, meta, cfg, data) = exact_pingpong(iters, c, bytes);
         let ctrl = routemu::switching::zero_load::wormhole(&cfg, 1, 1);
         let (eager, recs) = elastic(&cfg, &meta, ElasticOptions::default());
         let a = app(&eager);
@@ -989,11 +1003,7 @@ mod elastic {
     #[test]
     fn host_overheads_and_the_compute_scale_add_up_per_message_and_per_phase() {
         let (iters, c, bytes) = (4u64, 3_000u64, 80u64);
-        let (_tmp, _, meta, _) = generated(&format!(
-            "pingpong --ranks 2 --iters {iters} --bytes {bytes} --compute-ns {c} --exact"
-        ));
-        let cfg = machine("wormhole-torus-dor.ron", &[]);
-        let data = routemu::switching::zero_load::wormhole(&cfg, 1, bytes / 8);
+        let (_tmp, meta, cfg, data) = exact_pingpong(iters, c, bytes);
         let spec = "send=10+0.5,recv=7+0.25".parse::<Overhead>().unwrap();
         let e = ElasticOptions {
             compute_scale: 0.5,

@@ -5,6 +5,7 @@
 //! byte offset. The rank files are written here, big-endian, as sst-dumpi writes them.
 
 use crate::common;
+use crate::dumpi_frame;
 
 use routemu::experiments::replay::elastic::ElasticOptions;
 use routemu::experiments::replay::{
@@ -24,26 +25,24 @@ const DOUBLE: i16 = 14;
 
 /// One rank's calls, as a DUMPI file.
 struct Rank {
+    /// The records (the file's body but for its clock biases and end label).
     body: Vec<u8>,
     /// Byte offset of each call written, in the finished file.
     offsets: Vec<usize>,
 }
 
-/// Where the body starts: magic (8), header, size labels.
-fn body_start() -> usize {
-    8 + 3 + 8 + 2 + 2 + 4 + 4 + 28 * 4
-}
-
 impl Rank {
     fn new() -> Self {
         Rank {
-            body: vec![0; 8], // cpu and wall biases
+            body: Vec::new(),
             offsets: Vec::new(),
         }
     }
     /// A call record with wall time `ns` (entering = returning).
     fn call(&mut self, label: u16, ns: u64) -> &mut Self {
-        self.offsets.push(body_start() + self.body.len());
+        // After the body's 8 bytes of clock biases.
+        self.offsets
+            .push(dumpi_frame::body_start() + 8 + self.body.len());
         self.body.extend(label.to_be_bytes());
         self.body.push(0x08);
         let (s, n) = ((ns / 1_000_000_000) as u16, (ns % 1_000_000_000) as u32);
@@ -83,13 +82,18 @@ impl Rank {
             .i16(WORLD)
             .i32(req)
     }
-    fn waitall(&mut self, ns: u64, reqs: &[i32]) -> &mut Self {
-        self.call(18, ns).i32(reqs.len() as i32);
-        self.body.extend((reqs.len() as u32).to_be_bytes());
-        for &r in reqs {
-            self.i32(r);
+    /// A count argument, then the array of that many values, which DUMPI stores with
+    /// its length.
+    fn counted(&mut self, v: &[i32]) -> &mut Self {
+        self.i32(v.len() as i32);
+        self.body.extend((v.len() as u32).to_be_bytes());
+        for &x in v {
+            self.i32(x);
         }
         self
+    }
+    fn waitall(&mut self, ns: u64, reqs: &[i32]) -> &mut Self {
+        self.call(18, ns).counted(reqs)
     }
     fn wait(&mut self, ns: u64, req: i32) -> &mut Self {
         self.call(13, ns).i32(req)
@@ -167,20 +171,11 @@ impl Rank {
     /// Waitany (label 16) or Waitsome (20, with the completed indices).
     fn waitsome(&mut self, ns: u64, reqs: &[i32], done: &[i32]) -> &mut Self {
         self.call(if done.len() == 1 { 16 } else { 20 }, ns)
-            .i32(reqs.len() as i32);
-        self.body.extend((reqs.len() as u32).to_be_bytes());
-        for &r in reqs {
-            self.i32(r);
-        }
+            .counted(reqs);
         if done.len() == 1 {
             return self.i32(done[0]);
         }
-        self.i32(done.len() as i32);
-        self.body.extend((done.len() as u32).to_be_bytes());
-        for &i in done {
-            self.i32(i);
-        }
-        self
+        self.counted(done)
     }
     fn probe(&mut self, ns: u64, source: i32, tag: i32) -> &mut Self {
         self.call(23, ns).i32(source).i32(tag).i16(WORLD)
@@ -188,29 +183,8 @@ impl Rank {
 
     /// The whole file.
     fn bytes(&self) -> Vec<u8> {
-        let magic = [0xff, 0xaa, 0xdd, b'D', b'U', b'M', b'P', b'I'];
-        let mut f = magic.to_vec();
-        let header = f.len();
-        f.extend([1, 1, 0]);
-        f.extend(0u64.to_be_bytes());
-        f.extend(0u16.to_be_bytes());
-        f.extend(0u16.to_be_bytes());
-        f.extend(0u32.to_be_bytes());
-        let sizes = f.len();
-        f.extend(28u32.to_be_bytes());
-        for i in 0..28u32 {
-            let size: u32 = if i == DOUBLE as u32 { 8 } else { 4 };
-            f.extend(size.to_be_bytes());
-        }
-        let body = f.len();
-        assert_eq!(body, body_start());
-        f.extend(&self.body);
-        f.extend(293u16.to_be_bytes());
-        f.extend(magic);
-        for o in [sizes, 0, 0, header, body, 0, 0] {
-            f.extend((o as u64).to_be_bytes());
-        }
-        f
+        let size_of = |t: usize| if t == DOUBLE as usize { 8 } else { 4 };
+        dumpi_frame::rank_file([1, 1, 0], size_of, &self.body)
     }
 }
 
@@ -853,7 +827,8 @@ impl Rank {
     }
     /// A Test that found nothing, recorded without time stamps.
     fn untimed(&mut self) -> &mut Self {
-        self.offsets.push(body_start() + self.body.len());
+        self.offsets
+            .push(dumpi_frame::body_start() + 8 + self.body.len());
         self.body.extend(14u16.to_be_bytes());
         self.body.push(0x00);
         self.i32(99).i32(0)

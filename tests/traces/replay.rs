@@ -174,9 +174,7 @@ fn every_message_is_delivered_once_and_children_wait_for_their_parents() {
 
 #[test]
 fn endpoints_outside_the_network_are_refused_unless_mapped() {
-    let dir = tempfile::tempdir().unwrap();
-    let p = dir.path().join("t.txt");
-    std::fs::write(&p, "time src dst flits\n0 0 70 4\n5 70 1 2\n").unwrap();
+    let (_dir, p) = common::temp_file("t.txt", "time src dst flits\n0 0 70 4\n5 70 1 2\n");
     let cfg = common::preset("wormhole-torus-dor.ron");
     let mut src = open(&p).unwrap();
     let e = replay_machine(&cfg, src.as_mut(), &ReplayOptions::default(), &mut |_| {
@@ -197,7 +195,7 @@ fn endpoints_outside_the_network_are_refused_unless_mapped() {
 fn the_command_writes_the_summary_json_and_per_message_csv() {
     let dir = tempfile::tempdir().unwrap();
     let csv = dir.path().join("m.csv");
-    let out = common::routemu(&[
+    let out = common::routemu_ok(&[
         "replay",
         "hw/circuit-drop.ron",
         "--trace",
@@ -213,11 +211,6 @@ fn the_command_writes_the_summary_json_and_per_message_csv() {
         "--json",
         "-",
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["schema"], "routemu.replay/1");
     assert_eq!(v["mode"], "deps");
@@ -327,10 +320,7 @@ fn bad_traces_and_maps_are_refused_with_the_place_and_nothing_written() {
             csv.to_str().unwrap(),
         ];
         a.extend(args);
-        let out = common::routemu(&a);
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(1), "{a:?}: {err}");
-        assert!(err.contains(why), "{a:?}: {err}");
+        common::refused(1, &a, why);
         assert!(!csv.exists(), "{a:?}: a half-written CSV was left");
     }
 }
@@ -354,33 +344,16 @@ fn replay_results_do_not_depend_on_the_thread_count() {
     // 1–12 flits, every third message with a dependant) where partitions must agree
     // on every contended cycle.
     let dir = tempfile::tempdir().unwrap();
-    let busy = dir.path().join("busy.txt");
-    let mut text = String::from("cycle src dst flits id deps\n");
-    let mut x: u64 = 12345;
-    let mut rnd = |m: u64| {
-        x = x
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (x >> 33) % m
-    };
-    for i in 0..1500u64 {
-        let (s, d, f) = (rnd(64), rnd(64), 1 + rnd(12));
-        let deps = if i % 3 == 0 {
-            format!("{}", i + 7)
-        } else {
-            "-".into()
-        };
-        text.push_str(&format!("{} {s} {d} {f} {i} {deps}\n", i / 4));
-    }
-    std::fs::write(&busy, text).unwrap();
+    let busy = busy_trace(dir.path(), 1500, true);
     for p in [trace("netrace/example.tra.bz2"), busy] {
         one_trace_on_1_to_4_threads(&p);
     }
 }
 
-/// The congested generated trace of `replay_results_do_not_depend_on_the_thread_count`
-/// with every third message the parent of the seventh after it; `n` messages.
-fn busy_trace(dir: &Path, n: u64) -> PathBuf {
+/// A congested generated trace of `n` messages (4 a cycle on 64 nodes, 1–12 flits) with
+/// every third message the parent of the seventh after it; of a message past the end
+/// too (a parent whose dependant never comes) if `past_the_end`.
+fn busy_trace(dir: &Path, n: u64, past_the_end: bool) -> PathBuf {
     let busy = dir.join("busy.txt");
     let mut text = String::from("cycle src dst flits id deps\n");
     let mut x: u64 = 12345;
@@ -392,7 +365,7 @@ fn busy_trace(dir: &Path, n: u64) -> PathBuf {
     };
     for i in 0..n {
         let (s, d, f) = (rnd(64), rnd(64), 1 + rnd(12));
-        let deps = if i % 3 == 0 && i + 7 < n {
+        let deps = if i % 3 == 0 && (past_the_end || i + 7 < n) {
             format!("{}", i + 7)
         } else {
             "-".into()
@@ -409,7 +382,7 @@ fn elastic_replay_results_do_not_depend_on_the_thread_count() {
     // trace with a constant one that makes children come both before and after their
     // recorded times.
     let dir = tempfile::tempdir().unwrap();
-    let busy = busy_trace(dir.path(), 1500);
+    let busy = busy_trace(dir.path(), 1500, false);
     for (p, l) in [
         (trace("netrace/example.tra.bz2"), None),
         (busy, Some(RecordedLatency::Constant(6))),
@@ -426,10 +399,8 @@ fn elastic_replay_keeps_the_recorded_distance_after_the_parents_deliveries() {
     // Message 3 was recorded 3 cycles after its parent 2, before 2's recorded arrival:
     // it comes in the cycle after 2's delivery, after its recorded time. Message 6 has
     // two parents (4, a long way across the torus, and 5, short): the later of the two.
-    let dir = tempfile::tempdir().unwrap();
-    let p = dir.path().join("chain.txt");
-    std::fs::write(
-        &p,
+    let (_dir, p) = common::temp_file(
+        "chain.txt",
         "cycle src dst flits id deps\n\
          0 0 1 4 0 1\n\
          100 1 0 2 1 -\n\
@@ -438,8 +409,7 @@ fn elastic_replay_keeps_the_recorded_distance_after_the_parents_deliveries() {
          300 9 45 8 4 6\n\
          300 20 21 2 5 6\n\
          340 10 9 1 6 -\n",
-    )
-    .unwrap();
+    );
     let msgs = read_all(&p);
     let parents = parents_of(&msgs);
     let l = 10;
@@ -487,16 +457,13 @@ fn a_dependant_due_more_than_the_read_ahead_before_its_recorded_time_is_created_
     // The child is recorded 2·W after its parent, and the recording's latency (2·W) makes
     // it due in the cycle after its parent's delivery: W earlier than the trace is read.
     let w = READ_AHEAD;
-    let dir = tempfile::tempdir().unwrap();
-    let p = dir.path().join("far.txt");
-    std::fs::write(
-        &p,
+    let (_dir, p) = common::temp_file(
+        "far.txt",
         format!(
             "cycle src dst flits id deps\n0 0 1 2 0 1\n{} 1 0 2 1 -\n",
             2 * w
         ),
-    )
-    .unwrap();
+    );
     let cfg = common::preset("wormhole-torus-dor.ron");
     let (recs, sum) = replay_all(&cfg, &p, &elastic(Some(RecordedLatency::Constant(2 * w))));
     assert_eq!((sum.delivered, sum.read_late), (2, 1));
@@ -586,13 +553,10 @@ fn elastic_run_time_does_not_decrease_as_the_links_slow_down() {
 
 #[test]
 fn recorded_latency_is_refused_outside_elastic_replay_of_a_message_trace_and_when_malformed() {
-    let dir = tempfile::tempdir().unwrap();
-    let text = dir.path().join("t.txt");
-    std::fs::write(
-        &text,
+    let (_dir, text) = common::temp_file(
+        "t.txt",
         "cycle src dst flits id deps\n0 0 1 2 0 1\n5 1 0 2 1 -\n",
-    )
-    .unwrap();
+    );
     let text = text.to_str().unwrap();
     let netrace = "traces/netrace/shrtex.tra.bz2";
     for (args, why) in [
@@ -657,10 +621,7 @@ fn recorded_latency_is_refused_outside_elastic_replay_of_a_message_trace_and_whe
     ] {
         let mut a = vec!["replay", "hw/wormhole-torus-dor.ron"];
         a.extend(args);
-        let out = common::routemu(&a);
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(1), "{a:?}: {err}");
-        assert!(err.contains(why), "{a:?}: {err}");
+        common::refused(1, &a, why);
     }
     // The defaults, in the summary and the JSON: hops:3 for Netrace, 0 for text.
     for (t, want) in [(netrace, "hops:3"), (text, "0")] {
@@ -773,14 +734,8 @@ fn a_trace_with_more_endpoints_than_nodes_needs_a_folding_placement() {
         "{err}"
     );
     assert!(!json.exists());
-    let out = common::routemu(&args(Some("block:4")));
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    common::routemu_ok(&args(Some("block:4")));
+    let doc: serde_json::Value = common::read_json(&json);
     assert_eq!(doc["placement"], "block:4");
     assert_eq!(doc["delivered"], doc["messages"]);
     // A grid larger than the network is refused with the reason.

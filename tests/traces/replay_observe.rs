@@ -94,15 +94,12 @@ fn the_lag_behind_the_recorded_times_grows_with_the_routing_delay() {
 
 #[test]
 fn a_trace_without_dependencies_is_said_to_replay_as_open_loop() {
-    let dir = tempfile::tempdir().unwrap();
-    let t = dir.path().join("t.txt");
-    std::fs::write(
-        &t,
+    let (_dir, t) = common::temp_file(
+        "t.txt",
         "time src dst flits\n0 0 5 4\n3 5 0 2\n3 1 2 8\n9 2 1 1\n",
-    )
-    .unwrap();
+    );
     let run = |mode: &str| {
-        let out = common::routemu(&[
+        let out = common::routemu_ok(&[
             "replay",
             "hw/wormhole-torus-dor.ron",
             "--trace",
@@ -112,11 +109,6 @@ fn a_trace_without_dependencies_is_said_to_replay_as_open_loop() {
             "--json",
             "-",
         ]);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
         let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         (String::from_utf8_lossy(&out.stderr).to_string(), v)
     };
@@ -206,7 +198,7 @@ fn the_command_writes_the_same_measurements_on_1_and_3_threads() {
         };
         let (json, svg, csv, dist) = (f("r.json"), f("h.svg"), f("s.csv"), f("l.csv"));
         let log = f("m.csv");
-        let out = common::routemu(&[
+        common::routemu_ok(&[
             "replay",
             "hw/wormhole-torus-adaptive.ron",
             "--trace",
@@ -235,13 +227,7 @@ fn the_command_writes_the_same_measurements_on_1_and_3_threads() {
             "--json",
             &json,
         ]);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let mut v: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        let mut v: serde_json::Value = common::read_json(json.as_ref());
         assert_eq!(v["partitions"], threads.parse::<u32>().unwrap());
         let o = v.as_object_mut().unwrap();
         for k in ["partitions", "partitioning", "routemu", "command", "config"] {

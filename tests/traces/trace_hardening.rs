@@ -7,17 +7,10 @@
 
 use crate::common;
 
-use routemu::config::overrides::apply_overrides;
 use routemu::experiments::replay::{replay_machine, ReplayMode, ReplayOptions, ReplaySummary};
 use routemu::experiments::traces::{open, open_with, OpenOptions};
 use routemu::Error;
 use std::path::{Path, PathBuf};
-
-fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
-    let p = dir.join(name);
-    std::fs::write(&p, text).unwrap();
-    p
-}
 
 fn replay(p: &Path, opts: &ReplayOptions) -> routemu::Result<ReplaySummary> {
     let cfg = common::preset("wormhole-torus-dor.ron");
@@ -90,7 +83,7 @@ fn netrace(dir: &Path, name: &str, regions: &[usize], packets: &[(u64, u32, &[u3
 #[test]
 fn duplicate_ids_are_refused_with_the_place_in_either_mode_and_never_panic() {
     let dir = tempfile::tempdir().unwrap();
-    let t = write(
+    let t = common::write_file(
         dir.path(),
         "dup.txt",
         "time src dst flits id\n0 0 1 1 5\n0 1 2 1 5\n",
@@ -112,9 +105,7 @@ fn duplicate_ids_are_refused_with_the_place_in_either_mode_and_never_panic() {
 
 #[test]
 fn a_dependant_listed_before_its_parent_is_refused_not_ignored() {
-    let dir = tempfile::tempdir().unwrap();
-    let p = write(
-        dir.path(),
+    let (_dir, p) = common::temp_file(
         "cbp.txt",
         "time src dst flits id deps\n0 0 1 1 10 -\n0 1 2 4 3 10\n",
     );
@@ -125,7 +116,7 @@ fn a_dependant_listed_before_its_parent_is_refused_not_ignored() {
 #[test]
 fn a_time_beyond_the_horizon_is_refused_naming_the_line_and_the_scale() {
     let dir = tempfile::tempdir().unwrap();
-    let p = write(
+    let p = common::write_file(
         dir.path(),
         "tmax.txt",
         "time src dst flits\n0 1 2 3\n18446744073709551615 2 3 3\n",
@@ -138,7 +129,7 @@ fn a_time_beyond_the_horizon_is_refused_naming_the_line_and_the_scale() {
         "{e}"
     );
     // A scale that carries ordinary times beyond it.
-    let p = write(
+    let p = common::write_file(
         dir.path(),
         "s.txt",
         "time src dst flits\n0 1 2 3\n415 2 3 3\n",
@@ -150,10 +141,10 @@ fn a_time_beyond_the_horizon_is_refused_naming_the_line_and_the_scale() {
     let e = replay(&p, &opts).unwrap_err().to_string();
     assert!(e.contains("s.txt:3:") && e.contains("415 × 1e30"), "{e}");
     // The horizon itself is replayed: nothing before it is lost.
-    let p = write(
+    let p = common::write_file(
         dir.path(),
         "h.txt",
-        &format!("time src dst flits\n0 1 2 3\n{} 2 3 3\n", 1u64 << 62),
+        format!("time src dst flits\n0 1 2 3\n{} 2 3 3\n", 1u64 << 62),
     );
     let s = replay(&p, &ReplayOptions::default()).unwrap();
     assert_eq!((s.messages, s.delivered), (2, 2));
@@ -161,9 +152,7 @@ fn a_time_beyond_the_horizon_is_refused_naming_the_line_and_the_scale() {
 
 #[test]
 fn a_gap_beyond_its_maximum_is_refused_and_the_largest_is_added_in_full() {
-    let dir = tempfile::tempdir().unwrap();
-    let p = write(
-        dir.path(),
+    let (_dir, p) = common::temp_file(
         "gap.txt",
         "time src dst flits id deps\n0 0 1 1 1 2\n0 1 2 1 2 -\n",
     );
@@ -195,8 +184,7 @@ fn a_gap_beyond_its_maximum_is_refused_and_the_largest_is_added_in_full() {
 #[test]
 fn a_message_longer_than_the_watchdog_window_is_not_a_stall() {
     // Its flits move every cycle; only its delivery comes after the window.
-    let dir = tempfile::tempdir().unwrap();
-    let p = write(dir.path(), "long.txt", "time src dst flits\n0 1 2 5000\n");
+    let (_dir, p) = common::temp_file("long.txt", "time src dst flits\n0 1 2 5000\n");
     let opts = ReplayOptions {
         stall_cycles: 1000,
         ..ReplayOptions::default()
@@ -212,7 +200,7 @@ fn sizes_beyond_the_largest_message_are_refused_and_size_zero_is_one_flit() {
         ("f.txt", "time src dst flits\n0 1 2 4294967296\n"),
         ("b.txt", "time src dst bytes\n0 1 2 18446744073709551615\n"),
     ] {
-        let p = write(dir.path(), name, text);
+        let p = common::write_file(dir.path(), name, text);
         let e = replay(&p, &ReplayOptions::default())
             .unwrap_err()
             .to_string();
@@ -222,7 +210,7 @@ fn sizes_beyond_the_largest_message_are_refused_and_size_zero_is_one_flit() {
             "{e}"
         );
     }
-    let p = write(dir.path(), "z.txt", "time src dst bytes\n0 1 2 0\n");
+    let p = common::write_file(dir.path(), "z.txt", "time src dst bytes\n0 1 2 0\n");
     let s = replay(&p, &ReplayOptions::default()).unwrap();
     assert_eq!(s.flits, 1);
 }
@@ -245,12 +233,7 @@ fn a_compressed_line_longer_than_the_cap_is_refused_with_its_line() {
 
 #[test]
 fn a_text_trace_starting_with_a_byte_order_mark_replays() {
-    let dir = tempfile::tempdir().unwrap();
-    let p = write(
-        dir.path(),
-        "bom.txt",
-        "\u{feff}time src dst flits\n0 1 2 3\n",
-    );
+    let (_dir, p) = common::temp_file("bom.txt", "\u{feff}time src dst flits\n0 1 2 3\n");
     assert_eq!(replay(&p, &ReplayOptions::default()).unwrap().delivered, 1);
 }
 
@@ -278,7 +261,7 @@ fn netrace_times_going_backwards_are_refused_like_the_text_readers() {
 fn a_dangling_dependency_is_an_error_in_a_whole_trace_and_dropped_and_counted_in_a_region() {
     let dir = tempfile::tempdir().unwrap();
     // Text: message 0 names 1 as its dependant, and 1 never comes.
-    let p = write(
+    let p = common::write_file(
         dir.path(),
         "dang.txt",
         "time src dst flits id deps\n0 0 1 1 0 1\n4 1 2 1 2 -\n",
@@ -289,7 +272,7 @@ fn a_dangling_dependency_is_an_error_in_a_whole_trace_and_dropped_and_counted_in
         "{e}"
     );
     // Beyond the trace's last id: a recording that ended before them; counted.
-    let p = write(
+    let p = common::write_file(
         dir.path(),
         "end.txt",
         "time src dst flits id deps\n0 0 1 1 0 7\n",
@@ -325,15 +308,17 @@ fn ring(dir: &Path) -> PathBuf {
     for i in 0..8 {
         t.push_str(&format!("0 {i} {} 64\n", (i + 5) % 8));
     }
-    write(dir, "ring.txt", &t)
+    common::write_file(dir, "ring.txt", &t)
 }
 
 #[test]
 fn a_deadlocked_replay_is_a_deadlock_with_the_waiting_cycle_on_any_thread_count() {
     let dir = tempfile::tempdir().unwrap();
     let p = ring(dir.path());
-    let sets = ["switching.unsafe_routing=true", "router.vcs=1"].map(String::from);
-    let base = apply_overrides(&common::preset("wormhole-torus-dor.ron"), &sets).unwrap();
+    let base = common::preset_with(
+        "wormhole-torus-dor.ron",
+        &["switching.unsafe_routing=true", "router.vcs=1"],
+    );
     let opts = ReplayOptions {
         stall_cycles: 2000,
         ..ReplayOptions::default()
@@ -381,7 +366,7 @@ fn dependants_named_too_far_ahead_are_refused_instead_of_held_without_bound() {
     for i in 0..(1u64 << 20) + 10 {
         text.push_str(&format!("{} 1 2 1 {i} {}\n", i, 1_000_000_000_000u64 + i));
     }
-    let p = write(dir.path(), "ahead.txt", &text);
+    let p = common::write_file(dir.path(), "ahead.txt", &text);
     let e = replay(&p, &deps()).unwrap_err().to_string();
     assert!(e.contains("named ahead") && e.contains("1048576"), "{e}");
 }

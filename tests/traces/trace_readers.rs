@@ -210,39 +210,37 @@ mod dumpi {
                 ));
             }
             Args::Barrier { comm } => v.push(format!("MPI_Comm comm={comm}")),
+            // A send and a receive print alike but for the peer's name; a blocking
+            // receive prints its status too.
             Args::Send {
                 count,
                 datatype,
-                dest,
+                dest: peer,
                 tag,
                 comm,
                 request,
-            } => {
-                v.push(format!("int count={count}"));
-                v.push(format!("MPI_Datatype datatype={datatype}"));
-                v.push(format!("int dest={dest}"));
-                v.push(format!("int tag={tag}"));
-                v.push(format!("MPI_Comm comm={comm}"));
-                if let Some(r) = request {
-                    v.push(format!("MPI_Request request=[{r}]"));
-                }
             }
-            Args::Recv {
+            | Args::Recv {
                 count,
                 datatype,
-                source,
+                source: peer,
                 tag,
                 comm,
                 request,
             } => {
+                let recv = matches!(c.args, Args::Recv { .. });
                 v.push(format!("int count={count}"));
                 v.push(format!("MPI_Datatype datatype={datatype}"));
-                v.push(format!("int source={source}"));
+                v.push(format!(
+                    "int {}={peer}",
+                    if recv { "source" } else { "dest" }
+                ));
                 v.push(format!("int tag={tag}"));
                 v.push(format!("MPI_Comm comm={comm}"));
                 match request {
                     Some(r) => v.push(format!("MPI_Request request=[{r}]")),
-                    None => status(&mut v),
+                    None if recv => status(&mut v),
+                    None => {}
                 }
             }
             Args::Wait { requests } => {
@@ -313,9 +311,7 @@ mod dumpi {
             assert_eq!(sends, 1, "rank {r}: one Isend in the ring");
         }
         // (testbgp, with its communicator calls, and undecodable labels: tests/traces/dumpi.rs.)
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("x.bin");
-        std::fs::write(&p, b"not a dumpi file at all, no").unwrap();
+        let (_dir, p) = crate::common::temp_file("x.bin", b"not a dumpi file at all, no");
         assert!(DumpiFile::open(&p)
             .unwrap_err()
             .to_string()
