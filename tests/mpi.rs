@@ -149,6 +149,132 @@ fn a_bad_configuration_ends_every_rank_with_status_one_and_one_message() {
 }
 
 #[test]
+fn refusals_any_rank_meets_end_every_rank_alike_and_are_told_once() {
+    let short = ["--warmup", "100", "--cycles", "1000", "--replications", "1"];
+    // An output rank 0 cannot write (the others write nothing): every rank ends.
+    let mut args = vec![
+        "run",
+        "hw/wormhole-torus-dor.ron",
+        "--json",
+        "/nonexistent/x.json",
+    ];
+    args.extend(short);
+    let out = launch(Some(2), &args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(err.matches("does not exist").count(), 1, "{err}");
+    // A memory refusal every rank meets: told once, not by each rank.
+    let mut args = vec![
+        "run",
+        "hw/wormhole-torus-dor.ron",
+        "--set",
+        "topology=Hypercube(dim: 24)",
+        "--set",
+        "router.vcs=64",
+    ];
+    args.extend(short);
+    let out = launch(Some(2), &args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(err.matches("routemu: a network of").count(), 1, "{err}");
+}
+
+#[test]
+fn ranks_started_with_different_command_lines_are_refused_naming_the_difference() {
+    let exe = env!("CARGO_BIN_EXE_routemu");
+    let run = |seed: &'static str| {
+        vec![
+            "-np",
+            "1",
+            exe,
+            "run",
+            "hw/wormhole-torus-dor.ron",
+            "--warmup",
+            "100",
+            "--cycles",
+            "1000",
+            "--replications",
+            "1",
+            "--seed",
+            seed,
+        ]
+    };
+    let mut args = vec!["--oversubscribe"];
+    args.extend(run("1"));
+    args.push(":");
+    args.extend(run("2"));
+    let out = Command::new("mpirun")
+        .args(&args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .env("OMPI_MCA_mpi_yield_when_idle", "1")
+        .output()
+        .expect("mpirun runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(
+        err.matches("rank 1 has `--seed 2` where rank 0 has `--seed 1`")
+            .count(),
+        1,
+        "{err}"
+    );
+}
+
+#[test]
+fn ranks_given_different_files_under_one_name_are_refused_naming_the_field() {
+    // The same command line in two working directories whose x.ron differ in the seed.
+    let dirs = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("hw/wormhole-torus-dor.ron"),
+    )
+    .unwrap();
+    for (d, seed) in dirs.iter().zip(["1", "2"]) {
+        let mut cfg: routemu::config::HwConfig = ron::from_str(&text).unwrap();
+        cfg.experiment.seed = seed.parse().unwrap();
+        let pretty = ron::ser::to_string(&cfg).unwrap();
+        std::fs::write(d.path().join("x.ron"), pretty).unwrap();
+    }
+    let exe = env!("CARGO_BIN_EXE_routemu");
+    let mut args: Vec<&str> = vec!["--oversubscribe"];
+    for (i, d) in dirs.iter().enumerate() {
+        if i > 0 {
+            args.push(":");
+        }
+        args.extend([
+            "-np",
+            "1",
+            "-wdir",
+            d.path().to_str().unwrap(),
+            exe,
+            "run",
+            "x.ron",
+            "--warmup",
+            "100",
+            "--cycles",
+            "1000",
+            "--replications",
+            "1",
+        ]);
+    }
+    let out = Command::new("mpirun")
+        .args(&args)
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .env("OMPI_MCA_mpi_yield_when_idle", "1")
+        .output()
+        .expect("mpirun runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(
+        err.matches("experiment.seed is 1 on rank 0 and 2 on rank 1")
+            .count(),
+        1,
+        "{err}"
+    );
+}
+
+#[test]
 fn bench_under_mpirun_prints_the_ranks_table_once_and_no_single_process_table() {
     let out = launch(
         Some(2),

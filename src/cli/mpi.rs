@@ -36,7 +36,7 @@ pub fn main_mpi(cli: crate::cli::Cli) -> i32 {
     }));
     let dynt: Arc<dyn Transport> = t.clone();
     let (code, alone) = with_transport(dynt, || {
-        let result = crate::cli::run_command(cli);
+        let result = same_command_line(t.as_ref()).and_then(|()| crate::cli::run_command(cli));
         let alone = matches!(&result, Err(e) if met_alone(e));
         if alone && rank != 0 {
             // Rank 0's message would not tell this rank's failure.
@@ -62,6 +62,40 @@ pub fn main_mpi(cli: crate::cli::Cli) -> i32 {
     }
     drop(universe);
     code
+}
+
+/// Refuses to start when the ranks were given different command lines (a rank with
+/// another seed, cycle count or command would compute another result, or wait for the
+/// others for ever); names the first argument that differs. Every rank calls it first.
+fn same_command_line(t: &dyn Transport) -> crate::foundation::error::Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let all = t.all_gather(args.join("\0").as_bytes());
+    let Some(r) = all.iter().position(|a| *a != all[0]) else {
+        return Ok(());
+    };
+    let split = |b: &[u8]| -> Vec<String> {
+        String::from_utf8_lossy(b)
+            .split('\0')
+            .map(str::to_string)
+            .collect()
+    };
+    let (a0, ar) = (split(&all[0]), split(&all[r]));
+    let i = a0.iter().zip(&ar).take_while(|(x, y)| x == y).count();
+    let show = |v: &[String]| {
+        let from = i.saturating_sub(1);
+        let end = (i + 2).min(v.len());
+        if from >= end {
+            "(nothing)".to_string()
+        } else {
+            format!("`{}`", v[from..end].join(" "))
+        }
+    };
+    Err(Error::Agreed(format!(
+        "the ranks of this MPI run were started with different command lines: rank {r} has \
+         {} where rank 0 has {}; every rank must run the same command",
+        show(&ar),
+        show(&a0)
+    )))
 }
 
 /// Whether one rank can meet `e` without the others (its memory, its files, what it

@@ -393,11 +393,19 @@ pub fn check_json_output(json: Option<&str>) -> Result<()> {
 /// a directory), none is a file the command reads (`foundation::inputs`: compared by
 /// device and inode, links followed), no two name the same file, and at most one goes
 /// to standard output (`-`). A long run then never ends on an output it cannot write.
-/// On the ranks of an MPI run but rank 0, which write nothing, nothing is checked.
+/// On the ranks of an MPI run rank 0 checks (the others write nothing) and a refusal
+/// ends every rank (`engine::transport::agree`).
 pub fn check_outputs(outputs: &[(&str, &str)]) -> Result<()> {
-    if !crate::engine::transport::writes_outputs() {
-        return Ok(());
-    }
+    // Rank 0 of an MPI run checks, and every rank ends alike when it refuses.
+    let local = if crate::engine::transport::writes_outputs() {
+        check_outputs_here(outputs)
+    } else {
+        Ok(())
+    };
+    crate::engine::transport::agree(local)
+}
+
+fn check_outputs_here(outputs: &[(&str, &str)]) -> Result<()> {
     let stdout: Vec<&str> = outputs
         .iter()
         .filter(|(_, d)| *d == "-")

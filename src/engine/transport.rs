@@ -75,3 +75,30 @@ pub fn current() -> Option<Arc<dyn Transport>> {
 pub fn writes_outputs() -> bool {
     current().is_none_or(|t| t.rank() == 0)
 }
+
+/// Makes the ranks agree on a check each made (or only some could make): every rank
+/// passes its own result, and every rank gets an error when any rank's check failed —
+/// the lowest such rank's, named by its rank unless it is rank 0 — so that all end
+/// alike, with the same exit status, and the refusal is told once (by rank 0). Every
+/// rank must call it at the same point. Without ranks, `local` itself.
+pub fn agree(local: crate::foundation::error::Result<()>) -> crate::foundation::error::Result<()> {
+    let Some(t) = current() else {
+        return local;
+    };
+    let mine = match &local {
+        Ok(()) => Vec::new(),
+        Err(e) => e.to_string().into_bytes(),
+    };
+    let all = t.all_gather(&mine);
+    match all.iter().enumerate().find(|(_, m)| !m.is_empty()) {
+        None => Ok(()),
+        Some((0, m)) => Err(crate::foundation::error::Error::Agreed(
+            String::from_utf8_lossy(m).into_owned(),
+        )),
+        Some((r, m)) => Err(crate::foundation::error::Error::Agreed(format!(
+            "rank {r} of {}: {}",
+            t.ranks(),
+            String::from_utf8_lossy(m)
+        ))),
+    }
+}

@@ -177,17 +177,93 @@ fn ranks_on_this_host() -> u64 {
 
 /// Refuses `cfg` when its memory estimate exceeds the limit, unless `--force` was given;
 /// returns the check either way.
+///
+/// On the ranks of an MPI run, first every rank's configuration and inputs are compared
+/// ([`same_on_every_rank`]), and a refusal ends every rank alike, told once.
 pub fn enforce_memory(cfg: &HwConfig, m: &Machine) -> Result<MemoryCheck> {
+    same_on_every_rank(cfg)?;
     let c = memory_check(cfg, m);
-    if !c.fits() && !forced() {
-        return Err(Error::Limit(format!(
+    let local = if !c.fits() && !forced() {
+        Err(Error::Limit(format!(
             "a network of {} nodes {}; a smaller network, fewer VCs or DMA engines, or fewer parallel \
              replications (--jobs) would fit; --force to try anyway",
             m.topology.nodes(),
             c.describe()
-        )));
-    }
+        )))
+    } else {
+        Ok(())
+    };
+    crate::engine::transport::agree(local)?;
     Ok(c)
+}
+
+/// Refuses to run when the ranks of an MPI run hold different effective configurations
+/// or different input files (by name and size): they would emulate different machines
+/// and exchange nonsense, or wait for each other for ever. Names what differs.
+pub fn same_on_every_rank(cfg: &HwConfig) -> Result<()> {
+    let Some(t) = crate::engine::transport::current() else {
+        return Ok(());
+    };
+    let config = serde_json::to_value(cfg).unwrap_or_default();
+    let inputs: Vec<(String, Option<u64>)> = crate::foundation::inputs::all()
+        .iter()
+        .map(|p| {
+            let name = p
+                .file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned();
+            (name, std::fs::metadata(p).ok().map(|m| m.len()))
+        })
+        .collect();
+    let mine = serde_json::to_vec(&(config, inputs)).unwrap_or_default();
+    let all = t.all_gather(&mine);
+    let Some(r) = all.iter().position(|a| *a != all[0]) else {
+        return Ok(());
+    };
+    type Seen = (serde_json::Value, Vec<(String, Option<u64>)>);
+    let parse = |b: &[u8]| serde_json::from_slice::<Seen>(b).unwrap_or_default();
+    let ((c0, i0), (cr, ir)) = (parse(&all[0]), parse(&all[r]));
+    let mut diffs = Vec::new();
+    differences("", &c0, &cr, &mut diffs);
+    let what = if !diffs.is_empty() {
+        diffs.truncate(3);
+        diffs
+            .iter()
+            .map(|(path, a, b)| format!("{path} is {a} on rank 0 and {b} on rank {r}"))
+            .collect::<Vec<_>>()
+            .join("; ")
+    } else {
+        format!("the input files differ: {i0:?} on rank 0, {ir:?} on rank {r} (name, bytes)")
+    };
+    Err(Error::Agreed(format!(
+        "the ranks of this MPI run were given different machines or inputs: {what}; every \
+         rank must run the same command on the same files"
+    )))
+}
+
+/// The leaves where two JSON values differ, as (path, here, there).
+fn differences(
+    path: &str,
+    a: &serde_json::Value,
+    b: &serde_json::Value,
+    out: &mut Vec<(String, String, String)>,
+) {
+    use serde_json::Value;
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            for (k, v) in x {
+                let p = if path.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{path}.{k}")
+                };
+                differences(&p, v, y.get(k).unwrap_or(&Value::Null), out);
+            }
+        }
+        _ if a != b => out.push((path.to_string(), a.to_string(), b.to_string())),
+        _ => {}
+    }
 }
 
 /// The work a run asks for: node-cycles of warm-up and window, per replication and in

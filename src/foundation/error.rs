@@ -43,6 +43,12 @@ pub enum Error {
     /// one sent another could not be read, or the ranks disagree.
     #[error("distributed run: {0}")]
     Distributed(String),
+
+    /// A refusal the ranks of an MPI run agreed on (`engine::transport::agree`): every
+    /// rank ends with it, rank 0 alone tells it (with the rank that met it, when that
+    /// was not rank 0).
+    #[error("{0}")]
+    Agreed(String),
     /// A signal (SIGINT, SIGTERM) stopped the work before it had anything to report.
     #[error("interrupted before anything could be written")]
     Interrupted,

@@ -112,6 +112,12 @@ pub fn note(path: &Path) {
     }
 }
 
+/// Every input recorded so far, in the order first opened.
+pub fn all() -> Vec<PathBuf> {
+    let inputs = INPUTS.lock().unwrap_or_else(|e| e.into_inner());
+    inputs.iter().map(|i| i.path.clone()).collect()
+}
+
 /// The input that `id` is, if it is one.
 pub fn find(id: &FileId) -> Option<PathBuf> {
     let inputs = INPUTS.lock().unwrap_or_else(|e| e.into_inner());

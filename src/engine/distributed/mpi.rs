@@ -171,6 +171,11 @@ impl Transport for MpiTransport {
         self.world.all_gather_into(&c, &mut counts[..]);
         let displs = displacements(&counts);
         let total: usize = counts.iter().map(|&c| c as usize).sum();
+        if total == 0 {
+            // Every rank knows it from the counts; Open MPI refuses a gather of nothing
+            // from empty slices' dangling pointers.
+            return vec![Vec::new(); self.ranks];
+        }
         let mut flat = vec![0u8; total];
         {
             let mut r = PartitionMut::new(&mut flat[..], &counts[..], &displs[..]);
