@@ -727,3 +727,308 @@ fn random_machines_keep_the_report_invariants_for_any_threads_and_idle_skip() {
         (input, verdict)
     });
 }
+
+// ---------- second hostile test: series arithmetic, plots, output paths, signals ----------
+
+/// Interval widths that break careless arithmetic, and ordinary ones.
+fn interval_width(rng: &mut NodeRng) -> u64 {
+    match below(rng, 6) {
+        0 => u64::MAX - below(rng, 3),
+        1 => 1 << (32 + below(rng, 31)),
+        2 => 1 + below(rng, 3),
+        _ => 1 + below(rng, 5_000),
+    }
+}
+
+/// A time series over any interval width is ordered, bounded and never wraps: rows in
+/// cycle order, each at least one cycle long, at most `MAX_INTERVALS` of them, finite
+/// per-cycle rates divided by the cycles each row covered (so no rate exceeds what the
+/// sources offered over the whole run by more than a row's granularity allows).
+#[test]
+fn time_series_over_any_interval_is_ordered_finite_and_bounded() {
+    let presets = presets();
+    fuzz("series", |rng, _| {
+        let Some(mut cfg) = random_machine(rng, &presets) else {
+            return (Vec::new(), Ok(Outcome::Refused));
+        };
+        cfg.experiment.observe.interval = Some(interval_width(rng));
+        if below(rng, 3) == 0 {
+            cfg.experiment.warmup = below(rng, 50);
+        }
+        let input = ron::to_string(&cfg).unwrap_or_default().into_bytes();
+        let report = match routemu::experiments::experiment::run_experiment(&cfg, &mut |_, _| {}) {
+            Ok(r) => r,
+            Err(_) => return (input, Ok(Outcome::Refused)),
+        };
+        let rows = report.series.clone().unwrap_or_default();
+        let mut why = Vec::new();
+        if rows.is_empty() {
+            why.push("no series rows".to_string());
+        }
+        if rows.len() > routemu::engine::probe::observe::MAX_INTERVALS {
+            why.push(format!("{} rows", rows.len()));
+        }
+        for (i, r) in rows.iter().enumerate() {
+            if r.end <= r.start {
+                why.push(format!("row {i}: [{}, {})", r.start, r.end));
+            }
+            if i > 0 && r.start != rows[i - 1].end && r.start < rows[i - 1].end {
+                why.push(format!(
+                    "row {i} starts at {} before {}",
+                    r.start,
+                    rows[i - 1].end
+                ));
+            }
+            for (what, x) in [("offered", r.offered), ("accepted", r.accepted)] {
+                // A row's rate is flits per node per cycle it covered: at most what the
+                // whole run's flits make over one cycle.
+                let bound = (report.messages.generated as f64 + 1.0) * 1e6;
+                if !x.is_finite() || x < 0.0 || x > bound {
+                    why.push(format!("row {i}: {what} {x}"));
+                }
+            }
+        }
+        if why.is_empty() {
+            (input, Ok(Outcome::Accepted))
+        } else {
+            (input, Err(why.join("; ")))
+        }
+    });
+}
+
+/// Numbers at the edges of what a plot can show.
+fn extreme(rng: &mut NodeRng) -> String {
+    const EDGES: &[&str] = &[
+        "1e308",
+        "-1e308",
+        "1.7976931348623157e308",
+        "-1.7e308",
+        "5e-324",
+        "-5e-324",
+        "1e300",
+        "-1e300",
+        "1e-300",
+        "0",
+        "-0",
+        "nan",
+        "inf",
+        "-inf",
+        "1",
+        "1e15",
+        "9007199254740993",
+        "",
+        "x",
+    ];
+    if below(rng, 3) == 0 {
+        format!(
+            "{:e}",
+            (unit(rng) - 0.5) * 10f64.powi(below(rng, 640) as i32 - 320)
+        )
+    } else {
+        pick(rng, EDGES).to_string()
+    }
+}
+
+/// `plot` draws or refuses any CSV of extreme numbers, and within 10 seconds: a drawing
+/// that does not finish is a failure of this target's own watchdog (the axis code once
+/// looped for ever near ±f64::MAX).
+#[test]
+fn plot_draws_or_refuses_extreme_csvs_within_ten_seconds() {
+    fuzz("plot", |rng, _| {
+        let cols = 1 + below(rng, 3) as usize;
+        let mut text = String::from("x");
+        for c in 0..cols {
+            text.push_str(&format!(",y{c}"));
+        }
+        text.push('\n');
+        for _ in 0..1 + below(rng, 6) {
+            let row: Vec<String> = (0..=cols).map(|_| extreme(rng)).collect();
+            text.push_str(&row.join(","));
+            text.push('\n');
+        }
+        let (log_x, log_y) = (below(rng, 2) == 0, below(rng, 2) == 0);
+        let input = text.clone().into_bytes();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            use routemu::presentation::plot::{csv::Table, redraw, svg};
+            let drawn = Table::parse(&text, "fuzz.csv").and_then(|t| {
+                let spec = redraw::Spec {
+                    x: None,
+                    ys: Vec::new(),
+                    series: None,
+                    log_x,
+                    log_y,
+                    title: "fuzz".into(),
+                };
+                redraw::figures(&t, &spec)?
+                    .iter()
+                    .try_for_each(|(_, f)| svg(f).map(|_| ()))
+            });
+            let _ = tx.send(drawn.is_ok());
+        });
+        match rx.recv_timeout(Duration::from_secs(10)) {
+            Ok(true) => (input, Ok(Outcome::Accepted)),
+            Ok(false) => (input, Ok(Outcome::Refused)),
+            // A panic in the drawing thread drops the sender.
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                (input, Err("the drawing panicked".into()))
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                (input, Err("the drawing did not finish in 10 s".into()))
+            }
+        }
+    });
+}
+
+/// No spelling of an output reaches a file the command read or another output: the
+/// same name, `./`, `..` round trips, symbolic links (chained) and hard links are all
+/// refused, and distinct files are accepted.
+#[test]
+fn outputs_never_name_an_input_or_each_other_under_any_spelling() {
+    fuzz("paths", |rng, dir| {
+        let sub = dir.join("sub");
+        std::fs::create_dir_all(&sub).unwrap();
+        let input = sub.join("in.ron");
+        std::fs::write(&input, "x").unwrap();
+        routemu::foundation::inputs::read(&input).unwrap();
+        // Spellings of the input, of one other file, and of fresh names.
+        let spell = |rng: &mut NodeRng, target: &Path, tag: u64| -> String {
+            let name = target.file_name().unwrap().to_string_lossy().to_string();
+            match below(rng, 5) {
+                0 => target.display().to_string(),
+                1 => format!("{}/./{name}", sub.display()),
+                2 => format!("{}/sub/../sub/{name}", dir.display()),
+                3 => {
+                    let mut to = target.to_path_buf();
+                    for i in 0..1 + below(rng, 3) {
+                        let link = dir.join(format!("l{tag}-{i}"));
+                        let _ = std::os::unix::fs::symlink(&to, &link);
+                        to = link;
+                    }
+                    to.display().to_string()
+                }
+                _ => {
+                    if target.exists() {
+                        let hard = dir.join(format!("h{tag}"));
+                        let _ = std::fs::hard_link(target, &hard);
+                        hard.display().to_string()
+                    } else {
+                        target.display().to_string()
+                    }
+                }
+            }
+        };
+        let mut outs = Vec::new();
+        let mut collide = false;
+        let other = sub.join("other.out");
+        let mut used_other = false;
+        for k in 0..1 + below(rng, 3) {
+            let path = match below(rng, 3) {
+                0 => {
+                    collide = true;
+                    spell(rng, &input, k)
+                }
+                1 => {
+                    collide |= used_other;
+                    used_other = true;
+                    spell(rng, &other, k)
+                }
+                _ => sub.join(format!("fresh{k}.out")).display().to_string(),
+            };
+            outs.push(path);
+        }
+        let flags: Vec<String> = (0..outs.len()).map(|k| format!("--o{k}")).collect();
+        let pairs: Vec<(&str, &str)> = flags
+            .iter()
+            .zip(&outs)
+            .map(|(f, o)| (f.as_str(), o.as_str()))
+            .collect();
+        let r = routemu::cli::output::check_outputs(&pairs);
+        let input_bytes = format!("{outs:?}").into_bytes();
+        match (r.is_err(), collide) {
+            (true, true) => (input_bytes, Ok(Outcome::Refused)),
+            (false, false) => (input_bytes, Ok(Outcome::Accepted)),
+            (true, false) => (
+                input_bytes,
+                Err(format!("distinct outputs refused: {}", r.unwrap_err())),
+            ),
+            (false, true) => (input_bytes, Err("a collision was accepted".into())),
+        }
+    });
+}
+
+/// A run interrupted at a random moment, by one signal or two, leaves no temporary file,
+/// and every output it leaves is complete: a JSON document that parses (marked partial
+/// when the run was cut short), a CSV whose every line ends, marked partial likewise.
+#[test]
+fn a_run_interrupted_at_any_moment_leaves_complete_or_partial_marked_outputs() {
+    fuzz("signals", |rng, dir| {
+        let (json, csv) = (dir.join("o.json"), dir.join("s.csv"));
+        let wait = Duration::from_millis(below(rng, 1_500));
+        let twice = below(rng, 3) == 0;
+        let sig = if below(rng, 2) == 0 { "INT" } else { "TERM" };
+        let input = format!("after {wait:?}, SIG{sig}, twice {twice}").into_bytes();
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_routemu"))
+            .args([
+                "run",
+                "hw/wormhole-torus-dor.ron",
+                "--warmup",
+                "1000",
+                "--cycles",
+                "3000000",
+                "--replications",
+                "2",
+                "--interval",
+                "10000",
+                "--json",
+                json.to_str().unwrap(),
+                "--series",
+                csv.to_str().unwrap(),
+            ])
+            .current_dir(root())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(wait);
+        for _ in 0..if twice { 2 } else { 1 } {
+            let _ = std::process::Command::new("kill")
+                .args([&format!("-{sig}"), &child.id().to_string()])
+                .status();
+            std::thread::sleep(Duration::from_millis(below(rng, 100)));
+        }
+        let status = child.wait().unwrap();
+        let mut why = Vec::new();
+        let hidden: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with('.'))
+            .collect();
+        if !hidden.is_empty() {
+            why.push(format!("temporary files left: {hidden:?}"));
+        }
+        let cut = status.code() != Some(0);
+        if let Ok(text) = std::fs::read_to_string(&json) {
+            match serde_json::from_str::<serde_json::Value>(&text) {
+                Ok(v) if cut && v["partial"] != true => {
+                    why.push("a cut run's JSON is not marked partial".into())
+                }
+                Ok(_) => {}
+                Err(e) => why.push(format!("the JSON does not parse: {e}")),
+            }
+        }
+        if let Ok(text) = std::fs::read_to_string(&csv) {
+            if !text.ends_with('\n') || !text.starts_with("start,end,phase") {
+                why.push("the CSV is cut off".into());
+            }
+            if cut && !text.contains("# partial: stopped by") {
+                why.push("a cut run's CSV is not marked partial".into());
+            }
+        }
+        match (why.is_empty(), cut) {
+            (true, true) => (input, Ok(Outcome::Refused)),
+            (true, false) => (input, Ok(Outcome::Accepted)),
+            (false, _) => (input, Err(why.join("; "))),
+        }
+    });
+}

@@ -115,6 +115,9 @@ pub struct Coordinator {
     window: MeasureWindow,
     next_check: Cycle,
     backlog_limit: u64,
+    /// A saturation guard fired at the last check point in a cycle where nothing moved:
+    /// judged at this one (see [`Coordinator::decide`]).
+    deferred: bool,
     observe: Cycle,
     /// (cycle, messages waiting in source memory over all partitions) at every check
     /// point inside the measurement window: the saturation search tests their trend.
@@ -133,6 +136,7 @@ impl Coordinator {
             window,
             next_check: CHECK_EVERY,
             backlog_limit: (exp.saturation_backlog * nodes as f64).max(1.0) as u64,
+            deferred: false,
             // Saturation is judged on the measurement window, so that a saturated run
             // still reports the throughput it accepted there; before that only a far
             // larger backlog (which would exhaust memory) stops the run.
@@ -200,26 +204,34 @@ impl Coordinator {
             if stuck || parts.iter().any(|s| s.proven_stall) {
                 return Decision::Stop(Stop::Deadlock(String::new()), Some(self.close(now)));
             }
-            // A saturated network moves flits every cycle. One where nothing moved in the
-            // cycle just stepped may have begun to deadlock, however shortly before this
-            // check: its backlog is not judged now but at a later check point, by when a
-            // deadlocked network has stood still for a whole interval (and is left to the
-            // watchdog, which reports the deadlock) and a saturated one has moved again.
+            // A network where nothing moved for a whole check interval may be deadlocked:
+            // it is left to the watchdog above (it moves again, or is reported as a
+            // deadlock, never as saturated). One where nothing moved in the cycle just
+            // stepped may have begun to deadlock however shortly before this check: a
+            // guard that fires then waits for the next check point, by when a deadlocked
+            // network is frozen and a saturated one is judged (a slow network, quiet in
+            // many cycles, is judged then whatever its last cycle did).
+            let frozen = live > 0 && now - last >= CHECK_EVERY;
             let quiet = live > 0 && now - last > 1;
             let judged = now >= self.window.start + self.observe;
             let limit = self
                 .backlog_limit
                 .saturating_mul(if judged { 1 } else { 20 });
-            if !quiet && sum(|s| s.backlog) > limit {
-                return Decision::Stop(Stop::Saturated, Some(self.close(now)));
-            }
-            if !quiet
-                && self
-                    .window
-                    .end
-                    .is_some_and(|e| now > e.saturating_add(self.exp.drain_limit))
-            {
-                return Decision::Stop(Stop::Saturated, self.window.end);
+            let over_backlog = sum(|s| s.backlog) > limit;
+            let over_drain = self
+                .window
+                .end
+                .is_some_and(|e| now > e.saturating_add(self.exp.drain_limit));
+            if (over_backlog || over_drain) && !frozen {
+                if quiet && !self.deferred {
+                    self.deferred = true;
+                } else if over_backlog {
+                    return Decision::Stop(Stop::Saturated, Some(self.close(now)));
+                } else {
+                    return Decision::Stop(Stop::Saturated, self.window.end);
+                }
+            } else {
+                self.deferred = false;
             }
             if parts.iter().any(|s| s.interrupted) {
                 return Decision::Stop(Stop::Interrupted, Some(self.close(now)));

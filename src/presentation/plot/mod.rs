@@ -165,6 +165,9 @@ const LEGEND: u32 = 300;
 /// margins is still finite; one near ±f64::MAX is not.
 pub const MAX_DRAWN: f64 = 1e300;
 
+/// The most decades a log axis spans.
+pub const MAX_DECADES: f64 = 300.0;
+
 /// The smallest and largest of the finite values kept by `keep`.
 fn span(it: impl Iterator<Item = f64>, keep: impl Fn(f64) -> bool) -> Option<(f64, f64)> {
     it.filter(|v| v.is_finite() && keep(*v))
@@ -225,7 +228,8 @@ impl AxisPlan {
     /// 1 or above, on whole numbers.
     fn ticks(&self) -> usize {
         if self.integral && !self.log {
-            let whole = (self.hi.floor() - self.lo.ceil()) as i64 + 1;
+            // The cast saturates on an axis spanning more than i64 whole numbers.
+            let whole = ((self.hi.floor() - self.lo.ceil()) as i64).saturating_add(1);
             whole.clamp(1, 10) as usize
         } else {
             10
@@ -286,6 +290,24 @@ pub fn svg(fig: &Figure) -> Result<String> {
                 "a {axis} value of {v:e} is beyond what an axis can span (±{MAX_DRAWN:e}); \
                  rescale the column"
             )));
+        }
+    }
+    // The values each axis' range is taken from (`AxisPlan::new`): y's confidence bars
+    // stretch it too.
+    let y_extent: Vec<f64> = ys.iter().chain(&bars).copied().collect();
+    for (axis, values, log) in [("x", &xs, fig.log_x), ("y", &y_extent, fig.log_y)] {
+        let positive = span(values.iter().copied(), |v| v > 0.0);
+        if let (true, Some((lo, hi))) = (log, positive) {
+            // The tick placement of a log axis walks its decades: one over hundreds of
+            // decades (a ratio beyond f64) would never be drawn.
+            if lo < 1.0 / MAX_DRAWN || !(hi / lo).is_finite() || (hi / lo).log10() > MAX_DECADES {
+                return Err(err(format!(
+                    "a log {axis} axis from {lo:e} to {hi:e} spans more than {MAX_DECADES} \
+                     decades or goes below {:e}; draw it on a linear axis or rescale the \
+                     column",
+                    1.0 / MAX_DRAWN
+                )));
+            }
         }
     }
     let x =
