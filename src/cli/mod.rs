@@ -135,7 +135,7 @@ impl ExperimentArgs {
         if let Some(load) = self.load {
             if !(load.is_finite() && load >= 0.0) {
                 return Err(crate::foundation::error::Error::Arg(format!(
-                    "--load {load}: the offered load must be a non-negative number of flits per node per cycle"
+                    "--load {load:?}: the offered load must be a non-negative number of flits per node per cycle"
                 )));
             }
             let mean = crate::traffic::length::LengthDist::new(&w.length)?.mean();

@@ -209,7 +209,7 @@ pub fn replay(a: &ReplayArgs) -> Result<i32> {
     a.observe.apply(&mut cfg)?;
     if !(a.time_scale > 0.0 && a.time_scale.is_finite()) {
         return Err(Error::Arg(format!(
-            "--time-scale {}: must be positive",
+            "--time-scale {:?}: must be positive",
             a.time_scale
         )));
     }
@@ -596,7 +596,7 @@ pub fn elastic_options(
     if let Some(f) = compute_scale {
         if !(f >= 0.0 && f.is_finite() && f <= 1e9) {
             return Err(Error::Arg(format!(
-                "--compute-scale {f}: a factor from 0 to 1e9"
+                "--compute-scale {f:?}: a factor from 0 to 1e9"
             )));
         }
         o.compute_scale = f;

@@ -120,7 +120,9 @@ pub fn summary(cfg: &HwConfig, r: &SaturationResult) -> String {
         cfg.name, sat.criterion
     );
     let ci = match (sat.ci95, sat.relative_ci95) {
-        (Some(c), Some(x)) => format!(" ± {c} (95% CI, ±{:.1}%)", 100.0 * x),
+        (Some(c), Some(x)) if x.is_finite() => format!(" ± {c} (95% CI, ±{:.1}%)", 100.0 * x),
+        // A throughput of 0 has no relative interval (the JSON's is null).
+        (Some(c), _) => format!(" ± {c} (95% CI)"),
         _ => " (no interval)".into(),
     };
     let _ = writeln!(

@@ -440,7 +440,7 @@ fn plan(cfg: &HwConfig, opts: &SaturationOptions) -> Result<Plan> {
     }
     if !(opts.max_rel_ci > 0.0 && opts.max_rel_ci.is_finite()) {
         return arg(format!(
-            "saturation max relative CI {}: a positive fraction",
+            "saturation max relative CI {:?}: a positive fraction",
             opts.max_rel_ci
         ));
     }
@@ -452,14 +452,14 @@ fn plan(cfg: &HwConfig, opts: &SaturationOptions) -> Result<Plan> {
     }
     if let Criterion::Latency(f) = opts.criterion {
         if !(f > 1.0 && f.is_finite()) {
-            return arg(format!("criterion latency:{f}: the factor must exceed 1"));
+            return arg(format!("criterion latency:{f:?}: the factor must exceed 1"));
         }
     }
     for (what, v) in [("upper bound", opts.upper), ("zero load", opts.zero_load)] {
         if let Some(v) = v {
             if !(v.0 > 0.0 && v.0.is_finite()) {
                 return arg(format!(
-                    "saturation {what} {}: a positive load in flits per node per cycle",
+                    "saturation {what} {:?}: a positive load in flits per node per cycle",
                     v.0
                 ));
             }

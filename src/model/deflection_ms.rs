@@ -196,7 +196,7 @@ impl DeflectionParams {
         }
         if !self.lambda.is_finite() || self.lambda < 0.0 {
             return bad(format!(
-                "the creation rate λ must be finite and ≥ 0, got {}",
+                "the creation rate λ must be finite and ≥ 0, got {:?}",
                 self.lambda
             ));
         }

@@ -177,7 +177,7 @@ impl TimeoutParams {
         let ok = |x: f64| x.is_finite() && x >= 0.0;
         if !(ok(self.rate) && ok(self.timeout) && ok(self.retry_delay)) {
             return Err(ModelError::BadInput(format!(
-                "rate {}, timeout {}, retry delay {}: must be finite and ≥ 0",
+                "rate {:?}, timeout {:?}, retry delay {:?}: must be finite and ≥ 0",
                 self.rate, self.timeout, self.retry_delay
             )));
         }

@@ -265,7 +265,7 @@ pub(super) fn replay<N: Network + Send>(
     let e = &opts.elastic;
     if !(e.compute_scale >= 0.0 && e.compute_scale.is_finite()) {
         return Err(Error::Arg(format!(
-            "--compute-scale {}: must be 0 or more",
+            "--compute-scale {:?}: must be 0 or more",
             e.compute_scale
         )));
     }
