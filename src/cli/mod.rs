@@ -135,7 +135,8 @@ impl ExperimentArgs {
         if let Some(load) = self.load {
             if !(load.is_finite() && load >= 0.0) {
                 return Err(crate::foundation::error::Error::Arg(format!(
-                    "--load {load:?}: the offered load must be a non-negative number of flits per node per cycle"
+                    "--load {}: the offered load must be a non-negative number of flits per node per cycle",
+                    crate::foundation::limits::show(load)
                 )));
             }
             let mean = crate::traffic::length::LengthDist::new(&w.length)?.mean();

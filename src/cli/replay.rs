@@ -209,8 +209,8 @@ pub fn replay(a: &ReplayArgs) -> Result<i32> {
     a.observe.apply(&mut cfg)?;
     if !(a.time_scale > 0.0 && a.time_scale.is_finite()) {
         return Err(Error::Arg(format!(
-            "--time-scale {:?}: must be positive",
-            a.time_scale
+            "--time-scale {}: must be positive",
+            crate::foundation::limits::show(a.time_scale)
         )));
     }
     if a.gap > MAX_GAP {
@@ -596,7 +596,8 @@ pub fn elastic_options(
     if let Some(f) = compute_scale {
         if !(f >= 0.0 && f.is_finite() && f <= 1e9) {
             return Err(Error::Arg(format!(
-                "--compute-scale {f:?}: a factor from 0 to 1e9"
+                "--compute-scale {}: a factor from 0 to 1e9",
+                crate::foundation::limits::show(f)
             )));
         }
         o.compute_scale = f;

@@ -50,7 +50,10 @@ fn check_finite(cfg: &HwConfig) -> std::result::Result<(), String> {
         fields.push(("switching.hop_limit", h));
     }
     match fields.iter().find(|(_, v)| !v.is_finite()) {
-        Some((name, v)) => Err(format!("{name} = {v:?}: must be a finite number")),
+        Some((name, v)) => Err(format!(
+            "{name} = {}: must be a finite number",
+            crate::foundation::limits::show(*v)
+        )),
         None => Ok(()),
     }
 }

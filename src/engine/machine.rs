@@ -383,8 +383,9 @@ fn check_deflection(cfg: &HwConfig, topology: &Topology) -> Result<()> {
     if let Some(h) = hop_limit {
         if !(h.is_finite() && h >= 1.0) {
             return Err(Error::config(format!(
-                "switching.hop_limit = Some({h:?}): the limit is a factor h ≥ 1 of the shortest \
-                 distance (a worm on a shortest path must be able to arrive); None for no limit"
+                "switching.hop_limit = Some({}): the limit is a factor h ≥ 1 of the shortest \
+                 distance (a worm on a shortest path must be able to arrive); None for no limit",
+                crate::foundation::limits::show(h)
             )));
         }
         if h > 1000.0 {
@@ -705,9 +706,9 @@ pub fn check_experiment(cfg: &HwConfig) -> Result<()> {
         && e.saturation_backlog <= 1e15)
     {
         return Err(Error::config(format!(
-            "experiment.saturation_backlog = {:?}: must be a positive, finite number of \
+            "experiment.saturation_backlog = {}: must be a positive, finite number of \
              messages per node (at most 1e15)",
-            e.saturation_backlog
+            crate::foundation::limits::show(e.saturation_backlog)
         )));
     }
     let p = &cfg.router.pipeline;

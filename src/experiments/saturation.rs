@@ -440,8 +440,8 @@ fn plan(cfg: &HwConfig, opts: &SaturationOptions) -> Result<Plan> {
     }
     if !(opts.max_rel_ci > 0.0 && opts.max_rel_ci.is_finite()) {
         return arg(format!(
-            "saturation max relative CI {:?}: a positive fraction",
-            opts.max_rel_ci
+            "saturation max relative CI {}: a positive fraction",
+            crate::foundation::limits::show(opts.max_rel_ci)
         ));
     }
     if !(0.0..1.0).contains(&opts.margin) {
@@ -452,15 +452,18 @@ fn plan(cfg: &HwConfig, opts: &SaturationOptions) -> Result<Plan> {
     }
     if let Criterion::Latency(f) = opts.criterion {
         if !(f > 1.0 && f.is_finite()) {
-            return arg(format!("criterion latency:{f:?}: the factor must exceed 1"));
+            return arg(format!(
+                "criterion latency:{}: the factor must exceed 1",
+                crate::foundation::limits::show(f)
+            ));
         }
     }
     for (what, v) in [("upper bound", opts.upper), ("zero load", opts.zero_load)] {
         if let Some(v) = v {
             if !(v.0 > 0.0 && v.0.is_finite()) {
                 return arg(format!(
-                    "saturation {what} {:?}: a positive load in flits per node per cycle",
-                    v.0
+                    "saturation {what} {}: a positive load in flits per node per cycle",
+                    crate::foundation::limits::show(v.0)
                 ));
             }
         }

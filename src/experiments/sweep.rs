@@ -373,8 +373,8 @@ impl TraceRun {
     pub fn options(&self, cfg: &HwConfig, mode: ReplayMode) -> Result<ReplayOptions> {
         if !(self.time_scale > 0.0 && self.time_scale.is_finite()) {
             return Err(Error::Arg(format!(
-                "--time-scale {:?}: must be positive",
-                self.time_scale
+                "--time-scale {}: must be positive",
+                crate::foundation::limits::show(self.time_scale)
             )));
         }
         if self.flit_bytes == 0 {

@@ -196,8 +196,8 @@ impl DeflectionParams {
         }
         if !self.lambda.is_finite() || self.lambda < 0.0 {
             return bad(format!(
-                "the creation rate λ must be finite and ≥ 0, got {:?}",
-                self.lambda
+                "the creation rate λ must be finite and ≥ 0, got {}",
+                crate::foundation::limits::show(self.lambda)
             ));
         }
         if let Some(t) = self.theta {

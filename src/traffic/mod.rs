@@ -32,9 +32,9 @@ impl Workload {
     pub fn new(cfg: &WorkloadConfig, topology: &Topology) -> Result<Self> {
         if !(cfg.rate > 0.0 && cfg.rate.is_finite()) {
             return Err(Error::config(format!(
-                "workload.rate = {:?}: the message generation rate must be a positive number \
+                "workload.rate = {}: the message generation rate must be a positive number \
                  of messages per node per cycle",
-                cfg.rate
+                crate::foundation::limits::show(cfg.rate)
             )));
         }
         // A source creates its arrivals of a cycle one by one: an absurd rate would

@@ -83,7 +83,8 @@ fn finite_nonneg(name: &str, x: f64) -> Result<f64, ModelError> {
         Ok(x)
     } else {
         Err(ModelError::BadInput(format!(
-            "{name} = {x:?}: must be finite and ≥ 0"
+            "{name} = {}: must be finite and ≥ 0",
+            crate::foundation::limits::show(x)
         )))
     }
 }

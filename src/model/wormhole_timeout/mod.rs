@@ -177,8 +177,10 @@ impl TimeoutParams {
         let ok = |x: f64| x.is_finite() && x >= 0.0;
         if !(ok(self.rate) && ok(self.timeout) && ok(self.retry_delay)) {
             return Err(ModelError::BadInput(format!(
-                "rate {:?}, timeout {:?}, retry delay {:?}: must be finite and ≥ 0",
-                self.rate, self.timeout, self.retry_delay
+                "rate {}, timeout {}, retry delay {}: must be finite and ≥ 0",
+                crate::foundation::limits::show(self.rate),
+                crate::foundation::limits::show(self.timeout),
+                crate::foundation::limits::show(self.retry_delay)
             )));
         }
         let [l1, l2, l3] = self.length;

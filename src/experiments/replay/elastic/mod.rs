@@ -265,8 +265,8 @@ pub(super) fn replay<N: Network + Send>(
     let e = &opts.elastic;
     if !(e.compute_scale >= 0.0 && e.compute_scale.is_finite()) {
         return Err(Error::Arg(format!(
-            "--compute-scale {:?}: must be 0 or more",
-            e.compute_scale
+            "--compute-scale {}: must be 0 or more",
+            crate::foundation::limits::show(e.compute_scale)
         )));
     }
     let ranks = prog.ranks.len() as u32;
