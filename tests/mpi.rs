@@ -14,15 +14,26 @@ use std::process::{Command, Output};
 /// `routemu ARGS` on `np` ranks (`None`: one process, no `mpirun`).
 fn launch(np: Option<usize>, args: &[&str]) -> Output {
     let exe = env!("CARGO_BIN_EXE_routemu");
-    let mut c = match np {
-        None => Command::new(exe),
+    match np {
+        None => Command::new(exe)
+            .args(args)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .expect("routemu runs"),
         Some(n) => {
-            let mut c = Command::new("mpirun");
-            c.args(["--oversubscribe", "-np", &n.to_string(), exe]);
-            c
+            let n = n.to_string();
+            let mut all = vec!["--oversubscribe", "-np", &n, exe];
+            all.extend(args);
+            mpirun(&all)
         }
-    };
-    c.args(args)
+    }
+}
+
+/// `mpirun ARGS` (also an MPMD command line: ranks with other arguments or working
+/// directories), from the crate's root.
+fn mpirun(args: &[&str]) -> Output {
+    Command::new("mpirun")
+        .args(args)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         // Open MPI refuses to start as root (CI containers run as root) unless told.
         .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
@@ -203,14 +214,7 @@ fn ranks_started_with_different_command_lines_are_refused_naming_the_difference(
     args.extend(run("1"));
     args.push(":");
     args.extend(run("2"));
-    let out = Command::new("mpirun")
-        .args(&args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-        .env("OMPI_MCA_mpi_yield_when_idle", "1")
-        .output()
-        .expect("mpirun runs");
+    let out = mpirun(&args);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert_eq!(
@@ -257,13 +261,7 @@ fn ranks_given_different_files_under_one_name_are_refused_naming_the_field() {
             "1",
         ]);
     }
-    let out = Command::new("mpirun")
-        .args(&args)
-        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-        .env("OMPI_MCA_mpi_yield_when_idle", "1")
-        .output()
-        .expect("mpirun runs");
+    let out = mpirun(&args);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert_eq!(

@@ -695,18 +695,11 @@ fn a_first_signal_stops_commands_that_keep_nothing_at_once_in_every_phase() {
         (vec!["bench", "--scale", "1"], "TERM"),
         (vec!["plot", "-", "--out", "/dev/null"], "INT"),
         (
-            vec![
-                "run",
-                HW,
-                "--warmup",
-                "10",
-                "--cycles",
-                "100",
-                "--replications",
-                "1",
-                "--json",
-                out_fifo.to_str().unwrap(),
-            ],
+            [
+                &["run", HW, "--json", out_fifo.to_str().unwrap()][..],
+                &SHORT,
+            ]
+            .concat(),
             "TERM",
         ),
     ];
