@@ -98,11 +98,17 @@ fn stop_now(sig: i32, again: bool) -> ! {
             not.join(", ")
         ),
     };
-    crate::cli::output::eprint(&format!(
-        "routemu: {}{}: stopped at once; {said}\n",
-        name(sig),
-        if again { " again" } else { "" }
-    ));
+    // Straight to standard error: this thread runs no rank's command (`output::eprint`
+    // would say the same), and the output module stays above this one.
+    let _ = std::io::Write::write_all(
+        &mut std::io::stderr().lock(),
+        format!(
+            "routemu: {}{}: stopped at once; {said}\n",
+            name(sig),
+            if again { " again" } else { "" }
+        )
+        .as_bytes(),
+    );
     std::process::exit(exit_status(sig));
 }
 
