@@ -161,33 +161,29 @@ fn a_bad_configuration_ends_every_rank_with_status_one_and_one_message() {
 
 #[test]
 fn refusals_any_rank_meets_end_every_rank_alike_and_are_told_once() {
-    let short = ["--warmup", "100", "--cycles", "1000", "--replications", "1"];
-    // An output rank 0 cannot write (the others write nothing): every rank ends.
-    let mut args = vec![
-        "run",
-        "hw/wormhole-torus-dor.ron",
-        "--json",
-        "/nonexistent/x.json",
+    let cases: [(&[&str], &str); 2] = [
+        // An output rank 0 cannot write (the others write nothing): every rank ends.
+        (&["--json", "/nonexistent/x.json"], "does not exist"),
+        // A memory refusal every rank meets: told once, not by each rank.
+        (
+            &[
+                "--set",
+                "topology=Hypercube(dim: 24)",
+                "--set",
+                "router.vcs=64",
+            ],
+            "routemu: a network of",
+        ),
     ];
-    args.extend(short);
-    let out = launch(Some(2), &args);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{err}");
-    assert_eq!(err.matches("does not exist").count(), 1, "{err}");
-    // A memory refusal every rank meets: told once, not by each rank.
-    let mut args = vec![
-        "run",
-        "hw/wormhole-torus-dor.ron",
-        "--set",
-        "topology=Hypercube(dim: 24)",
-        "--set",
-        "router.vcs=64",
-    ];
-    args.extend(short);
-    let out = launch(Some(2), &args);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{err}");
-    assert_eq!(err.matches("routemu: a network of").count(), 1, "{err}");
+    for (extra, told) in cases {
+        let mut args = vec!["run", "hw/wormhole-torus-dor.ron"];
+        args.extend(extra);
+        args.extend(["--warmup", "100", "--cycles", "1000", "--replications", "1"]);
+        let out = launch(Some(2), &args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{extra:?}: {err}");
+        assert_eq!(err.matches(told).count(), 1, "{extra:?}: {err}");
+    }
 }
 
 #[test]
