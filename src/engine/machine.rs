@@ -521,6 +521,23 @@ fn check_unused_router_fields(cfg: &HwConfig) -> Result<()> {
     Ok(())
 }
 
+/// The cycles of the slowest hop over a link of `latency` cycles: routing, the pipeline's
+/// stages, the flit's crossing and its credit's return (the credit latency where one is
+/// set, else the link's own) — what the watchdog must outwait several times over.
+fn slowest_hop(cfg: &HwConfig, latency: u64) -> u64 {
+    let p = &cfg.router.pipeline;
+    let credit = match cfg.links.credit_latency {
+        Some(c) if latency == cfg.links.latency => c,
+        _ => latency,
+    };
+    cfg.router.controller.route
+        + p.vc_alloc
+        + p.switch_alloc
+        + p.switch_traversal
+        + latency
+        + credit
+}
+
 /// A host graph's own link delays, held to the rules `links.latency` is held to: the
 /// watchdog must wait more than four times the slowest hop (as `check_experiment`
 /// demands for `links.latency`), and a timeout shorter than the slowest link's round
@@ -548,12 +565,7 @@ fn check_graph_delays(cfg: &HwConfig, topology: &Topology) -> Result<Vec<String>
         name(node.max(peer))
     );
     if delay > cfg.links.latency {
-        let p = &cfg.router.pipeline;
-        let slowest = cfg.router.controller.route
-            + p.vc_alloc
-            + p.switch_alloc
-            + p.switch_traversal
-            + 2 * delay;
+        let slowest = slowest_hop(cfg, delay);
         if cfg.experiment.deadlock_cycles <= 4 * slowest {
             return Err(Error::config(format!(
                 "experiment.deadlock_cycles = {}: must exceed four times the slowest hop \
@@ -711,13 +723,7 @@ pub fn check_experiment(cfg: &HwConfig) -> Result<()> {
             crate::foundation::limits::show(e.saturation_backlog)
         )));
     }
-    let p = &cfg.router.pipeline;
-    let slowest = cfg.router.controller.route
-        + p.vc_alloc
-        + p.switch_alloc
-        + p.switch_traversal
-        + cfg.links.latency
-        + cfg.links.credit_latency.unwrap_or(cfg.links.latency);
+    let slowest = slowest_hop(cfg, cfg.links.latency);
     if e.deadlock_cycles <= 4 * slowest {
         return Err(Error::config(format!(
             "experiment.deadlock_cycles = {}: must exceed four times the slowest hop ({slowest} \
