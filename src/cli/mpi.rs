@@ -69,8 +69,9 @@ pub fn main_mpi(cli: crate::cli::Cli) -> i32 {
 /// others for ever); names the first argument that differs. Every rank calls it first.
 fn same_command_line(t: &dyn Transport) -> crate::foundation::error::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let all = t.all_gather(args.join("\0").as_bytes());
-    let Some(r) = all.iter().position(|a| *a != all[0]) else {
+    let Some((r, first, theirs)) =
+        crate::engine::transport::first_unlike_rank_0(t, args.join("\0").as_bytes())
+    else {
         return Ok(());
     };
     let split = |b: &[u8]| -> Vec<String> {
@@ -79,7 +80,7 @@ fn same_command_line(t: &dyn Transport) -> crate::foundation::error::Result<()> 
             .map(str::to_string)
             .collect()
     };
-    let (a0, ar) = (split(&all[0]), split(&all[r]));
+    let (a0, ar) = (split(&first), split(&theirs));
     let i = a0.iter().zip(&ar).take_while(|(x, y)| x == y).count();
     let show = |v: &[String]| {
         let from = i.saturating_sub(1);

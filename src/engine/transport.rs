@@ -102,3 +102,13 @@ pub fn agree(local: crate::foundation::error::Result<()>) -> crate::foundation::
         ))),
     }
 }
+
+/// Gathers every rank's `mine` and finds the first rank whose bytes differ from rank 0's:
+/// (that rank, rank 0's bytes, its bytes), or None when all ranks hold the same. Every
+/// rank calls it at the same point; all get the same answer.
+pub fn first_unlike_rank_0(t: &dyn Transport, mine: &[u8]) -> Option<(usize, Vec<u8>, Vec<u8>)> {
+    let mut all = t.all_gather(mine);
+    let r = all.iter().position(|a| *a != all[0])?;
+    let theirs = std::mem::take(&mut all[r]);
+    Some((r, std::mem::take(&mut all[0]), theirs))
+}

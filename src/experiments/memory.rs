@@ -217,13 +217,13 @@ pub fn same_on_every_rank(cfg: &HwConfig) -> Result<()> {
         })
         .collect();
     let mine = serde_json::to_vec(&(config, inputs)).unwrap_or_default();
-    let all = t.all_gather(&mine);
-    let Some(r) = all.iter().position(|a| *a != all[0]) else {
+    let Some((r, first, theirs)) = crate::engine::transport::first_unlike_rank_0(t.as_ref(), &mine)
+    else {
         return Ok(());
     };
     type Seen = (serde_json::Value, Vec<(String, Option<u64>)>);
     let parse = |b: &[u8]| serde_json::from_slice::<Seen>(b).unwrap_or_default();
-    let ((c0, i0), (cr, ir)) = (parse(&all[0]), parse(&all[r]));
+    let ((c0, i0), (cr, ir)) = (parse(&first), parse(&theirs));
     let mut diffs = Vec::new();
     differences("", &c0, &cr, &mut diffs);
     let what = if !diffs.is_empty() {
