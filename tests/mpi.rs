@@ -360,7 +360,7 @@ fn a_replay_writes_one_process_json_and_messages_on_2_and_3_ranks() {
                 "--per-link",
                 "--json",
                 json.to_str().unwrap(),
-                "--messages",
+                "--trace-log",
                 csv.to_str().unwrap(),
             ]
             .map(String::from)
@@ -386,7 +386,7 @@ fn a_replay_writes_one_process_json_and_messages_on_2_and_3_ranks() {
             assert_eq!(
                 std::fs::read_to_string(&one_csv).unwrap(),
                 std::fs::read_to_string(&csv).unwrap(),
-                "{hw} {mode} on {np} ranks: the --messages records"
+                "{hw} {mode} on {np} ranks: the --trace-log records"
             );
         }
     }

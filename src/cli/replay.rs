@@ -101,9 +101,14 @@ pub struct ReplayArgs {
     /// Override any configuration field, e.g. --set topology.k=16 (repeatable).
     #[arg(long = "set", value_name = "PATH=VALUE")]
     pub set: Vec<String>,
-    /// Per-message CSV: id, source, destination, size, flits, recorded, created,
-    /// injected, delivered, latency (`-`: standard output).
+    /// Per trace message CSV, with the trace's ids and recorded times: id, source,
+    /// destination, size, flits, recorded, created, injected, delivered, latency (`-`:
+    /// standard output). `--message-log` is routemu's own per-message log.
     #[arg(long, value_name = "FILE|-")]
+    pub trace_log: Option<PathBuf>,
+    /// Former name of `--trace-log`, refused with a pointer to it: `--messages` is a count
+    /// of measured messages in `run`, `sweep` and `predict`, one meaning per flag name.
+    #[arg(long, hide = true, value_name = "FILE|-")]
     pub messages: Option<PathBuf>,
     /// List at most N ranks (source endpoints) in the JSON's `ranks`, the latest to
     /// finish (default: all).
@@ -202,6 +207,13 @@ impl Csv {
 
 /// Runs `routemu replay`; returns the exit status.
 pub fn replay(a: &ReplayArgs) -> Result<i32> {
+    if let Some(m) = &a.messages {
+        return Err(Error::Arg(format!(
+            "replay --messages {}: the per trace message CSV is now --trace-log FILE \
+             (--messages is a count of measured messages in run and sweep)",
+            m.display()
+        )));
+    }
     let mut cfg = apply_overrides(&load_hw(&a.hw)?, &a.set)?;
     if let Some(t) = a.threads {
         cfg.experiment.threads = t;
@@ -245,11 +257,11 @@ pub fn replay(a: &ReplayArgs) -> Result<i32> {
         recorded_latency(mode, src.has_program(), a.recorded_latency.as_deref())?;
     let topo = Topology::from_config(&cfg.topology)?;
     let mut outputs: Vec<(&str, &str)> = a.json.iter().map(|j| ("--json", j.as_str())).collect();
-    if let Some(m) = &a.messages {
+    if let Some(m) = &a.trace_log {
         let m = m
             .to_str()
-            .ok_or_else(|| Error::Arg(format!("--messages {}: not UTF-8", m.display())))?;
-        outputs.push(("--messages", m));
+            .ok_or_else(|| Error::Arg(format!("--trace-log {}: not UTF-8", m.display())))?;
+        outputs.push(("--trace-log", m));
     }
     a.observe.check_with(outputs, &topo)?;
     // The replay runs one partition per thread (as many as the network can use), one
@@ -279,7 +291,7 @@ pub fn replay(a: &ReplayArgs) -> Result<i32> {
         (None, Some(p)) => p.clone(),
         (None, None) => "identity".into(),
     };
-    let mut csv = a.messages.as_deref().map(Csv::create).transpose()?;
+    let mut csv = a.trace_log.as_deref().map(Csv::create).transpose()?;
     // On a terminal: a bar with an ETA over the trace's messages when the format says
     // how many there are, else a spinner; updated from the first delivery on.
     let total = src.declared_messages();
@@ -384,7 +396,7 @@ pub fn replay(a: &ReplayArgs) -> Result<i32> {
     // The files before the summary: a failing standard output loses none of them.
     if a.json.as_deref() == Some("-")
         || a.observe.uses_stdout()
-        || a.messages.as_deref() == Some(Path::new("-"))
+        || a.trace_log.as_deref() == Some(Path::new("-"))
     {
         eprint(&s);
     } else {

@@ -14,9 +14,9 @@ use crate::config::HwConfig;
 use crate::experiments::replay::elastic::Overhead;
 use crate::experiments::replay::ReplayMode;
 use crate::experiments::sweep::{
-    dimensions, point_config, points, replay_point, replay_template, report_template,
-    resolve_quantity, run_point_with_report, run_points, share_jobs, Axis, Point, Quantity,
-    TraceRun, REPLAY_AXES, TRACE_AXIS,
+    check_axis_paths, dimensions, point_config, points, replay_point, replay_template,
+    report_template, resolve_quantity, run_point_with_report, run_points, share_jobs, Axis, Point,
+    Quantity, TraceRun, REPLAY_AXES, TRACE_AXIS,
 };
 use crate::experiments::traces::{open_with, OpenOptions};
 use crate::foundation::error::{Error, Result};
@@ -413,6 +413,7 @@ pub fn sweep(args: &SweepArgs) -> Result<i32> {
             "nothing to sweep: give at least one --param PATH=VALUES (or --trace FILE)".into(),
         ));
     }
+    check_axis_paths(&base, &axes)?;
     for (i, a) in axes.iter().enumerate() {
         if axes[..i].iter().any(|b| b.path == a.path) {
             return Err(Error::Arg(format!("`{}` is swept twice", a.path)));

@@ -15,6 +15,12 @@ use serde_json::{Map, Value};
 
 /// Applies `path=value` overrides in order and returns the new configuration.
 pub fn apply_overrides(cfg: &HwConfig, sets: &[String]) -> Result<HwConfig> {
+    apply_overrides_as(cfg, sets, "--set")
+}
+
+/// [`apply_overrides`] for overrides the user typed with another flag (a sweep's
+/// `--param`): every error names `flag`, the one on the command line.
+pub fn apply_overrides_as(cfg: &HwConfig, sets: &[String], flag: &str) -> Result<HwConfig> {
     if sets.is_empty() {
         return Ok(cfg.clone());
     }
@@ -22,20 +28,28 @@ pub fn apply_overrides(cfg: &HwConfig, sets: &[String]) -> Result<HwConfig> {
     for set in sets {
         let (path, raw) = set
             .split_once('=')
-            .ok_or_else(|| Error::Arg(format!("--set {set}: expected path=value")))?;
+            .ok_or_else(|| Error::Arg(format!("{flag} {set}: expected path=value")))?;
         let path = path.trim();
         let value = parse_value(raw.trim())
-            .map_err(|e| Error::Arg(format!("--set {set}: cannot read value: {e}")))?;
+            .map_err(|e| Error::Arg(format!("{flag} {set}: cannot read value: {e}")))?;
         let slot = locate(&mut tree, path).ok_or_else(|| {
+            let valid = leaf_paths(&serde_json::to_value(cfg).unwrap_or(Value::Null));
+            let close =
+                crate::foundation::error::close_matches(path, valid.iter().map(String::as_str));
+            let hint = if close.is_empty() {
+                String::new()
+            } else {
+                format!(" (did you mean {}?)", close.join(", "))
+            };
             Error::Arg(format!(
-                "--set {set}: unknown field `{path}`; valid paths are: {}",
-                leaf_paths(&serde_json::to_value(cfg).unwrap_or(Value::Null)).join(", ")
+                "{flag} {set}: unknown field `{path}`{hint}; valid paths are: {}",
+                valid.join(", ")
             ))
         })?;
         *slot = value;
         // Deserialise after each override so an error names the override that caused it.
         serde_json::from_value::<HwConfig>(tree.clone())
-            .map_err(|e| Error::Arg(format!("--set {set}: {e}")))?;
+            .map_err(|e| Error::Arg(format!("{flag} {set}: {e}")))?;
     }
     serde_json::from_value(tree).map_err(|e| Error::Arg(e.to_string()))
 }

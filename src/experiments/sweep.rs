@@ -10,7 +10,7 @@
 //!
 //! Not here: the CSV, the table and the figures (`cli::sweep`, `presentation::plot`).
 
-use crate::config::overrides::apply_overrides;
+use crate::config::overrides::apply_overrides_as;
 use crate::config::HwConfig;
 use crate::engine::interrupt;
 use crate::experiments::experiment::{aggregate, run_experiment};
@@ -44,6 +44,11 @@ pub const TRACE_AXIS: &str = "trace";
 /// Pseudo-axes of a trace sweep that set the elastic replay's options rather than the
 /// machine: the compute scale (a faster or slower processor) and the eager limit.
 pub const REPLAY_AXES: [&str; 2] = ["replay.compute_scale", "replay.eager_limit"];
+
+/// The axis of the offered load in flits per node per cycle (as `--load`): it sets
+/// `workload.rate` to the load over the point's mean message length, after every other axis
+/// (so it composes with a `workload.length` axis: each length offers the same flits).
+pub const LOAD_AXIS: &str = "workload.load";
 
 /// Whether `path` is an axis that sets no configuration field (the trace, the replay's
 /// options).
@@ -279,16 +284,74 @@ pub fn points(axes: &[Axis], zip: &[Vec<String>]) -> Result<Vec<Vec<String>>> {
     }
 }
 
+/// Refuses an axis that names no configuration field and no pseudo-axis, before anything
+/// runs, naming `--param` and the closest valid axes (the configuration's leaf paths and
+/// the pseudo-axes, [`LOAD_AXIS`] among them).
+pub fn check_axis_paths(base: &HwConfig, axes: &[Axis]) -> Result<()> {
+    for a in axes {
+        if is_pseudo_axis(&a.path) || a.path == LOAD_AXIS {
+            continue;
+        }
+        // The override itself decides (paths run through enum variants' data); only an
+        // unknown path is refused here, a bad value is the point's own error.
+        let probe = format!("{}={}", a.path, a.values[0]);
+        match apply_overrides_as(base, std::slice::from_ref(&probe), "--param") {
+            Err(Error::Arg(m)) if m.contains(": unknown field `") => {}
+            _ => continue,
+        }
+        let tree = serde_json::to_value(base).map_err(|e| Error::config(e.to_string()))?;
+        let mut valid = crate::config::overrides::leaf_paths(&tree);
+        valid.push(LOAD_AXIS.into());
+        valid.push(TRACE_AXIS.into());
+        valid.extend(REPLAY_AXES.iter().map(|s| s.to_string()));
+        let close =
+            crate::foundation::error::close_matches(&a.path, valid.iter().map(String::as_str));
+        let hint = if close.is_empty() {
+            String::new()
+        } else {
+            format!(" (did you mean {}?)", close.join(", "))
+        };
+        return Err(Error::Arg(format!(
+            "--param {}: unknown field or axis{hint}; valid axes: {}",
+            a.path,
+            valid.join(", ")
+        )));
+    }
+    Ok(())
+}
+
 /// The configuration of a point: `base` with the axes set to `values` (the `trace`
-/// pseudo-axis sets nothing).
+/// pseudo-axis sets nothing; [`LOAD_AXIS`] sets the message rate last). Errors name
+/// `--param`, the flag the axes were given with.
 pub fn point_config(base: &HwConfig, axes: &[Axis], values: &[String]) -> Result<HwConfig> {
     let sets: Vec<String> = axes
         .iter()
         .zip(values)
-        .filter(|(a, _)| !is_pseudo_axis(&a.path))
+        .filter(|(a, _)| !is_pseudo_axis(&a.path) && a.path != LOAD_AXIS)
         .map(|(a, v)| format!("{}={v}", a.path))
         .collect();
-    apply_overrides(base, &sets)
+    let mut cfg = apply_overrides_as(base, &sets, "--param")?;
+    if let Some((_, v)) = axes.iter().zip(values).find(|(a, _)| a.path == LOAD_AXIS) {
+        if axes.iter().any(|a| a.path == "workload.rate") {
+            return Err(Error::Arg(format!(
+                "--param {LOAD_AXIS} and --param workload.rate both set the message rate: \
+                 sweep one of them"
+            )));
+        }
+        let load = v
+            .parse::<f64>()
+            .ok()
+            .filter(|l| l.is_finite() && *l >= 0.0)
+            .ok_or_else(|| {
+                Error::Arg(format!(
+                    "--param {LOAD_AXIS}={v}: the offered load must be a non-negative number of \
+                     flits per node per cycle"
+                ))
+            })?;
+        let mean = crate::traffic::length::LengthDist::new(&cfg.workload.length)?.mean();
+        cfg.workload.rate = load / mean;
+    }
+    Ok(cfg)
 }
 
 /// One point of a sweep, emulated and predicted.
@@ -835,6 +898,73 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("three"));
+    }
+
+    #[test]
+    fn the_load_axis_offers_the_same_flits_whatever_the_length_axis() {
+        let base = crate::config::load::parse_hw(
+            "(topology: Torus(k: 4, n: 2), switching: Wormhole(routing: Adaptive))",
+            "t",
+        )
+        .unwrap();
+        let load = Axis::parse("workload.load=0.1,0.3").unwrap();
+        let length =
+            Axis::parse("workload.length=Constant(flits: 4), Exponential(mean: 20)").unwrap();
+        // The load axis comes first, yet it is applied after the length axis.
+        let axes = [load, length];
+        for values in points(&axes, &[]).unwrap() {
+            let cfg = point_config(&base, &axes, &values).unwrap();
+            let mean = crate::traffic::length::LengthDist::new(&cfg.workload.length)
+                .unwrap()
+                .mean();
+            let want: f64 = values[0].parse().unwrap();
+            assert!(
+                (cfg.workload.rate * mean - want).abs() < 1e-12,
+                "{values:?}"
+            );
+        }
+        let with_rate = [
+            Axis::parse("workload.load=0.1").unwrap(),
+            Axis::parse("workload.rate=0.01").unwrap(),
+        ];
+        let e = point_config(&base, &with_rate, &["0.1".into(), "0.01".into()]).unwrap_err();
+        assert!(e.to_string().contains("sweep one of them"), "{e}");
+        let negative = [Axis::parse("workload.load=-0.1").unwrap()];
+        let e = point_config(&base, &negative, &["-0.1".into()]).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("invalid argument: --param workload.load=-0.1"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn an_unknown_axis_is_refused_naming_param_and_the_closest_axes() {
+        let base = crate::config::load::parse_hw(
+            "(topology: Torus(k: 4, n: 2), switching: Wormhole(routing: Adaptive))",
+            "t",
+        )
+        .unwrap();
+        let e = check_axis_paths(&base, &[Axis::parse("workload.laod=0.1").unwrap()])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("--param workload.laod"), "{e}");
+        assert!(e.contains("did you mean workload.load"), "{e}");
+        assert!(!e.contains("--set"), "{e}");
+        for fine in [
+            "workload.load=0.1",
+            "trace=a.txt",
+            "topology.k=4,8",
+            "workload.rate=x",
+        ] {
+            check_axis_paths(&base, &[Axis::parse(fine).unwrap()]).unwrap();
+        }
+        // A bad value on a real field is the point's error, and names --param too.
+        let axes = [Axis::parse("workload.rate=x").unwrap()];
+        let e = point_config(&base, &axes, &["x".into()])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("--param workload.rate=x"), "{e}");
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The per-message log of a run (`routemu run --message-log FILE`; a replay's is one
 //! replication): one CSV line per delivered message of every replication, warm-up and
 //! drain included, with its times, hops, blocking and path. The columns `id, src, dst, flits, created,
-//! injected, delivered, latency` mean what `routemu replay --messages` means by them.
+//! injected, delivered, latency` mean what `routemu replay --trace-log` means by them.
 //!
 //! This module only joins and formats what the run recorded (`MsgStats::deliveries`
 //! and `MsgStats::hops`, on when `experiment.observe.message_log` is) and passes the

@@ -283,7 +283,7 @@ fn every_output_flag(dest: &str, dir: &Path) -> Vec<Vec<String>> {
         cmds.push(c);
     }
     cmds.push(s(&["saturation", HW, "--json", dest, "--cycles", "400000"]));
-    for flag in ["--json", "--messages", "--series"] {
+    for flag in ["--json", "--trace-log", "--series"] {
         cmds.push(s(&[
             "replay",
             HW,
@@ -420,7 +420,7 @@ fn no_output_flag_of_any_command_may_name_a_file_the_command_reads() {
     fs::hard_link(&lan, &hard).unwrap();
     let g = graph.to_str().unwrap();
     let cases: [Vec<&str>; 3] = [
-        vec!["replay", HW, "--trace", t, "--messages", t],
+        vec!["replay", HW, "--trace", t, "--trace-log", t],
         vec!["run", lan.to_str().unwrap(), "--heatmap", g],
         vec![
             "run",
@@ -570,7 +570,7 @@ impl LongReplay {
             HW,
             "--trace",
             self.trace.to_str().unwrap(),
-            "--messages",
+            "--trace-log",
             self.messages.to_str().unwrap(),
             "--json",
             json.to_str().unwrap(),
@@ -621,7 +621,7 @@ fn a_first_signal_while_waiting_on_a_fifo_trace_ends_the_replay_at_once() {
         HW,
         "--trace",
         fifo.to_str().unwrap(),
-        "--messages",
+        "--trace-log",
         m.to_str().unwrap(),
     ];
     let ready = || !hidden(&out).is_empty();

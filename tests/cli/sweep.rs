@@ -346,3 +346,42 @@ fn saturation_is_refused_for_a_trace_sweep() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("synthetic workload"));
 }
+
+#[test]
+fn the_offered_load_in_flits_is_a_sweep_axis() {
+    let out = sweep(&[
+        "--param",
+        "workload.load=0.05,0.15",
+        "--param",
+        "workload.length=Constant(flits: 4), Constant(flits: 16)",
+        "--y",
+        "throughput.offered",
+        "--csv",
+        "-",
+    ]);
+    let t = csv_of(&out);
+    let loads = num(&t, "workload.load");
+    let offered = num(&t, "throughput.offered_measured");
+    assert_eq!(loads.len(), 4);
+    for (l, o) in loads.iter().zip(&offered) {
+        // Bernoulli sources over 16 nodes and 1,500 cycles: a few percent of noise.
+        assert!((o - l).abs() < 0.15 * l, "load {l}: offered {o}");
+    }
+}
+
+#[test]
+fn replay_refuses_its_former_messages_flag_with_a_pointer_to_trace_log() {
+    let e = crate::common::refused(
+        1,
+        &[
+            "replay",
+            "hw/wormhole-torus-dor.ron",
+            "--trace",
+            "traces/generated/halo2d-16.meta",
+            "--messages",
+            "1000",
+        ],
+        "--trace-log",
+    );
+    assert!(!Path::new("1000").exists(), "{e}");
+}

@@ -136,7 +136,7 @@ fn the_message_log_and_a_replay_are_the_same_on_blocks() {
             "experiment.partition_min_nodes=1".into(),
             "--json".into(),
             path(&format!("{tag}-replay.json")),
-            "--messages".into(),
+            "--trace-log".into(),
             path(&format!("{tag}-replay.csv")),
         ];
         if blocks {

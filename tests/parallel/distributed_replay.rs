@@ -1,6 +1,6 @@
 //! A replay split over ranks changes nothing: on 2 ranks and on 3 ranks of 2 threads,
 //! every rank holds the summary one process gives (the partition count aside), the
-//! records (the `--messages` CSV's rows) come in the same order, and the per-link,
+//! records (the `--trace-log` CSV's rows) come in the same order, and the per-link,
 //! series, latency and per-message-log measurements are the same; for text traces in
 //! open and dependency mode, a Netrace trace and a generated DUMPI trace with
 //! collectives, on a wormhole and a circuit-switched preset. A deadlock, a bad trace

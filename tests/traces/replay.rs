@@ -202,7 +202,7 @@ fn the_command_writes_the_summary_json_and_per_message_csv() {
         "traces/netrace/shrtex.tra.bz2",
         "--mode",
         "deps",
-        "--messages",
+        "--trace-log",
         csv.to_str().unwrap(),
         "--threads",
         "2",
@@ -316,7 +316,7 @@ fn bad_traces_and_maps_are_refused_with_the_place_and_nothing_written() {
         let mut a = vec![
             "replay",
             "hw/wormhole-torus-dor.ron",
-            "--messages",
+            "--trace-log",
             csv.to_str().unwrap(),
         ];
         a.extend(args);
