@@ -16,6 +16,7 @@ pub mod run;
 pub mod saturation;
 pub mod spec;
 pub mod sweep;
+pub mod typed;
 
 use crate::config::load::load_hw;
 use crate::config::overrides::apply_overrides;
@@ -235,7 +236,8 @@ fn run_command(cli: Cli) -> crate::foundation::error::Result<i32> {
     ) {
         interrupt::keep_results();
     }
-    match cli.command {
+    let typed = typed_flags(&cli.command);
+    let result = match cli.command {
         Command::Run(a) => run::run(&a),
         Command::Predict(a) => predict::predict(&a),
         Command::Compare(a) => compare::compare(&a),
@@ -245,7 +247,31 @@ fn run_command(cli: Cli) -> crate::foundation::error::Result<i32> {
         Command::Replay(a) => replay::replay(&a),
         Command::Check { file, set } => check::check(&file, &set),
         Command::Bench(a) => bench::bench(&a),
+    };
+    result.map_err(|e| typed.name(e))
+}
+
+/// The flags `command` was typed with, by the configuration path each sets.
+fn typed_flags(command: &Command) -> typed::Typed {
+    let mut t = typed::Typed::default();
+    match command {
+        Command::Run(a) => t = typed::Typed::of_experiment(&a.exp),
+        Command::Predict(a) | Command::Compare(a) => t = typed::Typed::of_experiment(&a.exp),
+        Command::Saturation(a) => t = typed::Typed::of_experiment(&a.exp),
+        Command::Sweep(a) => {
+            t = typed::Typed::of_experiment(&a.exp);
+            t.add_overrides("--param", &a.params);
+        }
+        Command::Replay(a) => {
+            t.add_overrides("--set", &a.set);
+            if let Some(n) = a.threads {
+                t.add("experiment.threads", format!("--threads {n}"));
+            }
+        }
+        Command::Check { set, .. } => t.add_overrides("--set", set),
+        Command::Plot(_) | Command::Bench(_) => {}
     }
+    t
 }
 
 /// The exit status of a command that ended with `result`, its error (if any) told on

@@ -5,9 +5,9 @@
 use crate::config::{LengthConfig, PatternConfig};
 use crate::foundation::error::{Error, Result};
 
-fn num<T: std::str::FromStr>(s: &str, what: &str, spec: &str) -> Result<T> {
+fn num<T: std::str::FromStr>(s: &str, what: &str, flag: &str, spec: &str) -> Result<T> {
     s.parse()
-        .map_err(|_| Error::Arg(format!("`{spec}`: `{s}` is not a valid {what}")))
+        .map_err(|_| Error::Arg(format!("{flag} `{spec}`: `{s}` is not a valid {what}")))
 }
 
 /// Parses `--length`.
@@ -15,17 +15,17 @@ pub fn parse_length(spec: &str) -> Result<LengthConfig> {
     let parts: Vec<&str> = spec.split(':').collect();
     Ok(match parts.as_slice() {
         [n] => LengthConfig::Constant {
-            flits: num(n, "flit count", spec)?,
+            flits: num(n, "flit count", "--length", spec)?,
         },
         ["const" | "constant", n] => LengthConfig::Constant {
-            flits: num(n, "flit count", spec)?,
+            flits: num(n, "flit count", "--length", spec)?,
         },
         ["exp" | "exponential", m] => LengthConfig::Exponential {
-            mean: num(m, "mean", spec)?,
+            mean: num(m, "mean", "--length", spec)?,
         },
         ["uniform", a, b] => LengthConfig::Uniform {
-            min: num(a, "flit count", spec)?,
-            max: num(b, "flit count", spec)?,
+            min: num(a, "flit count", "--length", spec)?,
+            max: num(b, "flit count", "--length", spec)?,
         },
         _ => {
             return Err(Error::Arg(format!(
@@ -44,15 +44,15 @@ pub fn parse_pattern(spec: &str) -> Result<PatternConfig> {
         ["bitcomp" | "bit-complement"] => PatternConfig::BitComplement,
         ["transpose"] => PatternConfig::Transpose,
         ["hotspot", n, f] => PatternConfig::Hotspot {
-            node: num(n, "node", spec)?,
-            fraction: num(f, "fraction", spec)?,
+            node: num(n, "node", "--pattern", spec)?,
+            fraction: num(f, "fraction", "--pattern", spec)?,
         },
         ["sphere", r, p] => PatternConfig::SphereOfLocality {
-            radius: num(r, "radius", spec)?,
-            probability: num(p, "probability", spec)?,
+            radius: num(r, "radius", "--pattern", spec)?,
+            probability: num(p, "probability", "--pattern", spec)?,
         },
         ["decreasing", d] => PatternConfig::DecreasingProbability {
-            decay: num(d, "decay", spec)?,
+            decay: num(d, "decay", "--pattern", spec)?,
         },
         _ => {
             return Err(Error::Arg(format!(
