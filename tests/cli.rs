@@ -1,8 +1,8 @@
 //! The `routemu` command as a user runs it (most tests start the built binary): bad
 //! input and its exit statuses, refusals and limits, the memory estimate behind them,
 //! output files and signals, `compare`, `sweep`, `plot` and `predict`, the units of
-//! `--load`, the provenance of every JSON document, and the commands the documentation
-//! shows.
+//! `--load`, the provenance of every JSON document, the commands the documentation
+//! shows and the outputs it quotes.
 //!
 //! One test binary for these files (tests/cli/*.rs), so that `cargo test` links the crate
 //! once for all of them; docs/testing.md lists the binaries.
@@ -15,6 +15,8 @@ mod bad_input;
 mod compare;
 #[path = "cli/deadlock_exits.rs"]
 mod deadlock_exits;
+#[path = "cli/doc_examples.rs"]
+mod doc_examples;
 #[path = "cli/docs.rs"]
 mod docs;
 #[path = "cli/limits.rs"]

@@ -35,7 +35,7 @@ fn pages() -> Vec<PathBuf> {
 
 /// Splits a shell command line into words (single and double quotes, backslash
 /// continuations already joined).
-fn words(line: &str) -> Vec<String> {
+pub fn words(line: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut cur = String::new();
     let mut in_word = false;
