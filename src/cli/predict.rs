@@ -2,7 +2,11 @@
 //! (paper 000's hold, drop and adaptive circuit-switching models on hypercubes, hold and
 //! drop on tori; paper 004's adaptive wormhole model on k×k tori; paper 003's deflection
 //! model on the Manhattan Street network; paper 002's wormhole-with-timeout model on
-//! host/switch networks).
+//! host/switch networks; the dimension-order wormhole torus model), with, per quantity,
+//! whether the point lies in the range where the model was validated
+//! ([`crate::model::range`]): a line saying so, or a WARNING per quantity outside, and
+//! `prediction.in_range` / `prediction.range` in the JSON. `compare` shares the verdict
+//! and its printing ([`assess`], [`describe_range`], [`Assessed`]).
 
 use crate::cli::output::{check_json_output, eprint, print, write_json};
 use crate::cli::ExperimentArgs;

@@ -17,6 +17,13 @@
 //! moments (`host_wait_pk`), and the model (`host_wait`); and its per-link timeout
 //! probability from the measured λ and holding moments of a class (`p_timeout_*_mg1d`,
 //! the M/G/1 with deterministic reneging alone, variant B) beside the whole model's.
+//! On a wormhole torus or hypercube the two corrected controller rows hold instead the
+//! correction for headers that never meet their own input's
+//! ([`crate::model::controller_wormhole`]): P–K × F and (ρ − λ)·F.
+//!
+//! Each row carries `in_range`, set by [`mark_ranges`] from the model's range verdict
+//! ([`crate::model::range`]): whether the point lies where the model was validated for
+//! that quantity.
 
 use crate::model::controller_wormhole::{corrected_busy, corrected_wait, same_input_factor};
 use crate::model::Prediction;

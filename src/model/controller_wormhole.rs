@@ -35,7 +35,7 @@ use crate::config::{HwConfig, SwitchingConfig, TopologyConfig};
 /// hypercube) at `hops` mean hops per message; None for other machines (meshes, whose
 /// inputs carry unequal shares, and other switching modes).
 pub fn same_input_factor(cfg: &HwConfig, hops: f64) -> Option<f64> {
-    if !matches!(cfg.switching, SwitchingConfig::Wormhole { .. }) || !(hops > 0.0) {
+    if !matches!(cfg.switching, SwitchingConfig::Wormhole { .. }) || hops.is_nan() || hops <= 0.0 {
         return None;
     }
     let ports = match cfg.topology {

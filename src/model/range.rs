@@ -348,8 +348,8 @@ pub const TABLE: &[Entry] = &[
         ]],
         tolerance: TIME_TOLERANCE,
         source: "docs/validation.md, paper 004 Figs. 3–4 set-up (dimension order, 4×4 … 16×16): \
-                 within 3.8% up to 0.69 of the model's saturation rate; +5.4% (8×8 at 0.011, \
-                 0.76), +10.4% (12×12 at 0.005, 0.75), +15.1% (16×16 at 0.003, 0.79), +11.5% \
+                 within 3.4% up to 0.69 of the model's saturation rate; +5.8% (8×8 at 0.011, \
+                 0.76), +10.5% (12×12 at 0.005, 0.75), +15.1% (16×16 at 0.003, 0.79), +12.0% \
                  (8×8 at 0.0125, 0.87). The model has no virtual channels: it saturates on \
                  the 8×8 preset at 0.0144 messages/node/cycle (17% of the uniform bound) \
                  where the emulator carries 0.015 at 23.4 cycles",
