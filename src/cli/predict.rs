@@ -88,19 +88,19 @@ pub fn assess(cfg: &HwConfig, form: PathForm, outcome: &Result<Prediction, Strin
     crate::model::range::assess(cfg, form, outcome.as_ref().map_err(|e| e.as_str()))
 }
 
-/// The human lines of a range verdict: one line when every bounded quantity is inside,
-/// else a WARNING line per quantity outside, with its bound, the values here and where
-/// the range comes from.
+/// The human lines of a range verdict: one line naming the quantities inside their
+/// validated range, then a WARNING line per quantity outside one, with its bound, the
+/// values here and where the range comes from.
 pub fn describe_range(r: &Range) -> String {
     let mut s = String::new();
     let outside = r.outside();
-    if r.in_range {
-        let inside: Vec<&str> = r
-            .range
-            .iter()
-            .filter(|(_, v)| v.bound.is_some())
-            .map(|(k, _)| *k)
-            .collect();
+    let inside: Vec<&str> = r
+        .range
+        .iter()
+        .filter(|(_, v)| v.in_range)
+        .map(|(k, _)| *k)
+        .collect();
+    if !inside.is_empty() {
         let _ = writeln!(
             s,
             "  inside the validated range ({}); `--json` has the bounds (prediction.range)",
