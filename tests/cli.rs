@@ -37,3 +37,6 @@ mod provenance;
 mod sweep;
 #[path = "cli/units.rs"]
 mod units;
+// Issue 31 part 4: models that say where they hold.
+#[path = "cli/model_ranges.rs"]
+mod model_ranges;

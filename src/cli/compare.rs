@@ -2,13 +2,12 @@
 //! against predicted with the relative errors (and the JSON document with both).
 
 use crate::cli::output::{check_json_output, eprint, print, write_json};
-use crate::cli::predict::{model_outcome, PredictArgs};
+use crate::cli::predict::{assess, describe_range, model_outcome, Assessed, PredictArgs};
 use crate::cli::run::emulate;
 use crate::cli::EXIT_DEADLOCK;
 use crate::foundation::error::Result;
 use crate::model::circuit::{CircuitParams, PathForm};
 use crate::model::compare::{rows, table, Row};
-use crate::model::Prediction;
 use crate::stats::report::Report;
 use serde::Serialize;
 use std::fmt::Write;
@@ -29,8 +28,9 @@ pub struct Comparison {
     pub model_saturated: Option<String>,
     /// Measured against predicted.
     pub rows: Vec<Row>,
-    /// The model's prediction.
-    pub prediction: Option<Prediction>,
+    /// The model's prediction (no values when it saturated) with `in_range` and `range`,
+    /// as `predict --json` writes it.
+    pub prediction: Assessed,
     /// The emulation's full report (schema routemu.run/1).
     pub report: Report,
 }
@@ -43,7 +43,9 @@ pub fn compare(args: &PredictArgs) -> Result<i32> {
     let (model, outcome) = model_outcome(&cfg, args.path_form)?;
     let report = emulate(&cfg)?;
     let mean_path = CircuitParams::from_config(&cfg).map_or(0.0, |p| p.mean_path);
-    let rows = rows(&report, outcome.as_ref().ok(), mean_path);
+    let range = assess(&cfg, args.path_form, &outcome);
+    let mut rows = rows(&report, outcome.as_ref().ok(), mean_path);
+    crate::model::compare::mark_ranges(&mut rows, &range);
     let mut s = String::new();
     let _ = writeln!(s, "routemu compare: {} — {model}", cfg.name);
     let e = &cfg.experiment;
@@ -65,6 +67,7 @@ pub fn compare(args: &PredictArgs) -> Result<i32> {
         let _ = writeln!(s, "  the MODEL says the machine is saturated: {why}");
     }
     s.push_str(&table(&rows));
+    s.push_str(&describe_range(&range));
     let code = if report.deadlock.is_some() {
         EXIT_DEADLOCK
     } else {
@@ -77,7 +80,7 @@ pub fn compare(args: &PredictArgs) -> Result<i32> {
             path_form: args.path_form,
             model_saturated: outcome.as_ref().err().cloned(),
             rows,
-            prediction: outcome.ok(),
+            prediction: Assessed::new(outcome.ok(), range),
             report,
         };
         write_json(dest, &doc)?;

@@ -43,11 +43,51 @@ pub struct Cli {
 pub enum Command {
     /// Emulate a machine under a synthetic workload and report latencies and throughput.
     Run(RunArgs),
-    /// Predict with the papers' analytical model, without emulating (circuit switching:
-    /// hold, drop and adaptive on hypercubes, hold and drop on tori).
+    /// Predict with an analytical model, without emulating
+    ///
+    /// The model follows from the machine's switching, topology and routing; every model
+    /// needs uniformly random destinations (workload.pattern = Uniform):
+    ///
+    ///   circuit hold / drop       switching Circuit (Hold, Drop), a hypercube or a torus
+    ///                             (XY routing): paper 000
+    ///   circuit adaptive          switching Circuit (Adaptive), a hypercube: papers 000/001
+    ///   adaptive wormhole         switching Wormhole (routing Adaptive), a bidirectional
+    ///                             k×k torus, k a multiple of 4: paper 004
+    ///   dimension-order wormhole  switching Wormhole (routing DimensionOrder), a
+    ///                             bidirectional k×k torus, k even: M/G/1 channels and
+    ///                             M/G/c queues for the router.dma engines
+    ///   deflection (WDVC)         switching Deflection without a hop limit, a k×k
+    ///                             Manhattan Street network, Poisson creation: paper 003
+    ///   wormhole with timeout     switching Timeout with a timeout, host/switch networks
+    ///                             (any graph of switches and hosts): paper 002
+    ///
+    /// Each answer says, per quantity, whether the point lies in the range where the model
+    /// was validated against the emulation, and warns when it does not (--json:
+    /// prediction.in_range, prediction.range; docs/models.md has the ranges).
+    #[command(verbatim_doc_comment)]
     Predict(predict::PredictArgs),
-    /// Emulate and predict the same machine: measured against predicted, with the
-    /// relative errors.
+    /// Emulate and predict the same machine: measured against predicted, relative errors
+    ///
+    /// The model follows from the machine's switching, topology and routing; every model
+    /// needs uniformly random destinations (workload.pattern = Uniform):
+    ///
+    ///   circuit hold / drop       switching Circuit (Hold, Drop), a hypercube or a torus
+    ///                             (XY routing): paper 000
+    ///   circuit adaptive          switching Circuit (Adaptive), a hypercube: papers 000/001
+    ///   adaptive wormhole         switching Wormhole (routing Adaptive), a bidirectional
+    ///                             k×k torus, k a multiple of 4: paper 004
+    ///   dimension-order wormhole  switching Wormhole (routing DimensionOrder), a
+    ///                             bidirectional k×k torus, k even: M/G/1 channels and
+    ///                             M/G/c queues for the router.dma engines
+    ///   deflection (WDVC)         switching Deflection without a hop limit, a k×k
+    ///                             Manhattan Street network, Poisson creation: paper 003
+    ///   wormhole with timeout     switching Timeout with a timeout, host/switch networks
+    ///                             (any graph of switches and hosts): paper 002
+    ///
+    /// The table says, per quantity, whether the point lies in the range where the model
+    /// was validated against the emulation, and warns when it does not (--json:
+    /// prediction.in_range, prediction.range; docs/models.md has the ranges).
+    #[command(verbatim_doc_comment)]
     Compare(predict::PredictArgs),
     /// Emulate and predict a grid of parameter values (CSV, SVG plot).
     Sweep(Box<sweep::SweepArgs>),

@@ -2,13 +2,18 @@
 //! (paper 000's hold, drop and adaptive circuit-switching models on hypercubes, hold and
 //! drop on tori; paper 004's adaptive wormhole model on k×k tori; paper 003's deflection
 //! model on the Manhattan Street network; paper 002's wormhole-with-timeout model on
-//! host/switch networks).
+//! host/switch networks; the dimension-order wormhole torus model), with, per quantity,
+//! whether the point lies in the range where the model was validated
+//! ([`crate::model::range`]): a line saying so, or a WARNING per quantity outside, and
+//! `prediction.in_range` / `prediction.range` in the JSON. `compare` shares the verdict
+//! and its printing ([`assess`], [`describe_range`], [`Assessed`]).
 
 use crate::cli::output::{check_json_output, eprint, print, write_json};
 use crate::cli::ExperimentArgs;
 use crate::config::HwConfig;
 use crate::foundation::error::Result;
 use crate::model::circuit::PathForm;
+use crate::model::range::{Range, Verdict};
 use crate::model::Prediction;
 use clap::Args;
 use serde::Serialize;
@@ -48,8 +53,71 @@ pub struct PredictionDoc {
     pub saturated: bool,
     /// What saturated, when it did.
     pub saturation: Option<String>,
-    /// What it predicts (cycles, probabilities, per node per cycle); null when saturated.
-    pub prediction: Option<Prediction>,
+    /// What it predicts (cycles, probabilities, per node per cycle; no values when
+    /// saturated), and whether this point lies where the model was validated.
+    pub prediction: Assessed,
+}
+
+/// A prediction with its range verdict: the `prediction` object of `predict --json` and
+/// `compare --json`.
+#[derive(Debug, Serialize)]
+pub struct Assessed {
+    /// The model's values (absent when it saturated).
+    #[serde(flatten)]
+    pub values: Option<Prediction>,
+    /// True when every quantity with a validated range is inside it (false when the model
+    /// saturated).
+    pub in_range: bool,
+    /// Per quantity: `{in_range, bound, here, why}` (`model::range`).
+    pub range: std::collections::BTreeMap<&'static str, Verdict>,
+}
+
+impl Assessed {
+    /// The model's answer and its verdict.
+    pub fn new(values: Option<Prediction>, range: Range) -> Self {
+        Assessed {
+            values,
+            in_range: range.in_range,
+            range: range.range,
+        }
+    }
+}
+
+/// The range verdict of `cfg`'s model answer `outcome` (model::range::assess).
+pub fn assess(cfg: &HwConfig, form: PathForm, outcome: &Result<Prediction, String>) -> Range {
+    crate::model::range::assess(cfg, form, outcome.as_ref().map_err(|e| e.as_str()))
+}
+
+/// The human lines of a range verdict: one line naming the quantities inside their
+/// validated range, then a WARNING line per quantity outside one, with its bound, the
+/// values here and where the range comes from.
+pub fn describe_range(r: &Range) -> String {
+    let mut s = String::new();
+    let outside = r.outside();
+    let inside: Vec<&str> = r
+        .range
+        .iter()
+        .filter(|(_, v)| v.in_range)
+        .map(|(k, _)| *k)
+        .collect();
+    if !inside.is_empty() {
+        let _ = writeln!(
+            s,
+            "  inside the validated range ({}); `--json` has the bounds (prediction.range)",
+            inside.join(", ")
+        );
+    }
+    for k in outside {
+        let v = &r.range[k];
+        let _ = writeln!(
+            s,
+            "  WARNING: {k} is OUTSIDE the range where the model was validated: needs {}; here {}\n    ({})",
+            v.bound.as_deref().unwrap_or("—"),
+            v.here,
+            v.why
+        );
+    }
+    s
 }
 
 /// The model of `cfg`, or an error saying why there is none.
@@ -119,7 +187,7 @@ pub fn describe(p: &Prediction) -> String {
         Prediction::Wormhole(w) => {
             return format!(
                 "  latency {:.2} cycles (zero-load {:.2} over {:.3} hops); blocking per hop {:.3}\n  \
-                 channels busy: p_X {:.4} p_Y {:.4}; waits WE {:.3} NE {:.3} NS {:.3} WS {:.3}; {} iterations\n",
+                 channels busy: p_X {:.4} p_Y {:.4}; waits WE {:.3} NE {:.3} NS {:.3} WS {:.3}; {} iterations\n{}",
                 w.latency,
                 w.zero_load,
                 w.hops,
@@ -130,7 +198,15 @@ pub fn describe(p: &Prediction) -> String {
                 w.waits[1],
                 w.waits[2],
                 w.waits[3],
-                w.iterations
+                w.iterations,
+                if w.source_wait > 0.0 || w.ejection_wait > 0.0 {
+                    format!(
+                        "  DMA engines: source queue wait {:.3}, ejection wait {:.3} (included)\n",
+                        w.source_wait, w.ejection_wait
+                    )
+                } else {
+                    String::new()
+                }
             )
         }
     };
@@ -171,6 +247,8 @@ pub fn predict(args: &PredictArgs) -> Result<i32> {
             let _ = writeln!(s, "  SATURATED: {why}");
         }
     }
+    let range = assess(&cfg, args.path_form, &outcome);
+    s.push_str(&describe_range(&range));
     if let Some(dest) = &args.json {
         let doc = PredictionDoc {
             schema: SCHEMA,
@@ -179,7 +257,7 @@ pub fn predict(args: &PredictArgs) -> Result<i32> {
             path_form: args.path_form,
             saturated: outcome.is_err(),
             saturation: outcome.as_ref().err().cloned(),
-            prediction: outcome.ok(),
+            prediction: Assessed::new(outcome.ok(), range),
         };
         write_json(dest, &doc)?;
     }

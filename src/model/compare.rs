@@ -17,7 +17,15 @@
 //! moments (`host_wait_pk`), and the model (`host_wait`); and its per-link timeout
 //! probability from the measured λ and holding moments of a class (`p_timeout_*_mg1d`,
 //! the M/G/1 with deterministic reneging alone, variant B) beside the whole model's.
+//! On a wormhole torus or hypercube the two corrected controller rows hold instead the
+//! correction for headers that never meet their own input's
+//! ([`crate::model::controller_wormhole`]): P–K × F and (ρ − λ)·F.
+//!
+//! Each row carries `in_range`, set by [`mark_ranges`] from the model's range verdict
+//! ([`crate::model::range`]): whether the point lies where the model was validated for
+//! that quantity.
 
+use crate::model::controller_wormhole::{corrected_busy, corrected_wait, same_input_factor};
 use crate::model::Prediction;
 use crate::stats::report::Report;
 use serde::Serialize;
@@ -37,6 +45,11 @@ pub struct Row {
     pub predicted: Option<f64>,
     /// (predicted − measured) / measured.
     pub error: Option<f64>,
+    /// Whether the point lies inside the range where the model was validated for this
+    /// quantity (`model::range`; false for a quantity never validated within tolerance);
+    /// null where the range table says nothing (the quantity is not the model's, or
+    /// `sweep`, which does not assess ranges).
+    pub in_range: Option<bool>,
 }
 
 fn row(
@@ -57,6 +70,15 @@ fn row(
         ci95,
         predicted,
         error,
+        in_range: None,
+    }
+}
+
+/// Sets each row's `in_range` from a range verdict (rows the verdict does not name keep
+/// null).
+pub fn mark_ranges(rows: &mut [Row], range: &crate::model::range::Range) {
+    for r in rows {
+        r.in_range = range.range.get(r.key).map(|v| v.in_range);
     }
 }
 
@@ -123,6 +145,12 @@ pub fn rows(report: &Report, prediction: Option<&Prediction>, mean_path: f64) ->
     let ctrl = &report.controller;
     let phase = |f: fn(&crate::switching::report::Circuit) -> Option<f64>| c.and_then(f);
     let setup = phase(|c| Some(c.phases.setup.mean? + c.phases.ack.mean?));
+    // Wormhole controllers: P-K corrected for headers never meeting their own input's
+    // (model::controller_wormhole), on tori and hypercubes.
+    let same_input = report
+        .wormhole()
+        .and_then(|w| w.hops_mean)
+        .and_then(|h| same_input_factor(&report.config, h));
     vec![
         row(
             "latency",
@@ -191,13 +219,23 @@ pub fn rows(report: &Report, prediction: Option<&Prediction>, mean_path: f64) ->
             None,
             ctrl.wait_mg1,
         ),
-        row(
-            "ctrl_wait_corrected",
-            "controller wait | model: P-K + chained arrivals",
-            ctrl.wait_mean,
-            None,
-            ctrl.wait_corrected,
-        ),
+        if let Some(f) = same_input {
+            row(
+                "ctrl_wait_corrected",
+                "controller wait | model: P-K × same input",
+                ctrl.wait_mean,
+                None,
+                ctrl.wait_mg1.map(|w| corrected_wait(w, f)),
+            )
+        } else {
+            row(
+                "ctrl_wait_corrected",
+                "controller wait | model: P-K + chained arrivals",
+                ctrl.wait_mean,
+                None,
+                ctrl.wait_corrected,
+            )
+        },
         row(
             "ctrl_wait_model",
             "controller wait | model: closed form",
@@ -214,13 +252,24 @@ pub fn rows(report: &Report, prediction: Option<&Prediction>, mean_path: f64) ->
                 .then_some(ctrl.utilization)
                 .filter(|_| ctrl.p_busy_at_arrival.is_some() && ctrl.servers == 1),
         ),
-        row(
-            "ctrl_busy_corrected",
-            "P(controller busy at arrival) | model: chained",
-            has_ctrl.then_some(ctrl.p_busy_at_arrival).flatten(),
-            None,
-            has_ctrl.then_some(ctrl.p_busy_corrected).flatten(),
-        ),
+        if let Some(f) = same_input {
+            row(
+                "ctrl_busy_corrected",
+                "P(controller busy at arrival) | model: same input",
+                has_ctrl.then_some(ctrl.p_busy_at_arrival).flatten(),
+                None,
+                (ctrl.servers == 1 && ctrl.p_busy_at_arrival.is_some())
+                    .then(|| corrected_busy(ctrl.utilization, ctrl.arrival_rate, f)),
+            )
+        } else {
+            row(
+                "ctrl_busy_corrected",
+                "P(controller busy at arrival) | model: chained",
+                has_ctrl.then_some(ctrl.p_busy_at_arrival).flatten(),
+                None,
+                has_ctrl.then_some(ctrl.p_busy_corrected).flatten(),
+            )
+        },
         row(
             "accepted",
             "accepted flits /node/cycle",
@@ -408,9 +457,14 @@ pub fn table(rows: &[Row]) -> String {
             format!("{x:.4}")
         }
     };
+    let ranged = rows.iter().any(|r| r.in_range.is_some());
     let mut s = format!(
-        "  {:<48} {:>22} {:>12} {:>9}\n",
-        "quantity", "measured", "model", "error"
+        "  {:<48} {:>22} {:>12} {:>9}{}\n",
+        "quantity",
+        "measured",
+        "model",
+        "error",
+        if ranged { "  range" } else { "" }
     );
     for r in rows {
         if r.measured.is_none() && r.predicted.is_none() {
@@ -423,7 +477,13 @@ pub fn table(rows: &[Row]) -> String {
         };
         let p = r.predicted.map_or("—".into(), num);
         let e = r.error.map_or("".into(), |e| format!("{:+.1}%", 100.0 * e));
-        let _ = writeln!(s, "  {:<48} {m:>22} {p:>12} {e:>9}", r.label);
+        // "in": inside the validated range; "OUT": outside it or never validated.
+        let g = match r.in_range {
+            Some(true) => "  in",
+            Some(false) => "  OUT",
+            None => "",
+        };
+        let _ = writeln!(s, "  {:<48} {m:>22} {p:>12} {e:>9}{g}", r.label);
     }
     s
 }

@@ -3,13 +3,17 @@
 //! circuit-switching models of paper 000; [`wormhole_torus`] paper 004's adaptive wormhole
 //! model and [`wormhole_torus_dor`] the dimension-order one it is compared with; [`deflection_ms`] paper 003's deflection (WDVC) model of the Manhattan Street
 //! network; [`wormhole_timeout`] paper 002's model of wormhole switching with the timeout
-//! reset on host/switch networks; [`compare`] sets measured against predicted. A model never
+//! reset on host/switch networks; [`compare`] sets measured against predicted; [`range`]
+//! says, per model and quantity, where the validation measured it close;
+//! [`controller_wormhole`] corrects P–K for the routing controller of a wormhole network. A model never
 //! loops for ever and never returns NaN as a time: a queue at or past saturation, or a
 //! fixed point that does not converge, is a [`ModelError`].
 
 pub mod circuit;
 pub mod compare;
+pub mod controller_wormhole;
 pub mod deflection_ms;
+pub mod range;
 pub mod wormhole_timeout;
 pub mod wormhole_torus;
 pub mod wormhole_torus_dor;

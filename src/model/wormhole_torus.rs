@@ -72,6 +72,12 @@ pub struct WormholeParams {
     pub data_var: f64,
     /// The message length law the two moments come from (the workload's).
     pub length: LengthDist,
+    /// DMA engines per node (`router.dma`, one per dimension by default): how many
+    /// messages a node injects, and ejects, at once. Paper 004's model has no source queue
+    /// and ignores it; the dimension-order model queues for them (M/G/c).
+    pub dma: u32,
+    /// The routing controller's time per header (`router.controller.route`, cycles).
+    pub route: f64,
 }
 
 /// Mean and variance of the data transfer ⌈L/W⌉ (cycles) for lengths drawn from `length`
@@ -118,26 +124,50 @@ impl WormholeParams {
     /// multiple of `multiple` (the routing is the caller's business).
     pub(crate) fn torus(cfg: &HwConfig, multiple: u32) -> Result<Self, ModelError> {
         let machine = validate(cfg).map_err(|e| ModelError::BadInput(e.to_string()))?;
-        let bad = |s: &str| Err(ModelError::BadInput(s.into()));
+        // Name the model that refuses: the adaptive one (k a multiple of 4) or the
+        // dimension-order one.
+        let who = if multiple == 4 {
+            "paper 004's adaptive wormhole model (model::wormhole_torus)"
+        } else {
+            "the dimension-order wormhole torus model (model::wormhole_torus_dor)"
+        };
+        let bad = |s: String| Err(ModelError::BadInput(s));
         let k = match cfg.topology {
             TopologyConfig::Torus {
                 k,
                 n: 2,
                 bidirectional: true,
             } => k,
-            _ => return bad("paper 004's model is for a bidirectional k×k torus (n = 2)"),
+            _ => {
+                return bad(format!(
+                    "{who} is for a bidirectional k×k torus (Torus(k: K, n: 2, \
+                     bidirectional: true)), and no model covers wormhole switching on {}: \
+                     `routemu run` emulates it",
+                    machine.topology.describe()
+                ))
+            }
         };
         if multiple == 4 && k % 4 != 0 {
-            return bad("paper 004's average message travels k/4 hops per dimension: k must be a multiple of 4");
+            return bad(format!(
+                "{who}: its average message travels k/4 hops per dimension, so k must be a \
+                 multiple of 4 (k = {k}); the dimension-order model takes any even k"
+            ));
         }
         if k % multiple != 0 {
-            return bad("the torus model needs an even k (offsets 0..k/2 in each dimension)");
+            return bad(format!(
+                "{who} needs an even k (offsets 0..k/2 in each dimension; k = {k})"
+            ));
         }
         if !matches!(cfg.switching, SwitchingConfig::Wormhole { .. }) {
-            return bad("a wormhole torus model needs wormhole switching");
+            return bad(format!("{who} needs wormhole switching"));
         }
         if cfg.workload.pattern != PatternConfig::Uniform {
-            return bad("paper 004's model assumes uniformly random destinations");
+            return bad(format!(
+                "{who} assumes uniformly random destinations over the other nodes \
+                 (workload.pattern = Uniform): its channel loads come from the uniform \
+                 distance law, and {:?} is not modelled (`routemu run` emulates it)",
+                cfg.workload.pattern
+            ));
         }
         let length = machine.workload.length.clone();
         let (data_mean, data_var) = data_moments(&length, cfg.links.width.max(1));
@@ -152,6 +182,8 @@ impl WormholeParams {
             data_mean,
             data_var,
             length,
+            dma: machine.dma,
+            route: cfg.router.controller.route.max(1) as f64,
         })
     }
 
@@ -178,6 +210,13 @@ pub struct WormholePrediction {
     pub p_y: f64,
     /// Mean waits for a channel: [west→east, north→east, north→south, west→south].
     pub waits: [f64; 4],
+    /// Mean wait in the source's memory for a DMA injection engine (the dimension-order
+    /// model's M/G/c queue of `router.dma` engines; 0 in paper 004's model, which has no
+    /// source queue).
+    pub source_wait: f64,
+    /// Mean wait of a header at its destination for an ejection engine (M/D/c, same
+    /// models).
+    pub ejection_wait: f64,
     /// Iterations the fixed point took.
     pub iterations: usize,
 }
@@ -537,6 +576,8 @@ fn finish(
         p_x: px,
         p_y: py,
         waits: [w.we, w.ne, w.ns, w.ws],
+        source_wait: 0.0,
+        ejection_wait: 0.0,
         iterations,
     }
 }

@@ -202,7 +202,9 @@ pub fn predict_saturated(preset: &str, rate: &str) -> (String, String) {
     let out = routemu_ok(&["predict", preset, "--rate", rate, "--json", "-"]);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["saturated"], true, "{v}");
-    assert!(v["prediction"].is_null(), "{v}");
+    // No values, only the range verdict: a saturated model is never in range.
+    assert!(v["prediction"]["latency"].is_null(), "{v}");
+    assert_eq!(v["prediction"]["in_range"], false, "{v}");
     let why = v["saturation"].as_str().unwrap().to_string();
     (why, String::from_utf8_lossy(&out.stderr).into_owned())
 }
