@@ -23,6 +23,8 @@ pub mod png;
 pub mod redraw;
 mod ticks;
 pub mod units;
+#[cfg(test)]
+mod visual;
 
 use crate::foundation::error::{Error, Result};
 use plotters::element::{DashedPathElement, DynElement, IntoDynElement};

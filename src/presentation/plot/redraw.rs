@@ -588,8 +588,8 @@ mod tests {
         assert_eq!(figs.len(), 1);
         let (y, f) = &figs[0];
         assert_eq!(y, "latency");
-        assert_eq!(f.y_label, "latency (cycles)");
-        assert_eq!(f.x_label, "workload.rate (messages/node/cycle)");
+        assert_eq!(f.y_label, "Mean latency (cycles)");
+        assert_eq!(f.x_label, "Injection rate (messages/node/cycle)");
         assert_eq!(f.series.len(), 2);
         assert_eq!(f.series[0].label, "router.vcs=2");
         assert_eq!(f.series[0].measured.len(), 2);
@@ -619,7 +619,7 @@ mod tests {
         .unwrap();
         let figs = figures(&t, &Spec::default()).unwrap();
         assert_eq!(figs[0].0, "accepted");
-        assert_eq!(figs[0].1.x_label, "start (cycles)");
+        assert_eq!(figs[0].1.x_label, "Time (cycles)");
         let spec = Spec {
             x: Some("end".into()),
             ys: vec!["latency_mean".into(), "backlog".into()],
@@ -627,7 +627,7 @@ mod tests {
         };
         let figs = figures(&t, &spec).unwrap();
         assert_eq!(figs.len(), 2);
-        assert_eq!(figs[1].1.y_label, "backlog (messages)");
+        assert_eq!(figs[1].1.y_label, "Source backlog (messages)");
     }
 
     #[test]
@@ -644,5 +644,149 @@ mod tests {
         };
         let e = figures(&sweep_table(), &spec).unwrap_err().to_string();
         assert!(e.contains("workload.rate"), "{e}");
+    }
+
+    #[test]
+    fn saturated_throughput_keeps_its_value_while_latency_is_cut_and_the_model_stop_is_marked() {
+        let t = Table::parse(
+            "workload.rate,latency_measured,latency_ci95,latency_model,latency_error,\
+             throughput.accepted_measured,throughput.accepted_ci95,\
+             throughput.offered_measured,throughput.offered_ci95,saturated,deadlock,model_saturated\n\
+             0.1,10,1,9,,0.1,0.01,0.1,0.01,false,false,false\n\
+             0.2,30,1,,,0.2,0.01,0.2,0.01,false,false,true\n\
+             0.3,900,,,,0.276,0.02,0.3,0.01,true,false,true\n\
+             0.4,1200,,,,0.31,0.02,0.4,0.01,true,false,true\n",
+            "t",
+        )
+        .unwrap();
+        let spec = Spec {
+            ys: vec!["latency".into(), "throughput.accepted".into()],
+            ..Spec::default()
+        };
+        let figs = figures(&t, &spec).unwrap();
+        let lat = &figs[0].1.series[0];
+        assert_eq!(lat.saturated, vec![0.3, 0.4]);
+        assert!(lat.saturated_values.is_empty());
+        assert_eq!(lat.model_saturates_at, Some(0.2));
+        let acc = &figs[1].1.series[0];
+        assert!(acc.saturated.is_empty());
+        let plateau: Vec<f64> = acc.saturated_values.iter().map(|p| p.1).collect();
+        assert_eq!(plateau, vec![0.276, 0.31]);
+        assert!(figs.iter().all(|(_, f)| f.y_nonnegative));
+        // Against the measured offered load, with the diagonal.
+        let spec = Spec {
+            x: Some(OFFERED.into()),
+            ys: vec!["throughput.accepted".into()],
+            ..Spec::default()
+        };
+        let f = &figures(&t, &spec).unwrap()[0].1;
+        assert!(f.diagonal);
+        assert_eq!(f.x_label, "Offered load (flits/node/cycle)");
+        assert_eq!(f.title, "Accepted throughput vs offered load");
+        let xs: Vec<f64> = f.series[0].saturated_values.iter().map(|p| p.0).collect();
+        assert_eq!(xs, vec![0.3, 0.4]);
+        // No diagonal under a latency.
+        let spec = Spec {
+            x: Some(OFFERED.into()),
+            ..Spec::default()
+        };
+        assert!(!figures(&t, &spec).unwrap()[0].1.diagonal);
+        let e = figures(&sweep_table(), &spec).unwrap_err().to_string();
+        assert!(e.contains("--y throughput.offered"), "{e}");
+    }
+
+    #[test]
+    fn titles_say_what_is_drawn_and_a_given_title_wins() {
+        let spec = Spec {
+            context: "wormhole-mesh-dor, 4-ary 2-dimensional mesh".into(),
+            ..Spec::default()
+        };
+        let f = &figures(&sweep_table(), &spec).unwrap()[0].1;
+        assert_eq!(
+            f.title,
+            "Mean latency vs injection rate — wormhole-mesh-dor, 4-ary 2-dimensional mesh"
+        );
+        let spec = Spec {
+            title: "mine".into(),
+            ..spec
+        };
+        assert_eq!(figures(&sweep_table(), &spec).unwrap()[0].1.title, "mine");
+    }
+
+    #[test]
+    fn a_time_series_gives_one_figure_per_quantity_with_the_warm_up_marked() {
+        let t = Table::parse(
+            "start,end,phase,replications,offered,accepted,created,delivered,flits,latency_mean,backlog\n\
+             0,200,warmup,2,0.09,0.08,49,46,558,16.2,0\n\
+             200,400,window,2,0.04,0.05,24,26,316,14.6,0\n\
+             400,600,window,2,0.05,0.04,25,22,284,14.8,0\n\
+             600,613,drain,2,0.09,0.10,2,3,26,14.6,0\n",
+            "t",
+        )
+        .unwrap();
+        let figs = figures(&t, &Spec::default()).unwrap();
+        let names: Vec<&str> = figs.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["offered", "accepted", "latency_mean", "backlog"]);
+        for (_, f) in &figs {
+            assert_eq!(f.x_label, "Time (cycles)");
+            assert_eq!(f.series.len(), 1, "the phases are one curve");
+            assert_eq!(f.series[0].measured.len(), 4);
+            let at: Vec<f64> = f.marks.iter().map(|m| m.0).collect();
+            assert_eq!(at, vec![200.0, 600.0]);
+            assert!(f.marks[0].1.contains("warm-up"));
+        }
+    }
+
+    #[test]
+    fn a_latency_distribution_draws_one_cdf_per_quantity() {
+        let t = Table::parse(
+            "quantity,value,count,cumulative,cdf\n\
+             latency,13,5,5,0.5\nlatency,14,5,10,1\n\
+             source_queue,0,9,9,0.9\nsource_queue,1,1,10,1\n\
+             network,13,6,6,0.6\nnetwork,14,4,10,1\n",
+            "t",
+        )
+        .unwrap();
+        let figs = figures(&t, &Spec::default()).unwrap();
+        assert_eq!(figs.len(), 1);
+        let f = &figs[0].1;
+        assert_eq!(figs[0].0, "cdf");
+        assert_eq!(f.series.len(), 3);
+        assert_eq!(f.x_label, "Latency (cycles)");
+        assert!(f.series.iter().all(|s| s.measured.len() == 2));
+    }
+
+    #[test]
+    fn a_message_log_is_a_scatter_of_latency_against_creation_time() {
+        let t = Table::parse(
+            "id,src,dst,size,flits,recorded,created,injected,delivered,latency\n\
+             0,0,1,8,1,0,0,0,10,10\n1,1,0,8,1,5,5,6,20,15\n",
+            "t",
+        )
+        .unwrap();
+        let f = &figures(&t, &Spec::default()).unwrap()[0].1;
+        assert_eq!(f.x_label, "Creation time (cycles)");
+        assert_eq!(f.y_label, "Latency (cycles)");
+        assert!(!f.join, "messages are points, not a curve");
+    }
+
+    #[test]
+    fn a_non_numeric_axis_gives_categories() {
+        let t = Table::parse(
+            "routing,workload.rate,latency_measured,latency_ci95,saturated,deadlock,model_saturated\n\
+             Dor,0.1,10,1,false,false,false\nAdaptive,0.1,9,1,false,false,false\n\
+             Dor,0.2,12,1,false,false,false\nAdaptive,0.2,10,1,false,false,false\n",
+            "t",
+        )
+        .unwrap();
+        let spec = Spec {
+            x: Some("routing".into()),
+            ..Spec::default()
+        };
+        let f = &figures(&t, &spec).unwrap()[0].1;
+        assert_eq!(f.categories, ["Dor", "Adaptive"]);
+        assert_eq!(f.series.len(), 2, "one per rate");
+        let xs: Vec<f64> = f.series[0].measured.iter().map(|p| p.0).collect();
+        assert_eq!(xs, vec![0.0, 1.0]);
     }
 }
