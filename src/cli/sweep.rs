@@ -505,7 +505,7 @@ pub fn sweep(args: &SweepArgs) -> Result<i32> {
                 .find(|v| v.parse::<f64>().map_or(true, |x| x <= 0.0))
             {
                 return Err(Error::Arg(format!(
-                    "--log-x: the x axis `{}` has a value that is not a positive number (`{v}`)",
+                    "--log-x: the x axis `{}` has a value that is not positive (`{v}`)",
                     axes[x].path
                 )));
             }

@@ -743,7 +743,7 @@ fn draw(
                 .map_err(|e| err(e.to_string()))?;
             legend.push((
                 Glyph::Ringed(colour, shape),
-                name("emulated: saturated (accepted, at its value)"),
+                name("emulated: saturated, at its value"),
             ));
         }
         let paper: Vec<(f64, f64)> = s
@@ -779,7 +779,7 @@ fn draw(
                         .map(|&px| EmptyElement::at((at(px), top)) + up((0, 2))),
                 )
                 .map_err(|e| err(e.to_string()))?;
-            legend.push((Glyph::Arrow(colour), name("emulated: saturated (off the scale)")));
+            legend.push((Glyph::Arrow(colour), name("emulated: saturated")));
         }
     }
     Ok(legend)

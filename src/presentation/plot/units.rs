@@ -279,7 +279,7 @@ const LABELS: &[(&str, &str)] = &[
     ("controller.wait_mean", "Routing-controller wait"),
     ("messages.delivered", "Messages delivered"),
     ("workload.rate", "Injection rate"),
-    ("router.vcs", "Virtual channels per port"),
+    ("router.vcs", "Virtual channels"),
     ("router.buffer_flits", "Buffer depth"),
     ("router.dma", "DMA engines"),
     ("router.controller.route", "Routing time"),
@@ -288,6 +288,13 @@ const LABELS: &[(&str, &str)] = &[
     ("topology.k", "Radix k"),
     ("workload.length.flits", "Message length"),
     ("replication", "Replication"),
+    ("workload.pattern", "Destination pattern"),
+    ("workload.length", "Message length law"),
+    ("workload.process", "Creation process"),
+    ("switching", "Switching mode"),
+    ("switching.routing", "Routing"),
+    ("switching.selection", "Selection function"),
+    ("trace", "Trace"),
 ];
 
 /// Units of columns that only the per-message logs and the latency distribution have.
@@ -436,8 +443,8 @@ mod tests {
             assert_eq!(unit(name), Some(expected), "{name}");
         }
         assert_eq!(unit("trace"), None);
-        assert_eq!(label("trace"), "trace");
-        assert_eq!(label("router.vcs"), "Virtual channels per port (VCs/port)");
+        assert_eq!(label("trace"), "Trace");
+        assert_eq!(label("router.vcs"), "Virtual channels (VCs/port)");
     }
 
     #[test]
@@ -454,10 +461,21 @@ mod tests {
         assert_eq!(quantity("throughput.accepted"), "Accepted throughput");
         assert_eq!(quantity("my_column"), "my_column");
         assert_eq!(label("my_column"), "my_column");
-        // Every name of the table has a unit: a label is never a quantity without one.
+        // Every name of the table has a unit but the axes of names (a pattern, a
+        // routing) and the replication's number.
+        const NAMED: [&str; 8] = [
+            "replication",
+            "workload.pattern",
+            "workload.length",
+            "workload.process",
+            "switching",
+            "switching.routing",
+            "switching.selection",
+            "trace",
+        ];
         for (n, _) in LABELS {
             assert!(
-                unit(n).is_some() || *n == "replication",
+                unit(n).is_some() || NAMED.contains(n),
                 "{n}"
             );
         }

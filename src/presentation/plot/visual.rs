@@ -265,7 +265,7 @@ fn saturated_throughput_is_drawn_at_its_value_with_the_saturated_marker() {
     // Latency's saturated points are cut: arrows, no ring.
     let s = svg(&latency_vs_load()).unwrap();
     assert!(self::rings(&s).is_empty());
-    assert!(s.contains("off the") && s.contains("model saturates"));
+    assert!(s.contains("emulated: saturated") && s.contains("model saturates"));
 }
 
 #[test]
