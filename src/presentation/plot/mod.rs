@@ -397,7 +397,9 @@ pub fn svg(fig: &Figure) -> Result<String> {
         }
     } else {
         let x_floor = xs.iter().all(|v| !v.is_finite() || *v >= 0.0);
-        AxisPlan::new(&xs, &[], fig.log_x, false, x_floor)
+        // Against the offered load, both axes start at zero: the diagonal is the
+        // square's.
+        AxisPlan::new(&xs, &[], fig.log_x, fig.diagonal, x_floor)
             .ok_or_else(|| err("no point to draw".into()))?
     };
     // Bars stand on zero: their axis starts there.
