@@ -45,10 +45,10 @@ fi
     --csv "$tmp/mesh.csv" --plot "$out/accepted-vs-offered.png" >/dev/null
 # A time series of one run near saturation, redrawn from its CSV.
 # shellcheck disable=SC2086
-"$ROUTEMU" run hw/wormhole-mesh-dor.ron --set topology.k=4 --set workload.rate=0.06 $run \
+"$ROUTEMU" run hw/wormhole-mesh-dor.ron --set topology.k=4 --set workload.rate=0.04 $run \
     --interval "$interval" --series "$tmp/series.csv" >/dev/null
 "$ROUTEMU" plot "$tmp/series.csv" --y accepted --out "$out/time-series.png" 2>/dev/null
 # Where the links are busy: the heat map of the same mesh.
 # shellcheck disable=SC2086
-"$ROUTEMU" run hw/wormhole-mesh-dor.ron --set topology.k=4 --set workload.rate=0.06 $run \
+"$ROUTEMU" run hw/wormhole-mesh-dor.ron --set topology.k=4 --set workload.rate=0.04 $run \
     --heatmap "$out/heatmap.png" >/dev/null
