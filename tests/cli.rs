@@ -47,7 +47,8 @@ mod tour {
         if bytes.len() < 24 || &bytes[..8] != b"\x89PNG\r\n\x1a\n" || &bytes[12..16] != b"IHDR" {
             return Err("not a PNG".into());
         }
-        let be = |i: usize| u32::from_be_bytes([bytes[i], bytes[i + 1], bytes[i + 2], bytes[i + 3]]);
+        let be =
+            |i: usize| u32::from_be_bytes([bytes[i], bytes[i + 1], bytes[i + 2], bytes[i + 3]]);
         Ok((be(16), be(20)))
     }
 
@@ -75,7 +76,8 @@ mod tour {
             "time-series.png",
             "heatmap.png",
         ] {
-            let drawn = std::fs::read(dir.path().join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let drawn =
+                std::fs::read(dir.path().join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
             let size = png_size(&drawn).unwrap_or_else(|e| panic!("{name}: {e}"));
             // The README shows the committed figure: the same kind, the same size.
             let committed = std::fs::read(format!("{root}/docs/figures/{name}")).unwrap();

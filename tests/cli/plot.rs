@@ -130,7 +130,9 @@ fn whole_number_axes_have_whole_number_ticks() {
     assert!(t.len() >= 4, "{t:?}");
     assert!(t.iter().all(|v| v.fract() == 0.0), "{t:?}");
     assert!([1.0, 2.0, 3.0].iter().all(|v| t.contains(v)), "{t:?}");
-    assert!(texts(&svg).iter().any(|s| s == "Virtual channels (VCs/port)"));
+    assert!(texts(&svg)
+        .iter()
+        .any(|s| s == "Virtual channels (VCs/port)"));
 }
 
 #[test]

@@ -353,9 +353,10 @@ pub fn svg(fig: &Figure) -> Result<String> {
         .series
         .iter()
         .flat_map(|s| {
-            s.measured.iter().chain(&s.saturated_values).flat_map(|&(_, m, c)| {
-                [floor(m - c.unwrap_or(0.0)), m + c.unwrap_or(0.0)]
-            })
+            s.measured
+                .iter()
+                .chain(&s.saturated_values)
+                .flat_map(|&(_, m, c)| [floor(m - c.unwrap_or(0.0)), m + c.unwrap_or(0.0)])
         })
         .collect();
     for (axis, values) in [("x", &xs), ("y", &ys), ("y", &bars)] {
@@ -507,10 +508,11 @@ impl Glyph {
             Glyph::Marker(colour, shape) => marker_element(shape, colour)(c),
             // Drawn as its line, then its marker (see `draw_legend`).
             Glyph::MarkerLine(colour, shape, _) => marker_element(shape, colour)(c),
-            Glyph::Bar(colour) => {
-                Rectangle::new([(c.0 - 6, c.1 - 6), (c.0 + 6, c.1 + 6)], colour.mix(0.6).filled())
-                    .into_dyn()
-            }
+            Glyph::Bar(colour) => Rectangle::new(
+                [(c.0 - 6, c.1 - 6), (c.0 + 6, c.1 + 6)],
+                colour.mix(0.6).filled(),
+            )
+            .into_dyn(),
             // Drawn as its marker, then its ring (see `draw_legend`).
             Glyph::Ringed(colour, shape) => marker_element(shape, colour)(c),
             Glyph::Cross(colour) => Cross::new(c, 5, colour.stroke_width(2)).into_dyn(),
@@ -674,8 +676,7 @@ fn draw(
             s.measured.iter().filter(keep).copied().collect();
         let at_value: Vec<(f64, f64, Option<f64>)> =
             s.saturated_values.iter().filter(keep).copied().collect();
-        let all: Vec<(f64, f64, Option<f64>)> =
-            measured.iter().chain(&at_value).copied().collect();
+        let all: Vec<(f64, f64, Option<f64>)> = measured.iter().chain(&at_value).copied().collect();
         let joined = fig.join && s.model.is_empty() && all.len() > 1 && !bars;
         if joined {
             // The drawn means in x order, saturated ones at their value included (a
@@ -823,7 +824,7 @@ fn draw_legend<DB: DrawingBackend>(
     entries: &[(Glyph, String)],
 ) -> Result<()> {
     let err = |e: String| Error::Arg(format!("cannot draw the plot: {e}"));
-    let style = ("sans-serif", 15).into_font().color(&BLACK);
+    let style = ("sans-serif", LEGEND_SIZE).into_font().color(&BLACK);
     let mut y = 40;
     for (glyph, text) in entries {
         if let Glyph::MarkerLine(colour, _, dash) = *glyph {
@@ -849,8 +850,11 @@ fn draw_legend<DB: DrawingBackend>(
     Ok(())
 }
 
+/// The legend's font size (plotters' size).
+const LEGEND_SIZE: u32 = 14;
+
 /// Characters of legend text that fit on one line of the legend's column.
-const LEGEND_CHARS: usize = 32;
+const LEGEND_CHARS: usize = 36;
 
 /// `text` in lines of at most `width` characters, broken after spaces where possible.
 fn wrap(text: &str, width: usize) -> Vec<String> {

@@ -285,7 +285,9 @@ impl<'a> View<'a> {
             Kind::Generic => None,
         };
         found
-            .or_else(|| (0..self.t.head.len()).find(|i| numeric(i) && !self.layout.taken(self.t, *i)))
+            .or_else(|| {
+                (0..self.t.head.len()).find(|i| numeric(i) && !self.layout.taken(self.t, *i))
+            })
             .ok_or_else(|| {
                 Error::Arg("no numeric column to draw along x (give one with --x)".into())
             })

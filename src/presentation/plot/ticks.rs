@@ -17,7 +17,7 @@ const MOST: f64 = 10.0;
 /// (whole-number axes: a step of at least 1).
 pub fn linear(lo: f64, hi: f64, integral: bool) -> Vec<f64> {
     let span = hi - lo;
-    if !(span > 0.0) || !span.is_finite() {
+    if span.is_nan() || span <= 0.0 || !span.is_finite() {
         return vec![lo];
     }
     let raw = span / MOST;
@@ -65,7 +65,10 @@ pub fn log(lo: f64, hi: f64) -> Vec<f64> {
     if powers.len() >= 3 {
         return powers;
     }
-    for mantissas in [&[1.0, 2.0, 5.0][..], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]] {
+    for mantissas in [
+        &[1.0, 2.0, 5.0][..],
+        &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0],
+    ] {
         let v: Vec<f64> = (a.floor() as i64..=k1)
             .flat_map(|k| mantissas.iter().map(move |m| m * 10f64.powi(k as i32)))
             .filter(|v| *v >= lo && *v <= hi)

@@ -247,7 +247,10 @@ const LABELS: &[(&str, &str)] = &[
     ("throughput.accepted", "Accepted throughput"),
     ("throughput.capacity", "Capacity"),
     ("throughput.offered_messages", "Offered load (messages)"),
-    ("throughput.accepted_messages", "Accepted throughput (messages)"),
+    (
+        "throughput.accepted_messages",
+        "Accepted throughput (messages)",
+    ),
     ("offered", "Offered load"),
     ("accepted", "Accepted throughput"),
     ("saturation", "Saturation throughput"),
@@ -474,10 +477,7 @@ mod tests {
             "trace",
         ];
         for (n, _) in LABELS {
-            assert!(
-                unit(n).is_some() || NAMED.contains(n),
-                "{n}"
-            );
+            assert!(unit(n).is_some() || NAMED.contains(n), "{n}");
         }
         assert_eq!(log_label("created"), "Creation time (cycles)");
         assert_eq!(log_label("value"), "Latency (cycles)");
@@ -494,7 +494,13 @@ mod tests {
         ] {
             assert_eq!(saturated(n), Saturated::AtValue, "{n}");
         }
-        for n in ["latency", "latency.p99", "backlog", "wormhole.hops_mean", "trace"] {
+        for n in [
+            "latency",
+            "latency.p99",
+            "backlog",
+            "wormhole.hops_mean",
+            "trace",
+        ] {
             assert_eq!(saturated(n), Saturated::Cut, "{n}");
         }
         assert!(nonnegative("latency") && nonnegative("throughput.accepted"));

@@ -28,13 +28,22 @@ fn texts(svg: &str) -> Vec<SvgText> {
         .skip(1)
         .map(|part| {
             let (tag, rest) = part.split_once('>').expect("a closed tag");
-            let num = |n: &str| attr(tag, n).and_then(|v| v.parse().ok()).unwrap_or(f64::NAN);
+            let num = |n: &str| {
+                attr(tag, n)
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(f64::NAN)
+            };
             SvgText {
                 x: num("x"),
                 y: num("y"),
                 anchor: attr(tag, "text-anchor").unwrap_or_default(),
                 size: num("font-size"),
-                text: rest.split("</text>").next().unwrap_or("").trim().to_string(),
+                text: rest
+                    .split("</text>")
+                    .next()
+                    .unwrap_or("")
+                    .trim()
+                    .to_string(),
             }
         })
         .collect()
@@ -186,6 +195,13 @@ fn every_axis_has_numeric_tick_labels_and_the_title_fits() {
 }
 
 #[test]
+fn a_legend_line_fits_its_column() {
+    // The longest line a legend holds, drawn from the column's text start (32 px in).
+    let room = f64::from(LEGEND) - 32.0;
+    assert!(text_width(&"x".repeat(LEGEND_CHARS), LEGEND_SIZE) <= room);
+}
+
+#[test]
 fn a_long_title_is_wrapped_or_shrunk_never_clipped() {
     let mut fig = latency_vs_load();
     fig.title = "Mean latency vs offered load — a machine with a very long name indeed, \
@@ -201,7 +217,10 @@ fn a_long_title_is_wrapped_or_shrunk_never_clipped() {
         .map(|t| t.text.clone())
         .collect::<Vec<_>>()
         .join(" ");
-    assert!(drawn.contains("distance-weighted") && drawn.contains("still"), "{drawn}");
+    assert!(
+        drawn.contains("distance-weighted") && drawn.contains("still"),
+        "{drawn}"
+    );
 }
 
 #[test]
@@ -323,7 +342,9 @@ fn a_time_series_marks_the_end_of_the_warm_up() {
         x_label: "Time (cycles)".into(),
         y_label: "Accepted throughput (flits/node/cycle)".into(),
         series: vec![Series {
-            measured: (0..10).map(|i| (f64::from(i) * 100.0, 0.05, None)).collect(),
+            measured: (0..10)
+                .map(|i| (f64::from(i) * 100.0, 0.05, None))
+                .collect(),
             ..Series::default()
         }],
         join: true,
