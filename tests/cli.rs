@@ -36,10 +36,11 @@ mod sweep;
 #[path = "cli/units.rs"]
 mod units;
 
-/// The README tour's figures: `docs/tour/render.sh` renders one of each kind (latency
-/// against load with the model, accepted against offered load, a time series, a heat
-/// map) as PNG; with small settings here, into a temporary directory.
-mod tour {
+/// Figures as a user draws them (docs/figures.md): accepted against offered load with
+/// its diagonal, grouped bars for a sweep over names, a time series as one figure per
+/// quantity; and the README tour's figures — `docs/tour/render.sh` renders one of each
+/// kind as PNG, here with small settings into a temporary directory.
+mod figures {
     use std::process::Command;
 
     /// The (width, height) of a PNG, or why it is not one.
@@ -86,5 +87,117 @@ mod tour {
                 assert_eq!(size, figure, "{name}");
             }
         }
+    }
+
+    /// A sweep and its figures, from the repository root, with small settings.
+    fn sweep(extra: &[&str]) -> std::process::Output {
+        let mut a = vec![
+            "sweep",
+            "hw/wormhole-mesh-dor.ron",
+            "--set",
+            "topology.k=4",
+            "--replications",
+            "2",
+            "--warmup",
+            "100",
+            "--cycles",
+            "600",
+        ];
+        a.extend(extra);
+        crate::common::routemu_ok(&a)
+    }
+
+    #[test]
+    fn accepted_against_offered_load_draws_the_diagonal_and_measures_the_offered_load() {
+        let dir = tempfile::tempdir().unwrap();
+        let (csv, fig) = (dir.path().join("o.csv"), dir.path().join("o.svg"));
+        sweep(&[
+            "--param",
+            "workload.rate=0.02,0.2",
+            "--y",
+            "throughput.accepted",
+            "--x",
+            "offered",
+            "--csv",
+            csv.to_str().unwrap(),
+            "--plot",
+            fig.to_str().unwrap(),
+        ]);
+        let head = std::fs::read_to_string(&csv).unwrap();
+        assert!(head.contains("throughput.offered_measured"), "{head}");
+        let svg = std::fs::read_to_string(&fig).unwrap();
+        for want in [
+            "Offered load (flits/node/cycle)",
+            "Accepted throughput (flits/node/cycle)",
+            "y = x (accepted = offered)",
+            "Accepted throughput vs offered load",
+        ] {
+            assert!(svg.contains(want), "{want}");
+        }
+    }
+
+    #[test]
+    fn a_sweep_over_names_draws_grouped_bars() {
+        let dir = tempfile::tempdir().unwrap();
+        let fig = dir.path().join("p.svg");
+        sweep(&[
+            "--param",
+            "workload.pattern=Uniform,Transpose",
+            "--param",
+            "workload.rate=0.01,0.02",
+            "--plot",
+            fig.to_str().unwrap(),
+        ]);
+        let svg = std::fs::read_to_string(&fig).unwrap();
+        // The patterns are the x axis' tick labels.
+        for label in ["Uniform", "Transpose", "Destination pattern"] {
+            assert!(svg.contains(&format!(">\n{label}\n</text>")), "{label}");
+        }
+        // Two rates × two patterns: four bars.
+        assert_eq!(
+            svg.matches("opacity=\"0.6\"").count(),
+            4 + 2,
+            "bars and their legend"
+        );
+    }
+
+    #[test]
+    fn a_time_series_is_one_figure_per_quantity_never_the_replications() {
+        let dir = tempfile::tempdir().unwrap();
+        let csv = dir.path().join("series.csv");
+        crate::common::routemu_ok(&[
+            "run",
+            "hw/wormhole-mesh-dor.ron",
+            "--set",
+            "topology.k=4",
+            "--replications",
+            "2",
+            "--warmup",
+            "200",
+            "--cycles",
+            "600",
+            "--interval",
+            "100",
+            "--series",
+            csv.to_str().unwrap(),
+        ]);
+        crate::common::routemu_ok(&["plot", csv.to_str().unwrap()]);
+        let mut drawn: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+            .filter(|n| n.ends_with(".svg"))
+            .collect();
+        drawn.sort();
+        assert_eq!(
+            drawn,
+            [
+                "series-accepted.svg",
+                "series-backlog.svg",
+                "series-latency_mean.svg",
+                "series-offered.svg"
+            ]
+        );
+        let svg = std::fs::read_to_string(dir.path().join("series-accepted.svg")).unwrap();
+        assert!(svg.contains("end of warm-up") && svg.contains("Time (cycles)"));
     }
 }

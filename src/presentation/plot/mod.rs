@@ -449,14 +449,33 @@ pub fn svg(fig: &Figure) -> Result<String> {
 /// A tick label: integers without a decimal point, others with the fewest digits that
 /// tell neighbouring ticks apart (ticks are round numbers).
 fn tick(v: f64) -> String {
+    tick_with(v, 1)
+}
+
+/// A tick label with at least `digits` significant digits after the point of its
+/// exponent form (`1.0e5`), or as many decimals as six allow in its plain form.
+fn tick_with(v: f64, digits: usize) -> String {
     if v == v.round() && v.abs() < 1e15 {
         format!("{v:.0}")
     } else if v.abs() >= 1e5 || v.abs() < 1e-3 {
-        format!("{v:.1e}")
+        format!("{v:.digits$e}")
     } else {
         let s = format!("{v:.6}");
         s.trim_end_matches('0').trim_end_matches('.').to_string()
     }
+}
+
+/// The labels of an axis' ticks: [`tick`]'s, with more digits where two neighbours
+/// would otherwise read the same (ticks 100000.1 and 100000.2, or 1.23e-4 and
+/// 1.24e-4).
+fn labeller(ticks: &[f64]) -> impl Fn(f64) -> String {
+    let digits = (1..=15)
+        .find(|&d| {
+            let l: Vec<String> = ticks.iter().map(|v| tick_with(*v, d)).collect();
+            l.windows(2).all(|w| w[0] != w[1])
+        })
+        .unwrap_or(15);
+    move |v| tick_with(v, digits)
 }
 
 /// A category's name as a tick label: cut with an ellipsis to the `chars` its slot has.
@@ -573,6 +592,7 @@ fn draw(
     } else {
         0
     };
+    let (x_tick, y_tick) = (labeller(&x.coord().ticks), labeller(&y.coord().ticks));
     let x_label = |v: &f64| {
         if bars {
             let i = v.round();
@@ -584,7 +604,7 @@ fn draw(
         } else if x.integral && v.fract() != 0.0 {
             String::new()
         } else {
-            tick(*v)
+            x_tick(*v)
         }
     };
     chart
@@ -592,7 +612,7 @@ fn draw(
         .x_desc(fig.x_label.as_str())
         .y_desc(fig.y_label.as_str())
         .x_label_formatter(&x_label)
-        .y_label_formatter(&|v| tick(*v))
+        .y_label_formatter(&|v| y_tick(*v))
         .x_label_style(("sans-serif", 15))
         .y_label_style(("sans-serif", 15))
         .axis_desc_style(("sans-serif", 17))

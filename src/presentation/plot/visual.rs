@@ -384,3 +384,22 @@ fn the_model_validity_range_is_shaded_and_labelled() {
         SHADE.0, SHADE.1, SHADE.2
     )));
 }
+
+#[test]
+fn neighbouring_tick_labels_never_read_the_same() {
+    for (lo, hi) in [(100_000.1, 100_000.3), (1.21e-4, 1.25e-4), (0.5, 0.52)] {
+        let fig = Figure {
+            series: vec![Series {
+                measured: vec![(lo, lo, None), (hi, hi, None)],
+                ..Series::default()
+            }],
+            ..Figure::default()
+        };
+        let (xs, ys) = tick_labels(&svg(&fig).unwrap());
+        for labels in [xs, ys] {
+            assert!(labels.len() >= 3, "{labels:?}");
+            numbers(&labels);
+            assert!(labels.windows(2).all(|w| w[0] != w[1]), "{labels:?}");
+        }
+    }
+}
