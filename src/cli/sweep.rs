@@ -678,9 +678,13 @@ pub fn sweep(args: &SweepArgs) -> Result<i32> {
         let model = done
             .iter()
             .find_map(|d| d.point.as_ref().and_then(|p| p.model.clone()));
-        let machine = crate::engine::machine::validate(&base)
-            .map(|m| format!("{}, {}", base.name, m.topology.describe()))
-            .unwrap_or_else(|_| base.name.clone());
+        // The machine's topology, unless the sweep changes it.
+        let machine = match crate::engine::machine::validate(&base) {
+            Ok(m) if !axes.iter().any(|a| a.path.starts_with("topology")) => {
+                format!("{}, {}", base.name, m.topology.describe())
+            }
+            _ => base.name.clone(),
+        };
         let context = if trace {
             format!("{machine}, trace replay")
         } else {
@@ -701,7 +705,11 @@ pub fn sweep(args: &SweepArgs) -> Result<i32> {
             } else {
                 axes[x].path.clone()
             }),
-            ys: names.clone(),
+            // The quantities asked for, not the offered load measured for x.
+            ys: quantities[..names.len()]
+                .iter()
+                .map(|q| q.name().to_string())
+                .collect(),
             series: Some(series),
             log_x: args.log_x,
             log_y: args.log_y,

@@ -446,14 +446,9 @@ pub fn svg(fig: &Figure) -> Result<String> {
     Ok(text)
 }
 
-/// A tick label: integers without a decimal point, others with the fewest digits that
-/// tell neighbouring ticks apart (ticks are round numbers).
-fn tick(v: f64) -> String {
-    tick_with(v, 1)
-}
-
-/// A tick label with at least `digits` significant digits after the point of its
-/// exponent form (`1.0e5`), or as many decimals as six allow in its plain form.
+/// A tick label: integers without a decimal point; others plain with at most six
+/// decimals, or in exponent form (`1.0e5`) with `digits` after the point when very
+/// large or small.
 fn tick_with(v: f64, digits: usize) -> String {
     if v == v.round() && v.abs() < 1e15 {
         format!("{v:.0}")
@@ -465,7 +460,7 @@ fn tick_with(v: f64, digits: usize) -> String {
     }
 }
 
-/// The labels of an axis' ticks: [`tick`]'s, with more digits where two neighbours
+/// The labels of an axis' ticks: [`tick_with`]'s, with more digits where two neighbours
 /// would otherwise read the same (ticks 100000.1 and 100000.2, or 1.23e-4 and
 /// 1.24e-4).
 fn labeller(ticks: &[f64]) -> impl Fn(f64) -> String {
