@@ -5,7 +5,7 @@
 //!
 //! Not here: the tick rule itself (`ticks`), the tables' defaults (`redraw`'s tests).
 
-use super::*;
+use crate::presentation::plot::*;
 
 /// One `<text>` element of an SVG: position, anchor, font size and content.
 #[derive(Debug)]
