@@ -599,6 +599,33 @@ mod tests {
     }
 
     #[test]
+    fn the_canvas_is_as_wide_as_its_title_and_notes() {
+        let topo = Topology::from_config(&TopologyConfig::Mesh { k: 2, n: 2 }).unwrap();
+        let links = rows(&topo);
+        let title = "a long title ".repeat(12);
+        let text = svg(
+            &topo,
+            &links,
+            &LinkTotals::default(),
+            Quantity::Utilization,
+            &title,
+            1,
+        )
+        .unwrap();
+        let width: f64 = text
+            .split("width=\"")
+            .nth(1)
+            .and_then(|w| w.split('"').next())
+            .and_then(|w| w.parse().ok())
+            .unwrap();
+        // The title is centred: half its width either side of the middle, at 15 px and
+        // at least half an em a character.
+        let half = title.trim().chars().count() as f64 * 0.5 * 15.0 / 2.0;
+        assert!(width / 2.0 >= half, "{width} px for {} characters", title.len());
+        assert!(width >= NOTE.chars().count() as f64 * 0.5 * 11.0 + 10.0);
+    }
+
+    #[test]
     fn wrap_links_are_stubs_and_neighbours_are_lines() {
         let topo = Topology::from_config(&TopologyConfig::Torus {
             k: 4,

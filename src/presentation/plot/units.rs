@@ -358,11 +358,14 @@ pub fn label(name: &str) -> String {
 /// The label of a column of a per-message log or a latency distribution, whose short
 /// names (`created`, `latency`, `value`) mean times in cycles there.
 pub fn log_label(name: &str) -> String {
+    if name == "cdf" {
+        // A fraction of a count: its name says it all.
+        return "Cumulative fraction of messages".into();
+    }
     match LOG_UNITS.iter().find(|(n, _)| *n == name) {
         Some((_, u)) => {
             let q = match name {
                 "value" => "Latency".to_string(),
-                "cdf" => "Cumulative fraction of messages".to_string(),
                 "created" => "Creation time".to_string(),
                 "delivered" => "Delivery time".to_string(),
                 "injected" => "Injection time".to_string(),
@@ -481,6 +484,7 @@ mod tests {
         }
         assert_eq!(log_label("created"), "Creation time (cycles)");
         assert_eq!(log_label("value"), "Latency (cycles)");
+        assert_eq!(log_label("cdf"), "Cumulative fraction of messages");
     }
 
     #[test]
