@@ -483,6 +483,11 @@ pub fn sweep(args: &SweepArgs) -> Result<i32> {
     // `--x offered` draws against the measured offered load: the load axis (the rate,
     // else the first) is the dimension it stands for.
     let offered = args.x.as_deref() == Some(OFFERED);
+    if offered && trace {
+        return Err(Error::Arg(format!(
+            "--x {OFFERED}: a trace replay has no offered load; choose a swept path"
+        )));
+    }
     let x = match &args.x {
         Some(_) if offered => axes
             .iter()
