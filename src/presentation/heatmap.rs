@@ -621,7 +621,11 @@ mod tests {
         // The title is centred: half its width either side of the middle, at 15 px and
         // at least half an em a character.
         let half = title.trim().chars().count() as f64 * 0.5 * 15.0 / 2.0;
-        assert!(width / 2.0 >= half, "{width} px for {} characters", title.len());
+        assert!(
+            width / 2.0 >= half,
+            "{width} px for {} characters",
+            title.len()
+        );
         assert!(width >= NOTE.chars().count() as f64 * 0.5 * 11.0 + 10.0);
     }
 
