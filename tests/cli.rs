@@ -1,7 +1,8 @@
 //! The `routemu` command as a user runs it (most tests start the built binary): bad
 //! input and its exit statuses, refusals and limits, the memory estimate behind them,
 //! output files and signals, `compare`, `sweep`, `plot` and `predict`, the units of
-//! `--load`, the provenance of every JSON document, the commands the documentation
+//! `--load`, the models' validated ranges, the figures (and the README tour's), the
+//! provenance of every JSON document, the commands the documentation
 //! shows and the outputs it quotes.
 //!
 //! One test binary for these files (tests/cli/*.rs), so that `cargo test` links the crate
@@ -19,12 +20,16 @@ mod deadlock_exits;
 mod doc_examples;
 #[path = "cli/docs.rs"]
 mod docs;
+#[path = "cli/figures.rs"]
+mod figures;
 #[path = "cli/limits.rs"]
 mod limits;
 // Installs the counting allocator for this whole binary; its test measures in a process
 // of its own (see the module).
 #[path = "cli/memory_estimate.rs"]
 mod memory_estimate;
+#[path = "cli/model_ranges.rs"]
+mod model_ranges;
 #[path = "cli/outputs.rs"]
 mod outputs;
 #[path = "cli/plot.rs"]
@@ -37,6 +42,3 @@ mod provenance;
 mod sweep;
 #[path = "cli/units.rs"]
 mod units;
-// Issue 31 part 4: models that say where they hold.
-#[path = "cli/model_ranges.rs"]
-mod model_ranges;

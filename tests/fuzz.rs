@@ -859,6 +859,7 @@ fn plot_draws_or_refuses_extreme_csvs_within_ten_seconds() {
                     log_x,
                     log_y,
                     title: "fuzz".into(),
+                    context: String::new(),
                 };
                 redraw::figures(&t, &spec)?
                     .iter()

@@ -348,6 +348,7 @@ fn figure(base: &HwConfig, title: &str, curves: &[Curve], model_for: &[bool]) ->
         x_label: "throughput (flits per host per cycle)".into(),
         y_label: "mean latency, creation to delivery (cycles)".into(),
         series,
+        ..Figure::default()
     }
 }
 
@@ -823,6 +824,7 @@ pub fn section(
         x_label: "wait (cycles; waits of 0 are in the table)".into(),
         y_label: "density (per cycle)".into(),
         series: Vec::new(),
+        ..Figure::default()
     };
     let mut heavy_exp = false;
     let mut spikes = (0.0, 0.0);
@@ -872,6 +874,7 @@ pub fn section(
                         .collect(),
                     ..Series::default()
                 }],
+                ..Figure::default()
             },
         ));
         // The model's one-stage wait density, fitted from the ss links' measured arrival

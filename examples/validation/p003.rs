@@ -283,6 +283,7 @@ pub fn section(
         x_label: "λ (worms per node per time unit)".into(),
         y_label: "η = D(λ)/D(0)".into(),
         series: Vec::new(),
+        ..Figure::default()
     };
     let mut p_fig = Figure {
         log_y: false,
@@ -292,6 +293,7 @@ pub fn section(
         x_label: "λ (worms per node per time unit)".into(),
         y_label: "p".into(),
         series: Vec::new(),
+        ..Figure::default()
     };
     let _ = writeln!(
         md,
@@ -416,6 +418,7 @@ pub fn section(
         x_label: "log10 of the mean worm length L in cycles (= per-hop delays)".into(),
         y_label: "η − 1 and p".into(),
         series: Vec::new(),
+        ..Figure::default()
     };
     let mut len_table = Vec::new();
     for (m, lambda) in [(1u32, 0.07), (2, 0.2)] {
@@ -544,6 +547,7 @@ pub fn section(
         x_label: "λ/m (worms per node per time unit per lane)".into(),
         y_label: "η".into(),
         series: Vec::new(),
+        ..Figure::default()
     };
     let mut f2p = Figure {
         log_y: false,
@@ -553,6 +557,7 @@ pub fn section(
         x_label: "λ/m (worms per node per time unit per lane)".into(),
         y_label: "p".into(),
         series: Vec::new(),
+        ..Figure::default()
     };
     let mut f3a = Figure {
         log_y: false,
@@ -562,6 +567,7 @@ pub fn section(
         x_label: "λ/m (offered worms per node per time unit per lane)".into(),
         y_label: "completed worms per node per time unit per lane".into(),
         series: Vec::new(),
+        ..Figure::default()
     };
     let mut f3b = Figure {
         log_y: false,
@@ -571,6 +577,7 @@ pub fn section(
         x_label: "λ/m (offered worms per node per time unit per lane)".into(),
         y_label: "completed worms per node per time unit per lane".into(),
         series: Vec::new(),
+        ..Figure::default()
     };
     let mut bound_line = series("bound 2μ/D(0)");
     bound_line.model = vec![(0.0, bound), (1.0, bound)];

@@ -5,11 +5,14 @@
 //! before the run, so a long run never ends on a bad flag, and renders every file before
 //! writing any, so a failure leaves nothing half-written.
 
-use crate::cli::output::{check_outputs, json_document, write_csv, write_output, Output};
+use crate::cli::output::{
+    check_outputs, json_document, write_bytes, write_csv, write_output, Output,
+};
 use crate::config::HwConfig;
 use crate::experiments::experiment::Extras;
 use crate::foundation::error::{Error, Result};
 use crate::presentation::heatmap::{self, Quantity};
+use crate::presentation::plot::png::{svg_to_png, Format};
 use crate::stats::msglog::RepLog;
 use crate::stats::msglog::{self, LatencyRule};
 use crate::stats::observe::{self, SeriesRow};
@@ -27,9 +30,9 @@ pub struct ObserveArgs {
     /// List at most N links (and routers) in the JSON, the busiest (default 16384).
     #[arg(long, value_name = "N")]
     pub max_links: Option<u32>,
-    /// Draw the links, coloured by --heatmap-quantity, on the topology (SVG; implies
-    /// --per-link).
-    #[arg(long, value_name = "FILE.svg|-")]
+    /// Draw the links, coloured by --heatmap-quantity, on the topology (SVG, or PNG
+    /// when FILE ends in .png; implies --per-link).
+    #[arg(long, value_name = "FILE.svg|FILE.png|-")]
     pub heatmap: Option<String>,
     /// What colours the heat map: utilization, flits, headers, blocking,
     /// blocking-per-header.
@@ -182,7 +185,12 @@ impl ObserveArgs {
                 crate::cli::output::partial_title(),
             );
             let svg = heatmap::svg(topo, &extras.links, &totals, q, &title, replications)?;
-            out.push((dest.clone(), Rendered::Text(svg)));
+            // FILE.png: the same drawing rasterised, as for every figure.
+            let file = match Format::of(dest) {
+                Format::Png => Rendered::Bytes(svg_to_png(&svg)?),
+                Format::Svg => Rendered::Text(svg),
+            };
+            out.push((dest.clone(), file));
         }
         if let Some(dest) = &self.series {
             out.push((dest.clone(), Rendered::Csv(observe::series_csv(series))));
@@ -216,6 +224,7 @@ impl ObserveArgs {
         for (dest, file) in files {
             match file {
                 Rendered::Text(text) => write_output(dest, text)?,
+                Rendered::Bytes(bytes) => write_bytes(dest, bytes)?,
                 Rendered::Csv(text) => write_csv(dest, text)?,
                 Rendered::MessageLog(log) => {
                     let mut out = Output::create(dest)?.csv();
@@ -235,6 +244,8 @@ impl ObserveArgs {
 pub enum Rendered {
     /// Its whole text.
     Text(String),
+    /// Its bytes (a PNG).
+    Bytes(Vec<u8>),
     /// A CSV table's whole text (marked partial after a signal).
     Csv(String),
     /// The per-message log, formatted a block of lines at a time as it is written: its

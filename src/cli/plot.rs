@@ -18,8 +18,9 @@ use std::io::Read;
 pub struct PlotArgs {
     /// The CSV file (`-`: standard input).
     pub file: String,
-    /// The x column (default: a sweep's first numeric axis, else the first numeric
-    /// column).
+    /// The x column (default: a sweep's first numeric axis, a time series' `start`, …;
+    /// see docs/figures.md); `offered`: a sweep's measured offered load. A column of
+    /// names draws grouped bars.
     #[arg(long, value_name = "COLUMN")]
     pub x: Option<String>,
     /// A quantity to draw, one figure each (repeatable): a sweep's quantity (`latency`,
@@ -40,7 +41,7 @@ pub struct PlotArgs {
     /// Logarithmic y axis (values ≤ 0 are left out).
     #[arg(long)]
     pub log_y: bool,
-    /// Figure title (default: the file's name).
+    /// Figure title (default: what the figure shows, "Y vs X").
     #[arg(long)]
     pub title: Option<String>,
     /// Where to write: FILE.svg, FILE.png or `-` (SVG on standard output); with several
@@ -118,9 +119,6 @@ pub fn plot(a: &PlotArgs) -> Result<i32> {
         )?
     };
     let table = Table::parse(&text, &a.file)?;
-    let name = std::path::Path::new(&a.file)
-        .file_name()
-        .map_or("standard input".into(), |n| n.to_string_lossy().to_string());
     let spec = Spec {
         x: a.x.clone(),
         ys: a.ys.clone(),
@@ -133,7 +131,8 @@ pub fn plot(a: &PlotArgs) -> Result<i32> {
         },
         log_x: a.log_x,
         log_y: a.log_y,
-        title: a.title.clone().unwrap_or(name),
+        title: a.title.clone().unwrap_or_default(),
+        context: String::new(),
     };
     let dest = match &a.out {
         Some(o) => o.clone(),

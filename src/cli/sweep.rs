@@ -23,7 +23,7 @@ use crate::foundation::error::{Error, Result};
 use crate::model::circuit::PathForm;
 use crate::model::compare::KEYS;
 use crate::presentation::plot::csv::Table;
-use crate::presentation::plot::redraw::{figures, Spec, FLAGS};
+use crate::presentation::plot::redraw::{figures, Spec, FLAGS, OFFERED};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::Value;
@@ -100,7 +100,9 @@ pub struct SweepArgs {
     /// latency (trace sweeps: latency_mean).
     #[arg(long = "y", value_name = "QUANTITY")]
     pub ys: Vec<String>,
-    /// The swept path drawn along x (default: the first axis).
+    /// The swept path drawn along x (default: the first axis); `offered`: the measured
+    /// offered load (flits/node/cycle), with y = x drawn under a throughput. A swept
+    /// path of names (routing, pattern) draws grouped bars.
     #[arg(long, value_name = "PATH")]
     pub x: Option<String>,
     /// Logarithmic x axis.
@@ -479,25 +481,34 @@ pub fn sweep(args: &SweepArgs) -> Result<i32> {
         v
     };
     // The figure's x and series, and its file names, are checked before emulating.
+    // `--x offered` draws against the measured offered load: the load axis (the rate,
+    // else the first) is the dimension it stands for.
+    let offered = args.x.as_deref() == Some(OFFERED);
+    if offered && trace {
+        return Err(Error::Arg(format!(
+            "--x {OFFERED}: a trace replay has no offered load; choose a swept path"
+        )));
+    }
     let x = match &args.x {
+        Some(_) if offered => axes
+            .iter()
+            .position(|a| a.path == "workload.rate")
+            .unwrap_or(0),
         Some(p) => axes.iter().position(|a| a.path == *p).ok_or_else(|| {
-            let valid: Vec<String> = axes.iter().map(|a| a.path.clone()).collect();
+            let mut valid: Vec<String> = axes.iter().map(|a| a.path.clone()).collect();
+            valid.push(OFFERED.into());
             crate::foundation::error::unknown("--x axis (a swept path)", p, &valid)
         })?,
         None => 0,
     };
     if let Some(dest) = &args.plot {
-        if let Some(v) = axes[x].values.iter().find(|v| v.parse::<f64>().is_err()) {
-            return Err(Error::Arg(format!(
-                "--plot: the x axis `{}` must be numbers (`{v}` is not); choose another with --x",
-                axes[x].path
-            )));
-        }
-        if args.log_x {
+        // A non-numeric x (routing, pattern) is drawn as grouped bars; a log x needs
+        // positive numbers.
+        if args.log_x && !offered {
             if let Some(v) = axes[x]
                 .values
                 .iter()
-                .find(|v| v.parse::<f64>().is_ok_and(|x| x <= 0.0))
+                .find(|v| v.parse::<f64>().map_or(true, |x| x <= 0.0))
             {
                 return Err(Error::Arg(format!(
                     "--log-x: the x axis `{}` has a value that is not positive (`{v}`)",
@@ -568,7 +579,12 @@ pub fn sweep(args: &SweepArgs) -> Result<i32> {
         }
         t
     };
-    let quantities = names
+    // `--x offered` needs the offered load measured (a column, not a figure).
+    let mut measured = names.clone();
+    if offered && !trace && !measured.iter().any(|n| n == "throughput.offered") {
+        measured.push("throughput.offered".into());
+    }
+    let quantities = measured
         .iter()
         .map(|n| resolve_quantity(n, &template, trace))
         .collect::<Result<Vec<_>>>()?;
@@ -668,10 +684,20 @@ pub fn sweep(args: &SweepArgs) -> Result<i32> {
         let model = done
             .iter()
             .find_map(|d| d.point.as_ref().and_then(|p| p.model.clone()));
-        let title = if trace {
-            format!("{} — trace replay", base.name)
+        // The machine's topology, unless the sweep changes it.
+        let machine = match crate::engine::machine::validate(&base) {
+            Ok(m) if !axes.iter().any(|a| a.path.starts_with("topology")) => {
+                format!("{}, {}", base.name, m.topology.describe())
+            }
+            _ => base.name.clone(),
+        };
+        let context = if trace {
+            format!("{machine}, trace replay")
         } else {
-            format!("{} — {}", base.name, model.as_deref().unwrap_or("emulated"))
+            match &model {
+                Some(m) => format!("{machine}; model: {m}"),
+                None => machine,
+            }
         } + &crate::cli::output::partial_title();
         // The other dimensions tell series apart; x's zipped partners vary with it.
         let series: Vec<String> = dims
@@ -680,12 +706,21 @@ pub fn sweep(args: &SweepArgs) -> Result<i32> {
             .flat_map(|d| d.iter().map(|&a| axes[a].path.clone()))
             .collect();
         let spec = Spec {
-            x: Some(axes[x].path.clone()),
-            ys: quantities.iter().map(|q| q.name().to_string()).collect(),
+            x: Some(if offered {
+                OFFERED.to_string()
+            } else {
+                axes[x].path.clone()
+            }),
+            // The quantities asked for, not the offered load measured for x.
+            ys: quantities[..names.len()]
+                .iter()
+                .map(|q| q.name().to_string())
+                .collect(),
             series: Some(series),
             log_x: args.log_x,
             log_y: args.log_y,
-            title,
+            title: String::new(),
+            context,
         };
         figures(&table, &spec)
     });

@@ -312,6 +312,10 @@ fn tick(v: f64) -> String {
     }
 }
 
+/// The note under every heat map.
+const NOTE: &str = "Each direction of a link is drawn to the right of its travel; stubs are \
+                    wrap-around (or higher-dimension) links.";
+
 /// The SVG heat map of `links` (every link of the run) on `topo`, coloured by `q`;
 /// `title` heads it, `reps` replications made the numbers.
 pub fn svg(
@@ -338,7 +342,14 @@ pub fn svg(
     let (top, bar_w) = (40.0, 190.0);
     let draw_w = d.width * cell + 2.0 * margin;
     let draw_h = d.height * cell + 2.0 * margin;
-    let width = draw_w + bar_w;
+    // Wide enough for the title and the notes under the drawing: a text's width is
+    // about 0.62 em a character (DejaVu Sans, on the wide side), so none is clipped.
+    let text_w = |t: &str, px: f64| t.chars().count() as f64 * 0.62 * px;
+    let width = (draw_w + bar_w)
+        .max(text_w(title, 15.0) + 40.0)
+        .max(text_w(NOTE, 11.0) + 20.0)
+        .max(text_w(&topo.describe(), 11.0) + 20.0)
+        .ceil();
     let height = top + draw_h.max(320.0) + 40.0;
     let px = |p: (f64, f64)| (margin + p.0 * cell, top + margin + p.1 * cell);
     let values: Vec<Option<f64>> = links.iter().map(|l| q.of(l)).collect();
@@ -356,9 +367,7 @@ pub fn svg(
          <rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n\
          <text x=\"{:.1}\" y=\"24\" font-size=\"15\" text-anchor=\"middle\">{}</text>\n\
          <text x=\"10\" y=\"{:.1}\" font-size=\"11\" fill=\"#444\">{}</text>\n\
-         <text x=\"10\" y=\"{:.1}\" font-size=\"11\" fill=\"#444\">Each direction of a link is \
-         drawn to the right of its travel; stubs are wrap-around (or higher-dimension) \
-         links.</text>\n",
+         <text x=\"10\" y=\"{:.1}\" font-size=\"11\" fill=\"#444\">{NOTE}</text>\n",
         width / 2.0,
         esc(title),
         height - 24.0,
@@ -587,6 +596,37 @@ mod tests {
             assert_eq!(text.matches("<circle ").count(), topo.nodes(), "{cfg:?}");
             assert!(!text.contains("NaN"), "{cfg:?}");
         }
+    }
+
+    #[test]
+    fn the_canvas_is_as_wide_as_its_title_and_notes() {
+        let topo = Topology::from_config(&TopologyConfig::Mesh { k: 2, n: 2 }).unwrap();
+        let links = rows(&topo);
+        let title = "a long title ".repeat(12);
+        let text = svg(
+            &topo,
+            &links,
+            &LinkTotals::default(),
+            Quantity::Utilization,
+            &title,
+            1,
+        )
+        .unwrap();
+        let width: f64 = text
+            .split("width=\"")
+            .nth(1)
+            .and_then(|w| w.split('"').next())
+            .and_then(|w| w.parse().ok())
+            .unwrap();
+        // The title is centred: half its width either side of the middle, at 15 px and
+        // at least half an em a character.
+        let half = title.trim().chars().count() as f64 * 0.5 * 15.0 / 2.0;
+        assert!(
+            width / 2.0 >= half,
+            "{width} px for {} characters",
+            title.len()
+        );
+        assert!(width >= NOTE.chars().count() as f64 * 0.5 * 11.0 + 10.0);
     }
 
     #[test]

@@ -114,8 +114,8 @@ fn a_sweep_grid_gives_one_csv_line_per_point_and_a_figure() {
     }
     let fig = std::fs::read_to_string(&svg).unwrap();
     for s in [
-        "workload.rate",
-        "aborts per message",
+        "Injection rate",
+        "Aborts per message",
         "switching.backoff=500",
         "model",
     ] {
@@ -147,8 +147,9 @@ fn a_sweep_runs_without_a_model_and_refuses_bad_axes_up_front() {
                 "switching.routing=Dor,Adaptive",
                 "--plot",
                 "x.svg",
+                "--log-x",
             ],
-            "must be numbers",
+            "not positive",
         ),
     ] {
         let mut a = vec!["sweep", "hw/wormhole-mesh-dor.ron"];

@@ -136,9 +136,8 @@ fn output(e: &Example) -> Vec<String> {
         String::from_utf8_lossy(&out.stderr)
     );
     let text = match &e.file {
-        Some(name) => std::fs::read_to_string(dir.path().join(name)).unwrap_or_else(|err| {
-            panic!("{}:{}: {name}: {err}", e.page.display(), e.marker + 1)
-        }),
+        Some(name) => std::fs::read_to_string(dir.path().join(name))
+            .unwrap_or_else(|err| panic!("{}:{}: {name}: {err}", e.page.display(), e.marker + 1)),
         None => String::from_utf8_lossy(&out.stdout).into_owned(),
     };
     let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
@@ -171,8 +170,7 @@ fn masked(l: &str) -> String {
     for (i, w) in words.iter().enumerate() {
         let next = words.get(i + 1).copied().unwrap_or("");
         let unit_after = timing(next)
-            || (matches!(next, "k" | "M" | "G")
-                && timing(words.get(i + 2).copied().unwrap_or("")));
+            || (matches!(next, "k" | "M" | "G") && timing(words.get(i + 2).copied().unwrap_or("")));
         if number(w) && unit_after {
             out.push(if w.starts_with('(') { "(…" } else { "…" }.to_string());
         } else {
@@ -191,7 +189,10 @@ fn check(slow: bool) {
     for e in all.iter().filter(|e| e.slow == slow) {
         let got = output(e);
         let same = got.len() == e.block.len()
-            && got.iter().zip(&e.block).all(|(a, b)| masked(a) == masked(b));
+            && got
+                .iter()
+                .zip(&e.block)
+                .all(|(a, b)| masked(a) == masked(b));
         if !same {
             stale.push(format!(
                 "{}:{}: routemu {}\n  the page has:\n    {}\n  the code prints:\n    {}",
@@ -254,7 +255,10 @@ fn wall_clock_figures_are_masked_and_nothing_else() {
         masked("  0.14 s wall, 1.39 M node-cycles/s"),
         "  … s wall, … M node-cycles/s"
     );
-    assert_eq!(masked("probes, 189304 cycles, 0.7 s"), "probes, 189304 cycles, … s");
+    assert_eq!(
+        masked("probes, 189304 cycles, 0.7 s"),
+        "probes, 189304 cycles, … s"
+    );
     assert_eq!(masked("(0.95 s) mean 9.64"), "(… s) mean 9.64");
     assert_eq!(masked("latency 411 cycles"), "latency 411 cycles");
 }

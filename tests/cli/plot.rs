@@ -66,8 +66,8 @@ fn a_sweep_csv_is_redrawn_with_the_quantity_and_its_unit_on_each_axis() {
     let svg = svg_of(&csv, &[]);
     let t = texts(&svg);
     for want in [
-        "latency (cycles)",
-        "workload.rate (messages/node/cycle)",
+        "Mean latency (cycles)",
+        "Injection rate (messages/node/cycle)",
         "emulated (95% CI), router.vcs=2",
         "model, router.vcs=4",
         "emulated: saturated, router.vcs=2",
@@ -77,7 +77,7 @@ fn a_sweep_csv_is_redrawn_with_the_quantity_and_its_unit_on_each_axis() {
     let svg = svg_of(&csv, &["--y", "throughput.accepted"]);
     assert!(texts(&svg)
         .iter()
-        .any(|s| s == "throughput.accepted (flits/node/cycle)"));
+        .any(|s| s == "Accepted throughput (flits/node/cycle)"));
     // The default output sits beside the CSV; several quantities give a file each.
     succeeded(routemu(&["plot", csv.to_str().unwrap()]));
     assert!(dir.path().join("s.svg").exists());
@@ -130,7 +130,9 @@ fn whole_number_axes_have_whole_number_ticks() {
     assert!(t.len() >= 4, "{t:?}");
     assert!(t.iter().all(|v| v.fract() == 0.0), "{t:?}");
     assert!([1.0, 2.0, 3.0].iter().all(|v| t.contains(v)), "{t:?}");
-    assert!(texts(&svg).iter().any(|s| s == "router.vcs (VCs/port)"));
+    assert!(texts(&svg)
+        .iter()
+        .any(|s| s == "Virtual channels (VCs/port)"));
 }
 
 #[test]
@@ -179,12 +181,12 @@ fn a_time_series_csv_is_drawn_generically() {
     );
     let svg = svg_of(&csv, &["--y", "latency_mean"]);
     let t = texts(&svg);
-    assert!(t.iter().any(|s| s == "latency_mean (cycles)"), "{t:?}");
-    assert!(t.iter().any(|s| s == "start (cycles)"), "{t:?}");
+    assert!(t.iter().any(|s| s == "Mean latency (cycles)"), "{t:?}");
+    assert!(t.iter().any(|s| s == "Time (cycles)"), "{t:?}");
     // The means are joined by a line (no model here).
     assert!(polylines(&svg).iter().any(|l| l.len() == 3));
     let svg = svg_of(&csv, &["--x", "end", "--y", "backlog"]);
-    assert!(texts(&svg).iter().any(|s| s == "backlog (messages)"));
+    assert!(texts(&svg).iter().any(|s| s == "Source backlog (messages)"));
 }
 
 #[test]
@@ -242,7 +244,7 @@ fn sweep_plot_and_plot_of_its_csv_draw_the_same_figure() {
             "--y",
             "throughput.accepted",
             "--title",
-            "wormhole-mesh-dor — emulated",
+            "Accepted throughput vs injection rate — wormhole-mesh-dor, 4-ary 2-dimensional mesh",
         ],
     );
     assert_eq!(std::fs::read_to_string(&svg).unwrap(), redrawn);

@@ -218,7 +218,7 @@ fn a_sweep_over_traces_replays_each_trace_at_each_point() {
     assert!(num(&t, "latency_mean_measured").iter().all(|l| *l > 3.0));
     // One figure per quantity; the traces are the series.
     let fig = std::fs::read_to_string(dir.path().join("t-latency_mean.svg")).unwrap();
-    assert!(fig.contains("latency_mean (cycles)") && fig.contains("a.txt"));
+    assert!(fig.contains("Mean latency (cycles)") && fig.contains("a.txt"));
     assert!(String::from_utf8_lossy(&out.stdout).contains("trace replay"));
     // Compare rows need the synthetic workload.
     let out = routemu(&[

@@ -1,20 +1,32 @@
 //! Figures from a table: a sweep's CSV (or the same table in memory, so `sweep --plot`
-//! and `routemu plot sweep.csv` draw the same figure) or any numeric CSV such as a time
-//! series. One figure per y quantity.
+//! and `routemu plot sweep.csv` draw the same figure) or any CSV routemu writes — a
+//! time series (`run --series`), a latency distribution (`--latency-dist`), a message
+//! log (`--message-log`, `replay --messages`) — or any other numeric CSV. One figure
+//! per y quantity.
 //!
 //! A sweep table has its axes first, then a column group per quantity —
 //! `Y_measured`, optionally `Y_ci95`, `Y_model` (and `Y_error`, not drawn) — and the
-//! flags `saturated`, `deadlock`, `model_saturated`. A saturated point is marked by an
-//! arrow on the top edge and left out of the curve (its mean covers only what got
-//! through); a deadlocked one is left out. Any other table is read generically: every
-//! numeric column is a quantity, its `N_ci95` column (if any) its confidence half-width.
+//! flags `saturated`, `deadlock`, `model_saturated`. A saturated point of a rate
+//! (throughput, utilisation: `units::saturated`) is drawn at its value with the
+//! saturated marker, its plateau on the curve; of anything else (a latency) it is an
+//! arrow on the top edge, left out of the curve (its mean covers only what got
+//! through). A deadlocked point is left out. Where `model_saturated` turns true a
+//! series' model stops: marked. `--x offered` draws against the measured offered load
+//! (`throughput.offered`), with the diagonal y = x under a throughput of the same unit.
 //!
-//! Defaults, each overridable: x is the first numeric axis (generic: the first numeric
-//! column); the series are the other axes, less those that vary with x (a zipped
-//! partner), so a grid gives one curve per combination; y is the first quantity with a
-//! value (generic: the first numeric column other than x, `start` and `end`).
+//! Defaults, each overridable: x is the first numeric axis (a time series: `start`; a
+//! latency distribution: `value`; a message log: `created`; generic: the first numeric
+//! column); a non-numeric x makes grouped bars, one slot per value. The series are the
+//! other axes, less those that vary with x (a zipped partner), so a grid gives one
+//! curve per combination (a latency distribution: its `quantity`; generic: any text
+//! column with at most 8 values). y is the first quantity with a value (a time series:
+//! one figure each for `offered`, `accepted`, `latency_mean` and `backlog`, with the
+//! end of the warm-up marked; a distribution: `cdf`; a log: `latency`; generic: the
+//! first numeric column other than x, `start`, `end` and `replications`). The title,
+//! unless given, says what the figure shows: "Y vs X — context".
 //!
-//! Not here: reading CSV (`csv`), units (`units`), drawing (the parent module).
+//! Not here: reading CSV (`csv`), units and labels (`units`), drawing (the parent
+//! module).
 
 use crate::foundation::error::{unknown, Error, Result};
 use crate::presentation::plot::csv::Table;
@@ -33,9 +45,14 @@ pub struct Spec {
     pub log_x: bool,
     /// Logarithmic y axis.
     pub log_y: bool,
-    /// Figure title.
+    /// Figure title (empty: "Y vs X", followed by ` — context` when there is one).
     pub title: String,
+    /// What the figures are of (the machine, the model), for the default titles.
+    pub context: String,
 }
+
+/// The name `--x` takes for the measured offered load.
+pub const OFFERED: &str = "offered";
 
 /// A quantity's columns in a sweep table.
 #[derive(Clone, Debug, PartialEq)]
@@ -107,6 +124,55 @@ impl Layout {
     }
 }
 
+/// What kind of CSV a table is, from its header: each kind has its own defaults.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    /// A sweep's table (`Y_measured` groups).
+    Sweep,
+    /// `run --series`: one row per interval (`start, end, phase, …`).
+    TimeSeries,
+    /// `--latency-dist`: `quantity, value, count, cumulative, cdf`.
+    LatencyDist,
+    /// `--message-log` or `replay --messages`: one row per message.
+    MessageLog,
+    /// Anything else.
+    Generic,
+}
+
+impl Kind {
+    fn of(t: &Table, layout: &Layout) -> Kind {
+        let has = |c: &str| t.column(c).is_some();
+        if !layout.groups.is_empty() {
+            Kind::Sweep
+        } else if has("start") && has("end") && has("phase") {
+            Kind::TimeSeries
+        } else if t.head == ["quantity", "value", "count", "cumulative", "cdf"] {
+            Kind::LatencyDist
+        } else if has("created") && has("delivered") && has("latency") && has("src") {
+            Kind::MessageLog
+        } else {
+            Kind::Generic
+        }
+    }
+
+    /// A column's axis label: log and distribution columns are times in cycles.
+    fn label(self, name: &str) -> String {
+        match self {
+            Kind::LatencyDist | Kind::MessageLog => units::log_label(name),
+            _ => units::label(name),
+        }
+    }
+
+    /// A column's quantity in words, for titles.
+    fn quantity(self, name: &str) -> String {
+        let l = self.label(name);
+        match l.rfind(" (") {
+            Some(i) if l.ends_with(')') && !l.contains(" | ") => l[..i].to_string(),
+            _ => units::quantity(name),
+        }
+    }
+}
+
 /// A y quantity resolved to its columns.
 struct Quantity {
     name: String,
@@ -119,15 +185,24 @@ struct Quantity {
 struct View<'a> {
     t: &'a Table,
     layout: Layout,
+    kind: Kind,
     /// Numeric columns (their values), by index.
     numbers: Vec<Option<Vec<Option<f64>>>>,
 }
 
+/// The most values a text column may have to tell series apart by default.
+const SERIES_VALUES: usize = 8;
+
+/// Columns never drawn by default: counts of the run's bookkeeping.
+const NOT_DEFAULT: [&str; 4] = ["start", "end", "replications", "replication"];
+
 impl<'a> View<'a> {
     fn new(t: &'a Table) -> View<'a> {
+        let layout = Layout::of(t);
         View {
             t,
-            layout: Layout::of(t),
+            kind: Kind::of(t, &layout),
+            layout,
             numbers: (0..t.head.len()).map(|i| t.numbers(i)).collect(),
         }
     }
@@ -136,6 +211,21 @@ impl<'a> View<'a> {
         self.t
             .column(name)
             .ok_or_else(|| unknown(what, name, &self.t.head))
+    }
+
+    /// The x column `name`: a column, or `offered` for a sweep's measured offered load.
+    fn x_column(&self, name: &str) -> Result<usize> {
+        if name == OFFERED && self.t.column(name).is_none() {
+            let group = format!("throughput.{OFFERED}");
+            return match self.layout.groups.iter().find(|g| g.name == group) {
+                Some(g) => Ok(g.measured),
+                None => Err(Error::Arg(format!(
+                    "--x {OFFERED}: the table has no `{group}_measured` column (measure it: \
+                     `sweep --y {group}`)"
+                ))),
+            };
+        }
+        self.column(name, "x column")
     }
 
     /// Every quantity the table offers as y.
@@ -180,24 +270,62 @@ impl<'a> View<'a> {
 
     fn default_x(&self) -> Result<usize> {
         let numeric = |i: &usize| self.numbers[*i].is_some();
-        let found = if self.layout.groups.is_empty() {
-            (0..self.t.head.len()).find(|i| numeric(i) && !self.layout.taken(self.t, *i))
-        } else {
-            self.layout.axes.iter().copied().find(numeric)
+        let named = |n: &str| self.t.column(n).filter(numeric);
+        let found = match self.kind {
+            Kind::Sweep => self
+                .layout
+                .axes
+                .iter()
+                .copied()
+                .find(numeric)
+                .or_else(|| self.layout.axes.first().copied()),
+            Kind::TimeSeries => named("start"),
+            Kind::LatencyDist => named("value"),
+            Kind::MessageLog => named("created"),
+            Kind::Generic => None,
         };
-        found.ok_or_else(|| {
-            Error::Arg("no numeric column to draw along x (give one with --x)".into())
-        })
+        found
+            .or_else(|| {
+                (0..self.t.head.len()).find(|i| numeric(i) && !self.layout.taken(self.t, *i))
+            })
+            .ok_or_else(|| {
+                Error::Arg("no numeric column to draw along x (give one with --x)".into())
+            })
     }
 
-    /// The axes other than x whose values do not follow from x's.
+    /// The default series: a sweep's axes other than x whose values do not follow from
+    /// x's (x not an axis, as the offered load: the axes but the first, the load); a
+    /// latency distribution's `quantity`; a generic table's text columns of few values.
     fn default_series(&self, x: usize) -> Vec<usize> {
-        self.layout
-            .axes
-            .iter()
-            .copied()
-            .filter(|&a| a != x && !self.follows(a, x))
-            .collect()
+        match self.kind {
+            Kind::Sweep if !self.layout.axes.contains(&x) => {
+                self.layout.axes.iter().skip(1).copied().collect()
+            }
+            Kind::Sweep => self
+                .layout
+                .axes
+                .iter()
+                .copied()
+                .filter(|&a| a != x && !self.follows(a, x))
+                .collect(),
+            Kind::LatencyDist => vec![0],
+            Kind::TimeSeries | Kind::MessageLog => Vec::new(),
+            Kind::Generic => (0..self.t.head.len())
+                .filter(|&i| i != x && self.numbers[i].is_none())
+                .filter(|&i| {
+                    let mut seen: Vec<&str> = Vec::new();
+                    for r in &self.t.rows {
+                        if !seen.contains(&r[i].as_str()) {
+                            seen.push(&r[i]);
+                            if seen.len() > SERIES_VALUES {
+                                return false;
+                            }
+                        }
+                    }
+                    true
+                })
+                .collect(),
+        }
     }
 
     /// Whether each value of column `x` comes with a single value of column `a`.
@@ -214,7 +342,7 @@ impl<'a> View<'a> {
         true
     }
 
-    fn default_y(&self, x: usize, series: &[usize]) -> Result<String> {
+    fn default_ys(&self, x: usize, series: &[usize]) -> Result<Vec<String>> {
         if !self.layout.groups.is_empty() {
             let g = self
                 .layout
@@ -222,7 +350,23 @@ impl<'a> View<'a> {
                 .iter()
                 .find(|g| self.numbers[g.measured].is_some())
                 .unwrap_or(&self.layout.groups[0]);
-            return Ok(g.name.clone());
+            return Ok(vec![g.name.clone()]);
+        }
+        let present = |names: &[&str]| -> Vec<String> {
+            names
+                .iter()
+                .filter(|n| self.t.column(n).is_some_and(|i| self.numbers[i].is_some()))
+                .map(|n| n.to_string())
+                .collect()
+        };
+        let kind = match self.kind {
+            Kind::TimeSeries => present(&["offered", "accepted", "latency_mean", "backlog"]),
+            Kind::LatencyDist => present(&["cdf"]),
+            Kind::MessageLog => present(&["latency"]),
+            _ => Vec::new(),
+        };
+        if !kind.is_empty() {
+            return Ok(kind);
         }
         (0..self.t.head.len())
             .find(|&i| {
@@ -232,11 +376,30 @@ impl<'a> View<'a> {
                     && self.numbers[i].is_some()
                     && !self.layout.taken(self.t, i)
                     && !h.ends_with("_ci95")
-                    && h != "start"
-                    && h != "end"
+                    && !NOT_DEFAULT.contains(&h)
             })
-            .map(|i| self.t.head[i].clone())
+            .map(|i| vec![self.t.head[i].clone()])
             .ok_or_else(|| Error::Arg("no numeric column to draw (give one with --y)".into()))
+    }
+
+    /// A time series' phase boundaries: where the measurement window starts (the end of
+    /// the warm-up) and where the drain starts, at their first interval's start.
+    fn phase_marks(&self, x: usize) -> Vec<(f64, String)> {
+        let (Some(phase), Some(xs)) = (self.t.column("phase"), self.numbers[x].as_ref()) else {
+            return Vec::new();
+        };
+        let mut marks = Vec::new();
+        for (name, what) in [
+            ("window", "end of warm-up: the window starts"),
+            ("drain", "end of the window: drain"),
+        ] {
+            let first = (0..self.t.rows.len()).find(|&r| self.t.rows[r][phase] == name);
+            // A window from the first interval has no warm-up to end.
+            if let Some(v) = first.filter(|&r| r > 0).and_then(|r| xs[r]) {
+                marks.push((v, what.to_string()));
+            }
+        }
+        marks
     }
 }
 
@@ -251,16 +414,12 @@ pub fn figures(t: &Table, spec: &Spec) -> Result<Vec<(String, Figure)>> {
         return Err(Error::Arg("the table has no rows to draw".into()));
     }
     let x = match &spec.x {
-        Some(name) => {
-            let i = v.column(name, "x column")?;
-            if v.numbers[i].is_none() {
-                return Err(Error::Arg(format!(
-                    "the x column `{name}` must hold numbers (a non-numeric column can tell series apart: --series {name})"
-                )));
-            }
-            i
-        }
+        Some(name) => v.x_column(name)?,
         None => v.default_x()?,
+    };
+    let x_name = match &spec.x {
+        Some(n) if n == OFFERED && t.column(OFFERED).is_none() => format!("throughput.{OFFERED}"),
+        _ => t.head[x].clone(),
     };
     let series: Vec<usize> = match &spec.series {
         Some(names) => names
@@ -270,23 +429,72 @@ pub fn figures(t: &Table, spec: &Spec) -> Result<Vec<(String, Figure)>> {
         None => v.default_series(x),
     };
     let ys = if spec.ys.is_empty() {
-        vec![v.default_y(x, &series)?]
+        v.default_ys(x, &series)?
     } else {
         spec.ys.clone()
     };
-    let xs = v.numbers[x].as_ref().expect("x is numeric");
+    // A non-numeric x: one slot per value, in the order of first appearance.
+    let mut categories: Vec<String> = Vec::new();
+    let xs: Vec<Option<f64>> = match &v.numbers[x] {
+        Some(xs) => xs.clone(),
+        None => t
+            .rows
+            .iter()
+            .map(|r| {
+                let c = r[x].clone();
+                let i = categories.iter().position(|k| *k == c).unwrap_or_else(|| {
+                    categories.push(c);
+                    categories.len() - 1
+                });
+                Some(i as f64)
+            })
+            .collect(),
+    };
+    if !categories.is_empty() && (spec.log_x) {
+        return Err(Error::Arg(format!(
+            "--log-x: the x column `{}` holds names, not numbers",
+            t.head[x]
+        )));
+    }
+    let model_saturated = t.column("model_saturated");
     let mut out = Vec::new();
     for y in &ys {
         let q = v.quantity(y)?;
         let col =
             |i: Option<usize>, r: usize| i.and_then(|i| v.numbers[i].as_ref()).and_then(|c| c[r]);
+        let at_value = units::saturated(&q.name) == units::Saturated::AtValue;
+        let title = if spec.title.is_empty() {
+            let what = format!(
+                "{} vs {}",
+                v.kind.quantity(&q.name),
+                lower_first(&v.kind.quantity(&x_name))
+            );
+            if spec.context.is_empty() {
+                what
+            } else {
+                format!("{what} — {}", spec.context)
+            }
+        } else {
+            spec.title.clone()
+        };
         let mut fig = Figure {
-            title: spec.title.clone(),
-            x_label: units::label(&t.head[x]),
-            y_label: units::label(&q.name),
+            title,
+            x_label: v.kind.label(&x_name),
+            y_label: v.kind.label(&q.name),
             log_x: spec.log_x,
             log_y: spec.log_y,
-            join: true,
+            join: v.kind != Kind::MessageLog,
+            // Accepted against offered: the diagonal is what a network that keeps up does.
+            diagonal: x_name.ends_with(OFFERED)
+                && at_value
+                && units::unit(&q.name) == units::unit(&x_name),
+            y_nonnegative: units::nonnegative(&q.name),
+            categories: categories.clone(),
+            marks: if v.kind == Kind::TimeSeries {
+                v.phase_marks(x)
+            } else {
+                Vec::new()
+            },
             ..Figure::default()
         };
         let mut labels: Vec<String> = Vec::new();
@@ -311,23 +519,51 @@ pub fn figures(t: &Table, spec: &Spec) -> Result<Vec<(String, Figure)>> {
             let s = &mut fig.series[i];
             let saturated = v.layout.saturated.is_some_and(|c| flag(&row[c]));
             let deadlock = v.layout.deadlock.is_some_and(|c| flag(&row[c]));
-            if saturated {
-                s.saturated.push(px);
-            } else if let (Some(m), false) = (col(Some(q.measured), r), deadlock) {
-                s.measured.push((px, m, col(q.ci95, r)));
+            let m = col(Some(q.measured), r).filter(|_| !deadlock);
+            match (saturated, m) {
+                (true, Some(m)) if at_value => s.saturated_values.push((px, m, col(q.ci95, r))),
+                (true, _) if !deadlock => s.saturated.push(px),
+                (false, Some(m)) => s.measured.push((px, m, col(q.ci95, r))),
+                _ => {}
             }
             if let Some(p) = col(q.model, r) {
                 s.model.push((px, p));
             }
+            // The model stops where it saturates: the first such x of the series.
+            if q.model.is_some() && model_saturated.is_some_and(|c| flag(&row[c])) {
+                s.model_saturates_at = Some(s.model_saturates_at.map_or(px, |a: f64| a.min(px)));
+            }
         }
-        fig.series
-            .retain(|s| !(s.measured.is_empty() && s.model.is_empty() && s.saturated.is_empty()));
+        for s in &mut fig.series {
+            // Only a model that draws a curve somewhere stops somewhere.
+            if s.model.is_empty() {
+                s.model_saturates_at = None;
+            }
+        }
+        fig.series.retain(|s| {
+            !(s.measured.is_empty()
+                && s.model.is_empty()
+                && s.saturated.is_empty()
+                && s.saturated_values.is_empty())
+        });
         if fig.series.is_empty() {
             return Err(Error::Arg(format!("`{y}` has no value to draw")));
         }
         out.push((q.name, fig));
     }
     Ok(out)
+}
+
+/// `s` with its first letter in lower case, unless it starts an acronym (`P_conflict`,
+/// `DMA`).
+fn lower_first(s: &str) -> String {
+    let mut c = s.chars();
+    match (c.next(), c.next()) {
+        (Some(a), Some(b)) if a.is_uppercase() && b.is_lowercase() => {
+            a.to_lowercase().collect::<String>() + &s[a.len_utf8()..]
+        }
+        _ => s.to_string(),
+    }
 }
 
 #[cfg(test)]
@@ -354,8 +590,8 @@ mod tests {
         assert_eq!(figs.len(), 1);
         let (y, f) = &figs[0];
         assert_eq!(y, "latency");
-        assert_eq!(f.y_label, "latency (cycles)");
-        assert_eq!(f.x_label, "workload.rate (messages/node/cycle)");
+        assert_eq!(f.y_label, "Mean latency (cycles)");
+        assert_eq!(f.x_label, "Injection rate (messages/node/cycle)");
         assert_eq!(f.series.len(), 2);
         assert_eq!(f.series[0].label, "router.vcs=2");
         assert_eq!(f.series[0].measured.len(), 2);
@@ -385,7 +621,7 @@ mod tests {
         .unwrap();
         let figs = figures(&t, &Spec::default()).unwrap();
         assert_eq!(figs[0].0, "accepted");
-        assert_eq!(figs[0].1.x_label, "start (cycles)");
+        assert_eq!(figs[0].1.x_label, "Time (cycles)");
         let spec = Spec {
             x: Some("end".into()),
             ys: vec!["latency_mean".into(), "backlog".into()],
@@ -393,7 +629,7 @@ mod tests {
         };
         let figs = figures(&t, &spec).unwrap();
         assert_eq!(figs.len(), 2);
-        assert_eq!(figs[1].1.y_label, "backlog (messages)");
+        assert_eq!(figs[1].1.y_label, "Source backlog (messages)");
     }
 
     #[test]
@@ -410,5 +646,149 @@ mod tests {
         };
         let e = figures(&sweep_table(), &spec).unwrap_err().to_string();
         assert!(e.contains("workload.rate"), "{e}");
+    }
+
+    #[test]
+    fn saturated_throughput_keeps_its_value_while_latency_is_cut_and_the_model_stop_is_marked() {
+        let t = Table::parse(
+            "workload.rate,latency_measured,latency_ci95,latency_model,latency_error,\
+             throughput.accepted_measured,throughput.accepted_ci95,\
+             throughput.offered_measured,throughput.offered_ci95,saturated,deadlock,model_saturated\n\
+             0.1,10,1,9,,0.1,0.01,0.1,0.01,false,false,false\n\
+             0.2,30,1,,,0.2,0.01,0.2,0.01,false,false,true\n\
+             0.3,900,,,,0.276,0.02,0.3,0.01,true,false,true\n\
+             0.4,1200,,,,0.31,0.02,0.4,0.01,true,false,true\n",
+            "t",
+        )
+        .unwrap();
+        let spec = Spec {
+            ys: vec!["latency".into(), "throughput.accepted".into()],
+            ..Spec::default()
+        };
+        let figs = figures(&t, &spec).unwrap();
+        let lat = &figs[0].1.series[0];
+        assert_eq!(lat.saturated, vec![0.3, 0.4]);
+        assert!(lat.saturated_values.is_empty());
+        assert_eq!(lat.model_saturates_at, Some(0.2));
+        let acc = &figs[1].1.series[0];
+        assert!(acc.saturated.is_empty());
+        let plateau: Vec<f64> = acc.saturated_values.iter().map(|p| p.1).collect();
+        assert_eq!(plateau, vec![0.276, 0.31]);
+        assert!(figs.iter().all(|(_, f)| f.y_nonnegative));
+        // Against the measured offered load, with the diagonal.
+        let spec = Spec {
+            x: Some(OFFERED.into()),
+            ys: vec!["throughput.accepted".into()],
+            ..Spec::default()
+        };
+        let f = &figures(&t, &spec).unwrap()[0].1;
+        assert!(f.diagonal);
+        assert_eq!(f.x_label, "Offered load (flits/node/cycle)");
+        assert_eq!(f.title, "Accepted throughput vs offered load");
+        let xs: Vec<f64> = f.series[0].saturated_values.iter().map(|p| p.0).collect();
+        assert_eq!(xs, vec![0.3, 0.4]);
+        // No diagonal under a latency.
+        let spec = Spec {
+            x: Some(OFFERED.into()),
+            ..Spec::default()
+        };
+        assert!(!figures(&t, &spec).unwrap()[0].1.diagonal);
+        let e = figures(&sweep_table(), &spec).unwrap_err().to_string();
+        assert!(e.contains("--y throughput.offered"), "{e}");
+    }
+
+    #[test]
+    fn titles_say_what_is_drawn_and_a_given_title_wins() {
+        let spec = Spec {
+            context: "wormhole-mesh-dor, 4-ary 2-dimensional mesh".into(),
+            ..Spec::default()
+        };
+        let f = &figures(&sweep_table(), &spec).unwrap()[0].1;
+        assert_eq!(
+            f.title,
+            "Mean latency vs injection rate — wormhole-mesh-dor, 4-ary 2-dimensional mesh"
+        );
+        let spec = Spec {
+            title: "mine".into(),
+            ..spec
+        };
+        assert_eq!(figures(&sweep_table(), &spec).unwrap()[0].1.title, "mine");
+    }
+
+    #[test]
+    fn a_time_series_gives_one_figure_per_quantity_with_the_warm_up_marked() {
+        let t = Table::parse(
+            "start,end,phase,replications,offered,accepted,created,delivered,flits,latency_mean,backlog\n\
+             0,200,warmup,2,0.09,0.08,49,46,558,16.2,0\n\
+             200,400,window,2,0.04,0.05,24,26,316,14.6,0\n\
+             400,600,window,2,0.05,0.04,25,22,284,14.8,0\n\
+             600,613,drain,2,0.09,0.10,2,3,26,14.6,0\n",
+            "t",
+        )
+        .unwrap();
+        let figs = figures(&t, &Spec::default()).unwrap();
+        let names: Vec<&str> = figs.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["offered", "accepted", "latency_mean", "backlog"]);
+        for (_, f) in &figs {
+            assert_eq!(f.x_label, "Time (cycles)");
+            assert_eq!(f.series.len(), 1, "the phases are one curve");
+            assert_eq!(f.series[0].measured.len(), 4);
+            let at: Vec<f64> = f.marks.iter().map(|m| m.0).collect();
+            assert_eq!(at, vec![200.0, 600.0]);
+            assert!(f.marks[0].1.contains("warm-up"));
+        }
+    }
+
+    #[test]
+    fn a_latency_distribution_draws_one_cdf_per_quantity() {
+        let t = Table::parse(
+            "quantity,value,count,cumulative,cdf\n\
+             latency,13,5,5,0.5\nlatency,14,5,10,1\n\
+             source_queue,0,9,9,0.9\nsource_queue,1,1,10,1\n\
+             network,13,6,6,0.6\nnetwork,14,4,10,1\n",
+            "t",
+        )
+        .unwrap();
+        let figs = figures(&t, &Spec::default()).unwrap();
+        assert_eq!(figs.len(), 1);
+        let f = &figs[0].1;
+        assert_eq!(figs[0].0, "cdf");
+        assert_eq!(f.series.len(), 3);
+        assert_eq!(f.x_label, "Latency (cycles)");
+        assert!(f.series.iter().all(|s| s.measured.len() == 2));
+    }
+
+    #[test]
+    fn a_message_log_is_a_scatter_of_latency_against_creation_time() {
+        let t = Table::parse(
+            "id,src,dst,size,flits,recorded,created,injected,delivered,latency\n\
+             0,0,1,8,1,0,0,0,10,10\n1,1,0,8,1,5,5,6,20,15\n",
+            "t",
+        )
+        .unwrap();
+        let f = &figures(&t, &Spec::default()).unwrap()[0].1;
+        assert_eq!(f.x_label, "Creation time (cycles)");
+        assert_eq!(f.y_label, "Latency (cycles)");
+        assert!(!f.join, "messages are points, not a curve");
+    }
+
+    #[test]
+    fn a_non_numeric_axis_gives_categories() {
+        let t = Table::parse(
+            "routing,workload.rate,latency_measured,latency_ci95,saturated,deadlock,model_saturated\n\
+             Dor,0.1,10,1,false,false,false\nAdaptive,0.1,9,1,false,false,false\n\
+             Dor,0.2,12,1,false,false,false\nAdaptive,0.2,10,1,false,false,false\n",
+            "t",
+        )
+        .unwrap();
+        let spec = Spec {
+            x: Some("routing".into()),
+            ..Spec::default()
+        };
+        let f = &figures(&t, &spec).unwrap()[0].1;
+        assert_eq!(f.categories, ["Dor", "Adaptive"]);
+        assert_eq!(f.series.len(), 2, "one per rate");
+        let xs: Vec<f64> = f.series[0].measured.iter().map(|p| p.0).collect();
+        assert_eq!(xs, vec![0.0, 1.0]);
     }
 }

@@ -11,7 +11,7 @@
 /// Quantity name and unit of every compare row (`model::compare::KEYS`), for axis labels;
 /// the part after `|` says what the model curve is where the row has several.
 const COMPARE: [(&str, &str, &str); 31] = [
-    ("latency", "latency", "cycles"),
+    ("latency", "mean latency", "cycles"),
     ("setup", "set-up with ack", "cycles"),
     ("release", "release", "cycles"),
     ("p_conflict", "P_conflict", "probability"),
@@ -168,12 +168,15 @@ const EXACT: &[(&str, &str)] = &[
     ("flits", "flits"),
     ("recorded_span", "cycles"),
     ("partitions", "partitions"),
+    ("runtime", "cycles"),
+    ("speedup", "ratio"),
     // Time series of `run` (one line per interval).
     ("start", "cycles"),
     ("end", "cycles"),
     ("offered", "flits/node/cycle"),
     ("accepted", "flits/node/cycle"),
     ("backlog", "messages"),
+    ("created", "messages"),
     // `sweep --y saturation`: the point's saturation search.
     ("saturation", "flits/node/cycle"),
 ];
@@ -236,17 +239,174 @@ fn by_name(seg: &str) -> Option<&'static str> {
     }
 }
 
-/// An axis label: the quantity and, when known, its unit in parentheses.
+/// Human names of the quantities a figure most often shows, for axis labels and titles:
+/// report paths, configuration paths, time-series, latency-distribution and message-log
+/// columns. A name not here is shown as itself (compare keys use [`COMPARE`]'s names).
+const LABELS: &[(&str, &str)] = &[
+    ("throughput.offered", "Offered load"),
+    ("throughput.accepted", "Accepted throughput"),
+    ("throughput.capacity", "Capacity"),
+    ("throughput.offered_messages", "Offered load (messages)"),
+    (
+        "throughput.accepted_messages",
+        "Accepted throughput (messages)",
+    ),
+    ("offered", "Offered load"),
+    ("accepted", "Accepted throughput"),
+    ("saturation", "Saturation throughput"),
+    ("latency.mean", "Mean latency"),
+    ("latency.p50", "Median latency"),
+    ("latency.p90", "90th-percentile latency"),
+    ("latency.p99", "99th-percentile latency"),
+    ("latency.max", "Maximum latency"),
+    ("latency.phases.network.mean", "Mean network latency"),
+    ("latency.phases.source_queue.mean", "Mean source-queue wait"),
+    ("latency_mean", "Mean latency"),
+    ("latency_p50", "Median latency"),
+    ("latency_p99", "99th-percentile latency"),
+    ("latency_max", "Maximum latency"),
+    ("behind_mean", "Mean delay behind the recorded times"),
+    ("behind_max", "Maximum delay behind the recorded times"),
+    ("runtime", "Application run time"),
+    ("speedup", "Speed-up over the recorded run"),
+    ("backlog", "Source backlog"),
+    ("created", "Messages created"),
+    ("delivered", "Messages delivered"),
+    ("flits", "Flits delivered"),
+    ("start", "Time"),
+    ("cycles", "Cycles simulated"),
+    ("wormhole.hops_mean", "Mean hops"),
+    ("wormhole.blocking_per_hop", "Blocking per hop"),
+    ("wormhole.link_utilization_mean", "Mean link utilisation"),
+    ("wormhole.link_utilization_max", "Maximum link utilisation"),
+    ("controller.wait_mean", "Routing-controller wait"),
+    ("messages.delivered", "Messages delivered"),
+    ("workload.rate", "Injection rate"),
+    ("router.vcs", "Virtual channels"),
+    ("router.buffer_flits", "Buffer depth"),
+    ("router.dma", "DMA engines"),
+    ("router.controller.route", "Routing time"),
+    ("links.latency", "Link latency"),
+    ("links.width", "Link width"),
+    ("topology.k", "Radix k"),
+    ("workload.length.flits", "Message length"),
+    ("replication", "Replication"),
+    ("workload.pattern", "Destination pattern"),
+    ("workload.length", "Message length law"),
+    ("workload.process", "Creation process"),
+    ("switching", "Switching mode"),
+    ("switching.routing", "Routing"),
+    ("switching.selection", "Selection function"),
+    ("trace", "Trace"),
+];
+
+/// Units of columns that only the per-message logs and the latency distribution have.
+const LOG_UNITS: &[(&str, &str)] = &[
+    ("created", "cycles"),
+    ("injected", "cycles"),
+    ("delivered", "cycles"),
+    ("recorded", "cycles"),
+    ("latency", "cycles"),
+    ("source_queue", "cycles"),
+    ("network", "cycles"),
+    ("hops", "hops"),
+    ("distance", "hops"),
+    ("value", "cycles"),
+    ("cdf", "fraction"),
+];
+
+/// The quantity a column or path names, in words, without its unit (`throughput.accepted`
+/// → "Accepted throughput"; a compare key's own name, capitalised; any other name as it
+/// is). Titles are built from it.
+pub fn quantity(name: &str) -> String {
+    if let Some((q, _)) = compare(name) {
+        let q = q.split(" | ").next().unwrap_or(q);
+        return capitalised(q);
+    }
+    let bare = name.strip_prefix("config.").unwrap_or(name);
+    match LABELS.iter().find(|(n, _)| *n == bare) {
+        Some((_, q)) => q.to_string(),
+        None => name.to_string(),
+    }
+}
+
+fn capitalised(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) if !s.starts_with("P_") && !s.starts_with("η") => {
+            f.to_uppercase().collect::<String>() + c.as_str()
+        }
+        _ => s.to_string(),
+    }
+}
+
+/// An axis label: the quantity in words ([`quantity`]) and, when known, its unit in
+/// parentheses (`throughput.accepted` → "Accepted throughput (flits/node/cycle)");
+/// a compare row's model note follows after `|`.
 pub fn label(name: &str) -> String {
     let (quantity, unit) = match compare(name) {
-        Some((q, u)) => (q.to_string(), Some(u)),
-        None => (name.to_string(), unit(name)),
+        Some((q, u)) => (capitalised(q), Some(u)),
+        None => (quantity(name), unit(name)),
     };
     match (unit, quantity.split_once(" | ")) {
         (Some(u), Some((q, model))) => format!("{q} ({u}) | {model}"),
         (Some(u), None) => format!("{quantity} ({u})"),
         (None, _) => quantity,
     }
+}
+
+/// The label of a column of a per-message log or a latency distribution, whose short
+/// names (`created`, `latency`, `value`) mean times in cycles there.
+pub fn log_label(name: &str) -> String {
+    if name == "cdf" {
+        // A fraction of a count: its name says it all.
+        return "Cumulative fraction of messages".into();
+    }
+    match LOG_UNITS.iter().find(|(n, _)| *n == name) {
+        Some((_, u)) => {
+            let q = match name {
+                "value" => "Latency".to_string(),
+                "created" => "Creation time".to_string(),
+                "delivered" => "Delivery time".to_string(),
+                "injected" => "Injection time".to_string(),
+                "recorded" => "Recorded time".to_string(),
+                _ => capitalised(&name.replace('_', " ")),
+            };
+            format!("{q} ({u})")
+        }
+        None => label(name),
+    }
+}
+
+/// How a figure treats the points where the emulation saturated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Saturated {
+    /// Drawn at their value with the saturated marker: a throughput (any rate, per
+    /// cycle or per time unit) or a utilisation keeps a meaning past saturation — its
+    /// plateau is the answer a what-if study asks for.
+    AtValue,
+    /// Cut: an arrow on the top edge at the point's x. A latency (or anything counted
+    /// over the messages that got through) grows without bound past saturation; its
+    /// mean over the window is not a value to plot.
+    Cut,
+}
+
+/// The saturated treatment of quantity `name`: [`Saturated::AtValue`] for rates and
+/// fractions, [`Saturated::Cut`] for everything else.
+pub fn saturated(name: &str) -> Saturated {
+    match unit(name) {
+        Some(u) if u.contains("/cycle") || u.contains("/time unit") || u == "fraction" => {
+            Saturated::AtValue
+        }
+        _ => Saturated::Cut,
+    }
+}
+
+/// Whether quantity `name` can never be negative: every quantity with a known unit
+/// (times, rates, counts, probabilities). Its axis never runs below zero and its
+/// confidence bars are clipped at zero.
+pub fn nonnegative(name: &str) -> bool {
+    unit(name).is_some() || LOG_UNITS.iter().any(|(n, _)| *n == name)
 }
 
 #[cfg(test)]
@@ -258,10 +418,10 @@ mod tests {
         for k in crate::model::compare::KEYS {
             assert!(compare(k).is_some(), "{k}");
         }
-        assert_eq!(label("latency"), "latency (cycles)");
+        assert_eq!(label("latency"), "Mean latency (cycles)");
         assert_eq!(
             label("ctrl_wait_pk"),
-            "controller wait (cycles) | model: P-K, measured moments"
+            "Controller wait (cycles) | model: P-K, measured moments"
         );
     }
 
@@ -289,7 +449,65 @@ mod tests {
             assert_eq!(unit(name), Some(expected), "{name}");
         }
         assert_eq!(unit("trace"), None);
-        assert_eq!(label("trace"), "trace");
-        assert_eq!(label("router.vcs"), "router.vcs (VCs/port)");
+        assert_eq!(label("trace"), "Trace");
+        assert_eq!(label("router.vcs"), "Virtual channels (VCs/port)");
+    }
+
+    #[test]
+    fn report_quantities_have_human_labels_with_units_and_unknown_columns_keep_their_name() {
+        assert_eq!(
+            label("throughput.accepted"),
+            "Accepted throughput (flits/node/cycle)"
+        );
+        assert_eq!(label("latency.mean"), "Mean latency (cycles)");
+        assert_eq!(
+            label("workload.rate"),
+            "Injection rate (messages/node/cycle)"
+        );
+        assert_eq!(quantity("throughput.accepted"), "Accepted throughput");
+        assert_eq!(quantity("my_column"), "my_column");
+        assert_eq!(label("my_column"), "my_column");
+        // Every name of the table has a unit but the axes of names (a pattern, a
+        // routing) and the replication's number.
+        const NAMED: [&str; 8] = [
+            "replication",
+            "workload.pattern",
+            "workload.length",
+            "workload.process",
+            "switching",
+            "switching.routing",
+            "switching.selection",
+            "trace",
+        ];
+        for (n, _) in LABELS {
+            assert!(unit(n).is_some() || NAMED.contains(n), "{n}");
+        }
+        assert_eq!(log_label("created"), "Creation time (cycles)");
+        assert_eq!(log_label("value"), "Latency (cycles)");
+        assert_eq!(log_label("cdf"), "Cumulative fraction of messages");
+    }
+
+    #[test]
+    fn rates_keep_their_saturated_values_and_latencies_are_cut() {
+        for n in [
+            "throughput.accepted",
+            "throughput.offered",
+            "accepted",
+            "saturation",
+            "wormhole.link_utilization_max",
+        ] {
+            assert_eq!(saturated(n), Saturated::AtValue, "{n}");
+        }
+        for n in [
+            "latency",
+            "latency.p99",
+            "backlog",
+            "wormhole.hops_mean",
+            "trace",
+        ] {
+            assert_eq!(saturated(n), Saturated::Cut, "{n}");
+        }
+        assert!(nonnegative("latency") && nonnegative("throughput.accepted"));
+        assert!(!nonnegative("my_column"));
     }
 }
