@@ -138,8 +138,9 @@ pub struct Done {
 }
 
 /// The table of a sweep (the CSV and what figures are drawn from): the axes; for a
-/// synthetic sweep every compare key's measured, 95% half-width, model and relative
-/// error, then each report quantity's measured and half-width, then `saturated,
+/// synthetic sweep every compare key's measured, 95% half-width, model, relative error and
+/// whether the point is where the model was validated (1 or 0, empty where the range table
+/// says nothing), then each report quantity's measured and half-width, then `saturated,
 /// deadlock, model_saturated`; for a trace sweep each quantity's measured column, then
 /// `deadlock`.
 pub fn table(axes: &[Axis], quantities: &[Quantity], done: &[Done]) -> Table {
@@ -147,7 +148,7 @@ pub fn table(axes: &[Axis], quantities: &[Quantity], done: &[Done]) -> Table {
     let mut head: Vec<String> = axes.iter().map(|a| a.path.clone()).collect();
     if !trace {
         for k in KEYS {
-            for suffix in ["measured", "ci95", "model", "error"] {
+            for suffix in ["measured", "ci95", "model", "error", "in_range"] {
                 head.push(format!("{k}_{suffix}"));
             }
         }
@@ -177,6 +178,7 @@ pub fn table(axes: &[Axis], quantities: &[Quantity], done: &[Done]) -> Table {
                         cell(r.ci95),
                         cell(r.predicted),
                         cell(r.error),
+                        cell(r.in_range.map(|b| if b { 1.0 } else { 0.0 })),
                     ]);
                 }
             }
@@ -366,7 +368,11 @@ fn document(
                         .suffixes()
                         .iter()
                         .zip(c)
-                        .map(|(s, x)| (s.to_string(), serde_json::json!(x)))
+                        .map(|(s, x)| match *s {
+                            // A verdict, not a number, in the JSON.
+                            "in_range" => (s.to_string(), serde_json::json!(x.map(|v| v > 0.5))),
+                            _ => (s.to_string(), serde_json::json!(x)),
+                        })
                         .collect();
                     (q.name().to_string(), Value::Object(m))
                 })

@@ -401,9 +401,14 @@ pub fn run_point_with_report(
     let report = run_experiment(&cfg, progress)?;
     let mean_path = CircuitParams::from_config(&cfg).map_or(0.0, |p| p.mean_path);
     let pred = model.as_ref().and_then(|(_, p)| p.as_ref().ok());
+    let mut rows = rows(&report, pred, mean_path);
+    if let Some((_, p)) = &model {
+        let range = crate::model::range::assess(&cfg, form, p.as_ref().map_err(String::as_str));
+        crate::model::compare::mark_ranges(&mut rows, &range);
+    }
     let point = Point {
         values: values.to_vec(),
-        rows: rows(&report, pred, mean_path),
+        rows,
         saturated: report.saturated,
         deadlock: report.deadlock.is_some(),
         model_saturated: model.as_ref().and_then(|(_, p)| p.as_ref().err().cloned()),
@@ -613,7 +618,7 @@ impl Quantity {
     /// The suffixes of its CSV columns (`NAME_suffix`).
     pub fn suffixes(&self) -> &'static [&'static str] {
         match self {
-            Quantity::Compare(_) => &["measured", "ci95", "model", "error"],
+            Quantity::Compare(_) => &["measured", "ci95", "model", "error", "in_range"],
             Quantity::Report { .. } | Quantity::Saturation => &["measured", "ci95"],
             Quantity::Replay(_) => &["measured"],
         }
@@ -624,8 +629,14 @@ impl Quantity {
     pub fn run_cells(&self, point: &Point, report: &Value) -> Vec<Option<f64>> {
         match self {
             Quantity::Compare(k) => match point.rows.iter().find(|r| r.key == *k) {
-                Some(r) => vec![r.measured, r.ci95, r.predicted, r.error],
-                None => vec![None; 4],
+                Some(r) => vec![
+                    r.measured,
+                    r.ci95,
+                    r.predicted,
+                    r.error,
+                    r.in_range.map(|b| if b { 1.0 } else { 0.0 }),
+                ],
+                None => vec![None; 5],
             },
             Quantity::Report { path, ci95 } => vec![
                 number(report, path),

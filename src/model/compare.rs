@@ -47,8 +47,8 @@ pub struct Row {
     pub error: Option<f64>,
     /// Whether the point lies inside the range where the model was validated for this
     /// quantity (`model::range`; false for a quantity never validated within tolerance);
-    /// null where the range table says nothing (the quantity is not the model's, or
-    /// `sweep`, which does not assess ranges).
+    /// null where the range table says nothing (the quantity is not the model's). A sweep
+    /// writes it as the CSV's `KEY_in_range` (1 or 0).
     pub in_range: Option<bool>,
 }
 

@@ -65,6 +65,9 @@ pub struct Group {
     pub ci95: Option<usize>,
     /// Its `_model` column.
     pub model: Option<usize>,
+    /// Its `_in_range` column: 1 where the model was validated at the point, 0 where not
+    /// (`model::range`).
+    pub in_range: Option<usize>,
 }
 
 /// Columns that flag a sweep point rather than measure it.
@@ -94,6 +97,7 @@ impl Layout {
                     measured: i,
                     ci95: t.column(&format!("{name}_ci95")),
                     model: t.column(&format!("{name}_model")),
+                    in_range: t.column(&format!("{name}_in_range")),
                 });
             }
         }
@@ -117,7 +121,7 @@ impl Layout {
         let h = &t.head[i];
         FLAGS.contains(&h.as_str())
             || self.groups.iter().any(|g| {
-                ["measured", "ci95", "model", "error"]
+                ["measured", "ci95", "model", "error", "in_range"]
                     .iter()
                     .any(|s| *h == format!("{}_{s}", g.name))
             })
@@ -179,6 +183,7 @@ struct Quantity {
     measured: usize,
     ci95: Option<usize>,
     model: Option<usize>,
+    in_range: Option<usize>,
 }
 
 /// A table read for drawing.
@@ -249,6 +254,7 @@ impl<'a> View<'a> {
                 measured: g.measured,
                 ci95: g.ci95,
                 model: g.model,
+                in_range: g.in_range,
             });
         }
         match self.t.column(name) {
@@ -260,6 +266,7 @@ impl<'a> View<'a> {
                     .column(&format!("{name}_ci95"))
                     .filter(|&c| self.numbers[c].is_some()),
                 model: None,
+                in_range: None,
             }),
             Some(_) => Err(Error::Arg(format!(
                 "column `{name}` holds no numbers to draw"
@@ -534,6 +541,7 @@ pub fn figures(t: &Table, spec: &Spec) -> Result<Vec<(String, Figure)>> {
                 s.model_saturates_at = Some(s.model_saturates_at.map_or(px, |a: f64| a.min(px)));
             }
         }
+        fig.model_valid = validated_span(&xs, |r| col(q.in_range, r));
         for s in &mut fig.series {
             // Only a model that draws a curve somewhere stops somewhere.
             if s.model.is_empty() {
@@ -552,6 +560,38 @@ pub fn figures(t: &Table, spec: &Spec) -> Result<Vec<(String, Figure)>> {
         out.push((q.name, fig));
     }
     Ok(out)
+}
+
+/// The x interval where the model was validated, from the rows' `_in_range` cells (1 in
+/// range, 0 not): from the smallest x up to the last x before any row (of any series) is
+/// out of range. None when the table has no such column or its smallest x is already out.
+/// One band for the figure, so it never covers a point some series has outside.
+fn validated_span(
+    xs: &[Option<f64>],
+    in_range: impl Fn(usize) -> Option<f64>,
+) -> Option<(f64, f64)> {
+    let mut rows: Vec<(f64, bool)> = xs
+        .iter()
+        .enumerate()
+        .filter_map(|(r, x)| Some((x.as_ref().copied()?, in_range(r)? > 0.5)))
+        .collect();
+    rows.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut span: Option<(f64, f64)> = None;
+    let mut i = 0;
+    while i < rows.len() {
+        let x = rows[i].0;
+        let at_x: Vec<bool> = rows[i..]
+            .iter()
+            .take_while(|r| r.0 == x)
+            .map(|r| r.1)
+            .collect();
+        if at_x.iter().any(|ok| !ok) {
+            break;
+        }
+        span = Some((span.map_or(x, |s| s.0), x));
+        i += at_x.len();
+    }
+    span
 }
 
 /// `s` with its first letter in lower case, unless it starts an acronym (`P_conflict`,
@@ -790,5 +830,19 @@ mod tests {
         assert_eq!(f.series.len(), 2, "one per rate");
         let xs: Vec<f64> = f.series[0].measured.iter().map(|p| p.0).collect();
         assert_eq!(xs, vec![0.0, 1.0]);
+    }
+
+    #[test]
+    fn the_validated_band_stops_before_the_first_x_any_series_has_outside() {
+        let xs = [Some(0.1), Some(0.1), Some(0.2), Some(0.2), Some(0.3), Some(0.4)];
+        // x = 0.2 has one series outside: the band ends at 0.1.
+        let cells = [1.0, 1.0, 1.0, 0.0, 1.0, 1.0];
+        assert_eq!(validated_span(&xs, |r| Some(cells[r])), Some((0.1, 0.1)));
+        let all_in = [1.0; 6];
+        assert_eq!(validated_span(&xs, |r| Some(all_in[r])), Some((0.1, 0.4)));
+        let first_out = [0.0, 1.0, 1.0, 1.0, 1.0, 1.0];
+        assert_eq!(validated_span(&xs, |r| Some(first_out[r])), None);
+        // No column (or no verdict at any point): no band.
+        assert_eq!(validated_span(&xs, |_| None), None);
     }
 }
