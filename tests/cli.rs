@@ -35,3 +35,8 @@ mod provenance;
 mod sweep;
 #[path = "cli/units.rs"]
 mod units;
+
+// Issue 31: silent sources and the load offered, the latency threshold, saturated
+// points' reasons.
+#[path = "cli/saturation_verdict.rs"]
+mod saturation_verdict;

@@ -174,6 +174,9 @@ pub struct Measured {
     /// The messages in the system grew although the run drained
     /// (`engine::replication::overloaded`).
     pub overloaded: bool,
+    /// The engine's guard that stopped it was the drain's (`experiment.drain_limit`,
+    /// after a full window), not the backlog's (None: not known, a window of messages).
+    pub drain_guard: Option<bool>,
 }
 
 impl Measured {
@@ -196,6 +199,10 @@ impl Measured {
                 0.0
             },
             overloaded: r.overloaded,
+            drain_guard: match cfg.experiment.measure {
+                crate::config::Measure::Cycles(c) => Some(r.window >= c),
+                crate::config::Measure::Messages(_) => None,
+            },
         }
     }
 }
@@ -262,9 +269,22 @@ pub fn judge(rule: &Rule, m: &Measured, zero: Option<f64>) -> Verdict {
         ProbeStop::Saturated => {
             return Verdict::no(
                 Cause::Guard,
-                "stopped by the engine as saturated (source backlog over \
-                 experiment.saturation_backlog per node, or drain over experiment.drain_limit)"
-                    .into(),
+                match m.drain_guard {
+                    Some(true) => {
+                        "the engine stopped it: the measured messages took longer than \
+                         experiment.drain_limit to drain"
+                    }
+                    Some(false) => {
+                        "the engine stopped it: the source backlog passed \
+                         experiment.saturation_backlog messages per node"
+                    }
+                    None => {
+                        "the engine stopped it: the source backlog passed \
+                         experiment.saturation_backlog messages per node, or the drain \
+                         experiment.drain_limit"
+                    }
+                }
+                .into(),
             )
         }
         ProbeStop::Drained | ProbeStop::Interrupted => {}
@@ -392,6 +412,7 @@ mod tests {
             slope,
             lost_share: 0.0,
             overloaded: false,
+            drain_guard: Some(false),
         }
     }
 

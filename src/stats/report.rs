@@ -416,7 +416,7 @@ impl Report {
         if self.saturated {
             let _ = writeln!(
                 s,
-                "  SATURATED: the offered load exceeds what the network accepts ({})",
+                "  SATURATED: the offered load exceeds what the network accepts — {}",
                 self.saturation_reason
                     .as_deref()
                     .unwrap_or("no reason recorded")
