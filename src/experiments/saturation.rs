@@ -3,12 +3,14 @@
 //! confidence interval over independent replications, and the verdict whether that interval
 //! is narrow enough to rank machines by (docs/saturation.md).
 //!
-//! Owns: the criteria that call one probe (one replication at one offered load) sustained
-//! or not — backlog growth with a one-sided t-test (the default), accepted below offered,
-//! mean latency against zero load —, the per-replication search (bracket, then bisect on
-//! offered load), the interval over replications and the rankability verdict.
+//! Owns: the per-replication search (bracket, then bisect on offered load), each probe
+//! (one replication at one offered load) with its verdict, the interval over
+//! replications and the rankability verdict.
 //!
-//! Not here: running a replication (`experiments::experiment::run_replication`, whose simulation
+//! Not here: the criteria and the verdict on a probe — backlog growth with a one-sided
+//! t-test (the default), accepted below offered, mean latency against zero load, and
+//! what every criterion checks — which `routemu run` and `sweep` share
+//! (`experiments::verdict`; [`Criterion`] and [`ProbeStop`] are re-exported here); running a replication (`experiments::experiment::run_replication`, whose simulation
 //! samples the source backlog at every check point of the window,
 //! `Simulation::backlog_samples`), the command line and its JSON (`cli::saturation`),
 //! grids of machines (`experiments::sweep`, which can call [`search`] per point).

@@ -203,6 +203,25 @@ mod tests {
     }
 
     #[test]
+    fn a_unidirectional_torus_carries_half_its_closed_form_bound() {
+        // Every x-offset 1..k−1 is travelled one way: the busiest channel carries the
+        // mean offset, (k − 1)/2 flits per flit injected (× N/(N − 1)); the closed form
+        // 4/k of `Topology::capacity` is about twice that bound.
+        let k = 8;
+        let t = topo(TopologyConfig::Torus {
+            k,
+            n: 2,
+            bidirectional: false,
+        });
+        let n = t.nodes() as f64;
+        let b = load(&t, PatternConfig::Uniform, Routing::DimensionOrder)
+            .bound(1.0)
+            .unwrap();
+        assert!(close(b, 2.0 / (k - 1) as f64 * (n - 1.0) / n), "{b}");
+        assert!(b < 0.6 * t.capacity());
+    }
+
+    #[test]
     fn an_even_split_over_minimal_paths_crowds_the_centre_of_a_mesh() {
         // Each hop taking either minimal direction with equal chance sends more paths
         // through the middle of a mesh than dimension order does: its bound is lower.
