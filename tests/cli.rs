@@ -38,6 +38,8 @@ mod plot;
 mod predict;
 #[path = "cli/provenance.rs"]
 mod provenance;
+#[path = "cli/saturation_verdict.rs"]
+mod saturation_verdict;
 #[path = "cli/sweep.rs"]
 mod sweep;
 #[path = "cli/units.rs"]

@@ -17,3 +17,8 @@ mod metrics;
 mod observe;
 #[path = "experiments/saturation.rs"]
 mod saturation;
+
+// Issue 31: one saturation verdict, throughputs of a run saturated in its warm-up,
+// patterns' silent sources and bounds.
+#[path = "experiments/verdict.rs"]
+mod verdict;

@@ -70,7 +70,13 @@ pub fn explain(cfg: &HwConfig, origin: &str) -> Result<String> {
         SwitchingConfig::Timeout { .. } => explain_timeout(cfg, &m, &mut s),
     }
     let w = &cfg.workload;
-    let flits = w.rate * len;
+    // Sources a permutation maps onto themselves create nothing: the load offered per
+    // node is the senders' share of rate × length, which is what a run measures.
+    let pattern = &m.workload.pattern;
+    let endpoints = pattern.endpoints().len();
+    let silent = pattern.silent_sources();
+    let per_sender = w.rate * len;
+    let flits = per_sender * (endpoints - silent) as f64 / endpoints as f64;
     let l = &cfg.links;
     // The bisection bound is a wormhole notion; a circuit's load is its links' holding
     // time, said in the circuit section above.
@@ -90,7 +96,7 @@ pub fn explain(cfg: &HwConfig, origin: &str) -> Result<String> {
         }
         SwitchingConfig::Deflection { .. } => {
             let m = cfg.router.vcs as f64;
-            let per_lane = w.rate * len / m;
+            let per_lane = flits / m;
             format!(
                 " (λ/m = {per_lane:.4} worms per node per time unit per lane; bound 2μ/D(0) = {:.4})",
                 2.0 / t.mean_distance()
@@ -106,6 +112,53 @@ pub fn explain(cfg: &HwConfig, origin: &str) -> Result<String> {
         "  workload: {} messages/{unit}/cycle = {:.4} flits/{unit}/cycle{bound}; {:?}; {:?}; {:?}",
         w.rate, flits, w.length, w.pattern, w.process
     );
+    if silent > 0 {
+        let _ = writeln!(
+            s,
+            "    {silent} of {endpoints} sources are silent (the pattern maps them onto \
+             themselves: a message to oneself never enters the network); the {} others \
+             send {per_sender:.4} flits/{unit}/cycle each, so the load offered is {flits:.4} \
+             flits/{unit}/cycle",
+            endpoints - silent
+        );
+    }
+    if let SwitchingConfig::Wormhole { routing, .. } = cfg.switching {
+        let per_channel = crate::experiments::experiment::capacity_per_channel(cfg, t);
+        match crate::routing::channel_load::channel_load(t, pattern, routing) {
+            Some(load) => match load.bound(per_channel) {
+                Some(b) => {
+                    let (node, port) = load.busiest;
+                    let _ = writeln!(
+                        s,
+                        "    this pattern's bound: {b:.4} flits/{unit}/cycle ({:.1}% offered) — \
+                         {routing:?} routing loads the busiest channel (node {} port {}) with \
+                         {:.4} flits per cycle per flit each sender injects{}",
+                        100.0 * flits / b,
+                        node.0,
+                        t.port_name(port),
+                        load.max,
+                        match routing {
+                            crate::config::Routing::Adaptive => {
+                                "; adaptive: assuming the load splits evenly over the \
+                                 minimal ports at each hop (a bound of that assumption)"
+                            }
+                            crate::config::Routing::DimensionOrder => "",
+                        }
+                    );
+                }
+                None => {
+                    let _ = writeln!(s, "    this pattern loads no channel");
+                }
+            },
+            None => {
+                let _ = writeln!(
+                    s,
+                    "    this pattern's bound: not computed (networks of at most {} nodes)",
+                    crate::routing::channel_load::MAX_NODES
+                );
+            }
+        }
+    }
     let e = &cfg.experiment;
     let window = match e.measure {
         Measure::Cycles(c) => format!("{c} cycles"),

@@ -303,6 +303,17 @@ fn summary(base: &HwConfig, axes: &[Axis], quantities: &[Quantity], done: &[Done
         }
         let _ = writeln!(s, "{}", out.trim_end());
     }
+    // Why each saturated point is saturated (the report's saturation_reason).
+    for d in done {
+        if let Some(why) = d.point.as_ref().and_then(|p| p.saturation_reason.as_ref()) {
+            let at: Vec<String> = axes
+                .iter()
+                .zip(&d.values)
+                .map(|(a, v)| format!("{}={v}", a.path))
+                .collect();
+            let _ = writeln!(s, "  ({}: saturated: {why})", at.join(", "));
+        }
+    }
     s
 }
 
@@ -381,6 +392,7 @@ fn document(
             p["deadlock"] = d.deadlock.into();
             if let Some(pt) = &d.point {
                 p["saturated"] = pt.saturated.into();
+                p["saturation_reason"] = serde_json::json!(pt.saturation_reason);
                 p["model"] = serde_json::json!(pt.model);
                 p["model_saturated"] = serde_json::json!(pt.model_saturated);
             }

@@ -28,6 +28,9 @@ fn check_finite(cfg: &HwConfig) -> std::result::Result<(), String> {
             cfg.experiment.saturation_backlog,
         ),
     ];
+    if let Some(l) = cfg.experiment.latency_threshold {
+        fields.push(("experiment.latency_threshold", l));
+    }
     if let LengthConfig::Exponential { mean } = cfg.workload.length {
         fields.push(("workload.length.mean", mean));
     }

@@ -708,6 +708,10 @@ pub struct ExperimentConfig {
     /// The run is declared saturated when the messages waiting in source queues exceed
     /// this many per node on average.
     pub saturation_backlog: f64,
+    /// BookSim's `latency_thres`: a run (or a saturation probe) whose mean latency, in
+    /// the definition `latency` asks for, exceeds this many cycles is saturated. None
+    /// (the default): no latency bound, the backlog test alone (docs/saturation.md).
+    pub latency_threshold: Option<f64>,
     /// Deadlock watchdog: stop when flits exist and none has moved for this many cycles.
     pub deadlock_cycles: u64,
     /// Worker threads per replication: the network is split into this many partitions
@@ -810,6 +814,7 @@ impl Default for ExperimentConfig {
             measure: Measure::Cycles(50_000),
             drain_limit: 200_000,
             saturation_backlog: 50.0,
+            latency_threshold: None,
             deadlock_cycles: 20_000,
             threads: 1,
             jobs: 1,

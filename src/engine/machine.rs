@@ -723,6 +723,15 @@ pub fn check_experiment(cfg: &HwConfig) -> Result<()> {
             crate::foundation::limits::show(e.saturation_backlog)
         )));
     }
+    if let Some(l) = e.latency_threshold {
+        if !(l.is_finite() && l > 0.0) {
+            return Err(Error::config(format!(
+                "experiment.latency_threshold = {}: must be a positive, finite number of \
+                 cycles (or None: no latency bound)",
+                crate::foundation::limits::show(l)
+            )));
+        }
+    }
     let slowest = slowest_hop(cfg, cfg.links.latency);
     if e.deadlock_cycles <= 4 * slowest {
         return Err(Error::config(format!(

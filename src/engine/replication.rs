@@ -41,6 +41,16 @@ pub struct RepResult<M> {
     pub accepted: f64,
     /// Messages created in the window per node per cycle.
     pub offered_messages: f64,
+    /// Messages absorbed in the window per node per cycle.
+    pub accepted_messages: f64,
+    /// The throughputs (`offered`, `accepted` and their messages) are over the cycles
+    /// run, warm-up included, not over the window: the run stopped (saturated,
+    /// interrupted) before its window opened, so the window holds nothing.
+    pub over_run: bool,
+    /// The growth of the source backlog over the window's check points (messages per
+    /// cycle over the whole network, with its t-test; None: fewer than two samples):
+    /// the saturation verdict's backlog test (`experiments::verdict`).
+    pub backlog_growth: Option<crate::foundation::ci::Growth>,
     /// The run drained but was overloaded all the same: see [`overloaded`].
     pub overloaded: bool,
     /// Controller: requests per node per cycle, utilisation, mean wait, P-K wait,
@@ -138,6 +148,8 @@ pub struct PartResult<M> {
     pub window_flits: u64,
     /// Messages created inside the window.
     pub window_messages: u64,
+    /// Flits created over the run (warm-up included).
+    pub generated_flits: u64,
 }
 
 /// What every partition of a replication knows alike when it ends: the clock, the
@@ -216,6 +228,7 @@ impl<M: ModeMeasures> PartResult<M> {
             measured_created: sim.measured_created,
             window_flits: sim.window_flits,
             window_messages: sim.window_messages,
+            generated_flits: sim.generated_flits,
         }
     }
 }
@@ -327,19 +340,41 @@ pub fn reduce_parts<N: Network>(
         .then(|| Box::new(observe_parts::<N>(&mut parts, run.servers, end - start, &m)));
     let sum = |f: &dyn Fn(&PartResult<N::Measures>) -> u64| parts.iter().map(f).sum::<u64>();
     let drained = stop == Stop::Drained;
+    // A run stopped before its window opened (saturated during warm-up) measured nothing
+    // in the window: its throughputs are those of the cycles it ran, never 0/0.
+    let over_run = end == start && t > 0;
+    let (offered, accepted, offered_messages, accepted_messages) = if over_run {
+        let per = |x: u64| x as f64 / (ends * t as f64);
+        (
+            per(sum(&|p| p.generated_flits)),
+            per(msgs.flits_absorbed),
+            per(sum(&|p| p.generated)),
+            per(msgs.run_absorbed),
+        )
+    } else {
+        // Per node that creates and receives messages (switches do neither).
+        (
+            sum(&|p| p.window_flits) as f64 / (ends * w),
+            m.flits_accepted as f64 / (ends * w),
+            sum(&|p| p.window_messages) as f64 / (ends * w),
+            msgs.window_absorbed as f64 / (ends * w),
+        )
+    };
     RepResult {
         cycles: t,
         window: end - start,
         stop,
-        msgs,
         generated: sum(&|p| p.generated),
         delivered: sum(&|p| p.delivered),
         lost: sum(&|p| p.lost),
         measured: sum(&|p| p.measured_created),
-        // Per node that creates and receives messages (switches do neither).
-        offered: sum(&|p| p.window_flits) as f64 / (ends * w),
-        accepted: m.flits_accepted as f64 / (ends * w),
-        offered_messages: sum(&|p| p.window_messages) as f64 / (ends * w),
+        offered,
+        accepted,
+        offered_messages,
+        accepted_messages,
+        over_run,
+        backlog_growth: crate::foundation::ci::backlog_growth(&run.backlog_samples),
+        msgs,
         // A deadlocked run is a deadlock, and a saturated one is flagged already.
         overloaded: drained
             && overloaded(

@@ -363,6 +363,8 @@ pub struct Simulation<N: Network> {
     pub stats: MsgStats,
     /// Messages created (all).
     pub generated: u64,
+    /// Flits created (all, warm-up included).
+    pub generated_flits: u64,
     /// Measured messages created.
     pub measured_created: u64,
     /// Messages created inside the window.
@@ -458,6 +460,7 @@ impl<N: Network> Simulation<N> {
             t: 0,
             window,
             generated: 0,
+            generated_flits: 0,
             measured_created: 0,
             window_messages: 0,
             window_flits: 0,
@@ -510,6 +513,7 @@ impl<N: Network> Simulation<N> {
         let id = MsgId::new(NodeId(n as u32), self.seq[i]);
         self.seq[i] += 1;
         self.generated += 1;
+        self.generated_flits += len as u64;
         self.net.enqueue(
             i,
             PendingMsg {
@@ -773,6 +777,7 @@ impl<N: Network> Simulation<N> {
     /// Puts a scripted message into local source `i`'s memory in the current cycle.
     fn enqueue_scripted(&mut self, i: usize, id: MsgId, dst: NodeId, len: u32) {
         self.generated += 1;
+        self.generated_flits += len as u64;
         self.measured_created += 1;
         if let Some(s) = &mut self.stats.series {
             s.created(self.t, len);

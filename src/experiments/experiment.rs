@@ -21,7 +21,8 @@ use crate::stats::latency_dist::LatencyHistograms;
 use crate::stats::msglog::RepLog;
 use crate::stats::observe::{self, LinkRow, LinkTotals, RouterRow};
 use crate::stats::report::{
-    self, Controller, Deadlock, Latency, Messages, Phases, Report, Throughput, TopologyInfo,
+    self, Controller, Deadlock, Latency, Messages, Phases, RepVerdict, Report, Span, Throughput,
+    TopologyInfo,
 };
 use crate::switching::{with_mode, Mode, WithMode};
 use crate::topology::Topology;
@@ -371,6 +372,11 @@ pub fn aggregate<N: Mode>(
     let delivered: u64 = reps.iter().map(|r| r.delivered).sum();
     let lost: u64 = reps.iter().map(|r| r.lost).sum();
     let partitions = reps.iter().map(|r| r.partitions).max().unwrap_or(1);
+    let verdicts = verdicts(cfg, topology, reps);
+    let saturated: Vec<&RepVerdict> = verdicts
+        .iter()
+        .filter(|v| v.cause.as_deref().is_some_and(|c| c != "deadlock"))
+        .collect();
     Report {
         schema: report::SCHEMA,
         config: cfg.clone(),
@@ -412,17 +418,16 @@ pub fn aggregate<N: Mode>(
             accepted: if acc_mean.is_finite() { acc_mean } else { 0.0 },
             accepted_ci95: acc_ci,
             offered_messages: reps.iter().map(|r| r.offered_messages).sum::<f64>() / k,
-            accepted_messages: reps
-                .iter()
-                // Messages absorbed in the window (measured or not), like the flits of
-                // `accepted`: not the measured messages eventually delivered.
-                .map(|r| {
-                    r.msgs.window_absorbed as f64
-                        / (topology.endpoints().len() as f64 * r.window.max(1) as f64)
-                })
-                .sum::<f64>()
-                / k,
+            // Messages absorbed in the window (measured or not), like the flits of
+            // `accepted`: not the measured messages eventually delivered.
+            accepted_messages: reps.iter().map(|r| r.accepted_messages).sum::<f64>() / k,
             capacity: capacity(cfg, topology),
+            pattern_bound: pattern_bound(cfg, topology),
+            over: if reps.iter().any(|r| r.over_run) {
+                Span::Run
+            } else {
+                Span::Window
+            },
         },
         controller: Controller {
             servers: cfg.router.controller.servers,
@@ -463,9 +468,15 @@ pub fn aggregate<N: Mode>(
             diameter: topology.diameter(),
             mean_distance: topology.mean_distance(),
         },
-        saturated: reps
-            .iter()
-            .any(|r| r.stop == Stop::Saturated || r.overloaded),
+        saturated: !saturated.is_empty(),
+        saturation_reason: saturated.first().map(|v| {
+            if reps.len() > 1 {
+                format!("replication {}: {}", v.replication, v.reason)
+            } else {
+                v.reason.clone()
+            }
+        }),
+        verdicts,
         deadlock,
         wall_seconds: wall,
         node_cycles_per_second: if wall > 0.0 {
@@ -494,4 +505,54 @@ pub fn capacity(cfg: &HwConfig, topology: &crate::topology::Topology) -> f64 {
         cfg.links.width,
         cfg.links.duplex == crate::config::Duplex::Half,
     ) * lanes as f64
+}
+
+/// Every replication's saturation verdict by the run's rule (`experiments::verdict`:
+/// the saturation search's defaults and `experiment.latency_threshold`).
+fn verdicts<M>(
+    cfg: &HwConfig,
+    topology: &crate::topology::Topology,
+    reps: &[RepResult<M>],
+) -> Vec<RepVerdict> {
+    use crate::experiments::verdict::{judge, Measured, Rule};
+    let rule = Rule::of_run(cfg);
+    let mean_length =
+        crate::traffic::LengthDist::new(&cfg.workload.length).map_or(1.0, |l| l.mean());
+    let endpoints = topology.endpoints().len() as f64;
+    reps.iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let v = judge(&rule, &Measured::of(cfg, r, mean_length, endpoints), None);
+            RepVerdict {
+                replication: i as u32,
+                sustained: v.sustained,
+                cause: v.cause.map(|c| {
+                    serde_json::to_value(c)
+                        .ok()
+                        .and_then(|x| x.as_str().map(str::to_string))
+                        .unwrap_or_default()
+                }),
+                reason: v.reason,
+            }
+        })
+        .collect()
+}
+
+/// The workload's own bound in flits/node/cycle (the report's `throughput.pattern_bound`):
+/// wormhole switching's channel loads under the configured routing function, where
+/// `routing::channel_load` computes them; None elsewhere.
+pub fn pattern_bound(cfg: &HwConfig, topology: &crate::topology::Topology) -> Option<f64> {
+    let crate::config::SwitchingConfig::Wormhole { routing, .. } = cfg.switching else {
+        return None;
+    };
+    let pattern = crate::traffic::DestPattern::new(&cfg.workload.pattern, topology).ok()?;
+    let load = crate::routing::channel_load::channel_load(topology, &pattern, routing)?;
+    load.bound(capacity_per_channel(cfg, topology))
+}
+
+/// Flits a channel carries per cycle: the link width, halved on half-duplex links that
+/// carry both directions.
+pub fn capacity_per_channel(cfg: &HwConfig, topology: &crate::topology::Topology) -> f64 {
+    let half = cfg.links.duplex == crate::config::Duplex::Half;
+    topology.capacity_of_links(cfg.links.width, half) / topology.capacity()
 }

@@ -9,3 +9,4 @@ pub mod saturation;
 pub mod sweep;
 pub mod timing;
 pub mod traces;
+pub mod verdict;

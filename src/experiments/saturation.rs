@@ -3,12 +3,14 @@
 //! confidence interval over independent replications, and the verdict whether that interval
 //! is narrow enough to rank machines by (docs/saturation.md).
 //!
-//! Owns: the criteria that call one probe (one replication at one offered load) sustained
-//! or not — backlog growth with a one-sided t-test (the default), accepted below offered,
-//! mean latency against zero load —, the per-replication search (bracket, then bisect on
-//! offered load), the interval over replications and the rankability verdict.
+//! Owns: the per-replication search (bracket, then bisect on offered load), each probe
+//! (one replication at one offered load) with its verdict, the interval over
+//! replications and the rankability verdict.
 //!
-//! Not here: running a replication (`experiments::experiment::run_replication`, whose simulation
+//! Not here: the criteria and the verdict on a probe — backlog growth with a one-sided
+//! t-test (the default), accepted below offered, mean latency against zero load, and
+//! what every criterion checks — which `routemu run` and `sweep` share
+//! (`experiments::verdict`; [`Criterion`] and [`ProbeStop`] are re-exported here); running a replication (`experiments::experiment::run_replication`, whose simulation
 //! samples the source backlog at every check point of the window,
 //! `Simulation::backlog_samples`), the command line and its JSON (`cli::saturation`),
 //! grids of machines (`experiments::sweep`, which can call [`search`] per point).
@@ -18,20 +20,19 @@
 //! random numbers: the bisection is not thrown around by noise between probes) and (b) the
 //! result does not depend on `experiment.jobs` or `experiment.threads`.
 
-use crate::config::{ArrivalProcess, Duplex, HwConfig, LatencyFrom, LatencyTo, Measure};
+use crate::config::{ArrivalProcess, Duplex, HwConfig, Measure};
 use crate::engine::machine::validate;
 use crate::engine::network::Network;
-use crate::engine::replication::RepResult;
 use crate::engine::run::run_replication;
 use crate::engine::sim::{Stop, CHECK_EVERY};
+use crate::experiments::verdict::{judge, Measured, Rule};
+pub use crate::experiments::verdict::{Criterion, ProbeStop};
 use crate::foundation::ci::mean_ci;
-use crate::foundation::ci::{backlog_growth, Growth};
 use crate::foundation::error::{Error, Result};
 use crate::foundation::types::{Cycle, PortId};
 use crate::switching::{with_mode, WithMode};
 use serde::{Deserialize, Serialize};
 use std::fmt;
-use std::str::FromStr;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
@@ -54,78 +55,6 @@ impl FlitLoad {
 impl fmt::Display for FlitLoad {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{:.4}", self.0)
-    }
-}
-
-/// What makes a probe (one replication at one offered load) sustained. In every criterion
-/// a probe the engine itself stopped as saturated (source backlog above
-/// `experiment.saturation_backlog` per node, or a drain past `experiment.drain_limit`), a
-/// deadlocked probe, and one whose sources refused (lost) more than `margin` of the
-/// messages they created are not sustained.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(into = "String", try_from = "String")]
-pub enum Criterion {
-    /// The source backlog does not grow: over the window's check points (every
-    /// [`CHECK_EVERY`] cycles) the backlog's increments are tested with a one-sided
-    /// Student-t test at 95%; the load is not sustained when their mean is significantly
-    /// positive *and* the growth, in flits per node per cycle, exceeds `margin` × offered.
-    Backlog,
-    /// The accepted throughput is not below the offered one by more than `margin` ×
-    /// offered (measured over the same window).
-    Accepted,
-    /// The mean latency is at most this factor times the zero-load latency, measured by a
-    /// probe at `zero_load` in the same replication.
-    Latency(f64),
-}
-
-impl fmt::Display for Criterion {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Criterion::Backlog => write!(f, "backlog"),
-            Criterion::Accepted => write!(f, "accepted"),
-            Criterion::Latency(x) => write!(f, "latency:{x}"),
-        }
-    }
-}
-
-impl FromStr for Criterion {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self> {
-        let bad = || {
-            Error::Arg(format!(
-                "criterion `{s}`: expected backlog, accepted or latency:F (F > 1, the mean \
-                 latency allowed as a multiple of the zero-load latency)"
-            ))
-        };
-        match s.trim() {
-            "backlog" => Ok(Criterion::Backlog),
-            "accepted" => Ok(Criterion::Accepted),
-            l => {
-                let f: f64 = l
-                    .strip_prefix("latency:")
-                    .ok_or_else(bad)?
-                    .parse()
-                    .map_err(|_| bad())?;
-                if f > 1.0 && f.is_finite() {
-                    Ok(Criterion::Latency(f))
-                } else {
-                    Err(bad())
-                }
-            }
-        }
-    }
-}
-
-impl From<Criterion> for String {
-    fn from(c: Criterion) -> String {
-        c.to_string()
-    }
-}
-
-impl TryFrom<String> for Criterion {
-    type Error = Error;
-    fn try_from(s: String) -> Result<Self> {
-        s.parse()
     }
 }
 
@@ -216,19 +145,6 @@ pub struct Probe {
     pub reason: String,
     /// Cycles simulated.
     pub cycles: Cycle,
-}
-
-/// How a probe's replication ended (`engine::sim::Stop` without the deadlock's text).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ProbeStop {
-    /// Every measured message was delivered.
-    Drained,
-    /// The engine's guard stopped it: backlog over `experiment.saturation_backlog` per
-    /// node, or the drain over `experiment.drain_limit`.
-    Saturated,
-    /// The deadlock watchdog stopped it.
-    Deadlock,
 }
 
 /// One replication's search.
@@ -382,25 +298,6 @@ pub fn compare(a: &Saturation, b: &Saturation) -> Result<Comparison> {
         paired,
         verdict,
     })
-}
-
-/// The mean latency of a replication's measured messages in the definition
-/// `experiment.latency` asks for (as the run report's `latency.mean`).
-fn mean_latency<M>(cfg: &HwConfig, r: &RepResult<M>) -> Option<f64> {
-    let m = &r.msgs;
-    if m.count == 0 {
-        return None;
-    }
-    let def = cfg.experiment.latency;
-    let sum = match def.from {
-        LatencyFrom::Creation => m.latency_sum,
-        LatencyFrom::HeadInjected => m.network_sum,
-    };
-    let shift = match def.to {
-        LatencyTo::TailDelivered => 0.0,
-        LatencyTo::TailArrived => cfg.router.ni.ejection_latency as f64,
-    };
-    Some(sum as f64 / m.count as f64 - shift)
 }
 
 /// What a search needs to know of the machine, computed once.
@@ -635,83 +532,6 @@ fn search_mode<N: Network + Send>(
     Ok(summarise(opts, plan, done, started.elapsed().as_secs_f64()))
 }
 
-/// The criterion's verdict on a probe, given its backlog growth (flits per node per cycle
-/// with its test), the share of its messages its sources refused and the zero-load
-/// latency.
-fn judge(
-    opts: &SaturationOptions,
-    p: &Probe,
-    growth: Option<Growth>,
-    lost_share: f64,
-    zero: Option<f64>,
-) -> (bool, String) {
-    match p.stop {
-        ProbeStop::Deadlock => return (false, "deadlock".into()),
-        ProbeStop::Saturated => {
-            return (
-                false,
-                "stopped by the engine as saturated (source backlog over \
-                 experiment.saturation_backlog per node, or drain over experiment.drain_limit)"
-                    .into(),
-            )
-        }
-        ProbeStop::Drained => {}
-    }
-    if lost_share > opts.margin {
-        return (
-            false,
-            format!(
-                "sources refused {:.2}% of their messages (full memory)",
-                100.0 * lost_share
-            ),
-        );
-    }
-    let offered = p.offered.0;
-    let pct = |x: f64| 100.0 * x / offered.max(f64::MIN_POSITIVE);
-    match opts.criterion {
-        Criterion::Backlog => {
-            let (Some(g), Some(slope)) = (growth, p.backlog_slope) else {
-                return (false, "fewer than two backlog samples in the window".into());
-            };
-            let text = format!(
-                "backlog growth {:.5} flits/node/cycle ({:+.2}% of offered, t = {})",
-                slope.0,
-                pct(slope.0),
-                g.t.map_or("n/a".into(), |t| format!("{t:.2}"))
-            );
-            match (g.significant(), slope.0 > opts.margin * offered) {
-                (true, true) => (false, format!("{text}: growing")),
-                (true, false) => (true, format!("{text}: significant, within the margin")),
-                (false, _) => (true, format!("{text}: not significant")),
-            }
-        }
-        Criterion::Accepted => {
-            let gap = offered - p.accepted.0;
-            let text = format!(
-                "accepted {:.4} vs offered {offered:.4} ({:+.2}%)",
-                p.accepted.0,
-                -pct(gap)
-            );
-            if gap > opts.margin * offered {
-                (false, format!("{text}: below by more than the margin"))
-            } else {
-                (true, text)
-            }
-        }
-        Criterion::Latency(f) => {
-            let (Some(l), Some(z)) = (p.latency, zero) else {
-                return (false, "no measured message delivered".into());
-            };
-            let text = format!("mean latency {l:.2} = {:.2} × zero load {z:.2}", l / z);
-            if l > f * z {
-                (false, format!("{text}: over {f}×"))
-            } else {
-                (true, text)
-            }
-        }
-    }
-}
-
 /// The engine's saturation guard for a probe at `load` (its
 /// `experiment.saturation_backlog`, messages per node): the configuration's own guard
 /// plus twice the backlog that growth at the margin (`margin` × load) accumulates over the
@@ -742,40 +562,32 @@ fn run_probe<N: Network + Send>(
     let mut c = cfg.clone();
     c.workload.rate = load.to_rate(plan.mean_length);
     c.experiment.saturation_backlog = probe_backlog_limit(cfg, opts.margin, plan.mean_length, load);
-    let (r, end) = run_replication::<N>(&c, rep, progress)?;
+    let (r, _end) = run_replication::<N>(&c, rep, progress)?;
     // A probe cut short says nothing about the load: the search has no result.
     if r.stop == Stop::Interrupted {
         return Err(crate::foundation::error::Error::Interrupted);
     }
-    let growth = backlog_growth(&end.backlog_samples);
-    // Messages per cycle over the whole network → flits per node per cycle.
-    let to_flits = |per_cycle: f64| FlitLoad(per_cycle * plan.mean_length / plan.endpoints);
-    let lost_share = if r.generated > 0 {
-        r.lost as f64 / r.generated as f64
-    } else {
-        0.0
+    // The one verdict `routemu run` flags its reports by, with the search's criterion
+    // and margin (experiments::verdict).
+    let m = Measured::of(&c, &r, plan.mean_length, plan.endpoints);
+    let rule = Rule {
+        criterion: opts.criterion,
+        margin: opts.margin,
+        latency_threshold: cfg.experiment.latency_threshold,
     };
-    let mut p = Probe {
+    let v = judge(&rule, &m, zero);
+    Ok(Probe {
         load,
         offered: FlitLoad(r.offered),
         accepted: FlitLoad(r.accepted),
-        latency: mean_latency(&c, &r),
-        backlog_slope: growth.map(|g| to_flits(g.per_cycle)),
-        backlog_t: growth.and_then(|g| g.t),
-        stop: match r.stop {
-            Stop::Drained => ProbeStop::Drained,
-            // A cycle limit is for benchmarks; a replication never ends on one.
-            Stop::Saturated | Stop::CycleLimit | Stop::Interrupted => ProbeStop::Saturated,
-            Stop::Deadlock(_) => ProbeStop::Deadlock,
-        },
-        sustained: false,
-        reason: String::new(),
+        latency: m.latency,
+        backlog_slope: m.slope.map(FlitLoad),
+        backlog_t: m.growth.and_then(|g| g.t),
+        stop: m.stop,
+        sustained: v.sustained,
+        reason: v.reason,
         cycles: r.cycles,
-    };
-    let (ok, reason) = judge(opts, &p, growth, lost_share, zero);
-    p.sustained = ok;
-    p.reason = reason;
-    Ok(p)
+    })
 }
 
 /// One replication's search: the zero-load probe when the criterion needs it, then the
@@ -961,43 +773,7 @@ fn summarise(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::foundation::ci::t95;
-
-    fn probe(offered: f64, accepted: f64, slope: Option<f64>, stop: ProbeStop) -> Probe {
-        Probe {
-            load: FlitLoad(offered),
-            offered: FlitLoad(offered),
-            accepted: FlitLoad(accepted),
-            latency: Some(50.0),
-            backlog_slope: slope.map(FlitLoad),
-            backlog_t: None,
-            stop,
-            sustained: false,
-            reason: String::new(),
-            cycles: 0,
-        }
-    }
-
-    #[test]
-    fn criteria_read_as_they_are_written() {
-        for s in ["backlog", "accepted", "latency:3", "latency:1.5"] {
-            let c: Criterion = s.parse().unwrap();
-            assert_eq!(c.to_string(), s);
-        }
-        for bad in [
-            "",
-            "latency",
-            "latency:1",
-            "latency:0.5",
-            "latency:x",
-            "growth",
-        ] {
-            assert!(bad.parse::<Criterion>().is_err(), "{bad}");
-        }
-        let json = serde_json::to_string(&Criterion::Latency(3.0)).unwrap();
-        assert_eq!(json, "\"latency:3\"");
-        assert!(serde_json::from_str::<Criterion>("\"latency:1\"").is_err());
-    }
+    use crate::foundation::ci::{backlog_growth, t95};
 
     #[test]
     fn a_flat_or_fluctuating_backlog_does_not_grow() {
@@ -1025,73 +801,6 @@ mod tests {
         assert!((g.per_cycle * 1024.0 - (195.0 + 2.0 - 100.0) / 19.0).abs() < 1e-9);
         assert!(g.t.unwrap() > t95(18));
         assert!(g.significant());
-    }
-
-    #[test]
-    fn verdicts_follow_the_criterion() {
-        let opts = |criterion| SaturationOptions {
-            criterion,
-            ..SaturationOptions::default()
-        };
-        let growing = Some(Growth {
-            per_cycle: 1.0,
-            t: Some(10.0),
-            increments: 20,
-        });
-        let noise = Some(Growth {
-            per_cycle: 1.0,
-            t: Some(0.5),
-            increments: 20,
-        });
-        let backlog = opts(Criterion::Backlog);
-        // Significant and above 1% of the offered load: growing.
-        let p = probe(0.5, 0.49, Some(0.02), ProbeStop::Drained);
-        assert!(!judge(&backlog, &p, growing, 0.0, None).0);
-        // The same slope, not significant: sustained.
-        assert!(judge(&backlog, &p, noise, 0.0, None).0);
-        // Significant but within the margin (0.2% of offered): sustained.
-        let small = probe(0.5, 0.5, Some(0.001), ProbeStop::Drained);
-        assert!(judge(&backlog, &small, growing, 0.0, None).0);
-        // Whatever the criterion: engine stops, deadlocks and refused messages.
-        for c in [
-            Criterion::Backlog,
-            Criterion::Accepted,
-            Criterion::Latency(3.0),
-        ] {
-            let o = opts(c);
-            let quiet = probe(0.5, 0.5, Some(0.0), ProbeStop::Drained);
-            assert!(judge(&o, &quiet, noise, 0.0, Some(40.0)).0, "{c}");
-            for stop in [ProbeStop::Saturated, ProbeStop::Deadlock] {
-                let p = probe(0.5, 0.5, Some(0.0), stop);
-                assert!(!judge(&o, &p, noise, 0.0, Some(40.0)).0, "{c} {stop:?}");
-            }
-            assert!(!judge(&o, &quiet, noise, 0.05, Some(40.0)).0, "{c} lost");
-        }
-        let accepted = opts(Criterion::Accepted);
-        assert!(
-            judge(
-                &accepted,
-                &probe(0.5, 0.496, None, ProbeStop::Drained),
-                None,
-                0.0,
-                None
-            )
-            .0
-        );
-        assert!(
-            !judge(
-                &accepted,
-                &probe(0.5, 0.49, None, ProbeStop::Drained),
-                None,
-                0.0,
-                None
-            )
-            .0
-        );
-        let latency = opts(Criterion::Latency(2.0));
-        let p = probe(0.5, 0.5, None, ProbeStop::Drained); // mean latency 50
-        assert!(judge(&latency, &p, None, 0.0, Some(25.0)).0);
-        assert!(!judge(&latency, &p, None, 0.0, Some(24.9)).0);
     }
 
     fn torus() -> HwConfig {

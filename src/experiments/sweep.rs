@@ -363,6 +363,8 @@ pub struct Point {
     pub rows: Vec<Row>,
     /// The emulated network saturated (its measurements are of what it accepted).
     pub saturated: bool,
+    /// Why (the report's `saturation_reason`; None when not saturated).
+    pub saturation_reason: Option<String>,
     /// The emulation stopped on a deadlock.
     pub deadlock: bool,
     /// The model's name (None: no model covers the machine).
@@ -410,6 +412,7 @@ pub fn run_point_with_report(
         values: values.to_vec(),
         rows,
         saturated: report.saturated,
+        saturation_reason: report.saturation_reason.clone(),
         deadlock: report.deadlock.is_some(),
         model_saturated: model.as_ref().and_then(|(_, p)| p.as_ref().err().cloned()),
         model: model.map(|(n, _)| n),

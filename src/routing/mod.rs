@@ -32,6 +32,7 @@
 //! Duato's theory allows. `unsafe_routing` drops the classes: every VC is usable by any
 //! message (dimension order without dateline, adaptive without escape channels).
 
+pub mod channel_load;
 pub mod deflection;
 pub mod dor;
 pub mod selection;

@@ -50,9 +50,9 @@ pub struct Messages {
     pub measured: u64,
 }
 
-/// Throughputs in the measurement window, per node that creates and receives messages:
-/// every node, or the hosts of a host/switch network (paper 002), where a throughput is
-/// then the fraction of a host link's capacity.
+/// Throughputs in the measurement window (or over the cycles run, see `over`), per node
+/// that creates and receives messages: every node, or the hosts of a host/switch network
+/// (paper 002), where a throughput is then the fraction of a host link's capacity.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Throughput {
     /// Flits created per node per cycle.
@@ -69,6 +69,42 @@ pub struct Throughput {
     /// scaled by the link width and halved on half-duplex links (see
     /// [`crate::topology::Topology::capacity_of_links`]).
     pub capacity: f64,
+    /// The workload's own bound in flits/node/cycle: the largest `offered` load whose
+    /// channel loads, the pattern routed by the configured routing function, stay within
+    /// a channel's capacity (`routing::channel_load`; under adaptive routing, with the
+    /// load split evenly over the minimal ports at each hop). Null where it is not
+    /// computed (switching other than wormhole, host/switch and Manhattan Street
+    /// networks, networks over `routing::channel_load::MAX_NODES` nodes).
+    pub pattern_bound: Option<f64>,
+    /// What the throughputs are measured over: `window` (the measurement window), or
+    /// `run` (every cycle run, warm-up included: a replication stopped before its window
+    /// opened, saturated during warm-up, measured nothing in it).
+    pub over: Span,
+}
+
+/// What a report's throughputs are measured over.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Span {
+    /// The measurement window.
+    #[default]
+    Window,
+    /// Every cycle run, warm-up included (some replication stopped before its window).
+    Run,
+}
+
+/// One replication's saturation verdict (`experiments::verdict`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RepVerdict {
+    /// The replication.
+    pub replication: u32,
+    /// Whether it sustained its load.
+    pub sustained: bool,
+    /// Why not, as a short name (`guard`, `backlog`, `overloaded`, `lost`,
+    /// `latency_threshold`, `deadlock`); null when sustained.
+    pub cause: Option<String>,
+    /// The verdict in words: the test that failed, or those that passed.
+    pub reason: String,
 }
 
 /// Routing-controller measurements (every node together).
@@ -169,8 +205,15 @@ pub struct Report {
     pub mode: ModeReport,
     /// Topology facts.
     pub topology: TopologyInfo,
-    /// True when a replication stopped because the network could not keep up.
+    /// True when a replication did not sustain its load by the saturation verdict
+    /// (`experiments::verdict`: the engine's guard, refused messages, a growing backlog,
+    /// messages piling up, `experiment.latency_threshold`; docs/saturation.md).
     pub saturated: bool,
+    /// Why: the first saturated replication's reason, prefixed by its number when the
+    /// run has several (null when not saturated).
+    pub saturation_reason: Option<String>,
+    /// Every replication's verdict, in replication order.
+    pub verdicts: Vec<RepVerdict>,
     /// Set when the deadlock watchdog stopped the run.
     pub deadlock: Option<Deadlock>,
     /// Wall-clock time of the emulation.
@@ -282,7 +325,7 @@ impl Report {
         let t = &self.throughput;
         let _ = writeln!(
             s,
-            "  throughput (flits/{}/cycle): offered {:.4}  accepted {:.4}  (capacity {:.3})",
+            "  throughput (flits/{}/cycle): offered {:.4}  accepted {:.4}  (capacity {:.3}{}){}",
             if self.timeout().is_some() {
                 "host"
             } else {
@@ -290,7 +333,13 @@ impl Report {
             },
             t.offered,
             t.accepted,
-            t.capacity
+            t.capacity,
+            t.pattern_bound
+                .map_or(String::new(), |b| format!(", this pattern {b:.3}")),
+            match t.over {
+                Span::Window => "",
+                Span::Run => " over the cycles run: saturated before the window opened",
+            }
         );
         if let Some(w) = self.wormhole() {
             let _ = writeln!(
@@ -367,7 +416,10 @@ impl Report {
         if self.saturated {
             let _ = writeln!(
                 s,
-                "  SATURATED: the offered load exceeds what the network accepts"
+                "  SATURATED: the offered load exceeds what the network accepts — {}",
+                self.saturation_reason
+                    .as_deref()
+                    .unwrap_or("no reason recorded")
             );
         }
         if let Some(d) = &self.deadlock {

@@ -183,6 +183,22 @@ impl DestPattern {
         }
     }
 
+    /// The nodes that create and receive messages.
+    pub fn endpoints(&self) -> std::ops::Range<u32> {
+        self.endpoints.clone()
+    }
+
+    /// The sources that create no message: those a permutation maps onto themselves
+    /// (a transpose's diagonal, the centre of an odd bit-complement), which would send to
+    /// themselves. Their share of the load is not offered: a run offers
+    /// `workload.rate` × mean length × (1 − silent / endpoints) flits per node per cycle.
+    pub fn silent_sources(&self) -> usize {
+        self.endpoints
+            .clone()
+            .filter(|&s| !self.sends(NodeId(s)))
+            .count()
+    }
+
     /// Whether `src` creates messages at all under this pattern.
     pub fn sends(&self, src: NodeId) -> bool {
         self.endpoints.contains(&src.0) && self.fixed_destination(src.0).is_none_or(|d| d != src.0)
@@ -297,6 +313,112 @@ impl DestPattern {
             if unit(rng) < decay.powi(d as i32 - 1) {
                 return j;
             }
+        }
+    }
+}
+
+/// The exact probability that a message created at one node goes to another, for every
+/// pair: what [`DestPattern::sample`] draws, in closed form (the channel-load bound of
+/// `routing::channel_load` routes these). Built once per pattern: sphere of locality and
+/// decreasing probability need, per source, the count or weight of the nodes around it.
+#[derive(Clone, Debug)]
+pub struct PairProbabilities {
+    pattern: DestPattern,
+    /// Per source (one entry for every source on translation-invariant topologies):
+    /// sphere — (others within the radius, others beyond it); decreasing — (the sum of
+    /// decay^(h−1) over the other nodes, 0).
+    per_source: Vec<(f64, f64)>,
+}
+
+impl PairProbabilities {
+    /// The probabilities of `pattern`.
+    pub fn new(pattern: &DestPattern) -> Self {
+        let t = &pattern.topology;
+        let translatable = pattern.classes.is_some();
+        let sources: Vec<u32> = match pattern.kind {
+            Kind::Sphere { .. } | Kind::Decreasing { .. } if translatable => vec![0],
+            Kind::Sphere { .. } | Kind::Decreasing { .. } => pattern.endpoints.clone().collect(),
+            _ => Vec::new(),
+        };
+        let per_source = sources
+            .iter()
+            .map(|&s| {
+                let others = pattern
+                    .endpoints
+                    .clone()
+                    .filter(|&o| o != s)
+                    .map(|o| t.distance(NodeId(s), NodeId(o)));
+                match pattern.kind {
+                    Kind::Sphere { radius, .. } => others.fold((0.0, 0.0), |(i, o), d| {
+                        if d <= radius {
+                            (i + 1.0, o)
+                        } else {
+                            (i, o + 1.0)
+                        }
+                    }),
+                    Kind::Decreasing { decay } => {
+                        (others.map(|d| decay.powi(d as i32 - 1)).sum(), 0.0)
+                    }
+                    _ => (0.0, 0.0),
+                }
+            })
+            .collect();
+        PairProbabilities {
+            pattern: pattern.clone(),
+            per_source,
+        }
+    }
+
+    /// The probability that a message created at `src` goes to `dst` (0 when `src`
+    /// creates none, [`DestPattern::sends`]).
+    pub fn p(&self, src: NodeId, dst: NodeId) -> f64 {
+        let pat = &self.pattern;
+        let e = &pat.endpoints;
+        let (s, d) = (src.0, dst.0);
+        if !e.contains(&s) || !e.contains(&d) || !pat.sends(src) {
+            return 0.0;
+        }
+        if let Some(f) = pat.fixed_destination(s) {
+            return if f == d { 1.0 } else { 0.0 };
+        }
+        let others = (e.len() - 1) as f64;
+        if s == d && pat.kind != Kind::UniformWithSelf {
+            return 0.0;
+        }
+        let row = || {
+            self.per_source[if self.per_source.len() == 1 {
+                0
+            } else {
+                (s - e.start) as usize
+            }]
+        };
+        match pat.kind {
+            Kind::Uniform => 1.0 / others,
+            Kind::UniformWithSelf => 1.0 / e.len() as f64,
+            Kind::Hotspot { node, fraction } => {
+                let rest = if node == s { 1.0 } else { 1.0 - fraction };
+                rest / others
+                    + if d == node && node != s {
+                        fraction
+                    } else {
+                        0.0
+                    }
+            }
+            Kind::Sphere { radius, p } => {
+                let (inside, outside) = row();
+                let near = pat.topology.distance(src, dst) <= radius;
+                match (outside == 0.0, near) {
+                    (true, true) => 1.0 / inside,
+                    (true, false) => 0.0,
+                    (false, true) => p / inside,
+                    (false, false) => (1.0 - p) / outside,
+                }
+            }
+            Kind::Decreasing { decay } => {
+                let h = pat.topology.distance(src, dst);
+                decay.powi(h as i32 - 1) / row().0
+            }
+            Kind::BitComplement | Kind::Transpose => unreachable!("fixed destinations"),
         }
     }
 }

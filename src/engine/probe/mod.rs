@@ -83,6 +83,11 @@ pub struct MsgStats {
     /// Messages, measured or not, whose tail was absorbed inside the measurement window
     /// (`throughput.accepted_messages`, like the flits of `throughput.accepted`).
     pub window_absorbed: u64,
+    /// Flits absorbed at their destinations over the whole run, warm-up included: the
+    /// accepted throughput of a run stopped before its window opened.
+    pub flits_absorbed: u64,
+    /// Messages absorbed over the whole run, warm-up included.
+    pub run_absorbed: u64,
     /// The measurement window as far as it is known: its first cycle and, once decided,
     /// its end (exclusive). The engine keeps it current.
     pub window: (Cycle, Option<Cycle>),
@@ -110,6 +115,8 @@ impl Default for MsgStats {
             eject_wait_sum: 0,
             ctrl_wait_sum: 0,
             window_absorbed: 0,
+            flits_absorbed: 0,
+            run_absorbed: 0,
             window: (0, None),
             deliveries: None,
             series: None,
@@ -133,6 +140,8 @@ impl MsgStats {
         self.eject_wait_sum += o.eject_wait_sum;
         self.ctrl_wait_sum += o.ctrl_wait_sum;
         self.window_absorbed += o.window_absorbed;
+        self.flits_absorbed += o.flits_absorbed;
+        self.run_absorbed += o.run_absorbed;
         if let (Some(a), Some(b)) = (&mut self.deliveries, &o.deliveries) {
             a.extend_from_slice(b);
         }
@@ -148,6 +157,7 @@ impl MsgStats {
     /// nothing when it is off).
     #[inline]
     pub fn accepted(&mut self, t: Cycle, flits: u64) {
+        self.flits_absorbed += flits;
         if let Some(s) = &mut self.series {
             s.accepted(t, flits);
         }
@@ -220,6 +230,7 @@ impl MsgStats {
         if let Some(s) = &mut self.series {
             s.delivered(h.created, h.injected, absorbed);
         }
+        self.run_absorbed += 1;
         let (start, end) = self.window;
         if absorbed >= start && end.is_none_or(|e| absorbed < e) {
             self.window_absorbed += 1;

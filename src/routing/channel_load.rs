@@ -1,0 +1,314 @@
+//! Channel loads of a destination pattern under a routing function, and the throughput
+//! bound they give: every source→destination pair routed with the pattern's exact
+//! probabilities (`traffic::pattern::PairProbabilities`), each sending node injecting one
+//! flit per cycle; the busiest channel then carries `max` flits per cycle, and no load
+//! above capacity / `max` per sending node can be sustained (Dally & Towles, ch. 3).
+//!
+//! Dimension order is exact: one path per pair, as [`crate::routing::dor::dor_step`]
+//! takes it (ties of a ring of even k broken by parity, as the routers do). Adaptive
+//! routing is a bound of an assumption: at each hop the load is split evenly over the
+//! minimal output ports (the routers choose by their selection function and by what is
+//! free, which neither this nor any static count knows); its bound is the one of that
+//! even split.
+//!
+//! Owns: the loads and the bound. Not here: the patterns and their probabilities
+//! (`traffic::pattern`), the uniform-traffic closed forms (`topology::Topology::capacity`),
+//! where the bound is printed (`cli::check`, the report's `throughput.pattern_bound`).
+//!
+//! Cost: for each destination the flows towards it are pushed down the minimal paths in
+//! order of decreasing distance, O(nodes² × degree) in all; above [`MAX_NODES`] nodes it
+//! is not computed.
+
+use crate::config::Routing;
+use crate::foundation::types::{NodeId, PortId};
+use crate::topology::Topology;
+use crate::traffic::pattern::PairProbabilities;
+use crate::traffic::DestPattern;
+
+/// Largest network whose channel loads are computed (nodes² × degree operations: a
+/// 64×64 torus takes about 10⁸).
+pub const MAX_NODES: usize = 4096;
+
+/// The channel loads of a pattern, per sending node injecting one flit per cycle.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ChannelLoad {
+    /// Flits per cycle on the busiest channel.
+    pub max: f64,
+    /// The busiest channel: its node and output port (the first in node order of the
+    /// channels within 1e-9 of `max`).
+    pub busiest: (NodeId, PortId),
+    /// Nodes that create messages.
+    pub senders: usize,
+    /// Nodes that create and receive messages.
+    pub endpoints: usize,
+    /// The routing the loads are of.
+    pub routing: Routing,
+}
+
+impl ChannelLoad {
+    /// The largest load per sending node, flits per cycle, that channels of
+    /// `per_channel` flits per cycle carry (None: the pattern loads no channel).
+    pub fn sender_bound(&self, per_channel: f64) -> Option<f64> {
+        (self.max > 0.0).then(|| per_channel / self.max)
+    }
+
+    /// The same bound per node that creates and receives messages — the unit of a run
+    /// report's `throughput.offered` —: the senders' bound × senders / endpoints.
+    pub fn bound(&self, per_channel: f64) -> Option<f64> {
+        self.sender_bound(per_channel)
+            .map(|b| b * self.senders as f64 / self.endpoints.max(1) as f64)
+    }
+}
+
+/// The channel loads of `pattern` on `topology` under `routing` (dimension order, or
+/// adaptive with the load split evenly over the minimal ports). None for host/switch and
+/// Manhattan Street networks (source routes and deflection, not these routing
+/// functions) and for networks over [`MAX_NODES`] nodes.
+pub fn channel_load(
+    topology: &Topology,
+    pattern: &DestPattern,
+    routing: Routing,
+) -> Option<ChannelLoad> {
+    if matches!(topology, Topology::Hosts(_) | Topology::ManhattanStreet(_))
+        || topology.nodes() > MAX_NODES
+    {
+        return None;
+    }
+    let n = topology.nodes();
+    let deg = topology.degree();
+    let probs = PairProbabilities::new(pattern);
+    let mut load = vec![0.0f64; n * deg];
+    let mut flow = vec![0.0f64; n];
+    // Nodes by distance to the destination, farthest first.
+    let mut by_dist: Vec<Vec<u32>> = vec![Vec::new(); topology.diameter() as usize + 1];
+    for d in 0..n as u32 {
+        let dst = NodeId(d);
+        for b in by_dist.iter_mut() {
+            b.clear();
+        }
+        for v in 0..n as u32 {
+            flow[v as usize] = if v == d { 0.0 } else { probs.p(NodeId(v), dst) };
+            by_dist[topology.distance(NodeId(v), dst) as usize].push(v);
+        }
+        for ring in by_dist.iter().skip(1).rev() {
+            for &v in ring {
+                let f = flow[v as usize];
+                if f == 0.0 {
+                    continue;
+                }
+                let cur = NodeId(v);
+                match routing {
+                    Routing::DimensionOrder => {
+                        let (p, _) = crate::routing::dor::dor_step(topology, cur, dst, cur);
+                        push(topology, &mut load, &mut flow, cur, p, f);
+                    }
+                    Routing::Adaptive => {
+                        let ports = topology.minimal_ports(cur, dst);
+                        let k = ports.count_ones() as f64;
+                        for p in ports.iter_ones() {
+                            push(topology, &mut load, &mut flow, cur, PortId(p as u8), f / k);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let max = load.iter().copied().fold(0.0, f64::max);
+    let at = load.iter().position(|&l| l >= max - 1e-9).unwrap_or(0);
+    let senders = pattern
+        .endpoints()
+        .filter(|&s| pattern.sends(NodeId(s)))
+        .count();
+    Some(ChannelLoad {
+        max,
+        busiest: (NodeId((at / deg) as u32), PortId((at % deg) as u8)),
+        senders,
+        endpoints: pattern.endpoints().len(),
+        routing,
+    })
+}
+
+/// `f` flits per cycle leave `cur` by `port`: the channel's load, and the flow at the
+/// node it leads to.
+fn push(
+    topology: &Topology,
+    load: &mut [f64],
+    flow: &mut [f64],
+    cur: NodeId,
+    port: PortId,
+    f: f64,
+) {
+    let deg = topology.degree();
+    load[cur.0 as usize * deg + port.0 as usize] += f;
+    if let Some(next) = topology.neighbor(cur, port) {
+        flow[next.0 as usize] += f;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{PatternConfig, TopologyConfig};
+
+    fn topo(cfg: TopologyConfig) -> Topology {
+        Topology::from_config(&cfg).unwrap()
+    }
+
+    fn load(t: &Topology, p: PatternConfig, r: Routing) -> ChannelLoad {
+        channel_load(t, &DestPattern::new(&p, t).unwrap(), r).unwrap()
+    }
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() < 1e-9 * b.abs().max(1.0)
+    }
+
+    #[test]
+    fn uniform_traffic_meets_the_closed_form_bound() {
+        // Today's bound (`Topology::capacity`) assumes destinations drawn among all N
+        // nodes; Uniform excludes the source, so each sender's flits spread over N − 1
+        // and the channels carry N/(N − 1) times as much.
+        for cfg in [
+            TopologyConfig::Torus {
+                k: 8,
+                n: 2,
+                bidirectional: true,
+            },
+            TopologyConfig::Torus {
+                k: 4,
+                n: 3,
+                bidirectional: true,
+            },
+            TopologyConfig::Mesh { k: 6, n: 2 },
+            TopologyConfig::Hypercube { dim: 5 },
+        ] {
+            let t = topo(cfg.clone());
+            let n = t.nodes() as f64;
+            // An even split over a mesh's minimal ports crowds its centre (below).
+            let mesh = matches!(t, Topology::Mesh(_));
+            let routings = if mesh {
+                vec![Routing::DimensionOrder]
+            } else {
+                vec![Routing::DimensionOrder, Routing::Adaptive]
+            };
+            for r in routings {
+                let u = load(&t, PatternConfig::Uniform, r);
+                assert_eq!((u.senders, u.endpoints), (t.nodes(), t.nodes()));
+                let b = u.bound(1.0).unwrap();
+                assert!(close(b, t.capacity() * (n - 1.0) / n), "{cfg:?} {r:?}: {b}");
+                let w = load(&t, PatternConfig::UniformWithSelf, r);
+                let b = w.bound(1.0).unwrap();
+                assert!(close(b, t.capacity()), "{cfg:?} {r:?} with self: {b}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_unidirectional_torus_carries_half_its_closed_form_bound() {
+        // Every x-offset 1..k−1 is travelled one way: the busiest channel carries the
+        // mean offset, (k − 1)/2 flits per flit injected (× N/(N − 1)); the closed form
+        // 4/k of `Topology::capacity` is about twice that bound.
+        let k = 8;
+        let t = topo(TopologyConfig::Torus {
+            k,
+            n: 2,
+            bidirectional: false,
+        });
+        let n = t.nodes() as f64;
+        let b = load(&t, PatternConfig::Uniform, Routing::DimensionOrder)
+            .bound(1.0)
+            .unwrap();
+        assert!(close(b, 2.0 / (k - 1) as f64 * (n - 1.0) / n), "{b}");
+        assert!(b < 0.6 * t.capacity());
+    }
+
+    #[test]
+    fn an_even_split_over_minimal_paths_crowds_the_centre_of_a_mesh() {
+        // Each hop taking either minimal direction with equal chance sends more paths
+        // through the middle of a mesh than dimension order does: its bound is lower.
+        let t = topo(TopologyConfig::Mesh { k: 6, n: 2 });
+        let dor = load(&t, PatternConfig::Uniform, Routing::DimensionOrder);
+        let ad = load(&t, PatternConfig::Uniform, Routing::Adaptive);
+        assert!(ad.max > 1.1 * dor.max, "{} vs {}", ad.max, dor.max);
+    }
+
+    #[test]
+    fn transpose_on_a_mesh_with_xy_loads_one_channel_k_minus_1_times() {
+        // (x, y) → (y, x) by X then Y: the channel into column k − 1 of row k − 1
+        // carries the k − 1 sources (0..k−1, k−1) bound for column k − 1; the diagonal's
+        // k sources are silent.
+        for k in [4u32, 5, 8] {
+            let t = topo(TopologyConfig::Mesh { k, n: 2 });
+            let l = load(&t, PatternConfig::Transpose, Routing::DimensionOrder);
+            assert!(close(l.max, (k - 1) as f64), "k = {k}: {}", l.max);
+            let n = (k * k) as usize;
+            assert_eq!((l.senders, l.endpoints), (n - k as usize, n));
+            let b = l.bound(1.0).unwrap();
+            assert!(close(
+                b,
+                (n - k as usize) as f64 / n as f64 / (k - 1) as f64
+            ));
+        }
+    }
+
+    #[test]
+    fn a_permutation_loads_only_its_paths() {
+        // Bit-complement on a 4-cube: every source crosses all four dimensions, one
+        // channel per dimension each, e-cube or adaptive alike over the cube's channels.
+        let t = topo(TopologyConfig::Hypercube { dim: 4 });
+        let dor = load(&t, PatternConfig::BitComplement, Routing::DimensionOrder);
+        assert!(close(dor.max, 1.0));
+        // Adaptive splits each message over the 4! minimal paths: the load per channel is
+        // then the average, 16 × 4 hops over 64 channels.
+        let ad = load(&t, PatternConfig::BitComplement, Routing::Adaptive);
+        assert!(close(ad.max, 1.0), "{}", ad.max);
+        // Hotspot: the hotspot's incoming channels carry the fraction of every source.
+        let hot = load(
+            &t,
+            PatternConfig::Hotspot {
+                node: 0,
+                fraction: 0.5,
+            },
+            Routing::DimensionOrder,
+        );
+        let u = load(&t, PatternConfig::Uniform, Routing::DimensionOrder);
+        assert!(hot.max > 3.0 * u.max, "{} vs {}", hot.max, u.max);
+        // The busiest channel ends at the hotspot.
+        let (node, port) = hot.busiest;
+        assert_eq!(t.neighbor(node, port), Some(NodeId(0)));
+    }
+
+    #[test]
+    fn the_probabilities_of_every_pattern_sum_to_one_per_sender() {
+        let t = topo(TopologyConfig::Mesh { k: 5, n: 2 });
+        for p in [
+            PatternConfig::Uniform,
+            PatternConfig::UniformWithSelf,
+            PatternConfig::SphereOfLocality {
+                radius: 2,
+                probability: 0.7,
+            },
+            PatternConfig::DecreasingProbability { decay: 0.5 },
+            PatternConfig::BitComplement,
+            PatternConfig::Transpose,
+            PatternConfig::Hotspot {
+                node: 3,
+                fraction: 0.2,
+            },
+        ] {
+            let pat = DestPattern::new(&p, &t).unwrap();
+            let probs = PairProbabilities::new(&pat);
+            for s in 0..25 {
+                let total: f64 = (0..25).map(|d| probs.p(NodeId(s), NodeId(d))).sum();
+                let want = if pat.sends(NodeId(s)) { 1.0 } else { 0.0 };
+                assert!(close(total, want), "{p:?} from {s}: {total}");
+            }
+        }
+    }
+
+    #[test]
+    fn networks_without_these_routing_functions_have_no_bound() {
+        let t = topo(TopologyConfig::ManhattanStreet { k: 4 });
+        let p = DestPattern::new(&PatternConfig::Uniform, &t).unwrap();
+        assert!(channel_load(&t, &p, Routing::DimensionOrder).is_none());
+    }
+}
