@@ -834,7 +834,14 @@ mod tests {
 
     #[test]
     fn the_validated_band_stops_before_the_first_x_any_series_has_outside() {
-        let xs = [Some(0.1), Some(0.1), Some(0.2), Some(0.2), Some(0.3), Some(0.4)];
+        let xs = [
+            Some(0.1),
+            Some(0.1),
+            Some(0.2),
+            Some(0.2),
+            Some(0.3),
+            Some(0.4),
+        ];
         // x = 0.2 has one series outside: the band ends at 0.1.
         let cells = [1.0, 1.0, 1.0, 0.0, 1.0, 1.0];
         assert_eq!(validated_span(&xs, |r| Some(cells[r])), Some((0.1, 0.1)));
