@@ -41,23 +41,9 @@ struct Example {
     block: Vec<String>,
 }
 
-fn pages() -> Vec<PathBuf> {
-    let mut v = vec![root().join("README.md")];
-    for dir in ["docs", "traces"] {
-        let mut more: Vec<PathBuf> = std::fs::read_dir(root().join(dir))
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|e| e == "md"))
-            .collect();
-        more.sort();
-        v.extend(more);
-    }
-    v
-}
-
 fn examples() -> Vec<Example> {
     let mut out = Vec::new();
-    for page in pages() {
+    for page in super::docs::pages() {
         let text = std::fs::read_to_string(&page).unwrap();
         let lines: Vec<&str> = text.lines().collect();
         for (i, l) in lines.iter().enumerate() {

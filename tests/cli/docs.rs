@@ -19,7 +19,7 @@ fn root() -> &'static Path {
 }
 
 /// README.md, docs/*.md, traces/*.md.
-fn pages() -> Vec<PathBuf> {
+pub fn pages() -> Vec<PathBuf> {
     let mut v = vec![root().join("README.md")];
     for dir in ["docs", "traces"] {
         let mut more: Vec<PathBuf> = std::fs::read_dir(root().join(dir))
