@@ -138,11 +138,15 @@ pub fn explain(cfg: &HwConfig, origin: &str) -> Result<String> {
                         t.port_name(port),
                         load.max,
                         match routing {
-                            crate::config::Routing::Adaptive => {
-                                "; adaptive: assuming the load splits evenly over the \
-                                 minimal ports at each hop (a bound of that assumption)"
-                            }
                             crate::config::Routing::DimensionOrder => "",
+                            crate::config::Routing::XyYx => {
+                                "; XY-YX: half the messages in XY order, half in YX"
+                            }
+                            _ => {
+                                "; adaptive: assuming the load splits evenly over the \
+                                 permitted minimal ports at each hop (a bound of that \
+                                 assumption)"
+                            }
                         }
                     );
                 }
@@ -243,6 +247,14 @@ fn explain_wormhole(cfg: &HwConfig, m: &Machine, s: &mut String) {
         (Routing::Adaptive, false, _) => format!(
             "escape VC 0, adaptive VCs 1..{}, {selection:?} selection",
             r.vcs
+        ),
+        (Routing::XyYx, _, _) => format!(
+            "XY messages on VCs 0..{h}, YX messages on VCs {h}..{}",
+            r.vcs,
+            h = r.vcs / 2
+        ),
+        (_, _, _) => format!(
+            "turn model: every VC usable, no escape channels, {selection:?} selection"
         ),
     };
     let _ = writeln!(s, "  switching: wormhole, {routing:?} routing; {classes}");

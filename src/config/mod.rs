@@ -550,6 +550,27 @@ pub enum Routing {
     /// Minimal fully adaptive: any minimal output on the adaptive virtual channels, plus
     /// deadlock-free escape channels that follow dimension order (Duato).
     Adaptive,
+    /// Glass & Ni's west-first turn model (2-D meshes): a message that has to go west
+    /// goes west first; the others choose among their minimal east, north and south
+    /// ports. Every VC usable by every message (no escape channels).
+    WestFirst,
+    /// Glass & Ni's north-last turn model (2-D meshes): north only once no other minimal
+    /// direction is left; until then any minimal east, west or south port. Every VC
+    /// usable by every message.
+    NorthLast,
+    /// Glass & Ni's negative-first turn model (2-D meshes): the minimal negative ports
+    /// (west, south) first, adaptively; then the minimal positive ones (east, north).
+    /// Every VC usable by every message.
+    NegativeFirst,
+    /// Chiu's odd-even turn model (2-D meshes): no east→north/south turn at a node of an
+    /// even column, no north/south→west turn at a node of an odd column; minimal
+    /// adaptive within those rules. Every VC usable by every message.
+    OddEven,
+    /// BookSim's `xy_yx_mesh` (meshes): each message is given XY (dimension order) or YX
+    /// (highest dimension first) at random when it is injected, and keeps it; XY messages
+    /// use the lower half of the VCs (`0..V/2`), YX messages the upper half (`V/2..V`),
+    /// so neither order's channel dependencies meet the other's. Needs 2 VCs.
+    XyYx,
 }
 
 /// Virtual-channel classes of dimension-order routing on a torus, per ring travelled.

@@ -9,7 +9,10 @@
 //! routing is a bound of an assumption: at each hop the load is split evenly over the
 //! minimal output ports (the routers choose by their selection function and by what is
 //! free, which neither this nor any static count knows); its bound is the one of that
-//! even split.
+//! even split. The turn models (2-D meshes) are treated like adaptive routing, the load
+//! split evenly over the ports each model permits (odd-even's depend on whether the
+//! message is still in its source's column, so those flows are kept apart); XY-YX is the
+//! average of the XY and YX loads (half the messages take each order).
 //!
 //! Owns: the loads and the bound. Not here: the patterns and their probabilities
 //! (`traffic::pattern`), the uniform-traffic closed forms (`topology::Topology::capacity`),
@@ -74,45 +77,21 @@ pub fn channel_load(
     {
         return None;
     }
-    let n = topology.nodes();
-    let deg = topology.degree();
     let probs = PairProbabilities::new(pattern);
-    let mut load = vec![0.0f64; n * deg];
-    let mut flow = vec![0.0f64; n];
-    // Nodes by distance to the destination, farthest first.
-    let mut by_dist: Vec<Vec<u32>> = vec![Vec::new(); topology.diameter() as usize + 1];
-    for d in 0..n as u32 {
-        let dst = NodeId(d);
-        for b in by_dist.iter_mut() {
-            b.clear();
+    let mesh2 = matches!(topology, Topology::Mesh(m) if m.grid.n == 2);
+    let load = match routing {
+        // Refused off the meshes (`RoutingFn::new`); no bound there.
+        Routing::XyYx if !matches!(topology, Topology::Mesh(_)) => return None,
+        r if crate::routing::turn::is_turn_model(r) && !mesh2 => return None,
+        // Half the messages in each order, each order on its own path.
+        Routing::XyYx => {
+            let xy = loads(topology, &probs, Routing::DimensionOrder, false);
+            let yx = loads(topology, &probs, Routing::XyYx, true);
+            xy.iter().zip(&yx).map(|(a, b)| (a + b) / 2.0).collect()
         }
-        for v in 0..n as u32 {
-            flow[v as usize] = if v == d { 0.0 } else { probs.p(NodeId(v), dst) };
-            by_dist[topology.distance(NodeId(v), dst) as usize].push(v);
-        }
-        for ring in by_dist.iter().skip(1).rev() {
-            for &v in ring {
-                let f = flow[v as usize];
-                if f == 0.0 {
-                    continue;
-                }
-                let cur = NodeId(v);
-                match routing {
-                    Routing::DimensionOrder => {
-                        let (p, _) = crate::routing::dor::dor_step(topology, cur, dst, cur);
-                        push(topology, &mut load, &mut flow, cur, p, f);
-                    }
-                    Routing::Adaptive => {
-                        let ports = topology.minimal_ports(cur, dst);
-                        let k = ports.count_ones() as f64;
-                        for p in ports.iter_ones() {
-                            push(topology, &mut load, &mut flow, cur, PortId(p as u8), f / k);
-                        }
-                    }
-                }
-            }
-        }
-    }
+        r => loads(topology, &probs, r, false),
+    };
+    let deg = topology.degree();
     let max = load.iter().copied().fold(0.0, f64::max);
     let at = load.iter().position(|&l| l >= max - 1e-9).unwrap_or(0);
     let senders = pattern
@@ -128,21 +107,74 @@ pub fn channel_load(
     })
 }
 
-/// `f` flits per cycle leave `cur` by `port`: the channel's load, and the flow at the
-/// node it leads to.
-fn push(
+/// Every channel's load, per sending node injecting one flit per cycle, under `routing`:
+/// dimension order (or, `descending`, the reverse order of a mesh), or the even split over
+/// the ports the adaptive routing or turn model permits. Flows are kept apart by whether
+/// they are still in their source's column, the one thing of the source odd-even asks.
+fn loads(
     topology: &Topology,
-    load: &mut [f64],
-    flow: &mut [f64],
-    cur: NodeId,
-    port: PortId,
-    f: f64,
-) {
+    probs: &PairProbabilities,
+    routing: Routing,
+    descending: bool,
+) -> Vec<f64> {
+    let n = topology.nodes();
     let deg = topology.degree();
-    load[cur.0 as usize * deg + port.0 as usize] += f;
-    if let Some(next) = topology.neighbor(cur, port) {
-        flow[next.0 as usize] += f;
+    let mut load = vec![0.0f64; n * deg];
+    // [0]: flows still in their source's column; [1]: the others.
+    let mut flow = [vec![0.0f64; n], vec![0.0f64; n]];
+    // Nodes by distance to the destination, farthest first.
+    let mut by_dist: Vec<Vec<u32>> = vec![Vec::new(); topology.diameter() as usize + 1];
+    let grid = match topology {
+        Topology::Mesh(m) => Some(m.grid),
+        _ => None,
+    };
+    let mut ports = [0u64; 2];
+    for d in 0..n as u32 {
+        let dst = NodeId(d);
+        for b in by_dist.iter_mut() {
+            b.clear();
+        }
+        for v in 0..n as u32 {
+            flow[0][v as usize] = if v == d { 0.0 } else { probs.p(NodeId(v), dst) };
+            flow[1][v as usize] = 0.0;
+            by_dist[topology.distance(NodeId(v), dst) as usize].push(v);
+        }
+        for ring in by_dist.iter().skip(1).rev() {
+            for &v in ring {
+                let cur = NodeId(v);
+                for (col, p) in ports.iter_mut().enumerate() {
+                    *p = match (routing, grid) {
+                        (Routing::DimensionOrder, _) => {
+                            1 << crate::routing::dor::dor_step(topology, cur, dst, cur).0 .0
+                        }
+                        (Routing::XyYx, Some(g)) if descending => {
+                            1 << crate::routing::dor::mesh_step_descending(&g, cur, dst).0
+                        }
+                        (r, Some(g)) if crate::routing::turn::is_turn_model(r) => {
+                            crate::routing::turn::permitted_at(r, &g, v, d, col == 0)
+                        }
+                        _ => topology.minimal_ports(cur, dst).data[0],
+                    };
+                }
+                for col in 0..2 {
+                    let f = flow[col][v as usize];
+                    if f == 0.0 {
+                        continue;
+                    }
+                    let share = f / ports[col].count_ones() as f64;
+                    for p in crate::routing::selection::BitIter(ports[col]) {
+                        load[v as usize * deg + p] += share;
+                        if let Some(next) = topology.neighbor(cur, PortId(p as u8)) {
+                            // Leaving by X leaves the source's column for good.
+                            let same = col == 0 && (grid.is_none() || p >= 2);
+                            flow[usize::from(!same)][next.0 as usize] += share;
+                        }
+                    }
+                }
+            }
+        }
     }
+    load
 }
 
 #[cfg(test)]

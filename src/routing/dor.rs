@@ -1,5 +1,6 @@
 //! Deterministic routing: e-cube on hypercubes (lowest differing dimension first) and
-//! dimension order on tori and meshes (lowest dimension with a non-zero offset first).
+//! dimension order on tori and meshes (lowest dimension with a non-zero offset first);
+//! on meshes also the reverse order (highest dimension first), YX of `XyYx` routing.
 //!
 //! On a bidirectional ring of even k an offset of exactly k/2 is minimal both ways. Always
 //! going up would load the upward channels 25% more than the downward ones under uniform
@@ -75,6 +76,21 @@ pub fn dor_step(topology: &Topology, cur: NodeId, dst: NodeId, src: NodeId) -> (
     }
 }
 
+/// The mesh port from `cur` towards `dst` (`cur != dst`) in reverse dimension order
+/// (highest dimension with a non-zero offset first: YX on a 2-D mesh), the second order
+/// of `XyYx` routing.
+#[inline]
+pub fn mesh_step_descending(grid: &crate::topology::Grid, cur: NodeId, dst: NodeId) -> PortId {
+    for dim in (0..grid.n).rev() {
+        let a = grid.coord(cur.0, dim);
+        let b = grid.coord(dst.0, dim);
+        if a != b {
+            return PortId((2 * dim + u32::from(b < a)) as u8);
+        }
+    }
+    PortId(0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -130,5 +146,31 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn the_descending_order_corrects_y_before_x() {
+        let t = Topology::from_config(&TopologyConfig::Mesh { k: 4, n: 2 }).unwrap();
+        let Topology::Mesh(m) = &t else {
+            unreachable!()
+        };
+        // (0,0) → (2,3): +Y first, then +X once the row is right.
+        assert_eq!(
+            mesh_step_descending(&m.grid, NodeId(0), NodeId(2 + 3 * 4)),
+            PortId(2)
+        );
+        assert_eq!(
+            mesh_step_descending(&m.grid, NodeId(3 * 4), NodeId(2 + 3 * 4)),
+            PortId(0)
+        );
+        // (2,3) → (0,0): −Y, then −X.
+        assert_eq!(
+            mesh_step_descending(&m.grid, NodeId(2 + 3 * 4), NodeId(0)),
+            PortId(3)
+        );
+        assert_eq!(
+            mesh_step_descending(&m.grid, NodeId(2), NodeId(0)),
+            PortId(1)
+        );
     }
 }

@@ -9,6 +9,8 @@
 //! |---|---|---|
 //! | dimension order | class 0 = even VCs, class 1 = odd VCs (dateline) | all VCs |
 //! | adaptive | escape VC 0 (class 0) and VC 1 (class 1); adaptive VCs 2..V | escape VC 0; adaptive VCs 1..V |
+//! | turn models (2-D mesh only) | — | all VCs, any permitted port |
+//! | XY-YX (mesh only) | — | XY messages VCs 0..V/2, YX messages V/2..V |
 //!
 //! Dateline rule: in each ring, a message whose remaining path still crosses the
 //! wrap-around link uses class 0; one that has crossed it (known from its source, since
@@ -30,16 +32,26 @@
 //! any minimal port on an adaptive VC, or the dimension-order port on its escape VC.
 //! A message on an escape VC may return to adaptive VCs at the next router, which
 //! Duato's theory allows. `unsafe_routing` drops the classes: every VC is usable by any
-//! message (dimension order without dateline, adaptive without escape channels).
+//! message (dimension order without dateline, adaptive without escape channels, XY-YX
+//! with both orders on every VC).
+//!
+//! The turn models ([`turn`]: west-first, north-last, negative-first, odd-even) are
+//! deadlock-free by the turns they forbid, so they need no classes: a header's candidates
+//! are the permitted minimal ports, each on every VC, chosen among by the selection
+//! function as adaptive candidates are. XY-YX gives each message XY or YX order by a hash
+//! of its id and the run's seed and replication (a fair coin per message, fixed when it
+//! is injected and the same at every router, with no state in the header), and each
+//! order its own half of the VCs, so the two orders' dependencies never meet.
 
 pub mod channel_load;
 pub mod deflection;
 pub mod dor;
 pub mod selection;
+pub mod turn;
 
 use crate::config::{Routing, TorusVcs};
 use crate::foundation::error::{Error, Result};
-use crate::foundation::types::{NodeId, PortId};
+use crate::foundation::types::{MsgId, NodeId, PortId};
 use crate::topology::Topology;
 use dor::Dateline;
 
@@ -73,6 +85,10 @@ pub struct RoutingFn {
     escape: bool,
     /// BookSim's halves instead of dateline classes (dimension order on a torus).
     split: bool,
+    /// XY-YX's two halves of the VCs in use (safe routing).
+    halves: bool,
+    /// Mixed into a message's id to choose its XY-YX order (seed and replication).
+    salt: u64,
     vcs: u32,
 }
 
@@ -86,6 +102,12 @@ impl RoutingFn {
         let torus = matches!(topology, Topology::Torus(_));
         match (kind, unsafe_routing, torus) {
             (_, true, _) => 1,
+            (Routing::XyYx, false, _) => 2,
+            (
+                Routing::WestFirst | Routing::NorthLast | Routing::NegativeFirst | Routing::OddEven,
+                false,
+                _,
+            ) => 1,
             (Routing::DimensionOrder, false, true) => 2,
             (Routing::DimensionOrder, false, false) => 1,
             (Routing::Adaptive, false, true) => 3,
@@ -103,6 +125,25 @@ impl RoutingFn {
                  order breaks; paper 003 uses deflection switching there",
             ));
         }
+        let mesh_dims = match topology {
+            Topology::Mesh(m) => Some(m.grid.n),
+            _ => None,
+        };
+        if turn::is_turn_model(kind) && mesh_dims != Some(2) {
+            return Err(Error::config(format!(
+                "{kind:?} routing is a turn model of 2-D meshes (its forbidden turns are \
+                 named by the four compass directions); this machine is {} — use \
+                 DimensionOrder or Adaptive routing there",
+                topology.describe()
+            )));
+        }
+        if kind == Routing::XyYx && mesh_dims.is_none() {
+            return Err(Error::config(format!(
+                "XyYx routing (BookSim's xy_yx_mesh) is defined on meshes; this machine is \
+                 {} — use DimensionOrder or Adaptive routing there",
+                topology.describe()
+            )));
+        }
         let need = Self::min_vcs(topology, kind, unsafe_routing);
         if vcs < need {
             let why = match (kind, matches!(topology, Topology::Torus(_))) {
@@ -112,6 +153,8 @@ impl RoutingFn {
                     "two escape channels (dateline classes) plus one adaptive channel on a torus"
                 }
                 (Routing::Adaptive, false) => "one escape channel plus one adaptive channel",
+                (Routing::XyYx, _) => "one channel for XY messages and one for YX messages",
+                _ => "one channel",
             };
             return Err(Error::config(format!(
                 "router.vcs = {vcs}: {kind:?} routing on this topology needs at least {need} \
@@ -128,6 +171,8 @@ impl RoutingFn {
             dateline: !unsafe_routing && matches!(topology, Topology::Torus(_)),
             escape: !unsafe_routing && kind == Routing::Adaptive,
             split: false,
+            halves: !unsafe_routing && kind == Routing::XyYx,
+            salt: 0,
             vcs,
         })
     }
@@ -138,6 +183,20 @@ impl RoutingFn {
         self.split =
             rule == TorusVcs::WrapSplit && self.dateline && self.kind == Routing::DimensionOrder;
         self
+    }
+
+    /// Salts XY-YX's per-message choice of order with the run's seed and replication, so
+    /// replications draw independent orders (no effect on other routings).
+    pub fn with_salt(mut self, seed: u64, rep: u32) -> Self {
+        self.salt = mix(seed ^ mix(rep as u64 ^ 0x5859_5958));
+        self
+    }
+
+    /// Whether message `id` goes in XY order (else YX) under `XyYx`: a fair coin per
+    /// message, a pure function of its id and the salt.
+    #[inline]
+    pub fn xy_order(&self, id: MsgId) -> bool {
+        mix(id.0 ^ self.salt) & 1 == 0
     }
 
     /// The half of the VCs BookSim's `dim_order_torus` gives a message going `up` (or
@@ -173,23 +232,60 @@ impl RoutingFn {
             }
             (Routing::Adaptive, false, true) => 1,
             (Routing::Adaptive, _, false) => 0,
+            // Their own VC rules are in `route`.
+            _ => mask(0..self.vcs),
         }
     }
 
     /// Mask of the adaptive VCs.
     fn adaptive_vcs(&self) -> VcMask {
         match (self.kind, self.escape, self.dateline) {
-            (Routing::DimensionOrder, _, _) => 0,
+            (Routing::DimensionOrder | Routing::XyYx, _, _) => 0,
             (Routing::Adaptive, false, _) => mask(0..self.vcs),
+            (
+                Routing::WestFirst | Routing::NorthLast | Routing::NegativeFirst | Routing::OddEven,
+                _,
+                _,
+            ) => mask(0..self.vcs),
             (Routing::Adaptive, true, true) => mask(2..self.vcs),
             (Routing::Adaptive, true, false) => mask(1..self.vcs),
         }
     }
 
-    /// The candidates of a header at `cur` bound for `dst` (`cur != dst`) that started
-    /// at `src`.
+    /// The candidates of a header of message `id` at `cur` bound for `dst` (`cur != dst`).
     #[inline]
-    pub fn route(&self, topology: &Topology, cur: NodeId, dst: NodeId, src: NodeId) -> Route {
+    pub fn route(&self, topology: &Topology, cur: NodeId, dst: NodeId, id: MsgId) -> Route {
+        let src = id.src();
+        if let Topology::Mesh(m) = topology {
+            if turn::is_turn_model(self.kind) {
+                let ports = turn::permitted(self.kind, &m.grid, cur.0, dst.0, src.0);
+                return Route {
+                    adaptive_ports: ports,
+                    adaptive_vcs: self.adaptive_vcs(),
+                    escape_port: PortId(ports.trailing_zeros() as u8),
+                    escape_vcs: 0,
+                };
+            }
+            if self.kind == Routing::XyYx {
+                let xy = self.xy_order(id);
+                let port = if xy {
+                    dor::dor_step(topology, cur, dst, src).0
+                } else {
+                    dor::mesh_step_descending(&m.grid, cur, dst)
+                };
+                let half = self.vcs / 2;
+                return Route {
+                    adaptive_ports: 0,
+                    adaptive_vcs: 0,
+                    escape_port: port,
+                    escape_vcs: match (self.halves, xy) {
+                        (false, _) => mask(0..self.vcs),
+                        (true, true) => mask(0..half),
+                        (true, false) => mask(half..self.vcs),
+                    },
+                };
+            }
+        }
         let (port, class) = dor::dor_step(topology, cur, dst, src);
         if self.split {
             if let Topology::Torus(t) = topology {
@@ -203,8 +299,8 @@ impl RoutingFn {
             }
         }
         let adaptive_ports = match self.kind {
-            Routing::DimensionOrder => 0,
             Routing::Adaptive => topology.minimal_ports(cur, dst).data[0],
+            _ => 0,
         };
         Route {
             adaptive_ports,
@@ -213,6 +309,15 @@ impl RoutingFn {
             escape_vcs: self.class_vcs(class),
         }
     }
+}
+
+/// SplitMix64's finaliser: spreads every input bit over the output.
+#[inline]
+fn mix(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
 }
 
 #[cfg(test)]
@@ -249,14 +354,14 @@ mod tests {
         let t = torus(8);
         let r = RoutingFn::new(&t, Routing::DimensionOrder, false, 4).unwrap();
         // From x=6 to x=1 going up crosses the wrap (6→7→0→1): class 0 = VCs {0, 2}.
-        let route = r.route(&t, NodeId(6), NodeId(1), NodeId(6));
+        let route = r.route(&t, NodeId(6), NodeId(1), MsgId::new(NodeId(6), 0));
         assert_eq!(route.escape_port, PortId(0));
         assert_eq!(route.escape_vcs, 0b0101);
         // The same message at x=0 has crossed: class 1 = VCs {1, 3}.
-        let route = r.route(&t, NodeId(0), NodeId(1), NodeId(6));
+        let route = r.route(&t, NodeId(0), NodeId(1), MsgId::new(NodeId(6), 0));
         assert_eq!(route.escape_vcs, 0b1010);
         // A message from x=0 to x=1 never meets the wrap: any VC.
-        let route = r.route(&t, NodeId(0), NodeId(1), NodeId(0));
+        let route = r.route(&t, NodeId(0), NodeId(1), MsgId::new(NodeId(0), 0));
         assert_eq!(route.escape_vcs, 0b1111);
     }
 
@@ -268,25 +373,30 @@ mod tests {
             .with_torus_vcs(TorusVcs::WrapSplit);
         // 6 → 1 upwards crosses the wrap: the upper half, before and after crossing.
         assert_eq!(
-            r.route(&t, NodeId(6), NodeId(1), NodeId(6)).escape_vcs,
+            r.route(&t, NodeId(6), NodeId(1), MsgId::new(NodeId(6), 0))
+                .escape_vcs,
             0b1100
         );
         assert_eq!(
-            r.route(&t, NodeId(0), NodeId(1), NodeId(6)).escape_vcs,
+            r.route(&t, NodeId(0), NodeId(1), MsgId::new(NodeId(6), 0))
+                .escape_vcs,
             0b1100
         );
         // 0 → 1 upwards never meets it: the lower half (not all four, as with datelines).
         assert_eq!(
-            r.route(&t, NodeId(0), NodeId(1), NodeId(0)).escape_vcs,
+            r.route(&t, NodeId(0), NodeId(1), MsgId::new(NodeId(0), 0))
+                .escape_vcs,
             0b0011
         );
         // Downwards BookSim swaps the halves: 1 → 7 crosses (lower), 3 → 1 does not.
         assert_eq!(
-            r.route(&t, NodeId(1), NodeId(7), NodeId(1)).escape_vcs,
+            r.route(&t, NodeId(1), NodeId(7), MsgId::new(NodeId(1), 0))
+                .escape_vcs,
             0b0011
         );
         assert_eq!(
-            r.route(&t, NodeId(3), NodeId(1), NodeId(3)).escape_vcs,
+            r.route(&t, NodeId(3), NodeId(1), MsgId::new(NodeId(3), 0))
+                .escape_vcs,
             0b1100
         );
         // Adaptive routing keeps its escape channels.
@@ -294,7 +404,8 @@ mod tests {
             .unwrap()
             .with_torus_vcs(TorusVcs::WrapSplit);
         assert_eq!(
-            a.route(&t, NodeId(6), NodeId(1), NodeId(6)).escape_vcs,
+            a.route(&t, NodeId(6), NodeId(1), MsgId::new(NodeId(6), 0))
+                .escape_vcs,
             0b0001
         );
     }
@@ -305,15 +416,97 @@ mod tests {
         let r = RoutingFn::new(&t, Routing::Adaptive, false, 4).unwrap();
         // (0,0) → (2,2): +X and +Y minimal; escape is +X (dimension order); the path
         // never wraps, so both escape VCs are usable.
-        let route = r.route(&t, NodeId(0), NodeId(2 + 2 * 8), NodeId(0));
+        let route = r.route(&t, NodeId(0), NodeId(2 + 2 * 8), MsgId::new(NodeId(0), 0));
         assert_eq!(route.adaptive_ports, 0b0101);
         assert_eq!(route.adaptive_vcs, 0b1100);
         assert_eq!(route.escape_port, PortId(0));
         assert_eq!(route.escape_vcs, 0b0011);
         // (6,0) → (1,0) must wrap: escape VC 0 only.
         assert_eq!(
-            r.route(&t, NodeId(6), NodeId(1), NodeId(6)).escape_vcs,
+            r.route(&t, NodeId(6), NodeId(1), MsgId::new(NodeId(6), 0))
+                .escape_vcs,
             0b0001
         );
+    }
+
+    fn mesh(k: u32, n: u32) -> Topology {
+        Topology::from_config(&TopologyConfig::Mesh { k, n }).unwrap()
+    }
+
+    #[test]
+    fn turn_models_are_refused_off_the_2d_mesh_and_xy_yx_off_the_mesh() {
+        for kind in [
+            Routing::WestFirst,
+            Routing::NorthLast,
+            Routing::NegativeFirst,
+            Routing::OddEven,
+        ] {
+            let err = RoutingFn::new(&torus(4), kind, false, 4)
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains("2-D meshes"), "{err}");
+            assert!(RoutingFn::new(&mesh(4, 3), kind, false, 4).is_err());
+            assert!(RoutingFn::new(&mesh(4, 2), kind, false, 1).is_ok());
+        }
+        let err = RoutingFn::new(&torus(4), Routing::XyYx, false, 4)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("meshes"), "{err}");
+        let err = RoutingFn::new(&mesh(4, 2), Routing::XyYx, false, 1)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("XY messages and one for YX"), "{err}");
+        assert!(RoutingFn::new(&mesh(4, 2), Routing::XyYx, false, 2).is_ok());
+    }
+
+    #[test]
+    fn a_turn_model_offers_its_permitted_ports_on_every_vc() {
+        let t = mesh(4, 2);
+        let r = RoutingFn::new(&t, Routing::WestFirst, false, 3).unwrap();
+        // (0,0) → (2,2): east and north, all three VCs, no escape channel.
+        let route = r.route(&t, NodeId(0), NodeId(2 + 2 * 4), MsgId::new(NodeId(0), 0));
+        assert_eq!(route.adaptive_ports, 0b0101);
+        assert_eq!(route.adaptive_vcs, 0b111);
+        assert_eq!(route.escape_vcs, 0);
+        assert!(route.adaptive_ports >> route.escape_port.idx() & 1 == 1);
+    }
+
+    #[test]
+    fn xy_yx_keeps_each_message_in_one_order_and_one_half_and_splits_them_evenly() {
+        let t = mesh(4, 2);
+        let r = RoutingFn::new(&t, Routing::XyYx, false, 4)
+            .unwrap()
+            .with_salt(7, 0);
+        let (src, dst) = (NodeId(0), NodeId(2 + 2 * 4));
+        let mut xy = 0;
+        for seq in 0..1000 {
+            let id = MsgId::new(src, seq);
+            let route = r.route(&t, src, dst, id);
+            let order_xy = r.xy_order(id);
+            // XY goes +X first on VCs {0, 1}; YX goes +Y first on VCs {2, 3}.
+            let expect = if order_xy {
+                (PortId(0), 0b0011)
+            } else {
+                (PortId(2), 0b1100)
+            };
+            assert_eq!((route.escape_port, route.escape_vcs), expect);
+            assert_eq!(route.adaptive_ports, 0);
+            // At the corner (2,0) or (0,2) the same order turns, in the same half.
+            let turn_at = if order_xy { NodeId(2) } else { NodeId(2 * 4) };
+            let later = r.route(&t, turn_at, dst, id);
+            assert_eq!(later.escape_vcs, expect.1);
+            assert_eq!(
+                later.escape_port,
+                if order_xy { PortId(2) } else { PortId(0) }
+            );
+            xy += usize::from(order_xy);
+        }
+        assert!((430..570).contains(&xy), "{xy} of 1000 in XY order");
+        // Another replication draws other orders.
+        let r2 = r.clone().with_salt(7, 1);
+        let differ = (0..1000)
+            .filter(|&s| r.xy_order(MsgId::new(src, s)) != r2.xy_order(MsgId::new(src, s)))
+            .count();
+        assert!(differ > 400, "{differ}");
     }
 }

@@ -186,11 +186,16 @@ impl WormholeNet {
         };
         let (r, l, topology) = (&cfg.router, &cfg.links, &machine.topology);
         let dma = machine.dma;
-        let routing = machine.routing.clone().ok_or_else(|| {
-            crate::foundation::error::Error::config(
-                "internal: wormhole machine without a routing function",
-            )
-        })?;
+        let routing = machine
+            .routing
+            .clone()
+            .ok_or_else(|| {
+                crate::foundation::error::Error::config(
+                    "internal: wormhole machine without a routing function",
+                )
+            })?
+            // XY-YX draws each message's order from its id and this run's seed.
+            .with_salt(seed, rep);
         let nodes = part.len();
         let layout = Layout::new(topology.degree(), r.vcs as usize, dma as usize);
         let exists = |n: usize, p: usize| {
@@ -538,7 +543,7 @@ impl WormholeNet {
                     }
                 } else {
                     self.routing
-                        .route(&self.topology, here, msg.hdr.dst, msg.hdr.id.src())
+                        .route(&self.topology, here, msg.hdr.dst, msg.hdr.id)
                 };
                 slot.state = VcState::WaitVc;
                 // A new message's head reaches the router over the injection channel.
