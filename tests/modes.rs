@@ -26,5 +26,7 @@ mod deflection;
 mod throughput;
 #[path = "modes/timeout.rs"]
 mod timeout;
+#[path = "modes/turns.rs"]
+mod turns;
 #[path = "modes/zero_load.rs"]
 mod zero_load;

@@ -343,4 +343,35 @@ mod tests {
         let p = DestPattern::new(&PatternConfig::Uniform, &t).unwrap();
         assert!(channel_load(&t, &p, Routing::DimensionOrder).is_none());
     }
+
+    #[test]
+    fn the_new_routings_have_a_bound_on_meshes_only() {
+        let t = topo(TopologyConfig::Mesh { k: 8, n: 2 });
+        let dor = load(&t, PatternConfig::Transpose, Routing::DimensionOrder);
+        // Transpose is symmetric under swapping X and Y: YX loads the mirror channels
+        // as much, so the average of the two orders halves XY's busiest channel.
+        let xy_yx = load(&t, PatternConfig::Transpose, Routing::XyYx);
+        assert!(
+            close(xy_yx.max, dor.max / 2.0),
+            "{} vs {}",
+            xy_yx.max,
+            dor.max
+        );
+        for r in [
+            Routing::WestFirst,
+            Routing::NorthLast,
+            Routing::NegativeFirst,
+            Routing::OddEven,
+        ] {
+            let l = load(&t, PatternConfig::Transpose, r);
+            assert!(l.max > 0.0 && l.max <= dor.max + 1e-9, "{r:?}: {}", l.max);
+            let torus = topo(TopologyConfig::Torus {
+                k: 4,
+                n: 2,
+                bidirectional: true,
+            });
+            let p = DestPattern::new(&PatternConfig::Uniform, &torus).unwrap();
+            assert!(channel_load(&torus, &p, r).is_none());
+        }
+    }
 }
