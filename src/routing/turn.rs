@@ -123,7 +123,7 @@ mod tests {
                 (from == EAST && to == SOUTH) || (from == NORTH && to == WEST)
             }
             Routing::OddEven => {
-                (col % 2 == 0 && from == EAST && to & y != 0)
+                (col.is_multiple_of(2) && from == EAST && to & y != 0)
                     || (col % 2 == 1 && from & y != 0 && to == WEST)
             }
             _ => false,
