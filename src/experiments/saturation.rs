@@ -373,7 +373,7 @@ fn plan(cfg: &HwConfig, opts: &SaturationOptions) -> Result<Plan> {
                  --set workload.process=Poisson (or Bernoulli)",
             ))
         }
-        ArrivalProcess::Poisson | ArrivalProcess::Bernoulli => {}
+        ArrivalProcess::Poisson | ArrivalProcess::Bernoulli | ArrivalProcess::OnOff { .. } => {}
     }
     let window = match cfg.experiment.measure {
         Measure::Cycles(c) if c < MIN_WINDOW => {

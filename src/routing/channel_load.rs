@@ -155,7 +155,7 @@ mod tests {
     }
 
     fn load(t: &Topology, p: PatternConfig, r: Routing) -> ChannelLoad {
-        channel_load(t, &DestPattern::new(&p, t).unwrap(), r).unwrap()
+        channel_load(t, &DestPattern::new(&p, t, 1).unwrap(), r).unwrap()
     }
 
     fn close(a: f64, b: f64) -> bool {
@@ -295,7 +295,7 @@ mod tests {
                 fraction: 0.2,
             },
         ] {
-            let pat = DestPattern::new(&p, &t).unwrap();
+            let pat = DestPattern::new(&p, &t, 1).unwrap();
             let probs = PairProbabilities::new(&pat);
             for s in 0..25 {
                 let total: f64 = (0..25).map(|d| probs.p(NodeId(s), NodeId(d))).sum();
@@ -308,7 +308,7 @@ mod tests {
     #[test]
     fn networks_without_these_routing_functions_have_no_bound() {
         let t = topo(TopologyConfig::ManhattanStreet { k: 4 });
-        let p = DestPattern::new(&PatternConfig::Uniform, &t).unwrap();
+        let p = DestPattern::new(&PatternConfig::Uniform, &t, 1).unwrap();
         assert!(channel_load(&t, &p, Routing::DimensionOrder).is_none());
     }
 }
