@@ -233,6 +233,39 @@ mod tests {
     }
 
     #[test]
+    fn a_mixed_length_draws_its_list_with_the_weights_and_has_their_mean() {
+        let d = LengthDist::new(&LengthConfig::Mixed {
+            lengths: vec![1, 5, 40],
+            weights: vec![3.0, 1.0, 0.0],
+        })
+        .unwrap();
+        // 3/4 of 1 flit, 1/4 of 5: mean 2; 40 has weight 0 and never appears.
+        assert!((d.mean() - 2.0).abs() < 1e-12);
+        assert!((d.raw_moment(2) - (0.75 + 0.25 * 25.0)).abs() < 1e-12);
+        assert_eq!(d.max(), Some(5));
+        let mut rng = stream(4, 0, 0, 0);
+        let n = 200_000;
+        let (mut sum, mut ones) = (0u64, 0u64);
+        for _ in 0..n {
+            let l = d.sample(&mut rng);
+            assert!(l == 1 || l == 5, "{l}");
+            sum += l as u64;
+            ones += (l == 1) as u64;
+        }
+        assert!((sum as f64 / n as f64 - d.mean()).abs() < 0.02);
+        assert!((ones as f64 / n as f64 - 0.75).abs() < 0.005);
+        for (lengths, weights) in [
+            (vec![], vec![]),
+            (vec![1, 2], vec![1.0]),
+            (vec![0], vec![1.0]),
+            (vec![4], vec![-1.0]),
+            (vec![4, 5], vec![0.0, 0.0]),
+        ] {
+            assert!(LengthDist::new(&LengthConfig::Mixed { lengths, weights }).is_err());
+        }
+    }
+
+    #[test]
     fn rounded_exponential_mean_matches_samples() {
         for m in [0.7, 3.0, 12.0] {
             let d = LengthDist::new(&LengthConfig::Exponential { mean: m }).unwrap();

@@ -149,6 +149,63 @@ mod tests {
         }
     }
 
+    /// Messages created in each window of `w` cycles over `cycles` cycles.
+    fn counts(a: &Arrivals, seed: u64, cycles: f64, w: f64) -> Vec<f64> {
+        let mut rng = stream(seed, 0, 0, 0);
+        let mut out = vec![0.0; (cycles / w) as usize];
+        let mut t = a.next_after(a.origin(), &mut rng);
+        while t < cycles {
+            out[(t / w) as usize] += 1.0;
+            t = a.next_after(t, &mut rng);
+        }
+        out
+    }
+
+    fn mean_var(x: &[f64]) -> (f64, f64) {
+        let m = x.iter().sum::<f64>() / x.len() as f64;
+        (m, x.iter().map(|v| (v - m).powi(2)).sum::<f64>() / x.len() as f64)
+    }
+
+    #[test]
+    fn on_off_keeps_the_configured_rate_and_is_burstier_than_poisson() {
+        let on_off = ArrivalProcess::OnOff {
+            burst_mean: 20.0,
+            idle_mean: 80.0,
+        };
+        let rate = 0.1;
+        let (w, cycles) = (100.0, 2_000_000.0);
+        let (m, v) = mean_var(&counts(&Arrivals::new(on_off, rate).unwrap(), 11, cycles, w));
+        let (pm, pv) = mean_var(&counts(
+            &Arrivals::new(ArrivalProcess::Poisson, rate).unwrap(),
+            11,
+            cycles,
+            w,
+        ));
+        // The rate: 10 messages per window, ± a few standard errors of the mean of 20 000
+        // windows (√(v/20 000) ≈ 0.05 here).
+        assert!((m / w - rate).abs() < 0.002, "on/off rate {}", m / w);
+        assert!((pm / w - rate).abs() < 0.002, "Poisson rate {}", pm / w);
+        // Poisson's variance equals its mean; bursts of ~20 cycles at rate 0.5 and idle
+        // spells of ~80 give several times more.
+        assert!((pv / pm - 1.0).abs() < 0.1, "Poisson index {}", pv / pm);
+        assert!(v > 3.0 * pv, "on/off variance {v} against Poisson's {pv}");
+    }
+
+    #[test]
+    fn on_off_refuses_a_rate_its_bursts_cannot_carry() {
+        let p = ArrivalProcess::OnOff {
+            burst_mean: 10.0,
+            idle_mean: 30.0,
+        };
+        assert!(Arrivals::new(p, 0.25).is_ok());
+        assert!(Arrivals::new(p, 0.26).is_err());
+        let short = ArrivalProcess::OnOff {
+            burst_mean: 0.5,
+            idle_mean: 30.0,
+        };
+        assert!(Arrivals::new(short, 0.01).is_err());
+    }
+
     #[test]
     fn bernoulli_rate_above_one_is_rejected() {
         assert!(Arrivals::new(ArrivalProcess::Bernoulli, 1.5).is_err());
