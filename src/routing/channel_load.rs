@@ -318,9 +318,7 @@ mod tests {
             PatternConfig::Tornado,
             PatternConfig::Neighbor,
             PatternConfig::RandomPermutation,
-            PatternConfig::HotspotNodes {
-                nodes: vec![3, 10],
-            },
+            PatternConfig::HotspotNodes { nodes: vec![3, 10] },
             PatternConfig::HotspotNodes { nodes: vec![6] },
         ] {
             let pat = DestPattern::new(&p, &t, 3).unwrap();
@@ -345,7 +343,11 @@ mod tests {
                 bidirectional: true,
             });
             let l = load(&t, PatternConfig::Tornado, Routing::DimensionOrder);
-            assert!(close(l.max, (k.div_ceil(2) - 1) as f64), "k = {k}: {}", l.max);
+            assert!(
+                close(l.max, (k.div_ceil(2) - 1) as f64),
+                "k = {k}: {}",
+                l.max
+            );
         }
     }
 

@@ -48,19 +48,35 @@ pub struct DestPattern {
 enum Kind {
     Uniform,
     UniformWithSelf,
-    Sphere { radius: u32, p: f64 },
-    Decreasing { decay: f64 },
+    Sphere {
+        radius: u32,
+        p: f64,
+    },
+    Decreasing {
+        decay: f64,
+    },
     BitComplement,
     Transpose,
-    Hotspot { node: u32, fraction: f64 },
+    Hotspot {
+        node: u32,
+        fraction: f64,
+    },
     /// Sorted, distinct hot nodes.
-    HotspotNodes { nodes: Arc<Vec<u32>> },
-    BitReverse { bits: u32 },
-    Shuffle { bits: u32 },
+    HotspotNodes {
+        nodes: Arc<Vec<u32>>,
+    },
+    BitReverse {
+        bits: u32,
+    },
+    Shuffle {
+        bits: u32,
+    },
     Tornado,
     Neighbor,
     /// perm[src − first endpoint] = destination.
-    RandomPermutation { perm: Arc<Vec<u32>> },
+    RandomPermutation {
+        perm: Arc<Vec<u32>>,
+    },
 }
 
 /// The `purpose` of the random stream a random permutation is drawn from (distinct from
@@ -376,7 +392,11 @@ impl DestPattern {
                 // The hot nodes other than the source, uniformly (sorted: skip past it).
                 let own = nodes.binary_search(&s).ok();
                 let i = below(rng, (nodes.len() - own.is_some() as usize) as u64) as usize;
-                nodes[if own.is_some_and(|o| i >= o) { i + 1 } else { i }]
+                nodes[if own.is_some_and(|o| i >= o) {
+                    i + 1
+                } else {
+                    i
+                }]
             }
             Kind::UniformWithSelf => {
                 let e = &self.endpoints;
@@ -700,8 +720,7 @@ mod tests {
             let n = t.nodes() as u32;
             let bits = n.trailing_zeros();
             let rev = |s| {
-                u32::from_str_radix(&bits_of(s, bits).chars().rev().collect::<String>(), 2)
-                    .unwrap()
+                u32::from_str_radix(&bits_of(s, bits).chars().rev().collect::<String>(), 2).unwrap()
             };
             let shuf = |s| {
                 let b = bits_of(s, bits);
@@ -732,7 +751,11 @@ mod tests {
                 }
             };
             // BookSim2's tornado: half way round, rounded up, minus one: 3 on k = 8, 2 on k = 5.
-            let half = if k % 2 == 0 { k / 2 - 1 } else { (k + 1) / 2 - 1 };
+            let half = if k % 2 == 0 {
+                k / 2 - 1
+            } else {
+                (k + 1) / 2 - 1
+            };
             for t in [
                 topo(TopologyConfig::Torus {
                     k,
@@ -776,7 +799,11 @@ mod tests {
         assert_eq!(sorted, (0..64).collect::<Vec<_>>(), "a permutation");
         assert_eq!(full(5).0, a, "the same seed, the same permutation");
         assert_ne!(full(6).0, a, "another seed, another permutation");
-        let fixed = a.iter().enumerate().filter(|&(s, &d)| s as u32 == d).count();
+        let fixed = a
+            .iter()
+            .enumerate()
+            .filter(|&(s, &d)| s as u32 == d)
+            .count();
         assert_eq!(silent, fixed, "fixed points are the silent sources");
         let m = map(PatternConfig::RandomPermutation, &t, 5);
         for (s, d) in m.iter().enumerate() {
@@ -815,9 +842,14 @@ mod tests {
             assert!(d == NodeId(2) || d == NodeId(9));
         }
         assert_eq!(p.silent_sources(), 0);
-        let lone = DestPattern::new(&PatternConfig::HotspotNodes { nodes: vec![7] }, &t, 1).unwrap();
+        let lone =
+            DestPattern::new(&PatternConfig::HotspotNodes { nodes: vec![7] }, &t, 1).unwrap();
         assert!(!lone.sends(NodeId(7)));
-        assert_eq!(lone.silent_sources(), 1, "the only hot node has nowhere to send");
+        assert_eq!(
+            lone.silent_sources(),
+            1,
+            "the only hot node has nowhere to send"
+        );
     }
 
     #[test]
@@ -857,7 +889,9 @@ mod tests {
                     radius: 2,
                     probability: 0.75,
                 },
-                &t, 1)
+                &t,
+                1,
+            )
             .unwrap();
             let mut rng = stream(2, 0, 0, 0);
             let n = 20_000;
@@ -878,7 +912,8 @@ mod tests {
     #[test]
     fn decreasing_probability_halves_per_hop_on_the_hypercube() {
         let t = topo(TopologyConfig::Hypercube { dim: 6 });
-        let p = DestPattern::new(&PatternConfig::DecreasingProbability { decay: 0.5 }, &t, 1).unwrap();
+        let p =
+            DestPattern::new(&PatternConfig::DecreasingProbability { decay: 0.5 }, &t, 1).unwrap();
         let mut rng = stream(4, 0, 0, 0);
         let mut by_dist = [0u32; 7];
         for _ in 0..60_000 {
@@ -903,14 +938,18 @@ mod tests {
                 node: 64,
                 fraction: 0.1
             },
-            &t, 1)
+            &t,
+            1
+        )
         .is_err());
         assert!(DestPattern::new(
             &PatternConfig::Hotspot {
                 node: 1,
                 fraction: 1.5
             },
-            &t, 1)
+            &t,
+            1
+        )
         .is_err());
         assert!(
             DestPattern::new(&PatternConfig::DecreasingProbability { decay: 0.0 }, &t, 1).is_err()
@@ -928,7 +967,9 @@ mod tests {
                 radius: 8,
                 probability: 0.0,
             },
-            &topo, 1)
+            &topo,
+            1,
+        )
         .unwrap();
         let mut rng = stream(3, 0, 0, 0);
         let centre = NodeId(3 * 8 + 3);

@@ -163,7 +163,10 @@ mod tests {
 
     fn mean_var(x: &[f64]) -> (f64, f64) {
         let m = x.iter().sum::<f64>() / x.len() as f64;
-        (m, x.iter().map(|v| (v - m).powi(2)).sum::<f64>() / x.len() as f64)
+        (
+            m,
+            x.iter().map(|v| (v - m).powi(2)).sum::<f64>() / x.len() as f64,
+        )
     }
 
     #[test]
@@ -174,7 +177,12 @@ mod tests {
         };
         let rate = 0.1;
         let (w, cycles) = (100.0, 2_000_000.0);
-        let (m, v) = mean_var(&counts(&Arrivals::new(on_off, rate).unwrap(), 11, cycles, w));
+        let (m, v) = mean_var(&counts(
+            &Arrivals::new(on_off, rate).unwrap(),
+            11,
+            cycles,
+            w,
+        ));
         let (pm, pv) = mean_var(&counts(
             &Arrivals::new(ArrivalProcess::Poisson, rate).unwrap(),
             11,
