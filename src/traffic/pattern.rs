@@ -751,11 +751,8 @@ mod tests {
                 }
             };
             // BookSim2's tornado: half way round, rounded up, minus one: 3 on k = 8, 2 on k = 5.
-            let half = if k % 2 == 0 {
-                k / 2 - 1
-            } else {
-                (k + 1) / 2 - 1
-            };
+            // (Odd k: (k − 1)/2, which is k/2 in integer division.)
+            let half = if k % 2 == 0 { k / 2 - 1 } else { k / 2 };
             for t in [
                 topo(TopologyConfig::Torus {
                     k,
