@@ -82,3 +82,27 @@ fn on_off_sources_with_mixed_lengths_offer_rate_times_the_mean_length() {
     assert!((t.offered - 0.06).abs() < 0.006, "offered {}", t.offered);
     assert!((t.accepted - t.offered).abs() < 0.05 * t.offered, "{t:?}");
 }
+
+#[test]
+fn the_saturation_search_stays_within_what_on_off_sources_can_create() {
+    // One on cycle in 31: at most 12/31 flits per node per cycle; the search caps its
+    // loads there instead of failing on a rate the process refuses.
+    let cfg = torus(
+        &[
+            "topology.k=4",
+            "workload.process=OnOff(burst_mean: 1, idle_mean: 30)",
+        ],
+        1000,
+        11264,
+    );
+    let opts = routemu::experiments::saturation::SaturationOptions {
+        replications: 1,
+        ..Default::default()
+    };
+    let r = routemu::experiments::saturation::search(&cfg, &opts, &mut |_| {})
+        .expect("the search runs");
+    let ceiling = 12.0 / 31.0;
+    let rep = &r.replications[0];
+    assert!(rep.sustained.0 <= ceiling + 1e-9, "{}", rep.sustained);
+    assert!(r.saturation.throughput.0 <= ceiling * 1.05);
+}
