@@ -22,3 +22,7 @@ mod saturation;
 // patterns' silent sources and bounds.
 #[path = "experiments/verdict.rs"]
 mod verdict;
+
+// Issue 32 items 1-2: BookSim's traffic patterns, on/off injection, mixed lengths.
+#[path = "experiments/patterns.rs"]
+mod patterns;

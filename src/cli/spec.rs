@@ -1,6 +1,9 @@
 //! Short command-line forms of workload settings:
-//! lengths `12`, `const:12`, `exp:12`, `uniform:8:16`; patterns `uniform`, `bitcomp`,
-//! `transpose`, `hotspot:NODE:FRACTION`, `sphere:RADIUS:PROBABILITY`, `decreasing:DECAY`.
+//! lengths `12`, `const:12`, `exp:12`, `uniform:8:16`, `mixed:1@0.5,5@0.5` (length@weight
+//! pairs); patterns `uniform`, `uniform:self`, `bitcomp`, `transpose`,
+//! `hotspot:NODE:FRACTION`, `sphere:RADIUS:PROBABILITY`, `decreasing:DECAY` and BookSim's
+//! `bitrev`, `shuffle`, `tornado`, `neighbor`, `randperm`, `hotnodes:N,N,…` (all traffic
+//! to the listed hot nodes).
 
 use crate::config::{LengthConfig, PatternConfig};
 use crate::foundation::error::{Error, Result};
@@ -27,9 +30,23 @@ pub fn parse_length(spec: &str) -> Result<LengthConfig> {
             min: num(a, "flit count", "--length", spec)?,
             max: num(b, "flit count", "--length", spec)?,
         },
+        ["mixed", list] => {
+            let (mut lengths, mut weights) = (Vec::new(), Vec::new());
+            for pair in list.split(',') {
+                let Some((l, w)) = pair.split_once('@') else {
+                    return Err(Error::Arg(format!(
+                        "--length `{spec}`: `{pair}` is not LENGTH@WEIGHT"
+                    )));
+                };
+                lengths.push(num(l, "flit count", "--length", spec)?);
+                weights.push(num(w, "weight", "--length", spec)?);
+            }
+            LengthConfig::Mixed { lengths, weights }
+        }
         _ => {
             return Err(Error::Arg(format!(
-                "--length `{spec}`: expected N, const:N, exp:MEAN or uniform:MIN:MAX"
+                "--length `{spec}`: expected N, const:N, exp:MEAN, uniform:MIN:MAX or \
+                 mixed:LENGTH@WEIGHT,LENGTH@WEIGHT,…"
             )))
         }
     })
@@ -54,10 +71,22 @@ pub fn parse_pattern(spec: &str) -> Result<PatternConfig> {
         ["decreasing", d] => PatternConfig::DecreasingProbability {
             decay: num(d, "decay", "--pattern", spec)?,
         },
+        ["bitrev" | "bit-reverse"] => PatternConfig::BitReverse,
+        ["shuffle"] => PatternConfig::Shuffle,
+        ["tornado"] => PatternConfig::Tornado,
+        ["neighbor" | "neighbour"] => PatternConfig::Neighbor,
+        ["randperm"] => PatternConfig::RandomPermutation,
+        ["hotnodes", list] => PatternConfig::HotspotNodes {
+            nodes: list
+                .split(',')
+                .map(|n| num(n, "node", "--pattern", spec))
+                .collect::<Result<_>>()?,
+        },
         _ => {
             return Err(Error::Arg(format!(
                 "--pattern `{spec}`: expected uniform, uniform:self, bitcomp, transpose, hotspot:NODE:FRACTION, \
-                 sphere:RADIUS:PROBABILITY or decreasing:DECAY"
+                 sphere:RADIUS:PROBABILITY, decreasing:DECAY, bitrev, shuffle, tornado, neighbor, \
+                 randperm or hotnodes:NODE,NODE,…"
             )))
         }
     })
@@ -90,5 +119,31 @@ mod tests {
             }
         );
         assert!(parse_pattern("ring").is_err());
+    }
+
+    #[test]
+    fn booksim_forms_parse() {
+        for (spec, want) in [
+            ("tornado", PatternConfig::Tornado),
+            ("bitrev", PatternConfig::BitReverse),
+            ("shuffle", PatternConfig::Shuffle),
+            ("neighbor", PatternConfig::Neighbor),
+            ("randperm", PatternConfig::RandomPermutation),
+            (
+                "hotnodes:3,12",
+                PatternConfig::HotspotNodes { nodes: vec![3, 12] },
+            ),
+        ] {
+            assert_eq!(parse_pattern(spec).unwrap(), want, "{spec}");
+        }
+        assert!(parse_pattern("hotnodes:3,x").is_err());
+        assert_eq!(
+            parse_length("mixed:1@0.5,5@0.5").unwrap(),
+            LengthConfig::Mixed {
+                lengths: vec![1, 5],
+                weights: vec![0.5, 0.5]
+            }
+        );
+        assert!(parse_length("mixed:1,5").is_err());
     }
 }

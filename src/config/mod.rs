@@ -648,6 +648,16 @@ pub enum LengthConfig {
         /// Largest length.
         max: u32,
     },
+    /// A length drawn from a list, `lengths[i]` with probability `weights[i]` / Σ weights
+    /// (BookSim's `packet_size` list with its `packet_size_rate`s; bimodal traffic is two
+    /// entries, e.g. `Mixed(lengths: [1, 5], weights: [0.5, 0.5])`). Its mean Σ wᵢlᵢ / Σ wᵢ
+    /// is the mean length everywhere one is used (`--load`, the offered load, the models).
+    Mixed {
+        /// The lengths in flits (1 to `traffic::length::MAX_FLITS` each).
+        lengths: Vec<u32>,
+        /// Their relative weights (finite, non-negative, not all zero), one per length.
+        weights: Vec<f64>,
+    },
 }
 
 /// Destination patterns.
@@ -687,10 +697,32 @@ pub enum PatternConfig {
         /// Fraction of messages sent to it.
         fraction: f64,
     },
+    /// BookSim's `hotspot`: every message goes to one of the hot `nodes`, uniformly among
+    /// those other than its source (a hot node that is the only one in the list creates
+    /// nothing). Unlike `Hotspot`, no traffic is uniform.
+    HotspotNodes {
+        /// The hot nodes (distinct, at least one).
+        nodes: Vec<u32>,
+    },
+    /// BookSim's `bitrev`: the destination's address bits are the source's reversed.
+    /// Needs a power-of-two number of nodes.
+    BitReverse,
+    /// BookSim's `shuffle`: the source's address bits rotated left by one. Needs a
+    /// power-of-two number of nodes.
+    Shuffle,
+    /// BookSim's `tornado` on a k-ary n-cube (torus or mesh): every coordinate c →
+    /// (c + ⌈k/2⌉ − 1) mod k.
+    Tornado,
+    /// BookSim's `neighbor` on a k-ary n-cube (torus or mesh): every coordinate c →
+    /// (c + 1) mod k.
+    Neighbor,
+    /// BookSim's `randperm`: a random permutation of the nodes drawn from
+    /// `experiment.seed`, the same for every replication (as BookSim's `perm_seed`).
+    RandomPermutation,
 }
 
 /// Arrival processes of message creation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub enum ArrivalProcess {
     /// Poisson process: exponential inter-creation times (continuous time, each message
     /// created in the cycle its arrival instant falls in).
@@ -708,6 +740,18 @@ pub enum ArrivalProcess {
     Saturated {
         /// Messages each source keeps waiting (1 to 65536).
         depth: u32,
+    },
+    /// BookSim's `on_off` injection: a two-state Markov source stepped once per cycle.
+    /// An idle source turns on with probability α = 1/`idle_mean`, an active one turns
+    /// off with probability β = 1/`burst_mean`; while on it creates a message with
+    /// probability `rate` · (α + β)/α, so the long-run rate is `rate`. Each source starts
+    /// in the stationary state (on with probability α/(α + β)). Needs `rate` ≤
+    /// `burst_mean` / (`burst_mean` + `idle_mean`).
+    OnOff {
+        /// Mean length of an on period, in cycles (≥ 1; BookSim's 1/`burst_beta`).
+        burst_mean: f64,
+        /// Mean length of an off period, in cycles (≥ 1; BookSim's 1/`burst_alpha`).
+        idle_mean: f64,
     },
 }
 

@@ -226,7 +226,7 @@ pub fn validate(cfg: &HwConfig) -> Result<Machine> {
             )));
         }
     }
-    let workload = Workload::new(&cfg.workload, &topology)?;
+    let workload = Workload::new(&cfg.workload, &topology, cfg.experiment.seed)?;
     check_unused_router_fields(cfg)?;
     check_experiment(cfg)?;
     let warnings = check_graph_delays(cfg, &topology)?;

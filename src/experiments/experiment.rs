@@ -545,7 +545,9 @@ pub fn pattern_bound(cfg: &HwConfig, topology: &crate::topology::Topology) -> Op
     let crate::config::SwitchingConfig::Wormhole { routing, .. } = cfg.switching else {
         return None;
     };
-    let pattern = crate::traffic::DestPattern::new(&cfg.workload.pattern, topology).ok()?;
+    let pattern =
+        crate::traffic::DestPattern::new(&cfg.workload.pattern, topology, cfg.experiment.seed)
+            .ok()?;
     let load = crate::routing::channel_load::channel_load(topology, &pattern, routing)?;
     load.bound(capacity_per_channel(cfg, topology))
 }

@@ -373,7 +373,7 @@ fn plan(cfg: &HwConfig, opts: &SaturationOptions) -> Result<Plan> {
                  --set workload.process=Poisson (or Bernoulli)",
             ))
         }
-        ArrivalProcess::Poisson | ArrivalProcess::Bernoulli => {}
+        ArrivalProcess::Poisson | ArrivalProcess::Bernoulli | ArrivalProcess::OnOff { .. } => {}
     }
     let window = match cfg.experiment.measure {
         Measure::Cycles(c) if c < MIN_WINDOW => {
@@ -397,10 +397,22 @@ fn plan(cfg: &HwConfig, opts: &SaturationOptions) -> Result<Plan> {
     // node can sustain more; a Bernoulli process creates at most one message per cycle.
     // The ceiling also keeps a mistyped --upper from creating messages by the billion.
     let crossbar = (machine.topology.degree() as f64 + machine.dma as f64) * w;
+    let on_off = match cfg.workload.process {
+        ArrivalProcess::OnOff {
+            burst_mean,
+            idle_mean,
+        } => mean_length * burst_mean / (burst_mean + idle_mean),
+        _ => f64::INFINITY,
+    };
     let (ceiling, ceiling_why) = match cfg.workload.process {
         ArrivalProcess::Bernoulli if mean_length < crossbar => {
             (mean_length, "one Bernoulli message per node per cycle")
         }
+        // An on/off source creates at most one message per on cycle.
+        ArrivalProcess::OnOff { .. } if on_off < crossbar => (
+            on_off,
+            "one on/off message per on cycle, on burst_mean / (burst_mean + idle_mean) of them",
+        ),
         _ => (crossbar, "(ports + DMA engines) × link width"),
     };
     let (upper, upper_source) = match opts.upper {

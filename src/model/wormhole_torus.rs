@@ -99,6 +99,11 @@ pub fn data_moments(length: &LengthDist, width: u32) -> (f64, f64) {
             }
             (m, (s - m * m).max(0.0))
         }
+        LengthDist::Mixed(ref pairs) => {
+            let m: f64 = pairs.iter().map(|&(l, p)| p * t(l as f64)).sum();
+            let s: f64 = pairs.iter().map(|&(l, p)| p * t(l as f64).powi(2)).sum();
+            (m, (s - m * m).max(0.0))
+        }
         LengthDist::Exponential(_) => {
             let m = length.raw_moment(1) / w;
             (m, (length.raw_moment(2) / (w * w) - m * m).max(0.0))

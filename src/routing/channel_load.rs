@@ -187,7 +187,7 @@ mod tests {
     }
 
     fn load(t: &Topology, p: PatternConfig, r: Routing) -> ChannelLoad {
-        channel_load(t, &DestPattern::new(&p, t).unwrap(), r).unwrap()
+        channel_load(t, &DestPattern::new(&p, t, 1).unwrap(), r).unwrap()
     }
 
     fn close(a: f64, b: f64) -> bool {
@@ -327,7 +327,7 @@ mod tests {
                 fraction: 0.2,
             },
         ] {
-            let pat = DestPattern::new(&p, &t).unwrap();
+            let pat = DestPattern::new(&p, &t, 1).unwrap();
             let probs = PairProbabilities::new(&pat);
             for s in 0..25 {
                 let total: f64 = (0..25).map(|d| probs.p(NodeId(s), NodeId(d))).sum();
@@ -338,9 +338,55 @@ mod tests {
     }
 
     #[test]
+    fn the_booksim_patterns_sum_to_one_per_sender_too() {
+        let t = topo(TopologyConfig::Torus {
+            k: 4,
+            n: 2,
+            bidirectional: true,
+        });
+        for p in [
+            PatternConfig::BitReverse,
+            PatternConfig::Shuffle,
+            PatternConfig::Tornado,
+            PatternConfig::Neighbor,
+            PatternConfig::RandomPermutation,
+            PatternConfig::HotspotNodes { nodes: vec![3, 10] },
+            PatternConfig::HotspotNodes { nodes: vec![6] },
+        ] {
+            let pat = DestPattern::new(&p, &t, 3).unwrap();
+            let probs = PairProbabilities::new(&pat);
+            for s in 0..16 {
+                let total: f64 = (0..16).map(|d| probs.p(NodeId(s), NodeId(d))).sum();
+                let want = if pat.sends(NodeId(s)) { 1.0 } else { 0.0 };
+                assert!(close(total, want), "{p:?} from {s}: {total}");
+            }
+            assert!(channel_load(&t, &pat, Routing::DimensionOrder).is_some());
+        }
+    }
+
+    #[test]
+    fn tornado_on_a_ring_loads_each_channel_with_its_shift() {
+        // Every node sends ⌈k/2⌉ − 1 hops the same way round: each of the k channels of
+        // that direction carries that many flows.
+        for k in [5u32, 8, 9] {
+            let t = topo(TopologyConfig::Torus {
+                k,
+                n: 1,
+                bidirectional: true,
+            });
+            let l = load(&t, PatternConfig::Tornado, Routing::DimensionOrder);
+            assert!(
+                close(l.max, (k.div_ceil(2) - 1) as f64),
+                "k = {k}: {}",
+                l.max
+            );
+        }
+    }
+
+    #[test]
     fn networks_without_these_routing_functions_have_no_bound() {
         let t = topo(TopologyConfig::ManhattanStreet { k: 4 });
-        let p = DestPattern::new(&PatternConfig::Uniform, &t).unwrap();
+        let p = DestPattern::new(&PatternConfig::Uniform, &t, 1).unwrap();
         assert!(channel_load(&t, &p, Routing::DimensionOrder).is_none());
     }
 

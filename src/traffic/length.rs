@@ -16,13 +16,19 @@ pub enum LengthDist {
     Exponential(f64),
     /// Uniform on min..=max.
     Uniform(u32, u32),
+    /// (length, probability) pairs, probabilities summing to 1 (zero weights dropped).
+    Mixed(Vec<(u32, f64)>),
 }
 
 impl LengthDist {
     /// Checks a configuration: lengths must be at least one flit.
     pub fn new(cfg: &LengthConfig) -> Result<Self> {
         let bad = |what: String| Err(Error::config(format!("workload.length: {what}")));
+        if let LengthConfig::Mixed { lengths, weights } = cfg {
+            return mixed(lengths, weights);
+        }
         match *cfg {
+            LengthConfig::Mixed { .. } => unreachable!("handled above"),
             LengthConfig::Constant { flits } if flits == 0 || flits > MAX_FLITS => bad(format!(
                 "{flits} flits: a message has 1 to {MAX_FLITS} flits"
             )),
@@ -42,6 +48,17 @@ impl LengthDist {
     #[inline]
     pub fn sample(&self, rng: &mut NodeRng) -> u32 {
         match *self {
+            LengthDist::Mixed(ref pairs) => {
+                let mut u = crate::foundation::rng::unit(rng);
+                for &(l, p) in pairs {
+                    if u < p {
+                        return l;
+                    }
+                    u -= p;
+                }
+                // Rounding left u just above the last probability.
+                pairs[pairs.len() - 1].0
+            }
             LengthDist::Constant(l) => l,
             LengthDist::Exponential(mean) => {
                 (exponential(rng, 1.0 / mean).round() as u32).clamp(1, MAX_FLITS)
@@ -61,6 +78,7 @@ impl LengthDist {
                 (1.0 - h) + h / (1.0 - (-mu).exp())
             }
             LengthDist::Uniform(a, b) => (a as f64 + b as f64) / 2.0,
+            LengthDist::Mixed(ref pairs) => pairs.iter().map(|&(l, p)| p * l as f64).sum(),
         }
     }
 
@@ -95,6 +113,10 @@ impl LengthDist {
                 }
             }
             LengthDist::Exponential(mean) => rounded_exponential_moment(mean, k),
+            LengthDist::Mixed(ref pairs) => pairs
+                .iter()
+                .map(|&(l, p)| p * (l as f64).powi(k as i32))
+                .sum(),
         }
     }
 
@@ -104,8 +126,43 @@ impl LengthDist {
             LengthDist::Constant(l) => Some(l),
             LengthDist::Exponential(_) => None,
             LengthDist::Uniform(_, b) => Some(b),
+            LengthDist::Mixed(ref pairs) => pairs.iter().map(|&(l, _)| l).max(),
         }
     }
+}
+
+/// Checks a `Mixed` list: one weight per length, lengths of 1 to [`MAX_FLITS`] flits,
+/// weights finite and non-negative with a positive sum.
+fn mixed(lengths: &[u32], weights: &[f64]) -> Result<LengthDist> {
+    let bad = |what: String| Err(Error::config(format!("workload.length: Mixed {what}")));
+    if lengths.is_empty() || lengths.len() != weights.len() {
+        return bad(format!(
+            "has {} lengths and {} weights: give one weight per length, at least one",
+            lengths.len(),
+            weights.len()
+        ));
+    }
+    if let Some(l) = lengths.iter().find(|&&l| l == 0 || l > MAX_FLITS) {
+        return bad(format!("length {l}: a message has 1 to {MAX_FLITS} flits"));
+    }
+    if let Some(w) = weights.iter().find(|w| !(**w >= 0.0 && w.is_finite())) {
+        return bad(format!(
+            "weight {}: weights are finite and non-negative",
+            crate::foundation::limits::show(*w)
+        ));
+    }
+    let total: f64 = weights.iter().sum();
+    if total <= 0.0 {
+        return bad("weights are all zero".to_string());
+    }
+    Ok(LengthDist::Mixed(
+        lengths
+            .iter()
+            .zip(weights)
+            .filter(|(_, &w)| w > 0.0)
+            .map(|(&l, &w)| (l, w / total))
+            .collect(),
+    ))
 }
 
 /// Σ_{n ≥ 0} nⁱ qⁿ for i = 0..=k (0 < q < 1), with `om` = 1 − q given accurately.
@@ -173,6 +230,39 @@ mod tests {
         assert!(LengthDist::new(&LengthConfig::Uniform { min: 0, max: 3 }).is_err());
         assert!(LengthDist::new(&LengthConfig::Uniform { min: 4, max: 3 }).is_err());
         assert!(LengthDist::new(&LengthConfig::Exponential { mean: 0.0 }).is_err());
+    }
+
+    #[test]
+    fn a_mixed_length_draws_its_list_with_the_weights_and_has_their_mean() {
+        let d = LengthDist::new(&LengthConfig::Mixed {
+            lengths: vec![1, 5, 40],
+            weights: vec![3.0, 1.0, 0.0],
+        })
+        .unwrap();
+        // 3/4 of 1 flit, 1/4 of 5: mean 2; 40 has weight 0 and never appears.
+        assert!((d.mean() - 2.0).abs() < 1e-12);
+        assert!((d.raw_moment(2) - (0.75 + 0.25 * 25.0)).abs() < 1e-12);
+        assert_eq!(d.max(), Some(5));
+        let mut rng = stream(4, 0, 0, 0);
+        let n = 200_000;
+        let (mut sum, mut ones) = (0u64, 0u64);
+        for _ in 0..n {
+            let l = d.sample(&mut rng);
+            assert!(l == 1 || l == 5, "{l}");
+            sum += l as u64;
+            ones += (l == 1) as u64;
+        }
+        assert!((sum as f64 / n as f64 - d.mean()).abs() < 0.02);
+        assert!((ones as f64 / n as f64 - 0.75).abs() < 0.005);
+        for (lengths, weights) in [
+            (vec![], vec![]),
+            (vec![1, 2], vec![1.0]),
+            (vec![0], vec![1.0]),
+            (vec![4], vec![-1.0]),
+            (vec![4, 5], vec![0.0, 0.0]),
+        ] {
+            assert!(LengthDist::new(&LengthConfig::Mixed { lengths, weights }).is_err());
+        }
     }
 
     #[test]

@@ -28,8 +28,9 @@ pub struct Workload {
 pub const MAX_RATE: f64 = 64.0;
 
 impl Workload {
-    /// Builds and checks a workload.
-    pub fn new(cfg: &WorkloadConfig, topology: &Topology) -> Result<Self> {
+    /// Builds and checks a workload; `seed` is the experiment's (it draws a random
+    /// permutation pattern).
+    pub fn new(cfg: &WorkloadConfig, topology: &Topology, seed: u64) -> Result<Self> {
         if !(cfg.rate > 0.0 && cfg.rate.is_finite()) {
             return Err(Error::config(format!(
                 "workload.rate = {}: the message generation rate must be a positive number \
@@ -50,7 +51,7 @@ impl Workload {
         }
         Ok(Workload {
             arrivals: Arrivals::new(cfg.process, cfg.rate)?,
-            pattern: DestPattern::new(&cfg.pattern, topology)?,
+            pattern: DestPattern::new(&cfg.pattern, topology, seed)?,
             length: LengthDist::new(&cfg.length)?,
         })
     }

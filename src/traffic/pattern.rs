@@ -1,6 +1,7 @@
 //! Destination patterns. Sources whose permutation maps them onto themselves (the
-//! centre of an odd bit-complement, the diagonal of a transpose) create no messages:
-//! a message to oneself never enters the network. The one exception is
+//! centre of an odd bit-complement, the diagonal of a transpose, a bit-reverse
+//! palindrome, a random permutation's fixed points, every node of a tornado on k ≤ 2)
+//! create no messages: a message to oneself never enters the network. The one exception is
 //! `UniformWithSelf` (BookSim's uniform traffic), which draws the destination among all
 //! nodes, the source included; wormhole switching sends such a message through the
 //! source's own router, from an injection engine to an ejection engine.
@@ -10,6 +11,11 @@
 //! from node 0 are tabulated once and translated to the source; on the mesh and the
 //! Manhattan Street network (not translation-invariant) they are drawn exactly by
 //! rejection: a uniform candidate is accepted with the pattern's weight.
+//!
+//! BookSim2's patterns (`bitrev`, `shuffle`, `tornado`, `neighbor`, `randperm`,
+//! `hotspot`) follow the definitions of its `src/traffic.cpp`: bit patterns act on the
+//! node address (node count a power of two), digit patterns on the base-k coordinates of
+//! a torus or mesh, and the random permutation is drawn once from the experiment's seed.
 
 use crate::config::PatternConfig;
 use crate::foundation::error::{Error, Result};
@@ -42,16 +48,46 @@ pub struct DestPattern {
 enum Kind {
     Uniform,
     UniformWithSelf,
-    Sphere { radius: u32, p: f64 },
-    Decreasing { decay: f64 },
+    Sphere {
+        radius: u32,
+        p: f64,
+    },
+    Decreasing {
+        decay: f64,
+    },
     BitComplement,
     Transpose,
-    Hotspot { node: u32, fraction: f64 },
+    Hotspot {
+        node: u32,
+        fraction: f64,
+    },
+    /// Sorted, distinct hot nodes.
+    HotspotNodes {
+        nodes: Arc<Vec<u32>>,
+    },
+    BitReverse {
+        bits: u32,
+    },
+    Shuffle {
+        bits: u32,
+    },
+    Tornado,
+    Neighbor,
+    /// perm[src − first endpoint] = destination.
+    RandomPermutation {
+        perm: Arc<Vec<u32>>,
+    },
 }
 
+/// The `purpose` of the random stream a random permutation is drawn from (distinct from
+/// the nodes' traffic and router streams), in replication `u32::MAX`: one permutation per
+/// seed, shared by all replications.
+const PERMUTATION_STREAM: u32 = 0xF0;
+
 impl DestPattern {
-    /// Checks a pattern against the topology.
-    pub fn new(cfg: &PatternConfig, topology: &Topology) -> Result<Self> {
+    /// Checks a pattern against the topology; `seed` (the experiment's) draws the
+    /// permutation of `RandomPermutation` and is unused by the other patterns.
+    pub fn new(cfg: &PatternConfig, topology: &Topology, seed: u64) -> Result<Self> {
         let n = topology.nodes();
         let prob = |name: &str, p: f64| -> Result<()> {
             if (0.0..=1.0).contains(&p) {
@@ -62,13 +98,14 @@ impl DestPattern {
                 )))
             }
         };
-        let kind = match *cfg {
+        let kind = match cfg {
             PatternConfig::Uniform => Kind::Uniform,
             PatternConfig::UniformWithSelf => Kind::UniformWithSelf,
             PatternConfig::SphereOfLocality {
                 radius,
                 probability,
             } => {
+                let (radius, probability) = (*radius, *probability);
                 prob("probability", probability)?;
                 if radius == 0 {
                     return Err(Error::config(
@@ -81,6 +118,7 @@ impl DestPattern {
                 }
             }
             PatternConfig::DecreasingProbability { decay } => {
+                let decay = *decay;
                 if !(decay > 0.0 && decay <= 1.0) {
                     return Err(Error::config(format!(
                         "workload.pattern.decay = {decay}: must be in (0, 1]"
@@ -106,6 +144,7 @@ impl DestPattern {
                 Kind::Transpose
             }
             PatternConfig::Hotspot { node, fraction } => {
+                let (node, fraction) = (*node, *fraction);
                 prob("fraction", fraction)?;
                 let ends = topology.endpoints();
                 if !ends.contains(&node) {
@@ -117,15 +156,99 @@ impl DestPattern {
                 }
                 Kind::Hotspot { node, fraction }
             }
+            PatternConfig::HotspotNodes { nodes } => {
+                let ends = topology.endpoints();
+                if nodes.is_empty() {
+                    return Err(Error::config(
+                        "workload.pattern = HotspotNodes(nodes: []): name at least one hot node",
+                    ));
+                }
+                if let Some(bad) = nodes.iter().find(|n| !ends.contains(n)) {
+                    return Err(Error::config(format!(
+                        "workload.pattern.nodes: node {bad}: messages go to nodes {}..{}",
+                        ends.start,
+                        ends.end - 1
+                    )));
+                }
+                let mut sorted = nodes.clone();
+                sorted.sort_unstable();
+                sorted.dedup();
+                if sorted.len() != nodes.len() {
+                    return Err(Error::config(
+                        "workload.pattern.nodes: a hot node is listed twice",
+                    ));
+                }
+                Kind::HotspotNodes {
+                    nodes: Arc::new(sorted),
+                }
+            }
+            PatternConfig::BitReverse | PatternConfig::Shuffle => {
+                let name = if *cfg == PatternConfig::Shuffle {
+                    "Shuffle"
+                } else {
+                    "BitReverse"
+                };
+                if matches!(topology, Topology::Hosts(_)) || !n.is_power_of_two() || n < 2 {
+                    return Err(Error::config(format!(
+                        "workload.pattern = {name} permutes the bits of node addresses: it \
+                         needs a torus, mesh, hypercube or Manhattan Street network with a \
+                         power-of-two number of nodes (this one has {n})"
+                    )));
+                }
+                let bits = n.trailing_zeros();
+                if *cfg == PatternConfig::Shuffle {
+                    Kind::Shuffle { bits }
+                } else {
+                    Kind::BitReverse { bits }
+                }
+            }
+            PatternConfig::Tornado | PatternConfig::Neighbor => {
+                let name = if *cfg == PatternConfig::Tornado {
+                    "Tornado"
+                } else {
+                    "Neighbor"
+                };
+                if !matches!(topology, Topology::Torus(_) | Topology::Mesh(_)) {
+                    return Err(Error::config(format!(
+                        "workload.pattern = {name} moves every coordinate of a k-ary n-cube: \
+                         it needs a torus or a mesh"
+                    )));
+                }
+                if *cfg == PatternConfig::Tornado {
+                    Kind::Tornado
+                } else {
+                    Kind::Neighbor
+                }
+            }
+            PatternConfig::RandomPermutation => {
+                let ends = topology.endpoints();
+                let mut perm: Vec<u32> = ends.clone().collect();
+                let mut rng = crate::foundation::rng::stream(seed, u32::MAX, 0, PERMUTATION_STREAM);
+                // Fisher–Yates: every permutation equally likely.
+                for i in (1..perm.len()).rev() {
+                    let j = below(&mut rng, i as u64 + 1) as usize;
+                    perm.swap(i, j);
+                }
+                Kind::RandomPermutation {
+                    perm: Arc::new(perm),
+                }
+            }
         };
         // Hosts have no coordinates to complement or transpose, and lie at least two
         // links apart, so a sphere of locality could hold none of them; paper 002 and
         // its model use uniform destinations.
         if matches!(topology, Topology::Hosts(_))
-            && !matches!(kind, Kind::Uniform | Kind::Hotspot { .. })
+            && !matches!(
+                kind,
+                Kind::Uniform
+                    | Kind::Hotspot { .. }
+                    | Kind::HotspotNodes { .. }
+                    | Kind::RandomPermutation { .. }
+            )
         {
             return Err(Error::config(
-                "a host/switch network takes workload.pattern Uniform (paper 002's) or Hotspot",
+                "a host/switch network takes workload.pattern Uniform (paper 002's), Hotspot, \
+                 HotspotNodes or RandomPermutation",
             ));
         }
         if topology.endpoints().len() < 2 {
@@ -189,8 +312,9 @@ impl DestPattern {
     }
 
     /// The sources that create no message: those a permutation maps onto themselves
-    /// (a transpose's diagonal, the centre of an odd bit-complement), which would send to
-    /// themselves. Their share of the load is not offered: a run offers
+    /// (a transpose's diagonal, the centre of an odd bit-complement, a bit-reverse
+    /// palindrome, a random permutation's fixed points), which would send to themselves,
+    /// and under `HotspotNodes` a hot node that is the only one. Their share of the load is not offered: a run offers
     /// `workload.rate` × mean length × (1 − silent / endpoints) flits per node per cycle.
     pub fn silent_sources(&self) -> usize {
         self.endpoints
@@ -201,12 +325,36 @@ impl DestPattern {
 
     /// Whether `src` creates messages at all under this pattern.
     pub fn sends(&self, src: NodeId) -> bool {
+        if let Kind::HotspotNodes { nodes } = &self.kind {
+            return self.endpoints.contains(&src.0) && nodes.iter().any(|&n| n != src.0);
+        }
         self.endpoints.contains(&src.0) && self.fixed_destination(src.0).is_none_or(|d| d != src.0)
     }
 
     /// The destination of permutation patterns.
     fn fixed_destination(&self, src: u32) -> Option<u32> {
-        match self.kind {
+        match &self.kind {
+            Kind::BitReverse { bits } => Some(src.reverse_bits() >> (32 - bits)),
+            Kind::Shuffle { bits } => {
+                let mask = (1u32 << bits) - 1;
+                Some(((src << 1) & mask) | (src >> (bits - 1)))
+            }
+            Kind::Tornado | Kind::Neighbor => {
+                let g = match &self.topology {
+                    Topology::Torus(t) => t.grid,
+                    Topology::Mesh(m) => m.grid,
+                    _ => unreachable!("refused by DestPattern::new"),
+                };
+                let shift = if self.kind == Kind::Tornado {
+                    g.k.div_ceil(2) - 1
+                } else {
+                    1
+                };
+                Some((0..g.n).fold(0, |acc, d| {
+                    acc + ((g.coord(src, d) + shift) % g.k) * g.stride(d)
+                }))
+            }
+            Kind::RandomPermutation { perm } => Some(perm[(src - self.endpoints.start) as usize]),
             Kind::BitComplement => Some(match &self.topology {
                 Topology::Hypercube(h) => !src & ((1 << h.dim) - 1),
                 Topology::Torus(t) => complement(t.grid, src),
@@ -240,6 +388,16 @@ impl DestPattern {
         }
         NodeId(match self.kind {
             Kind::Uniform => self.uniform_other(s, rng),
+            Kind::HotspotNodes { ref nodes } => {
+                // The hot nodes other than the source, uniformly (sorted: skip past it).
+                let own = nodes.binary_search(&s).ok();
+                let i = below(rng, (nodes.len() - own.is_some() as usize) as u64) as usize;
+                nodes[if own.is_some_and(|o| i >= o) {
+                    i + 1
+                } else {
+                    i
+                }]
+            }
             Kind::UniformWithSelf => {
                 let e = &self.endpoints;
                 e.start + below(rng, e.len() as u64) as u32
@@ -256,7 +414,13 @@ impl DestPattern {
                 self.sphere(s, radius, inside, rng)
             }
             Kind::Decreasing { decay } => self.decreasing(s, decay, rng),
-            Kind::BitComplement | Kind::Transpose => unreachable!(),
+            Kind::BitComplement
+            | Kind::Transpose
+            | Kind::BitReverse { .. }
+            | Kind::Shuffle { .. }
+            | Kind::Tornado
+            | Kind::Neighbor
+            | Kind::RandomPermutation { .. } => unreachable!("fixed destinations"),
         })
     }
 
@@ -394,6 +558,14 @@ impl PairProbabilities {
         };
         match pat.kind {
             Kind::Uniform => 1.0 / others,
+            Kind::HotspotNodes { ref nodes } => {
+                let targets = nodes.len() - nodes.contains(&s) as usize;
+                if nodes.contains(&d) {
+                    1.0 / targets as f64
+                } else {
+                    0.0
+                }
+            }
             Kind::UniformWithSelf => 1.0 / e.len() as f64,
             Kind::Hotspot { node, fraction } => {
                 let rest = if node == s { 1.0 } else { 1.0 - fraction };
@@ -418,7 +590,13 @@ impl PairProbabilities {
                 let h = pat.topology.distance(src, dst);
                 decay.powi(h as i32 - 1) / row().0
             }
-            Kind::BitComplement | Kind::Transpose => unreachable!("fixed destinations"),
+            Kind::BitComplement
+            | Kind::Transpose
+            | Kind::BitReverse { .. }
+            | Kind::Shuffle { .. }
+            | Kind::Tornado
+            | Kind::Neighbor
+            | Kind::RandomPermutation { .. } => unreachable!("fixed destinations"),
         }
     }
 }
@@ -473,8 +651,8 @@ mod tests {
             bidirectional: true,
         });
         let (with, without) = (
-            DestPattern::new(&PatternConfig::UniformWithSelf, &t).unwrap(),
-            DestPattern::new(&PatternConfig::Uniform, &t).unwrap(),
+            DestPattern::new(&PatternConfig::UniformWithSelf, &t, 1).unwrap(),
+            DestPattern::new(&PatternConfig::Uniform, &t, 1).unwrap(),
         );
         let mut rng = stream(7, 0, 3, 0);
         let draws = 160_000;
@@ -499,14 +677,197 @@ mod tests {
             bidirectional: true,
         });
         let mut rng = stream(1, 0, 0, 0);
-        let bc = DestPattern::new(&PatternConfig::BitComplement, &t).unwrap();
+        let bc = DestPattern::new(&PatternConfig::BitComplement, &t, 1).unwrap();
         assert_eq!(bc.sample(NodeId(1), &mut rng), NodeId(2 + 3 * 4)); // (1,0) → (2,3)
-        let tr = DestPattern::new(&PatternConfig::Transpose, &t).unwrap();
+        let tr = DestPattern::new(&PatternConfig::Transpose, &t, 1).unwrap();
         assert_eq!(tr.sample(NodeId(1), &mut rng), NodeId(4)); // (1,0) → (0,1)
         assert!(!tr.sends(NodeId(5))); // (1,1) is on the diagonal
         let h = topo(TopologyConfig::Hypercube { dim: 4 });
-        let tr = DestPattern::new(&PatternConfig::Transpose, &h).unwrap();
+        let tr = DestPattern::new(&PatternConfig::Transpose, &h, 1).unwrap();
         assert_eq!(tr.sample(NodeId(0b0111), &mut rng), NodeId(0b1101));
+    }
+
+    /// The destination of every source (None for a silent one) of a permutation pattern.
+    fn map(cfg: PatternConfig, t: &Topology, seed: u64) -> Vec<Option<u32>> {
+        let p = DestPattern::new(&cfg, t, seed).unwrap();
+        let mut rng = stream(1, 0, 0, 0);
+        (0..t.nodes() as u32)
+            .map(|s| p.sends(NodeId(s)).then(|| p.sample(NodeId(s), &mut rng).0))
+            .collect()
+    }
+
+    /// BookSim's definitions, written from its description rather than its code: the
+    /// address as a string of `bits` binary digits, or as base-k digits.
+    fn bits_of(s: u32, bits: u32) -> String {
+        format!("{s:0w$b}", w = bits as usize)
+    }
+
+    fn expect(f: impl Fn(u32) -> u32, n: u32) -> Vec<Option<u32>> {
+        (0..n).map(|s| Some(f(s)).filter(|&d| d != s)).collect()
+    }
+
+    #[test]
+    fn bit_reverse_and_shuffle_permute_address_bits_as_booksim_does() {
+        for t in [
+            topo(TopologyConfig::Torus {
+                k: 4,
+                n: 2,
+                bidirectional: true,
+            }),
+            topo(TopologyConfig::Hypercube { dim: 5 }),
+            topo(TopologyConfig::Mesh { k: 8, n: 1 }),
+        ] {
+            let n = t.nodes() as u32;
+            let bits = n.trailing_zeros();
+            let rev = |s| {
+                u32::from_str_radix(&bits_of(s, bits).chars().rev().collect::<String>(), 2).unwrap()
+            };
+            let shuf = |s| {
+                let b = bits_of(s, bits);
+                u32::from_str_radix(&format!("{}{}", &b[1..], &b[..1]), 2).unwrap()
+            };
+            assert_eq!(map(PatternConfig::BitReverse, &t, 1), expect(rev, n));
+            assert_eq!(map(PatternConfig::Shuffle, &t, 1), expect(shuf, n));
+            // Fixed points: the palindromes, and under shuffle all-zeros and all-ones.
+            let palindromes = (0..n).filter(|&s| rev(s) == s).count();
+            let pat = DestPattern::new(&PatternConfig::BitReverse, &t, 1).unwrap();
+            assert_eq!(pat.silent_sources(), palindromes);
+            assert_eq!(palindromes, 1 << bits.div_ceil(2));
+            let pat = DestPattern::new(&PatternConfig::Shuffle, &t, 1).unwrap();
+            assert_eq!(pat.silent_sources(), 2);
+        }
+    }
+
+    #[test]
+    fn tornado_and_neighbor_shift_every_coordinate_as_booksim_does() {
+        for (k, n) in [(8u32, 1u32), (5, 2), (4, 3)] {
+            let digits = |s: u32| (0..n).map(move |d| s / k.pow(d) % k);
+            let shifted = |shift: u32| {
+                move |s: u32| {
+                    digits(s)
+                        .enumerate()
+                        .map(|(d, c)| (c + shift) % k * k.pow(d as u32))
+                        .sum::<u32>()
+                }
+            };
+            // BookSim2's tornado: half way round, rounded up, minus one: 3 on k = 8, 2 on k = 5.
+            // (Odd k: (k − 1)/2, which is k/2 in integer division.)
+            let half = if k % 2 == 0 { k / 2 - 1 } else { k / 2 };
+            for t in [
+                topo(TopologyConfig::Torus {
+                    k,
+                    n,
+                    bidirectional: true,
+                }),
+                topo(TopologyConfig::Mesh { k, n }),
+            ] {
+                let nodes = t.nodes() as u32;
+                assert_eq!(
+                    map(PatternConfig::Tornado, &t, 1),
+                    expect(shifted(half), nodes)
+                );
+                assert_eq!(
+                    map(PatternConfig::Neighbor, &t, 1),
+                    expect(shifted(1), nodes)
+                );
+                let p = DestPattern::new(&PatternConfig::Tornado, &t, 1).unwrap();
+                assert_eq!(p.silent_sources(), 0, "no fixed points for k > 2");
+            }
+        }
+    }
+
+    #[test]
+    fn a_random_permutation_is_a_permutation_drawn_from_the_seed() {
+        let t = topo(TopologyConfig::Torus {
+            k: 8,
+            n: 2,
+            bidirectional: true,
+        });
+        let full = |seed| {
+            let p = DestPattern::new(&PatternConfig::RandomPermutation, &t, seed).unwrap();
+            let Kind::RandomPermutation { perm } = &p.kind else {
+                unreachable!()
+            };
+            (perm.to_vec(), p.silent_sources())
+        };
+        let (a, silent) = full(5);
+        let mut sorted = a.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, (0..64).collect::<Vec<_>>(), "a permutation");
+        assert_eq!(full(5).0, a, "the same seed, the same permutation");
+        assert_ne!(full(6).0, a, "another seed, another permutation");
+        let fixed = a
+            .iter()
+            .enumerate()
+            .filter(|&(s, &d)| s as u32 == d)
+            .count();
+        assert_eq!(silent, fixed, "fixed points are the silent sources");
+        let m = map(PatternConfig::RandomPermutation, &t, 5);
+        for (s, d) in m.iter().enumerate() {
+            assert_eq!(*d, Some(a[s]).filter(|&d| d != s as u32));
+        }
+        // Over many seeds about one fixed point on average (1 for any n).
+        let mean = (0..200).map(|seed| full(seed).1).sum::<usize>() as f64 / 200.0;
+        assert!((mean - 1.0).abs() < 0.3, "{mean}");
+    }
+
+    #[test]
+    fn hotspot_nodes_send_everything_to_the_other_hot_nodes() {
+        let t = topo(TopologyConfig::Mesh { k: 4, n: 2 });
+        let p = DestPattern::new(
+            &PatternConfig::HotspotNodes {
+                nodes: vec![9, 2, 5],
+            },
+            &t,
+            1,
+        )
+        .unwrap();
+        let mut rng = stream(8, 0, 0, 0);
+        let mut counts = [0u32; 16];
+        for _ in 0..30_000 {
+            counts[p.sample(NodeId(0), &mut rng).0 as usize] += 1;
+        }
+        for (d, &c) in counts.iter().enumerate() {
+            if [2, 5, 9].contains(&d) {
+                assert!((c as f64 - 10_000.0).abs() < 500.0, "{d}: {c}");
+            } else {
+                assert_eq!(c, 0, "{d}");
+            }
+        }
+        for _ in 0..1000 {
+            let d = p.sample(NodeId(5), &mut rng);
+            assert!(d == NodeId(2) || d == NodeId(9));
+        }
+        assert_eq!(p.silent_sources(), 0);
+        let lone =
+            DestPattern::new(&PatternConfig::HotspotNodes { nodes: vec![7] }, &t, 1).unwrap();
+        assert!(!lone.sends(NodeId(7)));
+        assert_eq!(
+            lone.silent_sources(),
+            1,
+            "the only hot node has nowhere to send"
+        );
+    }
+
+    #[test]
+    fn booksim_patterns_refuse_networks_they_are_not_defined_on() {
+        let odd = topo(TopologyConfig::Torus {
+            k: 3,
+            n: 2,
+            bidirectional: true,
+        });
+        for p in [PatternConfig::BitReverse, PatternConfig::Shuffle] {
+            let e = DestPattern::new(&p, &odd, 1).unwrap_err().to_string();
+            assert!(e.contains("power-of-two"), "{e}");
+        }
+        let cube = topo(TopologyConfig::Hypercube { dim: 4 });
+        for p in [PatternConfig::Tornado, PatternConfig::Neighbor] {
+            let e = DestPattern::new(&p, &cube, 1).unwrap_err().to_string();
+            assert!(e.contains("torus or a mesh"), "{e}");
+        }
+        for nodes in [vec![], vec![1, 1], vec![99]] {
+            assert!(DestPattern::new(&PatternConfig::HotspotNodes { nodes }, &odd, 1).is_err());
+        }
     }
 
     #[test]
@@ -526,6 +887,7 @@ mod tests {
                     probability: 0.75,
                 },
                 &t,
+                1,
             )
             .unwrap();
             let mut rng = stream(2, 0, 0, 0);
@@ -547,7 +909,8 @@ mod tests {
     #[test]
     fn decreasing_probability_halves_per_hop_on_the_hypercube() {
         let t = topo(TopologyConfig::Hypercube { dim: 6 });
-        let p = DestPattern::new(&PatternConfig::DecreasingProbability { decay: 0.5 }, &t).unwrap();
+        let p =
+            DestPattern::new(&PatternConfig::DecreasingProbability { decay: 0.5 }, &t, 1).unwrap();
         let mut rng = stream(4, 0, 0, 0);
         let mut by_dist = [0u32; 7];
         for _ in 0..60_000 {
@@ -566,13 +929,14 @@ mod tests {
             n: 3,
             bidirectional: true,
         });
-        assert!(DestPattern::new(&PatternConfig::Transpose, &t).is_err());
+        assert!(DestPattern::new(&PatternConfig::Transpose, &t, 1).is_err());
         assert!(DestPattern::new(
             &PatternConfig::Hotspot {
                 node: 64,
                 fraction: 0.1
             },
-            &t
+            &t,
+            1
         )
         .is_err());
         assert!(DestPattern::new(
@@ -580,11 +944,12 @@ mod tests {
                 node: 1,
                 fraction: 1.5
             },
-            &t
+            &t,
+            1
         )
         .is_err());
         assert!(
-            DestPattern::new(&PatternConfig::DecreasingProbability { decay: 0.0 }, &t).is_err()
+            DestPattern::new(&PatternConfig::DecreasingProbability { decay: 0.0 }, &t, 1).is_err()
         );
     }
 
@@ -600,6 +965,7 @@ mod tests {
                 probability: 0.0,
             },
             &topo,
+            1,
         )
         .unwrap();
         let mut rng = stream(3, 0, 0, 0);

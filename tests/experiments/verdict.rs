@@ -147,8 +147,12 @@ fn transpose_offers_what_its_senders_send_and_carries_its_own_bound() {
     let t = &r.throughput;
     assert!((t.offered - 0.075).abs() < 0.005, "offered {}", t.offered);
     let topology = routemu::topology::Topology::from_config(&r.config.topology).unwrap();
-    let pattern =
-        routemu::traffic::DestPattern::new(&r.config.workload.pattern, &topology).unwrap();
+    let pattern = routemu::traffic::DestPattern::new(
+        &r.config.workload.pattern,
+        &topology,
+        r.config.experiment.seed,
+    )
+    .unwrap();
     assert_eq!(pattern.silent_sources(), 4);
     let load = routemu::routing::channel_load::channel_load(
         &topology,

@@ -183,6 +183,11 @@ impl DataTime {
         let mut sum = 0.0;
         match self.len {
             LengthDist::Constant(l) => sum += f(self.time(l as f64)),
+            LengthDist::Mixed(ref pairs) => {
+                for &(l, p) in pairs {
+                    sum += p * f(self.time(l as f64));
+                }
+            }
             LengthDist::Uniform(a, b) => {
                 let n = (b - a) as f64 + 1.0;
                 for k in a..=b {
