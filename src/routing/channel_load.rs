@@ -416,7 +416,7 @@ mod tests {
                 n: 2,
                 bidirectional: true,
             });
-            let p = DestPattern::new(&PatternConfig::Uniform, &torus).unwrap();
+            let p = DestPattern::new(&PatternConfig::Uniform, &torus, 1).unwrap();
             assert!(channel_load(&torus, &p, r).is_none());
         }
     }
