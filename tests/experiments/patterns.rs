@@ -3,20 +3,19 @@
 //! channel-load bound on a ring caps what a saturated run accepts, and the on/off process
 //! and mixed lengths offer `rate` × mean length. Small networks, short windows.
 
-use crate::common::preset;
-use routemu::config::overrides::apply_overrides;
-use routemu::config::{HwConfig, Measure};
+use crate::common;
+use routemu::config::HwConfig;
 use routemu::experiments::experiment::run_experiment;
 use routemu::stats::report::Report;
 
 /// Paper 004's dimension-order torus with `sets`, one replication, short windows.
 fn torus(sets: &[&str], warmup: u64, window: u64) -> HwConfig {
-    let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
-    let mut c = apply_overrides(&preset("wormhole-torus-dor.ron"), &sets).unwrap();
-    c.experiment.warmup = warmup;
-    c.experiment.measure = Measure::Cycles(window);
-    c.experiment.replications = 1;
-    c
+    common::windowed(
+        common::preset_with("wormhole-torus-dor.ron", sets),
+        warmup,
+        window,
+        1,
+    )
 }
 
 fn run(cfg: &HwConfig) -> Report {

@@ -5,9 +5,8 @@
 //! sources offers what `check` says, and the report carries the pattern's own bound.
 //! Small networks, short windows.
 
-use crate::common::preset;
-use routemu::config::overrides::apply_overrides;
-use routemu::config::{HwConfig, Measure};
+use crate::common;
+use routemu::config::HwConfig;
 use routemu::experiments::experiment::run_experiment;
 use routemu::experiments::saturation::{search, SaturationOptions};
 use routemu::stats::report::{Report, Span};
@@ -15,13 +14,14 @@ use routemu::stats::report::{Report, Span};
 /// A 4×4 dimension-order torus (paper 004's router) with `sets`, short windows, one
 /// replication.
 fn small_torus(sets: &[&str], warmup: u64, window: u64) -> HwConfig {
-    let mut all = vec!["topology.k=4".to_string()];
-    all.extend(sets.iter().map(|s| s.to_string()));
-    let mut c = apply_overrides(&preset("wormhole-torus-dor.ron"), &all).unwrap();
-    c.experiment.warmup = warmup;
-    c.experiment.measure = Measure::Cycles(window);
-    c.experiment.replications = 1;
-    c
+    let mut all = vec!["topology.k=4"];
+    all.extend(sets);
+    common::windowed(
+        common::preset_with("wormhole-torus-dor.ron", &all),
+        warmup,
+        window,
+        1,
+    )
 }
 
 fn run(cfg: &HwConfig) -> Report {
