@@ -122,9 +122,12 @@ pub fn explain(cfg: &HwConfig, origin: &str) -> Result<String> {
             endpoints - silent
         );
     }
-    if let SwitchingConfig::Wormhole { routing, .. } = cfg.switching {
+    if let SwitchingConfig::Wormhole {
+        routing, torus_tie, ..
+    } = cfg.switching
+    {
         let per_channel = crate::experiments::experiment::capacity_per_channel(cfg, t);
-        match crate::routing::channel_load::channel_load(t, pattern, routing) {
+        match crate::routing::channel_load::channel_load(t, pattern, routing, torus_tie) {
             Some(load) => match load.bound(per_channel) {
                 Some(b) => {
                     let (node, port) = load.busiest;
@@ -207,6 +210,7 @@ fn explain_wormhole(cfg: &HwConfig, m: &Machine, s: &mut String) {
         selection,
         unsafe_routing,
         torus_vcs,
+        torus_tie,
     } = cfg.switching
     else {
         return;
@@ -257,7 +261,21 @@ fn explain_wormhole(cfg: &HwConfig, m: &Machine, s: &mut String) {
             "turn model: every VC usable, no escape channels, {selection:?} selection"
         ),
     };
-    let _ = writeln!(s, "  switching: wormhole, {routing:?} routing; {classes}");
+    let tie = match t {
+        crate::topology::Topology::Torus(tt) if tt.grid.k % 2 == 0 => match torus_tie {
+            crate::config::TorusTie::Parity => {
+                "; offsets of k/2 go up from even coordinates, down from odd ones"
+            }
+            crate::config::TorusTie::Random => {
+                "; offsets of k/2 go either way by a coin per message (BookSim)"
+            }
+        },
+        _ => "",
+    };
+    let _ = writeln!(
+        s,
+        "  switching: wormhole, {routing:?} routing; {classes}{tie}"
+    );
     let need = zero_load::wormhole_streaming_depth(cfg);
     let d = t.mean_distance();
     let _ = writeln!(

@@ -123,10 +123,12 @@ pub struct ExperimentArgs {
     /// by the mean message length (after `--length`).
     #[arg(long, conflicts_with = "rate", value_name = "FLITS")]
     pub load: Option<f64>,
-    /// Message length: N, const:N, exp:MEAN or uniform:MIN:MAX (flits).
+    /// Message length: N, const:N, exp:MEAN, uniform:MIN:MAX or mixed:LEN@WEIGHT,… (flits).
     #[arg(long)]
     pub length: Option<String>,
-    /// Destinations: uniform, bitcomp, transpose, hotspot:NODE:FRAC, sphere:R:P, decreasing:DECAY.
+    /// Destinations: uniform, uniform:self, bitcomp, transpose, bitrev, shuffle, tornado,
+    /// neighbor, randperm, hotspot:NODE:FRAC, hotnodes:N,N,…, sphere:R:P, decreasing:DECAY;
+    /// a permutation with `:self` (transpose:self): its fixed points send to themselves.
     #[arg(long)]
     pub pattern: Option<String>,
     /// Seed of every random stream.
@@ -171,7 +173,12 @@ impl ExperimentArgs {
             w.length = spec::parse_length(l)?;
         }
         if let Some(p) = &self.pattern {
-            w.pattern = spec::parse_pattern(p)?;
+            let (pattern, fixed) = spec::parse_pattern(p)?;
+            w.pattern = pattern;
+            // `PATTERN:self` asks for it; a bare pattern keeps the machine's choice.
+            if fixed == crate::config::FixedPoints::ToSelf {
+                w.fixed_points = fixed;
+            }
         }
         if let Some(load) = self.load {
             if !(load.is_finite() && load >= 0.0) {

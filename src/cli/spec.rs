@@ -5,7 +5,7 @@
 //! `bitrev`, `shuffle`, `tornado`, `neighbor`, `randperm`, `hotnodes:N,N,…` (all traffic
 //! to the listed hot nodes).
 
-use crate::config::{LengthConfig, PatternConfig};
+use crate::config::{FixedPoints, LengthConfig, PatternConfig};
 use crate::foundation::error::{Error, Result};
 
 fn num<T: std::str::FromStr>(s: &str, what: &str, flag: &str, spec: &str) -> Result<T> {
@@ -52,9 +52,38 @@ pub fn parse_length(spec: &str) -> Result<LengthConfig> {
     })
 }
 
-/// Parses `--pattern`.
-pub fn parse_pattern(spec: &str) -> Result<PatternConfig> {
-    let parts: Vec<&str> = spec.split(':').collect();
+/// Parses `--pattern`: the pattern, and what its fixed points do (`PATTERN:self` for a
+/// permutation pattern: they send to themselves, as BookSim's do).
+pub fn parse_pattern(spec: &str) -> Result<(PatternConfig, FixedPoints)> {
+    let (base, fixed) = match spec.strip_suffix(":self") {
+        Some(b) if b != "uniform" => (b, FixedPoints::ToSelf),
+        _ => (spec, FixedPoints::Silent),
+    };
+    let pattern = parse_pattern_only(base, spec)?;
+    if fixed == FixedPoints::ToSelf
+        && !matches!(
+            pattern,
+            PatternConfig::BitComplement
+                | PatternConfig::Transpose
+                | PatternConfig::BitReverse
+                | PatternConfig::Shuffle
+                | PatternConfig::Tornado
+                | PatternConfig::Neighbor
+                | PatternConfig::RandomPermutation
+                | PatternConfig::HotspotNodes { .. }
+        )
+    {
+        return Err(Error::Arg(format!(
+            "--pattern `{spec}`: `:self` (fixed points send to themselves) applies to the \
+             permutation patterns (bitcomp, transpose, bitrev, shuffle, tornado, neighbor, \
+             randperm) and hotnodes; uniform:self is uniform over all nodes"
+        )));
+    }
+    Ok((pattern, fixed))
+}
+
+fn parse_pattern_only(base: &str, spec: &str) -> Result<PatternConfig> {
+    let parts: Vec<&str> = base.split(':').collect();
     Ok(match parts.as_slice() {
         ["uniform"] => PatternConfig::Uniform,
         ["uniform", "self"] => PatternConfig::UniformWithSelf,
@@ -86,7 +115,8 @@ pub fn parse_pattern(spec: &str) -> Result<PatternConfig> {
             return Err(Error::Arg(format!(
                 "--pattern `{spec}`: expected uniform, uniform:self, bitcomp, transpose, hotspot:NODE:FRACTION, \
                  sphere:RADIUS:PROBABILITY, decreasing:DECAY, bitrev, shuffle, tornado, neighbor, \
-                 randperm or hotnodes:NODE,NODE,…"
+                 randperm or hotnodes:NODE,NODE,… (a permutation pattern with `:self`: its fixed \
+                 points send to themselves)"
             )))
         }
     })
@@ -112,7 +142,7 @@ mod tests {
         );
         assert!(parse_length("uniform:2").is_err());
         assert_eq!(
-            parse_pattern("hotspot:3:0.2").unwrap(),
+            parse_pattern("hotspot:3:0.2").unwrap().0,
             PatternConfig::Hotspot {
                 node: 3,
                 fraction: 0.2
@@ -134,9 +164,25 @@ mod tests {
                 PatternConfig::HotspotNodes { nodes: vec![3, 12] },
             ),
         ] {
-            assert_eq!(parse_pattern(spec).unwrap(), want, "{spec}");
+            assert_eq!(
+                parse_pattern(spec).unwrap(),
+                (want.clone(), FixedPoints::Silent),
+                "{spec}"
+            );
+            let with_self = format!("{spec}:self");
+            assert_eq!(
+                parse_pattern(&with_self).unwrap(),
+                (want, FixedPoints::ToSelf),
+                "{with_self}"
+            );
         }
         assert!(parse_pattern("hotnodes:3,x").is_err());
+        assert_eq!(
+            parse_pattern("uniform:self").unwrap(),
+            (PatternConfig::UniformWithSelf, FixedPoints::Silent)
+        );
+        let err = parse_pattern("hotspot:3:0.2:self").unwrap_err().to_string();
+        assert!(err.contains("permutation patterns"), "{err}");
         assert_eq!(
             parse_length("mixed:1@0.5,5@0.5").unwrap(),
             LengthConfig::Mixed {

@@ -328,6 +328,10 @@ pub enum SwitchingConfig {
         /// deadlock-free (ignored elsewhere and by adaptive routing).
         #[serde(default)]
         torus_vcs: TorusVcs,
+        /// How dimension order breaks the tie of an offset of exactly k/2 on a ring of
+        /// even k (both directions minimal).
+        #[serde(default)]
+        torus_tie: TorusTie,
     },
     /// Circuit switching (papers 000 and 001): path set-up hop by hop through each node's
     /// routing controller, an ack back to the source, data streamed by the source DMA
@@ -573,6 +577,21 @@ pub enum Routing {
     XyYx,
 }
 
+/// Which way dimension-order routing goes round a ring of even k when the offset is
+/// exactly k/2, so that both directions are minimal. The tie only arises at a message's
+/// first hop in that ring (one hop later the offset is k/2 − 1).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum TorusTie {
+    /// By the parity of the current coordinate (even up, odd down): a fixed function of
+    /// source and destination, so a permutation's flows each take one direction.
+    #[default]
+    Parity,
+    /// A fair coin per message and ring, as BookSim's `dor_next_torus`
+    /// (`RandomInt(1)` when turning into the dimension): a permutation's tied flows are
+    /// split half and half over the two directions.
+    Random,
+}
+
 /// Virtual-channel classes of dimension-order routing on a torus, per ring travelled.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum TorusVcs {
@@ -614,6 +633,9 @@ pub struct WorkloadConfig {
     pub pattern: PatternConfig,
     /// Arrival process of message creations at each node.
     pub process: ArrivalProcess,
+    /// What a source does whose permutation pattern maps it onto itself.
+    #[serde(default)]
+    pub fixed_points: FixedPoints,
 }
 
 impl Default for WorkloadConfig {
@@ -623,8 +645,23 @@ impl Default for WorkloadConfig {
             length: LengthConfig::Constant { flits: 12 },
             pattern: PatternConfig::Uniform,
             process: ArrivalProcess::Poisson,
+            fixed_points: FixedPoints::Silent,
         }
     }
+}
+
+/// The sources a permutation pattern (transpose, bit-complement, bit-reverse, shuffle,
+/// random permutation, …) maps onto themselves, and a lone hot node of `HotspotNodes`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum FixedPoints {
+    /// They create no messages (a message to oneself crosses no channel); their share of
+    /// the load is not offered and `check` counts them.
+    #[default]
+    Silent,
+    /// They send to themselves at the configured rate, through their own router from an
+    /// injection to an ejection engine, as BookSim does: their messages count in the
+    /// offered and accepted load and in the latency (0 hops).
+    ToSelf,
 }
 
 /// Message length distributions (flits).

@@ -84,9 +84,12 @@ pub fn validate(cfg: &HwConfig) -> Result<Machine> {
             routing,
             unsafe_routing,
             torus_vcs,
+            torus_tie,
             ..
         } => Some(
-            RoutingFn::new(&topology, routing, unsafe_routing, r.vcs)?.with_torus_vcs(torus_vcs),
+            RoutingFn::new(&topology, routing, unsafe_routing, r.vcs)?
+                .with_torus_vcs(torus_vcs)
+                .with_torus_tie(torus_tie),
         ),
         SwitchingConfig::Circuit { .. } => {
             check_circuit(cfg, &topology)?;
@@ -250,6 +253,13 @@ fn check_network_interface(cfg: &HwConfig, wormhole: bool) -> Result<()> {
                 "router.ni and router.vc_release describe a wormhole router's network \
                  interface and virtual channels; leave them at their defaults for this \
                  switching mode",
+            ));
+        }
+        if cfg.workload.fixed_points == crate::config::FixedPoints::ToSelf {
+            return Err(Error::config(
+                "workload.fixed_points = ToSelf (messages to their own source) is supported \
+                 by wormhole switching, which ejects them through the source's router; use \
+                 Silent here",
             ));
         }
         if cfg.workload.pattern == PatternConfig::UniformWithSelf {

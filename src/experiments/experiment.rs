@@ -542,13 +542,17 @@ fn verdicts<M>(
 /// wormhole switching's channel loads under the configured routing function, where
 /// `routing::channel_load` computes them; None elsewhere.
 pub fn pattern_bound(cfg: &HwConfig, topology: &crate::topology::Topology) -> Option<f64> {
-    let crate::config::SwitchingConfig::Wormhole { routing, .. } = cfg.switching else {
+    let crate::config::SwitchingConfig::Wormhole {
+        routing, torus_tie, ..
+    } = cfg.switching
+    else {
         return None;
     };
     let pattern =
         crate::traffic::DestPattern::new(&cfg.workload.pattern, topology, cfg.experiment.seed)
-            .ok()?;
-    let load = crate::routing::channel_load::channel_load(topology, &pattern, routing)?;
+            .ok()?
+            .with_fixed_points(cfg.workload.fixed_points);
+    let load = crate::routing::channel_load::channel_load(topology, &pattern, routing, torus_tie)?;
     load.bound(capacity_per_channel(cfg, topology))
 }
 

@@ -5,7 +5,9 @@
 //! above capacity / `max` per sending node can be sustained (Dally & Towles, ch. 3).
 //!
 //! Dimension order is exact: one path per pair, as [`crate::routing::dor::dor_step`]
-//! takes it (ties of a ring of even k broken by parity, as the routers do). Adaptive
+//! takes it (ties of a ring of even k broken by parity, as the routers do), or with
+//! `TorusTie::Random` the tied flows split half and half over the two directions, as the
+//! routers' coins split them in the mean. Adaptive
 //! routing is a bound of an assumption: at each hop the load is split evenly over the
 //! minimal output ports (the routers choose by their selection function and by what is
 //! free, which neither this nor any static count knows); its bound is the one of that
@@ -22,7 +24,7 @@
 //! order of decreasing distance, O(nodes² × degree) in all; above [`MAX_NODES`] nodes it
 //! is not computed.
 
-use crate::config::Routing;
+use crate::config::{Routing, TorusTie};
 use crate::foundation::types::{NodeId, PortId};
 use crate::topology::Topology;
 use crate::traffic::pattern::PairProbabilities;
@@ -71,6 +73,7 @@ pub fn channel_load(
     topology: &Topology,
     pattern: &DestPattern,
     routing: Routing,
+    tie: TorusTie,
 ) -> Option<ChannelLoad> {
     if matches!(topology, Topology::Hosts(_) | Topology::ManhattanStreet(_))
         || topology.nodes() > MAX_NODES
@@ -85,11 +88,11 @@ pub fn channel_load(
         r if crate::routing::turn::is_turn_model(r) && !mesh2 => return None,
         // Half the messages in each order, each order on its own path.
         Routing::XyYx => {
-            let xy = loads(topology, &probs, Routing::DimensionOrder, false);
-            let yx = loads(topology, &probs, Routing::XyYx, true);
+            let xy = loads(topology, &probs, Routing::DimensionOrder, tie, false);
+            let yx = loads(topology, &probs, Routing::XyYx, tie, true);
             xy.iter().zip(&yx).map(|(a, b)| (a + b) / 2.0).collect()
         }
-        r => loads(topology, &probs, r, false),
+        r => loads(topology, &probs, r, tie, false),
     };
     let deg = topology.degree();
     let max = load.iter().copied().fold(0.0, f64::max);
@@ -115,6 +118,7 @@ fn loads(
     topology: &Topology,
     probs: &PairProbabilities,
     routing: Routing,
+    tie: TorusTie,
     descending: bool,
 ) -> Vec<f64> {
     let n = topology.nodes();
@@ -144,9 +148,7 @@ fn loads(
                 let cur = NodeId(v);
                 for (col, p) in ports.iter_mut().enumerate() {
                     *p = match (routing, grid) {
-                        (Routing::DimensionOrder, _) => {
-                            1 << crate::routing::dor::dor_step(topology, cur, dst, cur).0 .0
-                        }
+                        (Routing::DimensionOrder, _) => dor_ports(topology, cur, dst, tie),
                         (Routing::XyYx, Some(g)) if descending => {
                             1 << crate::routing::dor::mesh_step_descending(&g, cur, dst).0
                         }
@@ -177,6 +179,21 @@ fn loads(
     load
 }
 
+/// The dimension-order port(s) from `cur` towards `dst`: one, or under
+/// `TorusTie::Random` both directions of a ring whose offset is exactly k/2 (the coins
+/// split the flow evenly).
+fn dor_ports(topology: &Topology, cur: NodeId, dst: NodeId, tie: TorusTie) -> u64 {
+    let port = crate::routing::dor::dor_step(topology, cur, dst, cur).0;
+    if let (Topology::Torus(t), TorusTie::Random) = (topology, tie) {
+        let dim = t.port_dim(port.0 as u32).0;
+        let st = t.dim_step(cur.0, dst.0, dim);
+        if st.up && st.down {
+            return 1 << t.port(dim, true) | 1 << t.port(dim, false);
+        }
+    }
+    1 << port.0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -187,7 +204,7 @@ mod tests {
     }
 
     fn load(t: &Topology, p: PatternConfig, r: Routing) -> ChannelLoad {
-        channel_load(t, &DestPattern::new(&p, t, 1).unwrap(), r).unwrap()
+        channel_load(t, &DestPattern::new(&p, t, 1).unwrap(), r, TorusTie::Parity).unwrap()
     }
 
     fn close(a: f64, b: f64) -> bool {
@@ -360,7 +377,7 @@ mod tests {
                 let want = if pat.sends(NodeId(s)) { 1.0 } else { 0.0 };
                 assert!(close(total, want), "{p:?} from {s}: {total}");
             }
-            assert!(channel_load(&t, &pat, Routing::DimensionOrder).is_some());
+            assert!(channel_load(&t, &pat, Routing::DimensionOrder, TorusTie::Parity).is_some());
         }
     }
 
@@ -387,7 +404,7 @@ mod tests {
     fn networks_without_these_routing_functions_have_no_bound() {
         let t = topo(TopologyConfig::ManhattanStreet { k: 4 });
         let p = DestPattern::new(&PatternConfig::Uniform, &t, 1).unwrap();
-        assert!(channel_load(&t, &p, Routing::DimensionOrder).is_none());
+        assert!(channel_load(&t, &p, Routing::DimensionOrder, TorusTie::Parity).is_none());
     }
 
     #[test]
@@ -417,7 +434,33 @@ mod tests {
                 bidirectional: true,
             });
             let p = DestPattern::new(&PatternConfig::Uniform, &torus, 1).unwrap();
-            assert!(channel_load(&torus, &p, r).is_none());
+            assert!(channel_load(&torus, &p, r, TorusTie::Parity).is_none());
         }
+    }
+
+    #[test]
+    fn coin_ties_split_a_permutations_half_ring_flows_over_both_directions() {
+        // 8×8 torus, transpose: the flows with |y − x| = 4 are tied in both rings. By
+        // parity each goes one way and piles onto the channels of that way; by coin
+        // each goes half each way, so the busiest channel carries less.
+        let t = topo(TopologyConfig::Torus {
+            k: 8,
+            n: 2,
+            bidirectional: true,
+        });
+        let pat = DestPattern::new(&PatternConfig::Transpose, &t, 1).unwrap();
+        let parity = channel_load(&t, &pat, Routing::DimensionOrder, TorusTie::Parity).unwrap();
+        let coin = channel_load(&t, &pat, Routing::DimensionOrder, TorusTie::Random).unwrap();
+        assert!(
+            coin.max < parity.max - 0.25,
+            "{} vs {}",
+            coin.max,
+            parity.max
+        );
+        // Uniform traffic splits the same in the mean either way.
+        let u = DestPattern::new(&PatternConfig::Uniform, &t, 1).unwrap();
+        let a = channel_load(&t, &u, Routing::DimensionOrder, TorusTie::Parity).unwrap();
+        let b = channel_load(&t, &u, Routing::DimensionOrder, TorusTie::Random).unwrap();
+        assert!(close(a.max, b.max), "{} vs {}", a.max, b.max);
     }
 }

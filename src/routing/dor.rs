@@ -7,7 +7,10 @@
 //! traffic (k = 8: offsets 1–4 up, 5–7 down) and cost a fifth of the capacity, so the tie
 //! is broken by the parity of the current coordinate: even goes up, odd goes down. The tie
 //! only exists at the first hop in a dimension (one step later the offset is k/2 − 1), so
-//! the route is still a fixed function of source and destination.
+//! the route is still a fixed function of source and destination. `TorusTie::Random`
+//! breaks it by a coin per message and ring instead ([`Tie::Coin`]), as BookSim does: the
+//! same split in the mean, but a permutation's tied flows then go half each way instead of
+//! all one way (an 8×8 torus under transpose: docs/booksim.md).
 
 use crate::foundation::types::{NodeId, PortId};
 use crate::topology::Topology;
@@ -25,10 +28,31 @@ pub enum Dateline {
     Never,
 }
 
+/// How a tie of offset k/2 on an even ring is broken (`config::TorusTie`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tie {
+    /// By the parity of the current coordinate: even up, odd down.
+    Parity,
+    /// By the message's coin: bit `dim` set goes up in dimension `dim`.
+    Coin(u64),
+}
+
 /// The dimension-order output port from `cur` towards `dst` (`cur != dst`) of a message
-/// that started at `src`, and its dateline class on that port.
+/// that started at `src`, and its dateline class on that port; ties broken by parity.
 #[inline(always)]
 pub fn dor_step(topology: &Topology, cur: NodeId, dst: NodeId, src: NodeId) -> (PortId, Dateline) {
+    dor_step_tie(topology, cur, dst, src, Tie::Parity)
+}
+
+/// [`dor_step`] with the tie of an even ring broken by `tie`.
+#[inline(always)]
+pub fn dor_step_tie(
+    topology: &Topology,
+    cur: NodeId,
+    dst: NodeId,
+    src: NodeId,
+    tie: Tie,
+) -> (PortId, Dateline) {
     match topology {
         Topology::Hypercube(_) => {
             let diff = cur.0 ^ dst.0;
@@ -39,7 +63,10 @@ pub fn dor_step(topology: &Topology, cur: NodeId, dst: NodeId, src: NodeId) -> (
                 let st = t.dim_step(cur.0, dst.0, dim);
                 if st.hops > 0 {
                     let up = if st.up && st.down {
-                        t.grid.coord(cur.0, dim) % 2 == 0
+                        match tie {
+                            Tie::Parity => t.grid.coord(cur.0, dim) % 2 == 0,
+                            Tie::Coin(bits) => bits >> dim & 1 == 1,
+                        }
                     } else {
                         st.up
                     };

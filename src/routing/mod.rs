@@ -49,7 +49,7 @@ pub mod dor;
 pub mod selection;
 pub mod turn;
 
-use crate::config::{Routing, TorusVcs};
+use crate::config::{Routing, TorusTie, TorusVcs};
 use crate::foundation::error::{Error, Result};
 use crate::foundation::types::{MsgId, NodeId, PortId};
 use crate::topology::Topology;
@@ -87,8 +87,11 @@ pub struct RoutingFn {
     split: bool,
     /// XY-YX's two halves of the VCs in use (safe routing).
     halves: bool,
-    /// Mixed into a message's id to choose its XY-YX order (seed and replication).
+    /// Mixed into a message's id to choose its XY-YX order and its torus ties (seed and
+    /// replication).
     salt: u64,
+    /// Ties of offset k/2 on an even ring broken by a coin per message (BookSim's rule).
+    coin_ties: bool,
     vcs: u32,
 }
 
@@ -173,6 +176,7 @@ impl RoutingFn {
             split: false,
             halves: !unsafe_routing && kind == Routing::XyYx,
             salt: 0,
+            coin_ties: false,
             vcs,
         })
     }
@@ -183,6 +187,24 @@ impl RoutingFn {
         self.split =
             rule == TorusVcs::WrapSplit && self.dateline && self.kind == Routing::DimensionOrder;
         self
+    }
+
+    /// Chooses how dimension order breaks the tie of an offset of k/2 on an even ring
+    /// (tori only; the escape port of adaptive routing follows the same rule).
+    pub fn with_torus_tie(mut self, rule: TorusTie) -> Self {
+        self.coin_ties = rule == TorusTie::Random;
+        self
+    }
+
+    /// The tie rule of message `id`: its coin (one bit per dimension), a pure function of
+    /// its id and the salt, or the parity rule.
+    #[inline]
+    fn tie(&self, id: MsgId) -> dor::Tie {
+        if self.coin_ties {
+            dor::Tie::Coin(mix(id.0 ^ self.salt ^ 0x7469_6573))
+        } else {
+            dor::Tie::Parity
+        }
     }
 
     /// Salts XY-YX's per-message choice of order with the run's seed and replication, so
@@ -286,7 +308,7 @@ impl RoutingFn {
                 };
             }
         }
-        let (port, class) = dor::dor_step(topology, cur, dst, src);
+        let (port, class) = dor::dor_step_tie(topology, cur, dst, src, self.tie(id));
         if self.split {
             if let Topology::Torus(t) = topology {
                 let up = t.port_dim(port.0 as u32).1;
@@ -508,5 +530,31 @@ mod tests {
             .filter(|&s| r.xy_order(MsgId::new(src, s)) != r2.xy_order(MsgId::new(src, s)))
             .count();
         assert!(differ > 400, "{differ}");
+    }
+
+    #[test]
+    fn coin_ties_send_each_message_one_way_and_half_of_them_each_way() {
+        let t = torus(8);
+        let r = RoutingFn::new(&t, Routing::DimensionOrder, false, 4)
+            .unwrap()
+            .with_torus_tie(TorusTie::Random)
+            .with_salt(3, 0);
+        // 0 → 4 in a ring of 8: both ways minimal.
+        let (src, dst) = (NodeId(0), NodeId(4));
+        let mut up = 0;
+        for seq in 0..1000 {
+            let id = MsgId::new(src, seq);
+            let first = r.route(&t, src, dst, id).escape_port;
+            // One hop later the way is no longer tied: the message keeps its direction.
+            let next = t.neighbor(src, first).unwrap();
+            assert_eq!(r.route(&t, next, dst, id).escape_port, first);
+            up += usize::from(first == PortId(0));
+        }
+        assert!((430..570).contains(&up), "{up} of 1000 went up");
+        // By parity, every message from an even coordinate goes up.
+        let p = RoutingFn::new(&t, Routing::DimensionOrder, false, 4).unwrap();
+        assert!(
+            (0..100).all(|s| p.route(&t, src, dst, MsgId::new(src, s)).escape_port == PortId(0))
+        );
     }
 }

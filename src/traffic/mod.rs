@@ -51,7 +51,8 @@ impl Workload {
         }
         Ok(Workload {
             arrivals: Arrivals::new(cfg.process, cfg.rate)?,
-            pattern: DestPattern::new(&cfg.pattern, topology, seed)?,
+            pattern: DestPattern::new(&cfg.pattern, topology, seed)?
+                .with_fixed_points(cfg.fixed_points),
             length: LengthDist::new(&cfg.length)?,
         })
     }

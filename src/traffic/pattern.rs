@@ -12,6 +12,9 @@
 //! Manhattan Street network (not translation-invariant) they are drawn exactly by
 //! rejection: a uniform candidate is accepted with the pattern's weight.
 //!
+//! `FixedPoints::ToSelf` makes those sources send to themselves instead, as BookSim's
+//! do ([`DestPattern::with_fixed_points`]).
+//!
 //! BookSim2's patterns (`bitrev`, `shuffle`, `tornado`, `neighbor`, `randperm`,
 //! `hotspot`) follow the definitions of its `src/traffic.cpp`: bit patterns act on the
 //! node address (node count a power of two), digit patterns on the base-k coordinates of
@@ -42,6 +45,8 @@ pub struct DestPattern {
     /// Sphere of locality drawn by rejection: [node] whether any destination lies
     /// outside the radius (on a mesh the central nodes' farthest node can be inside it).
     has_outside: Option<Arc<Vec<bool>>>,
+    /// Fixed points send to themselves (`FixedPoints::ToSelf`).
+    to_self: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -279,6 +284,7 @@ impl DestPattern {
             topology: topology.clone(),
             classes,
             has_outside,
+            to_self: false,
         })
     }
 
@@ -323,8 +329,17 @@ impl DestPattern {
             .count()
     }
 
+    /// Makes the fixed points send to themselves, or keeps them silent.
+    pub fn with_fixed_points(mut self, rule: crate::config::FixedPoints) -> Self {
+        self.to_self = rule == crate::config::FixedPoints::ToSelf;
+        self
+    }
+
     /// Whether `src` creates messages at all under this pattern.
     pub fn sends(&self, src: NodeId) -> bool {
+        if self.to_self {
+            return self.endpoints.contains(&src.0);
+        }
         if let Kind::HotspotNodes { nodes } = &self.kind {
             return self.endpoints.contains(&src.0) && nodes.iter().any(|&n| n != src.0);
         }
@@ -388,6 +403,7 @@ impl DestPattern {
         }
         NodeId(match self.kind {
             Kind::Uniform => self.uniform_other(s, rng),
+            Kind::HotspotNodes { ref nodes } if self.to_self && nodes.len() == 1 => nodes[0],
             Kind::HotspotNodes { ref nodes } => {
                 // The hot nodes other than the source, uniformly (sorted: skip past it).
                 let own = nodes.binary_search(&s).ok();
@@ -544,6 +560,11 @@ impl PairProbabilities {
         }
         if let Some(f) = pat.fixed_destination(s) {
             return if f == d { 1.0 } else { 0.0 };
+        }
+        if let Kind::HotspotNodes { nodes } = &pat.kind {
+            if pat.to_self && nodes.len() == 1 {
+                return if d == nodes[0] { 1.0 } else { 0.0 };
+            }
         }
         let others = (e.len() - 1) as f64;
         if s == d && pat.kind != Kind::UniformWithSelf {

@@ -105,3 +105,32 @@ fn the_saturation_search_stays_within_what_on_off_sources_can_create() {
     assert!(rep.sustained.0 <= ceiling + 1e-9, "{}", rep.sustained);
     assert!(r.saturation.throughput.0 <= ceiling * 1.05);
 }
+
+#[test]
+fn fixed_points_sent_to_themselves_are_offered_and_delivered_with_no_hops() {
+    // 4×4 torus, transpose: the 4 diagonal sources are silent, or (BookSim's way) send
+    // to themselves through their own router, 0 hops, counted in the offered load.
+    let base = [
+        "topology.k=4",
+        "workload.pattern=Transpose",
+        "workload.rate=0.005",
+    ];
+    let silent = run(&torus(&base, 1000, 20_000));
+    let mut sets = base.to_vec();
+    sets.push("workload.fixed_points=ToSelf");
+    let to_self = run(&torus(&sets, 1000, 20_000));
+    let (a, b) = (&silent.throughput, &to_self.throughput);
+    // 12 of 16 sources against all 16: a third more offered, all of it carried.
+    let ratio = b.offered / a.offered;
+    assert!(
+        (ratio - 16.0 / 12.0).abs() < 0.08,
+        "offered {} vs {}",
+        b.offered,
+        a.offered
+    );
+    assert!((b.accepted - b.offered).abs() < 0.05 * b.offered, "{b:?}");
+    // A quarter of the messages take no hop: the mean hop count falls by about a quarter.
+    let hops = |r: &Report| r.wormhole().unwrap().hops_mean.unwrap();
+    let (ha, hb) = (hops(&silent), hops(&to_self));
+    assert!((hb / ha - 0.75).abs() < 0.06, "hops {hb} vs {ha}");
+}

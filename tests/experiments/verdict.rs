@@ -158,6 +158,7 @@ fn transpose_offers_what_its_senders_send_and_carries_its_own_bound() {
         &topology,
         &pattern,
         routemu::config::Routing::DimensionOrder,
+        routemu::config::TorusTie::Parity,
     )
     .unwrap();
     assert_eq!(t.pattern_bound, load.bound(1.0));
