@@ -139,9 +139,9 @@ fn torus8(routing: Routing, pattern: PatternConfig) -> HwConfig {
 #[test]
 fn valiant_roughly_halves_dimension_orders_uniform_saturation_throughput_on_a_torus() {
     // Valiant's two uniform phases load every channel twice as much as dimension
-    // order's uniform traffic does (`channel_load`): half the bound. Measured (3
-    // replications of 8 000 cycles): DOR 0.53, Valiant 0.27 flits/node/cycle, a ratio
-    // of 0.50.
+    // order's uniform traffic does (`channel_load`): half the bound. Measured (2
+    // replications of 8 000 cycles): DOR 0.536, Valiant 0.268 flits/node/cycle, a ratio
+    // of 0.50; the bounds are a property (about half), not that number.
     let (dor, _) = saturation(torus8(Routing::DimensionOrder, PatternConfig::Uniform), 2);
     let (val, _) = saturation(torus8(Routing::Valiant, PatternConfig::Uniform), 2);
     let ratio = val / dor;
@@ -156,8 +156,8 @@ fn valiant_roughly_halves_dimension_orders_uniform_saturation_throughput_on_a_to
 fn valiant_raises_tornados_saturation_throughput_above_dimension_orders_on_a_torus() {
     // Tornado sends every flit 3 hops the same way round each 8-ring: dimension order
     // loads each channel of that direction 3 times, Valiant 2 times (its uniform
-    // phases), and leaves the other direction idle less. Measured: DOR 0.097, Valiant
-    // 0.21 flits/node/cycle.
+    // phases, which use both directions). Measured (2 replications of 8 000 cycles):
+    // DOR 0.096 ± 0.006, Valiant 0.198 ± 0.034 flits/node/cycle.
     let (dor, dor_ci) = saturation(torus8(Routing::DimensionOrder, PatternConfig::Tornado), 2);
     let (val, val_ci) = saturation(torus8(Routing::Valiant, PatternConfig::Tornado), 2);
     eprintln!("tornado 8x8 torus: Valiant {val:.4} ± {val_ci:.4}, DOR {dor:.4} ± {dor_ci:.4}");
@@ -168,7 +168,9 @@ fn valiant_raises_tornados_saturation_throughput_above_dimension_orders_on_a_tor
 #[test]
 fn min_adapt_saturates_below_routemus_adaptive_on_the_8x8_torus() {
     // One adaptive VC and escapes for good (BookSim) against VCs 2..4 adaptive and
-    // returns from the escape VCs allowed (Duato): issue 32 measured 0.45 against 0.64.
+    // returns from the escape VCs allowed (Duato): issue 32 measured 0.45 against 0.64
+    // with BookSim and routemu; here (2 replications of 8 000 cycles) 0.448 ± 0.087
+    // against 0.637 ± 0.029 flits/node/cycle.
     let cfg = |routing| net(false, 8, routing, PatternConfig::Uniform, 1.0);
     let (ad, ad_ci) = saturation(cfg(Routing::Adaptive), 2);
     let (min, min_ci) = saturation(cfg(Routing::MinAdapt), 2);
