@@ -54,7 +54,7 @@ pub struct MsgHeader {
     /// Whether the message belongs to the measurement window.
     pub measured: bool,
     /// Per-message routing state (Valiant/ROMM phase, min_adapt's escape), updated by
-    /// the routers on the way (two bytes, in what was padding).
+    /// the routers on the way (one byte, in what was padding: the header stays 48 bytes).
     pub routing: RouteState,
 }
 

@@ -145,10 +145,10 @@ mod tests {
             assert_ne!(first.adaptive_ports, 0);
             // Leaving on the adaptive VC changes nothing.
             r.after_hop(&first, adaptive_vc, &mut state);
-            assert!(!state.escaped);
+            assert!(!state.escaped());
             // Leaving on an escape VC: from then on only the escape port and VCs.
             r.after_hop(&first, escape_vc, &mut state);
-            assert!(state.escaped);
+            assert!(state.escaped());
             let next = r.route_msg(&t, NodeId(1), dst, id, &mut state);
             assert_eq!((next.adaptive_ports, next.adaptive_vcs), (0, 0));
             assert_ne!(next.escape_vcs, 0);
@@ -156,7 +156,7 @@ mod tests {
             let a = RoutingFn::new(&t, Routing::Adaptive, false, 4).unwrap();
             let mut s2 = RouteState::default();
             a.after_hop(&a.route(&t, src, dst, id), 0, &mut s2);
-            assert!(!s2.escaped);
+            assert!(!s2.escaped());
         }
     }
 

@@ -11,6 +11,8 @@
 //! | adaptive | escape VC 0 (class 0) and VC 1 (class 1); adaptive VCs 2..V | escape VC 0; adaptive VCs 1..V |
 //! | turn models (2-D mesh only) | — | all VCs, any permitted port |
 //! | XY-YX (mesh only) | — | XY messages VCs 0..V/2, YX messages V/2..V |
+//! | Valiant, ROMM | phase 1 VCs 0..V/2, phase 2 V/2..V, each half in dateline classes (or split, `WrapSplit`) | phase 1 VCs 0..V/2, phase 2 V/2..V |
+//! | MinAdapt (BookSim's min_adapt) | escape VC 0 or 1 (split per ring), adaptive VC 3 | escape VC 0; adaptive VCs 1..V |
 //!
 //! Dateline rule: in each ring, a message whose remaining path still crosses the
 //! wrap-around link uses class 0; one that has crossed it (known from its source, since
@@ -42,6 +44,13 @@
 //! of its id and the run's seed and replication (a fair coin per message, fixed when it
 //! is injected and the same at every router, with no state in the header), and each
 //! order its own half of the VCs, so the two orders' dependencies never meet.
+//!
+//! Valiant and ROMM ([`oblivious`]) route in dimension order to an intermediate node
+//! drawn from the message's id the same way, then to the destination; the header carries
+//! the phase ([`RouteState`]), and each phase has its own half of the VCs, split again
+//! on a torus as dimension order splits all of them. BookSim's `min_adapt`
+//! ([`min_adapt`]) is `Adaptive` with one adaptive VC on a torus and escape for good:
+//! the header records that the message took an escape VC.
 
 pub mod channel_load;
 pub mod deflection;
@@ -77,8 +86,8 @@ pub struct Route {
     pub escape_vcs: VcMask,
 }
 
-/// What a header carries from router to router for the routings that need it; all
-/// false when the message is injected. Two bytes: it sits in the header's padding.
+/// What a header carries from router to router for the routings that need it, as bits
+/// of one byte (the header stays 48 bytes); empty when the message is injected.
 #[derive(
     Clone,
     Copy,
@@ -90,11 +99,35 @@ pub struct Route {
     serde::Serialize,
     serde::Deserialize,
 )]
-pub struct RouteState {
+pub struct RouteState(u8);
+
+impl RouteState {
+    const PHASE2: u8 = 1;
+    const ESCAPED: u8 = 2;
+
     /// Valiant/ROMM: the message has reached its intermediate node and is in phase 2.
-    pub phase2: bool,
+    #[inline]
+    pub fn phase2(self) -> bool {
+        self.0 & Self::PHASE2 != 0
+    }
+
+    /// Marks the message as in phase 2.
+    #[inline]
+    pub fn set_phase2(&mut self) {
+        self.0 |= Self::PHASE2;
+    }
+
     /// MinAdapt: the message has taken an escape VC and keeps to escape VCs.
-    pub escaped: bool,
+    #[inline]
+    pub fn escaped(self) -> bool {
+        self.0 & Self::ESCAPED != 0
+    }
+
+    /// Marks the message as escaped.
+    #[inline]
+    pub fn set_escaped(&mut self) {
+        self.0 |= Self::ESCAPED;
+    }
 }
 
 /// A routing function bound to a topology and a VC count.
@@ -340,7 +373,7 @@ impl RoutingFn {
                 return self.route_two_phase(topology, cur, dst, id, state)
             }
             Routing::MinAdapt => {
-                return self.route_min_adapt(topology, cur, dst, id.src(), state.escaped)
+                return self.route_min_adapt(topology, cur, dst, id.src(), state.escaped())
             }
             _ => {}
         }
@@ -412,7 +445,7 @@ impl RoutingFn {
         state: &RouteState,
     ) -> bool {
         here == dst
-            && (state.phase2
+            && (state.phase2()
                 || !matches!(self.kind, Routing::Valiant | Routing::Romm)
                 || self.intermediate(topology, id, dst) == dst)
     }
@@ -424,7 +457,7 @@ impl RoutingFn {
     #[inline]
     pub fn after_hop(&self, route: &Route, vc: usize, state: &mut RouteState) {
         if self.kind == Routing::MinAdapt && route.adaptive_vcs >> vc & 1 == 0 {
-            state.escaped = true;
+            state.set_escaped();
         }
     }
 }

@@ -153,10 +153,10 @@ impl RoutingFn {
         state: &mut RouteState,
     ) -> Route {
         let mid = self.intermediate(topology, id, dst);
-        if !state.phase2 && cur == mid {
-            state.phase2 = true;
+        if !state.phase2() && cur == mid {
+            state.set_phase2();
         }
-        let (target, start) = if state.phase2 {
+        let (target, start) = if state.phase2() {
             (dst, mid)
         } else {
             (mid, id.src())
@@ -164,7 +164,7 @@ impl RoutingFn {
         let (port, class) = dor::dor_step(topology, cur, target, start);
         let escape_vcs = if self.halves {
             let half = self.vcs / 2;
-            if state.phase2 {
+            if state.phase2() {
                 self.ring_vcs(topology, port, class, half, self.vcs - half)
             } else {
                 self.ring_vcs(topology, port, class, 0, half)
@@ -261,7 +261,7 @@ mod tests {
             assert_eq!(route.adaptive_ports, 0);
             let vcs = route.escape_vcs;
             assert_ne!(vcs, 0, "no VC at {cur:?}");
-            let (phase, lo, hi) = if state.phase2 {
+            let (phase, lo, hi) = if state.phase2() {
                 (1, half, v)
             } else {
                 (0, 0, half)
@@ -406,11 +406,11 @@ mod tests {
         };
         let mut state = RouteState::default();
         let route = r.route_msg(&t, src, dst, find(src), &mut state);
-        assert!(state.phase2);
+        assert!(state.phase2());
         assert_eq!(route.escape_vcs, 0b1100);
         let mut state = RouteState::default();
         let route = r.route_msg(&t, NodeId(2), dst, find(dst), &mut state);
-        assert!(!state.phase2);
+        assert!(!state.phase2());
         assert_eq!(route.escape_vcs, 0b0011);
     }
 
