@@ -3,7 +3,7 @@
 //! on adaptive VCs and the dimension-order port on escape VCs; they differ in three ways:
 //!
 //! - a message that has taken an escape VC stays on escape VCs to its destination
-//!   ([`RouteState::escaped`], set by [`RoutingFn::after_hop`] when the head leaves a
+//!   ([`super::RouteState::escaped`], set by [`RoutingFn::after_hop`] when the head leaves a
 //!   router on a VC outside the adaptive ones); `Adaptive` lets it return to the adaptive
 //!   VCs at the next router;
 //! - on a torus the adaptive class is one VC, VC 3 (VC 2 and VCs above 3 are never used,

@@ -5,7 +5,7 @@
 //!
 //! The intermediate node is a pure function of the message id and the run's salt (seed
 //! and replication), as XY-YX's order is: every router recomputes it, and the header
-//! carries only the phase ([`RouteState::phase2`]), set by the router at which the
+//! carries only the phase ([`super::RouteState::phase2`]), set by the router at which the
 //! message reaches its intermediate node. As in BookSim, an intermediate node equal to
 //! the source puts the message in phase 2 at its source router (plain dimension order on
 //! the phase-2 VCs), and one equal to the destination leaves it in phase 1 all the way
