@@ -3,7 +3,7 @@
 //! on adaptive VCs and the dimension-order port on escape VCs; they differ in three ways:
 //!
 //! - a message that has taken an escape VC stays on escape VCs to its destination
-//!   ([`super::RouteState::escaped`], set by [`RoutingFn::after_hop`] when the head leaves a
+//!   ([`crate::routing::RouteState::escaped`], set by [`RoutingFn::after_hop`] when the head leaves a
 //!   router on a VC outside the adaptive ones); `Adaptive` lets it return to the adaptive
 //!   VCs at the next router;
 //! - on a torus the adaptive class is one VC, VC 3 (VC 2 and VCs above 3 are never used,
@@ -27,9 +27,9 @@
 //! Owns: MinAdapt's candidates. Not here: the selection among them (`selection`), where
 //! the escape state is updated (`switching::wormhole`).
 
-use super::dor::{self, Dateline};
-use super::{Route, RoutingFn};
 use crate::foundation::types::NodeId;
+use crate::routing::dor::{self, Dateline};
+use crate::routing::{Route, RoutingFn};
 use crate::topology::Topology;
 
 impl RoutingFn {

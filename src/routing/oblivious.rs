@@ -5,7 +5,7 @@
 //!
 //! The intermediate node is a pure function of the message id and the run's salt (seed
 //! and replication), as XY-YX's order is: every router recomputes it, and the header
-//! carries only the phase ([`super::RouteState::phase2`]), set by the router at which the
+//! carries only the phase ([`crate::routing::RouteState::phase2`]), set by the router at which the
 //! message reaches its intermediate node. As in BookSim, an intermediate node equal to
 //! the source puts the message in phase 2 at its source router (plain dimension order on
 //! the phase-2 VCs), and one equal to the destination leaves it in phase 1 all the way
@@ -32,10 +32,10 @@
 //! Owns: the intermediate node and the two-phase candidates. Not here: dimension order
 //! itself (`dor`), the header (`router::buffers`), the loads (`channel_load`).
 
-use super::dor::{self, Dateline};
-use super::{mask, mix, Route, RouteState, RoutingFn, VcMask};
 use crate::config::Routing;
 use crate::foundation::types::{MsgId, NodeId, PortId};
+use crate::routing::dor::{self, Dateline};
+use crate::routing::{mask, mix, Route, RouteState, RoutingFn, VcMask};
 use crate::topology::{Grid, Topology};
 
 /// Uniform draw in `0..m` from the 64 bits of `h` (multiply-shift: no modulo bias worth
