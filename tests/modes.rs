@@ -28,5 +28,7 @@ mod throughput;
 mod timeout;
 #[path = "modes/turns.rs"]
 mod turns;
+#[path = "modes/valiant.rs"]
+mod valiant;
 #[path = "modes/zero_load.rs"]
 mod zero_load;

@@ -144,7 +144,9 @@ pub fn deflection_scenarios(scale: f64) -> Result<Vec<Scenario>> {
 }
 
 /// The scenarios of the foundation issue: the 8×8 torus DOR preset at 0.1 and 0.4
-/// flits/node/cycle and the 16×16 torus at 0.1. `scale` multiplies the cycle counts.
+/// flits/node/cycle and the 16×16 torus at 0.1; and the 8×8 torus with Valiant routing
+/// at 0.1 (issue 32: two phases, an intermediate node drawn per message, longer
+/// paths). `scale` multiplies the cycle counts.
 pub fn standard_scenarios(scale: f64) -> Result<Vec<Scenario>> {
     let base = parse_hw(TORUS_DOR, "hw/wormhole-torus-dor.ron")?;
     let mut out = Vec::new();
@@ -163,6 +165,18 @@ pub fn standard_scenarios(scale: f64) -> Result<Vec<Scenario>> {
             baseline_cycles: cycles,
         });
     }
+    let mut cfg = torus_dor(&base, 8, 0.1);
+    if let crate::config::SwitchingConfig::Wormhole { routing, .. } = &mut cfg.switching {
+        *routing = crate::config::Routing::Valiant;
+    }
+    let cycles = (200_000.0 * scale).max(1000.0) as u64;
+    out.push(Scenario {
+        name: "torus 8x8 Valiant @ 0.1 flits/node/cycle".into(),
+        cfg,
+        load: 0.1,
+        cycles,
+        baseline_cycles: cycles,
+    });
     Ok(out)
 }
 

@@ -145,6 +145,15 @@ pub fn explain(cfg: &HwConfig, origin: &str) -> Result<String> {
                             crate::config::Routing::XyYx => {
                                 "; XY-YX: half the messages in XY order, half in YX"
                             }
+                            crate::config::Routing::Valiant => {
+                                "; Valiant: the two phases' dimension-order loads, \
+                                 averaged over the intermediate nodes (exact)"
+                            }
+                            crate::config::Routing::Romm => {
+                                "; ROMM: the two phases' dimension-order loads, averaged \
+                                 over the intermediate nodes of each pair's minimal \
+                                 rectangle (exact)"
+                            }
                             _ => {
                                 "; adaptive: assuming the load splits evenly over the \
                                  permitted minimal ports at each hop (a bound of that \
@@ -256,6 +265,32 @@ fn explain_wormhole(cfg: &HwConfig, m: &Machine, s: &mut String) {
             "XY messages on VCs 0..{h}, YX messages on VCs {h}..{}",
             r.vcs,
             h = r.vcs / 2
+        ),
+        (Routing::Valiant | Routing::Romm, torus, _) => format!(
+            "phase 1 (to the intermediate node) on VCs 0..{h}, phase 2 on VCs {h}..{}{}",
+            r.vcs,
+            if torus {
+                match torus_vcs {
+                    crate::config::TorusVcs::WrapSplit => {
+                        "; each phase's VCs split in halves per ring (BookSim)"
+                    }
+                    crate::config::TorusVcs::Dateline => {
+                        "; each phase's VCs in dateline classes (even before the wrap-around, odd after)"
+                    }
+                }
+            } else {
+                ""
+            },
+            h = r.vcs / 2
+        ),
+        (Routing::MinAdapt, true, _) => format!(
+            "BookSim's min_adapt_torus: escape VCs 0 and 1 (split per ring), adaptive VC 3; \
+             an escaped message stays on escape VCs; {selection:?} selection"
+        ),
+        (Routing::MinAdapt, false, _) => format!(
+            "BookSim's min_adapt_mesh: escape VC 0, adaptive VCs 1..{}; an escaped message \
+             stays on escape VCs; {selection:?} selection",
+            r.vcs
         ),
         (_, _, _) => format!(
             "turn model: every VC usable, no escape channels, {selection:?} selection"

@@ -575,6 +575,35 @@ pub enum Routing {
     /// use the lower half of the VCs (`0..V/2`), YX messages the upper half (`V/2..V`),
     /// so neither order's channel dependencies meet the other's. Needs 2 VCs.
     XyYx,
+    /// Valiant's randomised routing (BookSim's `valiant_mesh` / `valiant_torus`; meshes
+    /// and tori): each message goes in dimension order to an intermediate node drawn
+    /// uniformly over the whole network (its source and destination included), then in
+    /// dimension order to its destination. Phase 1 uses the lower half of the VCs
+    /// (`0..V/2`), phase 2 the upper half (`V/2..V`); on a torus each half is split again
+    /// by the ring rule of `torus_vcs`. Not minimal. Needs 2 VCs on a mesh, 4 on a torus.
+    Valiant,
+    /// ROMM (BookSim's `romm_mesh`; meshes and, by the same rule, tori): as `Valiant`,
+    /// but the intermediate node is drawn in the minimal rectangle between source and
+    /// destination (each coordinate uniformly on the minimal way from the source's to the
+    /// destination's, both included), so every route is minimal. The same VC classes as
+    /// `Valiant`: 2 VCs on a mesh, 4 on a torus.
+    Romm,
+    /// BookSim's `min_adapt_torus` (tori) and `min_adapt_mesh` (meshes): minimal adaptive
+    /// with escape channels, where a message that has taken an escape VC stays on escape
+    /// VCs to its destination (routemu's `Adaptive` lets it return). On a torus one
+    /// adaptive VC (VC 3, as BookSim; VC 2 and VCs above 3 unused), one minimal port per
+    /// dimension (an offset of k/2 goes down, as BookSim), and escape VCs 0 and 1 split
+    /// by BookSim's ring rule; needs 4 VCs. On a mesh escape VC 0 and adaptive VCs 1..V;
+    /// needs 2.
+    MinAdapt,
+}
+
+impl Routing {
+    /// Whether every route is minimal (all but `Valiant`, whose detour through its
+    /// intermediate node is not).
+    pub fn is_minimal(self) -> bool {
+        self != Routing::Valiant
+    }
 }
 
 /// Which way dimension-order routing goes round a ring of even k when the offset is

@@ -17,7 +17,7 @@
 
 use crate::foundation::types::{Cycle, MsgId, NodeId};
 use crate::router::Layout;
-use crate::routing::Route;
+use crate::routing::{Route, RouteState};
 
 /// What travels with a message's head flit: its identity and the measurements gathered
 /// hop by hop.
@@ -53,6 +53,9 @@ pub struct MsgHeader {
     pub ctrl_wait: u32,
     /// Whether the message belongs to the measurement window.
     pub measured: bool,
+    /// Per-message routing state (Valiant/ROMM phase, min_adapt's escape), updated by
+    /// the routers on the way (one byte, in what was padding: the header stays 48 bytes).
+    pub routing: RouteState,
 }
 
 /// Stage of the message occupying an input VC.

@@ -14,7 +14,13 @@
 //! even split. The turn models (2-D meshes) are treated like adaptive routing, the load
 //! split evenly over the ports each model permits (odd-even's depend on whether the
 //! message is still in its source's column, so those flows are kept apart); XY-YX is the
-//! average of the XY and YX loads (half the messages take each order).
+//! average of the XY and YX loads (half the messages take each order). `MinAdapt` is
+//! treated as `Adaptive` (the even split over the minimal ports). Valiant and ROMM are
+//! exact: the sum of their two phases' dimension-order loads, each pair's flow spread
+//! over its intermediate nodes as the routers draw them — for Valiant uniformly over
+//! the network (phase 1 then carries each sender's flow to every node alike, phase 2
+//! every destination's inflow from every node alike), for ROMM over the pair's minimal
+//! rectangle (enumerated pair by pair, so only up to [`MAX_ROMM_NODES`] nodes).
 //!
 //! Owns: the loads and the bound. Not here: the patterns and their probabilities
 //! (`traffic::pattern`), the uniform-traffic closed forms (`topology::Topology::capacity`),
@@ -33,6 +39,10 @@ use crate::traffic::DestPattern;
 /// Largest network whose channel loads are computed (nodes² × degree operations: a
 /// 64×64 torus takes about 10⁸).
 pub const MAX_NODES: usize = 4096;
+
+/// Largest network whose ROMM loads are computed (every pair's minimal rectangle is
+/// enumerated: up to nodes³ operations).
+pub const MAX_ROMM_NODES: usize = 256;
 
 /// The channel loads of a pattern, per sending node injecting one flit per cycle.
 #[derive(Clone, Debug, PartialEq)]
@@ -66,9 +76,10 @@ impl ChannelLoad {
 }
 
 /// The channel loads of `pattern` on `topology` under `routing` (dimension order, or
-/// adaptive with the load split evenly over the minimal ports). None for host/switch and
-/// Manhattan Street networks (source routes and deflection, not these routing
-/// functions) and for networks over [`MAX_NODES`] nodes.
+/// adaptive with the load split evenly over the minimal ports, or Valiant's and ROMM's
+/// two phases). None for host/switch and Manhattan Street networks (source routes and
+/// deflection, not these routing functions), for networks over [`MAX_NODES`] nodes,
+/// and for ROMM over [`MAX_ROMM_NODES`].
 pub fn channel_load(
     topology: &Topology,
     pattern: &DestPattern,
@@ -88,11 +99,64 @@ pub fn channel_load(
         r if crate::routing::turn::is_turn_model(r) && !mesh2 => return None,
         // Half the messages in each order, each order on its own path.
         Routing::XyYx => {
-            let xy = loads(topology, &probs, Routing::DimensionOrder, tie, false);
-            let yx = loads(topology, &probs, Routing::XyYx, tie, true);
+            let p = |s: u32, d: u32| probs.p(NodeId(s), NodeId(d));
+            let xy = loads(topology, &p, Routing::DimensionOrder, tie, false);
+            let yx = loads(topology, &p, Routing::XyYx, tie, true);
             xy.iter().zip(&yx).map(|(a, b)| (a + b) / 2.0).collect()
         }
-        r => loads(topology, &probs, r, tie, false),
+        Routing::Valiant | Routing::Romm
+            if !matches!(topology, Topology::Mesh(_) | Topology::Torus(_)) =>
+        {
+            return None
+        }
+        Routing::Valiant => {
+            // Every sender's flow, and every destination's inflow, spread evenly over the
+            // N intermediate nodes.
+            let n = topology.nodes();
+            let (mut out, mut inflow) = (vec![0.0; n], vec![0.0; n]);
+            for s in 0..n as u32 {
+                for d in 0..n as u32 {
+                    let f = probs.p(NodeId(s), NodeId(d));
+                    out[s as usize] += f;
+                    inflow[d as usize] += f;
+                }
+            }
+            let nf = n as f64;
+            let dor = Routing::DimensionOrder;
+            let one = loads(topology, &|s, _| out[s as usize] / nf, dor, tie, false);
+            let two = loads(topology, &|_, d| inflow[d as usize] / nf, dor, tie, false);
+            one.iter().zip(&two).map(|(a, b)| a + b).collect()
+        }
+        Routing::Romm => {
+            let n = topology.nodes();
+            if n > MAX_ROMM_NODES {
+                return None;
+            }
+            let (one, two) = romm_phases(topology, &probs);
+            let dor = Routing::DimensionOrder;
+            let a = loads(
+                topology,
+                &|s, i| one[s as usize * n + i as usize],
+                dor,
+                tie,
+                false,
+            );
+            let b = loads(
+                topology,
+                &|i, d| two[i as usize * n + d as usize],
+                dor,
+                tie,
+                false,
+            );
+            a.iter().zip(&b).map(|(a, b)| a + b).collect()
+        }
+        r => loads(
+            topology,
+            &|s: u32, d: u32| probs.p(NodeId(s), NodeId(d)),
+            r,
+            tie,
+            false,
+        ),
     };
     let deg = topology.degree();
     let max = load.iter().copied().fold(0.0, f64::max);
@@ -110,13 +174,69 @@ pub fn channel_load(
     })
 }
 
+/// ROMM's two phases as pair flows (row-major nodes × nodes): every pair's flow split
+/// evenly over the intermediate nodes of its minimal rectangle, the source → intermediate
+/// part in the first, the intermediate → destination part in the second.
+fn romm_phases(topology: &Topology, probs: &PairProbabilities) -> (Vec<f64>, Vec<f64>) {
+    use crate::routing::oblivious::{along, minimal_arc};
+    let n = topology.nodes();
+    let grid = match topology {
+        Topology::Torus(t) => t.grid,
+        Topology::Mesh(m) => m.grid,
+        _ => return (vec![0.0; n * n], vec![0.0; n * n]),
+    };
+    let (mut one, mut two) = (vec![0.0; n * n], vec![0.0; n * n]);
+    let dims = grid.n as usize;
+    let mut arcs = vec![(true, 0u32); dims];
+    let mut at = vec![0u32; dims];
+    for s in 0..n as u32 {
+        for d in 0..n as u32 {
+            let f = probs.p(NodeId(s), NodeId(d));
+            if f == 0.0 || s == d {
+                continue;
+            }
+            let mut count = 1u32;
+            for (dim, arc) in arcs.iter_mut().enumerate() {
+                *arc = minimal_arc(topology, NodeId(s), NodeId(d), dim as u32);
+                count *= arc.1 + 1;
+            }
+            let w = f / count as f64;
+            at.iter_mut().for_each(|a| *a = 0);
+            // Every offset vector of the rectangle, as a mixed-radix counter.
+            loop {
+                let mut i = s;
+                for dim in 0..dims {
+                    let (up, _) = arcs[dim];
+                    let c = along(topology, grid.coord(s, dim as u32), up, at[dim]);
+                    i = grid.with_coord(i, dim as u32, c);
+                }
+                one[s as usize * n + i as usize] += w;
+                two[i as usize * n + d as usize] += w;
+                let mut dim = 0;
+                while dim < dims {
+                    at[dim] += 1;
+                    if at[dim] <= arcs[dim].1 {
+                        break;
+                    }
+                    at[dim] = 0;
+                    dim += 1;
+                }
+                if dim == dims {
+                    break;
+                }
+            }
+        }
+    }
+    (one, two)
+}
+
 /// Every channel's load, per sending node injecting one flit per cycle, under `routing`:
 /// dimension order (or, `descending`, the reverse order of a mesh), or the even split over
 /// the ports the adaptive routing or turn model permits. Flows are kept apart by whether
 /// they are still in their source's column, the one thing of the source odd-even asks.
 fn loads(
     topology: &Topology,
-    probs: &PairProbabilities,
+    p: &dyn Fn(u32, u32) -> f64,
     routing: Routing,
     tie: TorusTie,
     descending: bool,
@@ -139,7 +259,7 @@ fn loads(
             b.clear();
         }
         for v in 0..n as u32 {
-            flow[0][v as usize] = if v == d { 0.0 } else { probs.p(NodeId(v), dst) };
+            flow[0][v as usize] = if v == d { 0.0 } else { p(v, d) };
             flow[1][v as usize] = 0.0;
             by_dist[topology.distance(NodeId(v), dst) as usize].push(v);
         }
@@ -462,5 +582,73 @@ mod tests {
         let a = channel_load(&t, &u, Routing::DimensionOrder, TorusTie::Parity).unwrap();
         let b = channel_load(&t, &u, Routing::DimensionOrder, TorusTie::Random).unwrap();
         assert!(close(a.max, b.max), "{} vs {}", a.max, b.max);
+    }
+
+    #[test]
+    fn valiant_loads_a_permutation_as_two_phases_of_uniform_traffic() {
+        // Phase 1 spreads each sender's flit over all N nodes, phase 2 gathers each
+        // destination's from all N: when every node sends and receives one flit per
+        // cycle, either phase is dimension-order UniformWithSelf, whatever the pattern.
+        for k in [4, 8] {
+            let t = topo(TopologyConfig::Torus {
+                k,
+                n: 2,
+                bidirectional: true,
+            });
+            let uws = load(&t, PatternConfig::UniformWithSelf, Routing::DimensionOrder);
+            for p in [PatternConfig::Uniform, PatternConfig::Tornado] {
+                let v = load(&t, p.clone(), Routing::Valiant);
+                assert!(close(v.max, 2.0 * uws.max), "k={k} {p:?}: {}", v.max);
+            }
+        }
+    }
+
+    #[test]
+    fn romm_routes_minimally_so_its_loads_sum_to_the_mean_distance() {
+        for cfg in [
+            TopologyConfig::Mesh { k: 5, n: 2 },
+            TopologyConfig::Torus {
+                k: 4,
+                n: 2,
+                bidirectional: true,
+            },
+        ] {
+            let t = topo(cfg.clone());
+            for p in [PatternConfig::Uniform, PatternConfig::Transpose] {
+                let pat = DestPattern::new(&p, &t, 1).unwrap();
+                let probs = PairProbabilities::new(&pat);
+                let n = t.nodes() as u32;
+                let hops: f64 = (0..n)
+                    .flat_map(|s| (0..n).map(move |d| (s, d)))
+                    .map(|(s, d)| {
+                        probs.p(NodeId(s), NodeId(d)) * t.distance(NodeId(s), NodeId(d)) as f64
+                    })
+                    .sum();
+                let (one, two) = romm_phases(&t, &probs);
+                let dor = Routing::DimensionOrder;
+                let nn = n as usize;
+                let total: f64 = loads(
+                    &t,
+                    &|s, i| one[s as usize * nn + i as usize],
+                    dor,
+                    TorusTie::Parity,
+                    false,
+                )
+                .iter()
+                .chain(
+                    loads(
+                        &t,
+                        &|i, d| two[i as usize * nn + d as usize],
+                        dor,
+                        TorusTie::Parity,
+                        false,
+                    )
+                    .iter(),
+                )
+                .sum();
+                assert!(close(total, hops), "{cfg:?} {p:?}: {total} vs {hops}");
+                assert!(channel_load(&t, &pat, Routing::Romm, TorusTie::Parity).is_some());
+            }
+        }
     }
 }

@@ -11,6 +11,8 @@
 //! | adaptive | escape VC 0 (class 0) and VC 1 (class 1); adaptive VCs 2..V | escape VC 0; adaptive VCs 1..V |
 //! | turn models (2-D mesh only) | — | all VCs, any permitted port |
 //! | XY-YX (mesh only) | — | XY messages VCs 0..V/2, YX messages V/2..V |
+//! | Valiant, ROMM | phase 1 VCs 0..V/2, phase 2 V/2..V, each half in dateline classes (or split, `WrapSplit`) | phase 1 VCs 0..V/2, phase 2 V/2..V |
+//! | MinAdapt (BookSim's min_adapt) | escape VC 0 or 1 (split per ring), adaptive VC 3 | escape VC 0; adaptive VCs 1..V |
 //!
 //! Dateline rule: in each ring, a message whose remaining path still crosses the
 //! wrap-around link uses class 0; one that has crossed it (known from its source, since
@@ -42,10 +44,19 @@
 //! of its id and the run's seed and replication (a fair coin per message, fixed when it
 //! is injected and the same at every router, with no state in the header), and each
 //! order its own half of the VCs, so the two orders' dependencies never meet.
+//!
+//! Valiant and ROMM ([`oblivious`]) route in dimension order to an intermediate node
+//! drawn from the message's id the same way, then to the destination; the header carries
+//! the phase ([`RouteState`]), and each phase has its own half of the VCs, split again
+//! on a torus as dimension order splits all of them. BookSim's `min_adapt`
+//! ([`min_adapt`]) is `Adaptive` with one adaptive VC on a torus and escape for good:
+//! the header records that the message took an escape VC.
 
 pub mod channel_load;
 pub mod deflection;
 pub mod dor;
+pub mod min_adapt;
+pub mod oblivious;
 pub mod selection;
 pub mod turn;
 
@@ -75,6 +86,50 @@ pub struct Route {
     pub escape_vcs: VcMask,
 }
 
+/// What a header carries from router to router for the routings that need it, as bits
+/// of one byte (the header stays 48 bytes); empty when the message is injected.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    bytemuck::Zeroable,
+    serde::Serialize,
+    serde::Deserialize,
+)]
+pub struct RouteState(u8);
+
+impl RouteState {
+    const PHASE2: u8 = 1;
+    const ESCAPED: u8 = 2;
+
+    /// Valiant/ROMM: the message has reached its intermediate node and is in phase 2.
+    #[inline]
+    pub fn phase2(self) -> bool {
+        self.0 & Self::PHASE2 != 0
+    }
+
+    /// Marks the message as in phase 2.
+    #[inline]
+    pub fn set_phase2(&mut self) {
+        self.0 |= Self::PHASE2;
+    }
+
+    /// MinAdapt: the message has taken an escape VC and keeps to escape VCs.
+    #[inline]
+    pub fn escaped(self) -> bool {
+        self.0 & Self::ESCAPED != 0
+    }
+
+    /// Marks the message as escaped.
+    #[inline]
+    pub fn set_escaped(&mut self) {
+        self.0 |= Self::ESCAPED;
+    }
+}
+
 /// A routing function bound to a topology and a VC count.
 #[derive(Clone, Debug)]
 pub struct RoutingFn {
@@ -85,10 +140,11 @@ pub struct RoutingFn {
     escape: bool,
     /// BookSim's halves instead of dateline classes (dimension order on a torus).
     split: bool,
-    /// XY-YX's two halves of the VCs in use (safe routing).
+    /// Two halves of the VCs in use (safe routing): XY-YX's two orders, Valiant's and
+    /// ROMM's two phases.
     halves: bool,
-    /// Mixed into a message's id to choose its XY-YX order and its torus ties (seed and
-    /// replication).
+    /// Mixed into a message's id to choose its XY-YX order, its Valiant/ROMM
+    /// intermediate node and its torus ties (seed and replication).
     salt: u64,
     /// Ties of offset k/2 on an even ring broken by a coin per message (BookSim's rule).
     coin_ties: bool,
@@ -115,6 +171,11 @@ impl RoutingFn {
             (Routing::DimensionOrder, false, false) => 1,
             (Routing::Adaptive, false, true) => 3,
             (Routing::Adaptive, false, false) => 2,
+            (Routing::Valiant | Routing::Romm, false, true) => 4,
+            (Routing::Valiant | Routing::Romm, false, false) => 2,
+            // BookSim's min_adapt_torus: escape VCs 0 and 1, adaptive VC 3.
+            (Routing::MinAdapt, false, true) => 4,
+            (Routing::MinAdapt, false, false) => 2,
         }
     }
 
@@ -147,6 +208,19 @@ impl RoutingFn {
                 topology.describe()
             )));
         }
+        let grid_net = matches!(topology, Topology::Mesh(_) | Topology::Torus(_));
+        if matches!(kind, Routing::Valiant | Routing::Romm | Routing::MinAdapt) && !grid_net {
+            return Err(Error::config(format!(
+                "{kind:?} routing is defined on meshes and tori (as BookSim's {}); this \
+                 machine is {} — use DimensionOrder or Adaptive routing there",
+                match kind {
+                    Routing::Valiant => "valiant_mesh and valiant_torus",
+                    Routing::Romm => "romm_mesh",
+                    _ => "min_adapt_mesh and min_adapt_torus",
+                },
+                topology.describe()
+            )));
+        }
         let need = Self::min_vcs(topology, kind, unsafe_routing);
         if vcs < need {
             let why = match (kind, matches!(topology, Topology::Torus(_))) {
@@ -157,6 +231,15 @@ impl RoutingFn {
                 }
                 (Routing::Adaptive, false) => "one escape channel plus one adaptive channel",
                 (Routing::XyYx, _) => "one channel for XY messages and one for YX messages",
+                (Routing::Valiant | Routing::Romm, true) => {
+                    "two VCs per phase, each pair split by the torus's ring rule (dateline \
+                     or wrap split)"
+                }
+                (Routing::Valiant | Routing::Romm, false) => "one VC per phase",
+                (Routing::MinAdapt, true) => {
+                    "escape VCs 0 and 1 and BookSim's adaptive VC 3 (VC 2 unused)"
+                }
+                (Routing::MinAdapt, false) => "one escape channel plus one adaptive channel",
                 _ => "one channel",
             };
             return Err(Error::config(format!(
@@ -172,20 +255,26 @@ impl RoutingFn {
         Ok(RoutingFn {
             kind,
             dateline: !unsafe_routing && matches!(topology, Topology::Torus(_)),
-            escape: !unsafe_routing && kind == Routing::Adaptive,
+            escape: !unsafe_routing && matches!(kind, Routing::Adaptive | Routing::MinAdapt),
             split: false,
-            halves: !unsafe_routing && kind == Routing::XyYx,
+            halves: !unsafe_routing
+                && matches!(kind, Routing::XyYx | Routing::Valiant | Routing::Romm),
             salt: 0,
             coin_ties: false,
             vcs,
         })
     }
 
-    /// Chooses how dimension-order routing splits a torus's VCs (no effect on other
-    /// topologies, on adaptive routing or with unsafe routing).
+    /// Chooses how dimension-order routing, and each phase of Valiant and ROMM, splits a
+    /// torus's VCs (no effect on other topologies, on adaptive routing or with unsafe
+    /// routing).
     pub fn with_torus_vcs(mut self, rule: TorusVcs) -> Self {
-        self.split =
-            rule == TorusVcs::WrapSplit && self.dateline && self.kind == Routing::DimensionOrder;
+        self.split = rule == TorusVcs::WrapSplit
+            && self.dateline
+            && matches!(
+                self.kind,
+                Routing::DimensionOrder | Routing::Valiant | Routing::Romm
+            );
         self
     }
 
@@ -207,8 +296,9 @@ impl RoutingFn {
         }
     }
 
-    /// Salts XY-YX's per-message choice of order with the run's seed and replication, so
-    /// replications draw independent orders (no effect on other routings).
+    /// Salts XY-YX's per-message choice of order and Valiant's and ROMM's choice of
+    /// intermediate node with the run's seed and replication, so replications draw
+    /// independent ones (no effect on other routings).
     pub fn with_salt(mut self, seed: u64, rep: u32) -> Self {
         self.salt = mix(seed ^ mix(rep as u64 ^ 0x5859_5958));
         self
@@ -271,12 +361,43 @@ impl RoutingFn {
             ) => mask(0..self.vcs),
             (Routing::Adaptive, true, true) => mask(2..self.vcs),
             (Routing::Adaptive, true, false) => mask(1..self.vcs),
+            (Routing::Valiant | Routing::Romm, _, _) => 0,
+            (Routing::MinAdapt, false, _) => mask(0..self.vcs),
+            // BookSim's min_adapt_torus offers VC 3 alone (VC 2 is never used).
+            (Routing::MinAdapt, true, true) => 1 << 3,
+            (Routing::MinAdapt, true, false) => mask(1..self.vcs),
         }
     }
 
-    /// The candidates of a header of message `id` at `cur` bound for `dst` (`cur != dst`).
+    /// The candidates of a header of message `id` at `cur` bound for `dst` (`cur != dst`)
+    /// for a message in its initial [`RouteState`] (Valiant/ROMM in phase 1, MinAdapt not
+    /// escaped): [`RoutingFn::route_msg`] without the state.
     #[inline]
     pub fn route(&self, topology: &Topology, cur: NodeId, dst: NodeId, id: MsgId) -> Route {
+        self.route_msg(topology, cur, dst, id, &mut RouteState::default())
+    }
+
+    /// The candidates of a header of message `id` at `cur` bound for `dst` whose header
+    /// carries `state` and is not delivered at `cur` ([`RoutingFn::delivers`]); updates `state` where this router changes it (a
+    /// Valiant/ROMM message at its intermediate node enters phase 2).
+    #[inline]
+    pub fn route_msg(
+        &self,
+        topology: &Topology,
+        cur: NodeId,
+        dst: NodeId,
+        id: MsgId,
+        state: &mut RouteState,
+    ) -> Route {
+        match self.kind {
+            Routing::Valiant | Routing::Romm => {
+                return self.route_two_phase(topology, cur, dst, id, state)
+            }
+            Routing::MinAdapt => {
+                return self.route_min_adapt(topology, cur, dst, id.src(), state.escaped())
+            }
+            _ => {}
+        }
         let src = id.src();
         if let Topology::Mesh(m) = topology {
             if turn::is_turn_model(self.kind) {
@@ -329,6 +450,35 @@ impl RoutingFn {
             adaptive_vcs: self.adaptive_vcs(),
             escape_port: port,
             escape_vcs: self.class_vcs(class),
+        }
+    }
+
+    /// Whether a header at `here` is delivered there: at its destination, unless a
+    /// Valiant/ROMM message in phase 1 passes its destination on the way to its
+    /// intermediate node (it goes on, and comes back in phase 2, as in BookSim).
+    #[inline]
+    pub fn delivers(
+        &self,
+        topology: &Topology,
+        here: NodeId,
+        dst: NodeId,
+        id: MsgId,
+        state: &RouteState,
+    ) -> bool {
+        here == dst
+            && (state.phase2()
+                || !matches!(self.kind, Routing::Valiant | Routing::Romm)
+                || self.intermediate(topology, id, dst) == dst)
+    }
+
+    /// Records in `state` what the message's taking VC `vc` on leaving a router whose
+    /// candidates were `route` means for its later hops: a MinAdapt message that takes a
+    /// VC outside the adaptive ones is on an escape VC and stays on escape VCs (nothing
+    /// for the other routings).
+    #[inline]
+    pub fn after_hop(&self, route: &Route, vc: usize, state: &mut RouteState) {
+        if self.kind == Routing::MinAdapt && route.adaptive_vcs >> vc & 1 == 0 {
+            state.set_escaped();
         }
     }
 }

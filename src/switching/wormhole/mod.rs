@@ -534,7 +534,12 @@ impl WormholeNet {
                 let (slot, msg) = (&mut self.inputs.vc[i], &mut self.inputs.msg[mi]);
                 msg.hdr.ctrl_wait = msg.hdr.ctrl_wait.saturating_add((t - req.arrived) as u32);
                 let here = NodeId(self.part.node(n));
-                msg.route = if msg.hdr.dst == here {
+                let (id, dst) = (msg.hdr.id, msg.hdr.dst);
+                msg.route = if dst == here
+                    && self
+                        .routing
+                        .delivers(&self.topology, here, dst, id, &msg.hdr.routing)
+                {
                     Route {
                         adaptive_ports: 0,
                         adaptive_vcs: 0,
@@ -542,8 +547,9 @@ impl WormholeNet {
                         escape_vcs: u64::MAX >> (64 - lay.dma),
                     }
                 } else {
+                    // Valiant/ROMM switch phase at the intermediate node (header state).
                     self.routing
-                        .route(&self.topology, here, msg.hdr.dst, msg.hdr.id)
+                        .route_msg(&self.topology, here, dst, id, &mut msg.hdr.routing)
                 };
                 slot.state = VcState::WaitVc;
                 // A new message's head reaches the router over the injection channel.
@@ -629,6 +635,8 @@ impl WormholeNet {
             } else {
                 msg.hdr.blocking = msg.hdr.blocking.saturating_add(lost);
                 msg.hdr.hops += 1;
+                // MinAdapt: a head leaving on an escape VC keeps to escape VCs.
+                self.routing.after_hop(&msg.route, ov, &mut msg.hdr.routing);
                 if self.obs && win.contains(t) {
                     let pi = lay.port_idx(n, op);
                     let c = &mut self.link_heads[pi];
@@ -817,7 +825,8 @@ impl Network for WormholeNet {
     // Arrivals set per-port bits and counters; their order within a cycle is irrelevant.
     const SORT_EVENTS: bool = false;
     const PARTITIONABLE: bool = true;
-    // Dimension order and minimal adaptive routing (escape channels included).
+    // Dimension order, ROMM and minimal adaptive routing (escape channels included);
+    // Valiant's detours are not minimal: the elastic replay asks `Routing::is_minimal`.
     const MINIMAL_ROUTES: bool = true;
     // `routemu bench`: a 16×16 torus (two partitions of 128) gains 1.6× at 0.1
     // flits/node/cycle, an 8×8 one (two of 32) loses.

@@ -310,7 +310,11 @@ pub(super) fn replay<N: Network + Send>(
             &prog,
             &topology,
             &process,
-            N::MINIMAL_ROUTES,
+            N::MINIMAL_ROUTES
+                && !matches!(
+                    cfg.switching,
+                    crate::config::SwitchingConfig::Wormhole { routing, .. } if !routing.is_minimal()
+                ),
             (opts.time_scale, e.compute_scale),
         );
     }
