@@ -85,9 +85,15 @@ pub fn validate(cfg: &HwConfig) -> Result<Machine> {
             unsafe_routing,
             torus_vcs,
             ..
-        } => Some(
-            RoutingFn::new(&topology, routing, unsafe_routing, r.vcs)?.with_torus_vcs(torus_vcs),
-        ),
+        } => {
+            // Request/reply traffic: the routing runs inside each message class's half
+            // of the VCs (`Route::in_class`).
+            let vcs = match cfg.workload.reply {
+                Some(_) => class_vcs(&topology, routing, unsafe_routing, r.vcs)?,
+                None => r.vcs,
+            };
+            Some(RoutingFn::new(&topology, routing, unsafe_routing, vcs)?.with_torus_vcs(torus_vcs))
+        }
         SwitchingConfig::Circuit { .. } => {
             check_circuit(cfg, &topology)?;
             None
@@ -226,6 +232,13 @@ pub fn validate(cfg: &HwConfig) -> Result<Machine> {
             )));
         }
     }
+    if cfg.workload.reply.is_some() && routing.is_none() {
+        return Err(Error::config(
+            "workload.reply: request/reply traffic runs on wormhole switching, whose \
+             requests and replies have VCs of their own; this machine's switching mode has \
+             no message classes — leave workload.reply out",
+        ));
+    }
     let workload = Workload::new(&cfg.workload, &topology, cfg.experiment.seed)?;
     check_unused_router_fields(cfg)?;
     check_experiment(cfg)?;
@@ -237,6 +250,27 @@ pub fn validate(cfg: &HwConfig) -> Result<Machine> {
         workload,
         warnings,
     })
+}
+
+/// The VCs per port of each message class under request/reply traffic: half of
+/// `vcs`, which must be even and give each class what `routing` needs.
+fn class_vcs(
+    topology: &Topology,
+    routing: crate::config::Routing,
+    unsafe_routing: bool,
+    vcs: u32,
+) -> Result<u32> {
+    let need = RoutingFn::min_vcs(topology, routing, unsafe_routing);
+    if vcs % 2 != 0 || vcs < 2 * need || vcs > MAX_VCS {
+        return Err(Error::config(format!(
+            "router.vcs = {vcs} with workload.reply: requests and replies each have half of \
+             every port's virtual channels (requests 0..V/2, replies V/2..V), and {routing:?} \
+             routing on this topology needs {need} per class, so router.vcs must be even, \
+             at least {} and at most {MAX_VCS}",
+            2 * need
+        )));
+    }
+    Ok(vcs / 2)
 }
 
 /// Checks the network interface, the VC release rule and the destination pattern against

@@ -75,6 +75,24 @@ pub struct Route {
     pub escape_vcs: VcMask,
 }
 
+impl Route {
+    /// This route moved into message class `class`'s VCs (request/reply traffic,
+    /// `workload.reply`), for a routing function built for `per_class` VCs per port:
+    /// class c uses VCs c·per_class .. (c+1)·per_class of every network port, so the
+    /// classes never share a VC and each keeps the routing's own classes (dateline,
+    /// escape) inside its range. Class 0 (and any class with `per_class` 0) is the route
+    /// as it was. The ejection route (the local port's DMA engines) is not shifted.
+    #[inline]
+    pub fn in_class(self, class: u8, per_class: u32) -> Route {
+        let shift = class as u32 * per_class;
+        Route {
+            adaptive_vcs: self.adaptive_vcs << shift,
+            escape_vcs: self.escape_vcs << shift,
+            ..self
+        }
+    }
+}
+
 /// A routing function bound to a topology and a VC count.
 #[derive(Clone, Debug)]
 pub struct RoutingFn {

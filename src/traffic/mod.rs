@@ -5,6 +5,7 @@
 pub mod length;
 pub mod pattern;
 pub mod process;
+pub mod reply;
 
 use crate::config::WorkloadConfig;
 use crate::foundation::error::{Error, Result};
@@ -12,6 +13,7 @@ use crate::topology::Topology;
 pub use length::LengthDist;
 pub use pattern::DestPattern;
 pub use process::Arrivals;
+pub use reply::Replies;
 
 /// A workload bound to a topology: the three distributions together.
 #[derive(Clone, Debug)]
@@ -20,8 +22,10 @@ pub struct Workload {
     pub arrivals: Arrivals,
     /// Destinations.
     pub pattern: DestPattern,
-    /// Lengths in flits.
+    /// Lengths in flits (of the requests, under request/reply traffic).
     pub length: LengthDist,
+    /// Request/reply traffic (`workload.reply`); None: one-way messages.
+    pub reply: Option<Replies>,
 }
 
 /// The largest `workload.rate` accepted, in messages per node per cycle.
@@ -53,6 +57,17 @@ impl Workload {
             arrivals: Arrivals::new(cfg.process, cfg.rate)?,
             pattern: DestPattern::new(&cfg.pattern, topology, seed)?,
             length: LengthDist::new(&cfg.length)?,
+            reply: cfg.reply.as_ref().map(Replies::new).transpose()?,
         })
+    }
+
+    /// Draws a new message's length and, under request/reply traffic, the length of the
+    /// reply its delivery will create (0: none).
+    #[inline]
+    pub fn draw_length(&self, rng: &mut crate::foundation::rng::NodeRng) -> (u32, u32) {
+        match &self.reply {
+            None => (self.length.sample(rng), 0),
+            Some(r) => r.draw(&self.length, rng),
+        }
     }
 }
