@@ -413,6 +413,7 @@ pub fn aggregate<N: Mode>(
                 network: dist(&mean_of(&|m| m.network_sum, &count), &net),
             },
         },
+        request_reply: report::RequestReply::of(reps),
         throughput: Throughput {
             offered: reps.iter().map(|r| r.offered).sum::<f64>() / k,
             accepted: if acc_mean.is_finite() { acc_mean } else { 0.0 },
