@@ -772,7 +772,18 @@ impl<N: Network> Simulation<N> {
         let i = self.out.nodes.local(src.0);
         let id = MsgId::new(src, self.seq[i]);
         self.seq[i] += 1;
-        self.enqueue_scripted(i, id, dst, len);
+        self.enqueue_scripted(i, id, dst, len, 0);
+        id
+    }
+
+    /// As [`Simulation::inject`], a request whose delivery creates a reply of
+    /// `reply_len` flits back to `src` (request/reply traffic: the machine must have
+    /// `workload.reply` set, which gives the classes their VCs). For scripted tests.
+    pub fn inject_request(&mut self, src: NodeId, dst: NodeId, len: u32, reply_len: u32) -> MsgId {
+        let i = self.out.nodes.local(src.0);
+        let id = MsgId::new(src, self.seq[i]);
+        self.seq[i] += 1;
+        self.enqueue_scripted(i, id, dst, len, reply_len);
         id
     }
 
@@ -784,12 +795,12 @@ impl<N: Network> Simulation<N> {
     pub fn inject_numbered(&mut self, src: NodeId, seq: u64, dst: NodeId, len: u32) -> MsgId {
         let i = self.out.nodes.local(src.0);
         let id = MsgId::new(src, seq);
-        self.enqueue_scripted(i, id, dst, len);
+        self.enqueue_scripted(i, id, dst, len, 0);
         id
     }
 
     /// Puts a scripted message into local source `i`'s memory in the current cycle.
-    fn enqueue_scripted(&mut self, i: usize, id: MsgId, dst: NodeId, len: u32) {
+    fn enqueue_scripted(&mut self, i: usize, id: MsgId, dst: NodeId, len: u32, reply_len: u32) {
         self.generated += 1;
         self.generated_flits += len as u64;
         self.measured_created += 1;
@@ -805,7 +816,7 @@ impl<N: Network> Simulation<N> {
                 created: self.t,
                 measured: true,
                 class: 0,
-                reply_len: 0,
+                reply_len,
                 request_latency: 0,
             },
         );
