@@ -60,13 +60,14 @@ pub struct ClassLatency {
 }
 
 impl RequestReply {
-    /// The block of replications that ran request/reply traffic (None otherwise).
-    pub fn of<M>(reps: &[crate::engine::replication::RepResult<M>]) -> Option<Self> {
+    /// The block of replications that ran request/reply traffic (of none: every
+    /// latency null, the shape a sweep reads its quantities from).
+    pub fn of<M>(reps: &[crate::engine::replication::RepResult<M>]) -> Self {
         use crate::engine::probe::classes::{ClassStats, Latency};
         let classes: Vec<&ClassStats> = reps
             .iter()
-            .map(|r| r.msgs.classes.as_deref())
-            .collect::<Option<_>>()?;
+            .filter_map(|r| r.msgs.classes.as_deref())
+            .collect();
         let class = |f: &dyn Fn(&ClassStats) -> &Latency| {
             let mut all = crate::engine::probe::histogram();
             let mut means = Vec::new();
@@ -82,11 +83,11 @@ impl RequestReply {
                 delivered,
             }
         };
-        Some(RequestReply {
+        RequestReply {
             requests: class(&|c| &c.requests),
             replies: class(&|c| &c.replies),
             round_trip: class(&|c| &c.round_trip),
-        })
+        }
     }
 }
 
