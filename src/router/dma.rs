@@ -175,3 +175,41 @@ impl Dma {
         self.idle[node] |= 1 << e;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn msg(seq: u64, created: Cycle, class: u8) -> PendingMsg {
+        PendingMsg {
+            id: MsgId::new(NodeId(0), seq),
+            dst: NodeId(1),
+            len: 1,
+            created,
+            measured: true,
+            class,
+            reply_len: 0,
+            request_latency: 0,
+        }
+    }
+
+    #[test]
+    fn a_reply_goes_before_waiting_requests_from_its_creation_cycle() {
+        let mut d = Dma::new(1, 1).unwrap().with_replies().unwrap();
+        d.enqueue(0, msg(0, 0, 0));
+        d.enqueue(0, msg(1, 0, 0));
+        d.enqueue_reply(0, msg(2, 5, 1));
+        assert_eq!(d.backlog(), 3);
+        let mut started = Vec::new();
+        // Cycle 4: the reply is not created yet; the first request starts.
+        assert!(d.start(0, 4, false, |_, m| started.push(m.id.seq())));
+        d.release(0, 0);
+        // Cycle 5: the reply before the request that waited longer.
+        assert!(d.start(0, 5, false, |_, m| started.push(m.id.seq())));
+        d.release(0, 0);
+        assert!(d.start(0, 6, false, |_, m| started.push(m.id.seq())));
+        assert_eq!(started, [0, 2, 1]);
+        assert_eq!(d.backlog(), 0);
+        assert!(!d.can_inject(0));
+    }
+}

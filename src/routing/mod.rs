@@ -368,6 +368,29 @@ mod tests {
     }
 
     #[test]
+    fn a_reply_route_keeps_the_routing_classes_inside_the_upper_half_of_the_vcs() {
+        let t = torus(8);
+        // Each message class has 2 of the port's 4 VCs: the dateline classes inside them.
+        let r = RoutingFn::new(&t, Routing::DimensionOrder, false, 2).unwrap();
+        let id = MsgId::new(NodeId(6), 0);
+        let before = r.route(&t, NodeId(6), NodeId(1), id);
+        let after = r.route(&t, NodeId(0), NodeId(1), id);
+        assert_eq!((before.escape_vcs, after.escape_vcs), (0b01, 0b10));
+        assert_eq!(before.in_class(0, 2), before, "requests keep VCs 0..2");
+        let reply = before.in_class(1, 2);
+        assert_eq!(reply.escape_port, before.escape_port);
+        assert_eq!(reply.escape_vcs, 0b0100);
+        assert_eq!(after.in_class(1, 2).escape_vcs, 0b1000);
+        // Adaptive: escape VCs and adaptive VCs shift alike.
+        let a = RoutingFn::new(&t, Routing::Adaptive, false, 3).unwrap();
+        let route = a.route(&t, NodeId(0), NodeId(9), id);
+        let shifted = route.in_class(1, 3);
+        assert_eq!(shifted.adaptive_vcs, route.adaptive_vcs << 3);
+        assert_eq!(shifted.adaptive_ports, route.adaptive_ports);
+        assert_eq!(shifted.escape_vcs & 0b111, 0);
+    }
+
+    #[test]
     fn dor_on_torus_uses_class_zero_before_the_wrap_and_class_one_after() {
         let t = torus(8);
         let r = RoutingFn::new(&t, Routing::DimensionOrder, false, 4).unwrap();

@@ -950,6 +950,7 @@ mod tests {
                 eject_wait,
                 ctrl_wait,
                 measured: true,
+                ..MsgHeader::default()
             };
             let log = RepLog {
                 deliveries: vec![Delivery {
