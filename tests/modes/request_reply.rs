@@ -149,9 +149,20 @@ fn the_report_counts_one_measured_reply_per_measured_request_and_both_in_the_thr
 
 #[test]
 fn a_lone_round_trip_is_the_request_zero_load_latency_plus_the_reply_one() {
-    let cfg = torus(4, 1e-12, read_write());
-    let topo = Topology::from_config(&cfg.topology).unwrap();
-    for (src, dst, req, rep) in [(0, 1, 1, 5), (0, 10, 5, 1), (3, 12, 2, 9), (7, 7, 1, 1)] {
+    // The BookSim router (TailSent, injection and ejection channels, sequential
+    // injection) as a 4×4 torus, beside the papers' router.
+    let mut booksim = torus(4, 1e-12, read_write());
+    let b = common::preset("booksim-min-torus8.ron");
+    (booksim.router, booksim.links, booksim.switching) = (b.router, b.links, b.switching);
+    for (cfg, src, dst, req, rep) in [
+        (torus(4, 1e-12, read_write()), 0, 1, 1, 5),
+        (torus(4, 1e-12, read_write()), 0, 10, 5, 1),
+        (torus(4, 1e-12, read_write()), 3, 12, 2, 9),
+        (torus(4, 1e-12, read_write()), 7, 7, 1, 1),
+        (booksim.clone(), 0, 10, 1, 5),
+        (booksim.clone(), 5, 6, 12, 3),
+    ] {
+        let topo = Topology::from_config(&cfg.topology).unwrap();
         let mut sim = common::scripted::<WormholeNet>(&cfg);
         sim.inject_request(NodeId(src), NodeId(dst), req, rep);
         assert!(sim.run_until_empty(10_000));
