@@ -322,7 +322,11 @@ mod tests {
         let r = c.workload.reply.unwrap();
         assert_eq!(r.length, LengthConfig::Constant { flits: 5 });
         assert_eq!(r.writes.unwrap().fraction, 0.5);
-        assert!(set(&torus(), "workload.reply=None").unwrap().workload.reply.is_none());
+        assert!(set(&torus(), "workload.reply=None")
+            .unwrap()
+            .workload
+            .reply
+            .is_none());
     }
 
     #[test]

@@ -261,7 +261,7 @@ fn class_vcs(
     vcs: u32,
 ) -> Result<u32> {
     let need = RoutingFn::min_vcs(topology, routing, unsafe_routing);
-    if vcs % 2 != 0 || vcs < 2 * need || vcs > MAX_VCS {
+    if !vcs.is_multiple_of(2) || vcs < 2 * need || vcs > MAX_VCS {
         return Err(Error::config(format!(
             "router.vcs = {vcs} with workload.reply: requests and replies each have half of \
              every port's virtual channels (requests 0..V/2, replies V/2..V), and {routing:?} \

@@ -102,7 +102,11 @@ fn every_request_delivered_gets_exactly_one_reply_of_its_kind_back_to_its_source
             from_replies.push((h.id.src(), h.dst, h.request_latency as u64, h.len));
         }
     }
-    assert!(from_requests.len() > 500, "{} requests", from_requests.len());
+    assert!(
+        from_requests.len() > 500,
+        "{} requests",
+        from_requests.len()
+    );
     let writes = from_requests.iter().filter(|r| r.3 == 1).count();
     assert!(writes > 50, "{writes} writes");
     from_requests.sort();
@@ -171,12 +175,27 @@ fn a_lone_round_trip_is_the_request_zero_load_latency_plus_the_reply_one() {
         let h = topo.distance(NodeId(src), NodeId(dst)) as u64;
         let zero = |len: u32| routemu::switching::zero_load::wormhole(&cfg, h, len as u64);
         let (q, p) = (&d[0], &d[1]);
-        assert_eq!(q.absorbed - q.header.created, zero(req), "{src}→{dst} request");
-        assert_eq!(p.absorbed - p.header.created, zero(rep), "{src}→{dst} reply");
-        assert_eq!(p.header.created, q.absorbed, "the reply starts at the delivery");
+        assert_eq!(
+            q.absorbed - q.header.created,
+            zero(req),
+            "{src}→{dst} request"
+        );
+        assert_eq!(
+            p.absorbed - p.header.created,
+            zero(rep),
+            "{src}→{dst} reply"
+        );
+        assert_eq!(
+            p.header.created, q.absorbed,
+            "the reply starts at the delivery"
+        );
         let c = sim.stats.classes.as_ref().unwrap();
         assert_eq!(c.round_trip.count, 1);
-        assert_eq!(c.round_trip.sum, zero(req) + zero(rep), "{src}→{dst} round trip");
+        assert_eq!(
+            c.round_trip.sum,
+            zero(req) + zero(rep),
+            "{src}→{dst} round trip"
+        );
     }
 }
 
@@ -236,7 +255,12 @@ fn the_report_is_the_same_on_any_number_of_threads_and_ranks() {
         common::without_split(serde_json::to_value(r).unwrap())
     };
     let one = report(&cfg);
-    assert!(one["request_reply"]["replies"]["delivered"].as_u64().unwrap() > 0);
+    assert!(
+        one["request_reply"]["replies"]["delivered"]
+            .as_u64()
+            .unwrap()
+            > 0
+    );
     for t in [2, 3] {
         let mut c = cfg.clone();
         c.experiment.threads = t;
