@@ -7,11 +7,11 @@
 //! lengths were drawn when its request was created (`traffic::reply`), and the engine
 //! counts it with the messages the workload created (`engine::probe::classes`).
 
-use super::WormholeNet;
 use crate::engine::probe::MsgStats;
 use crate::foundation::types::{Cycle, MsgId, NodeId};
 use crate::router::buffers::MsgHeader;
 use crate::router::dma::PendingMsg;
+use crate::switching::wormhole::WormholeNet;
 
 /// Set in the sequence number of a reply's id: replies are numbered at their node
 /// apart from the messages it creates itself, in an id space of their own.
