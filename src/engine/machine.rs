@@ -239,6 +239,14 @@ pub fn validate(cfg: &HwConfig) -> Result<Machine> {
              no message classes — leave workload.reply out",
         ));
     }
+    if cfg.workload.reply.is_some() && cfg.experiment.observe.message_log {
+        return Err(Error::config(
+            "experiment.observe.message_log (--message-log) with workload.reply: the \
+             per-message log numbers each source's messages densely, and replies are \
+             numbered apart (stats::msglog); request/reply runs report their classes in \
+             the JSON's request_reply instead",
+        ));
+    }
     let workload = Workload::new(&cfg.workload, &topology, cfg.experiment.seed)?;
     check_unused_router_fields(cfg)?;
     check_experiment(cfg)?;

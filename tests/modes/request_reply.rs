@@ -3,7 +3,8 @@
 //! pair's round trip is the request's zero-load latency plus the reply's; requests and
 //! replies never hold each other's VCs, and neither a torus with dimension order nor a
 //! mesh with a turn model deadlocks past saturation; the report is the same on any
-//! number of threads and ranks; a machine without VCs enough for two classes is refused.
+//! number of threads and ranks; a machine without VCs enough for two classes is refused,
+//! as are other switching modes and the per-message log.
 
 use crate::common;
 
@@ -271,7 +272,7 @@ fn the_report_is_the_same_on_any_number_of_threads_and_ranks() {
 }
 
 #[test]
-fn too_few_vcs_for_two_classes_and_other_switching_modes_are_refused() {
+fn too_few_vcs_for_two_classes_other_switching_modes_and_the_message_log_are_refused() {
     let refused = |cfg: &HwConfig, needle: &str| {
         let e = validate(cfg).map(|_| ()).unwrap_err().to_string();
         assert!(e.contains(needle), "{e}");
@@ -287,6 +288,9 @@ fn too_few_vcs_for_two_classes_and_other_switching_modes_are_refused() {
     two.workload.reply = None;
     odd.workload.reply = None;
     assert!(validate(&two).is_ok() && validate(&odd).is_ok());
+    let mut logged = torus(4, 0.01, read_write());
+    logged.experiment.observe.message_log = true;
+    refused(&logged, "message_log");
     let mut circuit = common::preset("circuit-hold.ron");
     circuit.workload.reply = Some(read_write());
     refused(&circuit, "workload.reply");
