@@ -12,6 +12,10 @@
 //! | turn models (2-D mesh only) | — | all VCs, any permitted port |
 //! | XY-YX (mesh only) | — | XY messages VCs 0..V/2, YX messages V/2..V |
 //!
+//! Under request/reply traffic (`workload.reply`) every row above holds inside each
+//! message class's half of the VCs: the function is built for V/2 VCs and a reply's
+//! masks are shifted into `V/2..V` ([`Route::in_class`]).
+//!
 //! Dateline rule: in each ring, a message whose remaining path still crosses the
 //! wrap-around link uses class 0; one that has crossed it (known from its source, since
 //! minimal routes move one way per ring) uses class 1; one whose path in that ring never

@@ -4,8 +4,9 @@
 //! 1. flits and credits due this cycle arrive (applied by the engine through
 //!    [`WormholeNet::deliver`]); a head flit puts its header in the routing controller's
 //!    FIFO, in input-port order;
-//! 2. idle injection DMA engines take messages waiting in memory; their headers join the
-//!    FIFO after the network's (transit before new traffic);
+//! 2. idle injection DMA engines take messages waiting in memory (replies of
+//!    request/reply traffic first, [`replies`]); their headers join the FIFO after the
+//!    network's (transit before new traffic);
 //! 3. the routing controller starts serving queued headers (service `router.controller.route`
 //!    cycles; result usable in the last cycle of service);
 //! 4. virtual-channel allocation for headers whose route (plus `pipeline.vc_alloc`) is ready;
