@@ -22,6 +22,8 @@ mod controller_queue;
 mod deadlock;
 #[path = "modes/deflection.rs"]
 mod deflection;
+#[path = "modes/request_reply.rs"]
+mod request_reply;
 #[path = "modes/throughput.rs"]
 mod throughput;
 #[path = "modes/timeout.rs"]

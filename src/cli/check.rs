@@ -62,7 +62,6 @@ pub fn explain(cfg: &HwConfig, origin: &str) -> Result<String> {
         "  work: {}",
         crate::experiments::memory::work(cfg, &m).describe()
     );
-    let len = m.workload.length.mean();
     match cfg.switching {
         SwitchingConfig::Wormhole { .. } => explain_wormhole(cfg, &m, &mut s),
         SwitchingConfig::Circuit { .. } => explain_circuit(cfg, &m, &mut s),
@@ -75,7 +74,8 @@ pub fn explain(cfg: &HwConfig, origin: &str) -> Result<String> {
     let pattern = &m.workload.pattern;
     let endpoints = pattern.endpoints().len();
     let silent = pattern.silent_sources();
-    let per_sender = w.rate * len;
+    // A request's reply is offered with it (request/reply traffic).
+    let per_sender = w.rate * m.workload.flits_per_creation();
     let flits = per_sender * (endpoints - silent) as f64 / endpoints as f64;
     let l = &cfg.links;
     // The bisection bound is a wormhole notion; a circuit's load is its links' holding
@@ -112,6 +112,18 @@ pub fn explain(cfg: &HwConfig, origin: &str) -> Result<String> {
         "  workload: {} messages/{unit}/cycle = {:.4} flits/{unit}/cycle{bound}; {:?}; {:?}; {:?}",
         w.rate, flits, w.length, w.pattern, w.process
     );
+    if w.reply.is_some() {
+        let v = cfg.router.vcs;
+        let _ = writeln!(
+            s,
+            "    request/reply: every message is a request whose delivery sends a reply back \
+             ({:.4} flits per request and reply on average); requests on VCs 0..{}, replies \
+             on {}..{v} of every port, the routing inside each half",
+            m.workload.flits_per_creation(),
+            v / 2,
+            v / 2
+        );
+    }
     if silent > 0 {
         let _ = writeln!(
             s,

@@ -187,8 +187,8 @@ impl ExperimentArgs {
                     crate::foundation::limits::show(load)
                 )));
             }
-            let mean = crate::traffic::length::LengthDist::new(&w.length)?.mean();
-            w.rate = load / mean;
+            // Flits per request, its reply included under request/reply traffic.
+            w.rate = load / crate::traffic::flits_per_creation(w)?;
         }
         let e = &mut cfg.experiment;
         if let Some(s) = self.seed {

@@ -665,6 +665,38 @@ pub struct WorkloadConfig {
     /// What a source does whose permutation pattern maps it onto itself.
     #[serde(default)]
     pub fixed_points: FixedPoints,
+    /// Request/reply traffic (BookSim's `use_read_write`): every message the workload
+    /// creates is a request, and its delivery creates a reply back to its source, in a
+    /// message class of its own (the upper half of every port's VCs). None (the
+    /// default): one-way messages.
+    pub reply: Option<ReplyConfig>,
+}
+
+/// Request/reply traffic: what a request's delivery sends back. Requests are the
+/// workload's messages (`workload.length`: BookSim's `read_request_size`); a fraction
+/// of them may be writes with lengths of their own.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReplyConfig {
+    /// Length of the reply to a request (to a read, when `writes` is set): BookSim's
+    /// `read_reply_size`.
+    pub length: LengthConfig,
+    /// Write requests (BookSim's `write_fraction`, `write_request_size`,
+    /// `write_reply_size`); None: every request is a read.
+    #[serde(default)]
+    pub writes: Option<WritesConfig>,
+}
+
+/// The write requests of request/reply traffic.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WritesConfig {
+    /// Probability that a request is a write (BookSim's `write_fraction`), in [0, 1].
+    pub fraction: f64,
+    /// Length of a write request (BookSim's `write_request_size`).
+    pub request: LengthConfig,
+    /// Length of the reply to a write (BookSim's `write_reply_size`).
+    pub reply: LengthConfig,
 }
 
 impl Default for WorkloadConfig {
@@ -675,6 +707,7 @@ impl Default for WorkloadConfig {
             pattern: PatternConfig::Uniform,
             process: ArrivalProcess::Poisson,
             fixed_points: FixedPoints::Silent,
+            reply: None,
         }
     }
 }

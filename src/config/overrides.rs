@@ -146,6 +146,14 @@ fn parse_value(raw: &str) -> std::result::Result<Value, String> {
         return parse_value(inner.trim());
     }
     if let Some(body) = raw.strip_prefix('(').and_then(|r| r.strip_suffix(')')) {
+        // An unnamed struct, `(length: Constant(flits: 5))` (an `Option`'s struct, as
+        // `workload.reply`'s): its named fields.
+        if top_level_items(body)?
+            .iter()
+            .all(|i| top_level_colon(i).is_some())
+        {
+            return variant_body(body);
+        }
         return top_level_items(body)?
             .into_iter()
             .map(parse_value)
@@ -301,6 +309,24 @@ mod tests {
         assert_eq!(c.router.dma, Some(2));
         let c = set(&c, "router.controller.verify=10").unwrap();
         assert_eq!(c.router.controller.verify, 10);
+    }
+
+    #[test]
+    fn an_option_of_an_unnamed_struct_takes_its_named_fields() {
+        let c = set(
+            &torus(),
+            "workload.reply=Some((length: Constant(flits: 5), writes: Some((fraction: 0.5, \
+             request: Constant(flits: 5), reply: Constant(flits: 1)))))",
+        )
+        .unwrap();
+        let r = c.workload.reply.unwrap();
+        assert_eq!(r.length, LengthConfig::Constant { flits: 5 });
+        assert_eq!(r.writes.unwrap().fraction, 0.5);
+        assert!(set(&torus(), "workload.reply=None")
+            .unwrap()
+            .workload
+            .reply
+            .is_none());
     }
 
     #[test]

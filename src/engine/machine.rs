@@ -86,11 +86,19 @@ pub fn validate(cfg: &HwConfig) -> Result<Machine> {
             torus_vcs,
             torus_tie,
             ..
-        } => Some(
-            RoutingFn::new(&topology, routing, unsafe_routing, r.vcs)?
-                .with_torus_vcs(torus_vcs)
-                .with_torus_tie(torus_tie),
-        ),
+        } => {
+            // Request/reply traffic: the routing runs inside each message class's half
+            // of the VCs (`Route::in_class`).
+            let vcs = match cfg.workload.reply {
+                Some(_) => class_vcs(&topology, routing, unsafe_routing, r.vcs)?,
+                None => r.vcs,
+            };
+            Some(
+                RoutingFn::new(&topology, routing, unsafe_routing, vcs)?
+                    .with_torus_vcs(torus_vcs)
+                    .with_torus_tie(torus_tie),
+            )
+        }
         SwitchingConfig::Circuit { .. } => {
             check_circuit(cfg, &topology)?;
             None
@@ -229,6 +237,21 @@ pub fn validate(cfg: &HwConfig) -> Result<Machine> {
             )));
         }
     }
+    if cfg.workload.reply.is_some() && routing.is_none() {
+        return Err(Error::config(
+            "workload.reply: request/reply traffic runs on wormhole switching, whose \
+             requests and replies have VCs of their own; this machine's switching mode has \
+             no message classes — leave workload.reply out",
+        ));
+    }
+    if cfg.workload.reply.is_some() && cfg.experiment.observe.message_log {
+        return Err(Error::config(
+            "experiment.observe.message_log (--message-log) with workload.reply: the \
+             per-message log numbers each source's messages densely, and replies are \
+             numbered apart (stats::msglog); request/reply runs report their classes in \
+             the JSON's request_reply instead",
+        ));
+    }
     let workload = Workload::new(&cfg.workload, &topology, cfg.experiment.seed)?;
     check_unused_router_fields(cfg)?;
     check_experiment(cfg)?;
@@ -240,6 +263,27 @@ pub fn validate(cfg: &HwConfig) -> Result<Machine> {
         workload,
         warnings,
     })
+}
+
+/// The VCs per port of each message class under request/reply traffic: half of
+/// `vcs`, which must be even and give each class what `routing` needs.
+fn class_vcs(
+    topology: &Topology,
+    routing: crate::config::Routing,
+    unsafe_routing: bool,
+    vcs: u32,
+) -> Result<u32> {
+    let need = RoutingFn::min_vcs(topology, routing, unsafe_routing);
+    if !vcs.is_multiple_of(2) || vcs < 2 * need || vcs > MAX_VCS {
+        return Err(Error::config(format!(
+            "router.vcs = {vcs} with workload.reply: requests and replies each have half of \
+             every port's virtual channels (requests 0..V/2, replies V/2..V), and {routing:?} \
+             routing on this topology needs {need} per class, so router.vcs must be even, \
+             at least {} and at most {MAX_VCS}",
+            2 * need
+        )));
+    }
+    Ok(vcs / 2)
 }
 
 /// Checks the network interface, the VC release rule and the destination pattern against

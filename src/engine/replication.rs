@@ -207,6 +207,8 @@ impl<M: ModeMeasures> PartResult<M> {
         let mut stats = sim.stats.clone();
         stats.deliveries = deliveries;
         stats.hops = hops;
+        // Replies the network created count with the workload's messages.
+        let replies = sim.stats.replies_created();
         let (mut links, mut ports) = (Vec::new(), Vec::new());
         if end.per_link {
             sim.net.link_obs(start, stop, &mut links);
@@ -222,13 +224,13 @@ impl<M: ModeMeasures> PartResult<M> {
             mode: sim.net.mode_measures(start, stop),
             links,
             ports,
-            generated: sim.generated,
+            generated: sim.generated + replies.messages,
             delivered: sim.net.delivered(),
             lost: sim.net.lost(),
-            measured_created: sim.measured_created,
-            window_flits: sim.window_flits,
-            window_messages: sim.window_messages,
-            generated_flits: sim.generated_flits,
+            measured_created: sim.measured_created + replies.measured,
+            window_flits: sim.window_flits + replies.window_flits,
+            window_messages: sim.window_messages + replies.window_messages,
+            generated_flits: sim.generated_flits + replies.flits,
         }
     }
 }

@@ -70,8 +70,11 @@ pub struct Summary {
     /// The next cycle this partition has anything to do in (its own busy routers, its
     /// calendar, its message creations, and what it sent to other partitions).
     pub next: Cycle,
-    /// Measured messages created so far.
+    /// Measured messages the workload created so far (the window's count of messages).
     pub measured_created: u64,
+    /// Measured replies the network created so far (request/reply traffic): the drain
+    /// waits for them as for the workload's measured messages.
+    pub measured_replies: u64,
     /// Measured messages delivered (or lost: refused by a full source) so far.
     pub measured_delivered: u64,
     /// Messages waiting in source memory.
@@ -169,6 +172,7 @@ impl Coordinator {
     ) -> Decision {
         let sum = |f: fn(&Summary) -> u64| parts.iter().map(f).sum::<u64>();
         let created = sum(|s| s.measured_created);
+        let replies = sum(|s| s.measured_replies);
         if let Measure::Messages(m) = self.window.measure {
             // The window closes at the end of the cycle in which the m-th message after
             // warm-up was created: every message of that cycle is measured, so the set
@@ -184,7 +188,7 @@ impl Coordinator {
                 self.next_check = now + CHECK_EVERY;
             }
         } else if self.window.end.is_some_and(|e| now >= e)
-            && sum(|s| s.measured_delivered) == created
+            && sum(|s| s.measured_delivered) == created + replies
         {
             return Decision::Stop(Stop::Drained, self.window.end);
         } else if now >= self.next_check {
@@ -436,13 +440,17 @@ impl<N: Network> Simulation<N> {
             },
             measure: exp.measure,
         };
+        let mut stats = observing_stats(
+            &exp,
+            cfg.workload.rate,
+            n,
+            machine.topology.mean_distance().ceil() as usize + 2,
+        );
+        if workload.reply.is_some() {
+            stats.classes = Some(Box::default());
+        }
         Ok(Simulation {
-            stats: observing_stats(
-                &exp,
-                cfg.workload.rate,
-                n,
-                machine.topology.mean_distance().ceil() as usize + 2,
-            ),
+            stats,
             out: PartOut::new(net.horizon(), part).with_lookahead(net.lookahead()),
             due: Vec::new(),
             order: Vec::new(),
@@ -500,7 +508,7 @@ impl<N: Network> Simulation<N> {
         let i = self.out.nodes.local(n as u32);
         let rng = &mut self.traffic_rng[i];
         let dst = self.workload.pattern.sample(NodeId(n as u32), rng);
-        let len = self.workload.length.sample(rng);
+        let (len, reply_len) = self.workload.draw_length(rng);
         let measured = self.window.contains(t);
         if let Some(s) = &mut self.stats.series {
             s.created(t, len);
@@ -522,6 +530,9 @@ impl<N: Network> Simulation<N> {
                 len,
                 created: t,
                 measured,
+                class: 0,
+                reply_len,
+                request_latency: 0,
             },
         );
     }
@@ -632,12 +643,15 @@ impl<N: Network> Simulation<N> {
 
     /// This partition's report for the coordinator, after [`Simulation::step_local`].
     pub fn summary(&self) -> Summary {
+        let replies = self.stats.replies_created();
         Summary {
             next: self.next_busy(),
             measured_created: self.measured_created,
+            measured_replies: replies.measured,
             measured_delivered: self.net.measured_delivered() + self.net.measured_lost(),
             backlog: self.net.backlog() as u64,
-            outstanding: self.generated as i64 - (self.net.delivered() + self.net.lost()) as i64,
+            outstanding: (self.generated + replies.messages) as i64
+                - (self.net.delivered() + self.net.lost()) as i64,
             live: self.net.live_work(),
             last_progress: self.net.last_progress(),
             // Searching for a cycle of waits is only worth it at a check point; split
@@ -758,7 +772,18 @@ impl<N: Network> Simulation<N> {
         let i = self.out.nodes.local(src.0);
         let id = MsgId::new(src, self.seq[i]);
         self.seq[i] += 1;
-        self.enqueue_scripted(i, id, dst, len);
+        self.enqueue_scripted(i, id, dst, len, 0);
+        id
+    }
+
+    /// As [`Simulation::inject`], a request whose delivery creates a reply of
+    /// `reply_len` flits back to `src` (request/reply traffic: the machine must have
+    /// `workload.reply` set, which gives the classes their VCs). For scripted tests.
+    pub fn inject_request(&mut self, src: NodeId, dst: NodeId, len: u32, reply_len: u32) -> MsgId {
+        let i = self.out.nodes.local(src.0);
+        let id = MsgId::new(src, self.seq[i]);
+        self.seq[i] += 1;
+        self.enqueue_scripted(i, id, dst, len, reply_len);
         id
     }
 
@@ -770,12 +795,12 @@ impl<N: Network> Simulation<N> {
     pub fn inject_numbered(&mut self, src: NodeId, seq: u64, dst: NodeId, len: u32) -> MsgId {
         let i = self.out.nodes.local(src.0);
         let id = MsgId::new(src, seq);
-        self.enqueue_scripted(i, id, dst, len);
+        self.enqueue_scripted(i, id, dst, len, 0);
         id
     }
 
     /// Puts a scripted message into local source `i`'s memory in the current cycle.
-    fn enqueue_scripted(&mut self, i: usize, id: MsgId, dst: NodeId, len: u32) {
+    fn enqueue_scripted(&mut self, i: usize, id: MsgId, dst: NodeId, len: u32, reply_len: u32) {
         self.generated += 1;
         self.generated_flits += len as u64;
         self.measured_created += 1;
@@ -790,6 +815,9 @@ impl<N: Network> Simulation<N> {
                 len,
                 created: self.t,
                 measured: true,
+                class: 0,
+                reply_len,
+                request_latency: 0,
             },
         );
         Self::wake(&mut self.now, &mut self.stamp, i as u32, self.t);

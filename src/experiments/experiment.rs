@@ -413,6 +413,11 @@ pub fn aggregate<N: Mode>(
                 network: dist(&mean_of(&|m| m.network_sum, &count), &net),
             },
         },
+        request_reply: cfg
+            .workload
+            .reply
+            .as_ref()
+            .map(|_| report::RequestReply::of(reps)),
         throughput: Throughput {
             offered: reps.iter().map(|r| r.offered).sum::<f64>() / k,
             accepted: if acc_mean.is_finite() { acc_mean } else { 0.0 },
@@ -516,8 +521,15 @@ fn verdicts<M>(
 ) -> Vec<RepVerdict> {
     use crate::experiments::verdict::{judge, Measured, Rule};
     let rule = Rule::of_run(cfg);
-    let mean_length =
-        crate::traffic::LengthDist::new(&cfg.workload.length).map_or(1.0, |l| l.mean());
+    // Flits per message in the network (requests and replies together under
+    // request/reply traffic), which turns the backlog's growth into flits.
+    let mean_length = crate::traffic::flits_per_creation(&cfg.workload).map_or(1.0, |f| {
+        f / if cfg.workload.reply.is_some() {
+            2.0
+        } else {
+            1.0
+        }
+    });
     let endpoints = topology.endpoints().len() as f64;
     reps.iter()
         .enumerate()

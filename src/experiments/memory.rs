@@ -48,7 +48,7 @@ impl MemoryCheck {
 pub fn wormhole_bytes_per_node(ports: usize, vcs: usize, dma: usize) -> u64 {
     let slots = (ports * vcs + dma) as u64;
     let all_ports = ports as u64 + 1;
-    slots * (24 + 88 + 16 + 6) + all_ports * 96 + 512
+    slots * (24 + 96 + 16 + 6) + all_ports * 96 + 512
 }
 
 /// Bytes of per-node tables a deflection router needs: per lane of its two outputs the
@@ -89,8 +89,8 @@ pub fn bytes_per_node(cfg: &HwConfig, m: &Machine) -> u64 {
         SwitchingConfig::Wormhole { .. } => {
             let mut b = wormhole_bytes_per_node(ports, vcs, dma);
             if r.vc_release == VcRelease::TailSent {
-                // A VC then keeps a ring of `buffer_flits` message slots (88 bytes each).
-                b += (ports * vcs + dma) as u64 * 88 * r.buffer_flits as u64;
+                // A VC then keeps a ring of `buffer_flits` message slots (96 bytes each).
+                b += (ports * vcs + dma) as u64 * 96 * r.buffer_flits as u64;
             }
             b
         }

@@ -303,7 +303,12 @@ pub fn compare(a: &Saturation, b: &Saturation) -> Result<Comparison> {
 /// What a search needs to know of the machine, computed once.
 #[derive(Clone, Debug)]
 struct Plan {
+    /// Flits one creation offers (a request and its reply under request/reply
+    /// traffic): load = rate × this.
     mean_length: f64,
+    /// Mean flits of a message in the network (requests and replies alike): what turns
+    /// the backlog, counted in messages, into flits.
+    message_flits: f64,
     endpoints: f64,
     upper: FlitLoad,
     upper_source: String,
@@ -391,7 +396,7 @@ fn plan(cfg: &HwConfig, opts: &SaturationOptions) -> Result<Plan> {
             ))
         }
     };
-    let mean_length = machine.workload.length.mean();
+    let mean_length = machine.workload.flits_per_creation();
     let w = cfg.links.width as f64;
     // No router takes more than (ports + DMA engines) × width flits in a cycle, so no
     // node can sustain more; a Bernoulli process creates at most one message per cycle.
@@ -459,6 +464,7 @@ fn plan(cfg: &HwConfig, opts: &SaturationOptions) -> Result<Plan> {
     }
     Ok(Plan {
         mean_length,
+        message_flits: machine.workload.mean_message_flits(),
         endpoints: machine.topology.endpoints().len() as f64,
         upper: FlitLoad(upper),
         upper_source,
@@ -573,7 +579,8 @@ fn run_probe<N: Network + Send>(
 ) -> Result<Probe> {
     let mut c = cfg.clone();
     c.workload.rate = load.to_rate(plan.mean_length);
-    c.experiment.saturation_backlog = probe_backlog_limit(cfg, opts.margin, plan.mean_length, load);
+    c.experiment.saturation_backlog =
+        probe_backlog_limit(cfg, opts.margin, plan.message_flits, load);
     let (r, _end) = run_replication::<N>(&c, rep, progress)?;
     // A probe cut short says nothing about the load: the search has no result.
     if r.stop == Stop::Interrupted {
@@ -581,7 +588,7 @@ fn run_probe<N: Network + Send>(
     }
     // The one verdict `routemu run` flags its reports by, with the search's criterion
     // and margin (experiments::verdict).
-    let m = Measured::of(&c, &r, plan.mean_length, plan.endpoints);
+    let m = Measured::of(&c, &r, plan.message_flits, plan.endpoints);
     let rule = Rule {
         criterion: opts.criterion,
         margin: opts.margin,

@@ -348,8 +348,8 @@ pub fn point_config(base: &HwConfig, axes: &[Axis], values: &[String]) -> Result
                      flits per node per cycle"
                 ))
             })?;
-        let mean = crate::traffic::length::LengthDist::new(&cfg.workload.length)?.mean();
-        cfg.workload.rate = load / mean;
+        // Flits per request, its reply included under request/reply traffic.
+        cfg.workload.rate = load / crate::traffic::flits_per_creation(&cfg.workload)?;
     }
     Ok(cfg)
 }

@@ -109,6 +109,15 @@ pub fn outcome(cfg: &HwConfig, form: PathForm) -> Result<Outcome, ModelError> {
                 .to_string(),
         ));
     }
+    // Replies are created by deliveries and run on their own half of the VCs: no model
+    // here has a second message class.
+    if cfg.workload.reply.is_some() {
+        return Err(ModelError::BadInput(
+            "the models have one class of one-way messages; workload.reply adds replies \
+             on VCs of their own"
+                .to_string(),
+        ));
+    }
     let (name, result) = match cfg.switching {
         SwitchingConfig::Wormhole {
             routing: crate::config::Routing::DimensionOrder,

@@ -56,6 +56,15 @@ pub struct MsgHeader {
     /// Per-message routing state (Valiant/ROMM phase, min_adapt's escape), updated by
     /// the routers on the way (one byte, in what was padding: the header stays 48 bytes).
     pub routing: RouteState,
+    /// Its message class under request/reply traffic (`workload.reply`): 0 a request
+    /// (or a one-way message), 1 a reply; each class has its own half of every port's
+    /// VCs (see `routing::Route::in_class`).
+    pub class: u8,
+    /// A request: the flits of the reply its delivery creates (0: none, one-way).
+    pub reply_len: u32,
+    /// A reply: its request's latency (creation to delivery), so that the round trip
+    /// is measured where the reply is delivered.
+    pub request_latency: u32,
 }
 
 /// Stage of the message occupying an input VC.

@@ -22,6 +22,12 @@ pub struct PendingMsg {
     pub created: Cycle,
     /// Whether it is measured.
     pub measured: bool,
+    /// Message class (`MsgHeader::class`): 0 a request or one-way message, 1 a reply.
+    pub class: u8,
+    /// A request: its reply's length (`MsgHeader::reply_len`; 0: none).
+    pub reply_len: u32,
+    /// A reply: its request's latency (`MsgHeader::request_latency`).
+    pub request_latency: u32,
 }
 
 /// Source queues and injection engines of a partition.
@@ -31,6 +37,10 @@ pub struct Dma {
     /// Per node: mask of idle injection engines.
     idle: Vec<u64>,
     backlog: usize,
+    /// Per node: replies waiting (request/reply traffic; empty otherwise), each from its
+    /// creation cycle on; they go before the node's waiting requests, as BookSim's
+    /// pending replies go before new requests.
+    replies: Vec<VecDeque<PendingMsg>>,
 }
 
 impl Dma {
@@ -54,7 +64,39 @@ impl Dma {
                 "idle injection engine",
             )?,
             backlog: 0,
+            replies: Vec::new(),
         })
+    }
+
+    /// Gives every node a queue of replies (request/reply traffic); an error when the
+    /// memory cannot be had.
+    pub fn with_replies(mut self) -> crate::foundation::error::Result<Self> {
+        self.replies = crate::foundation::limits::collected_table(
+            self.queues.len(),
+            (0..self.queues.len()).map(|_| VecDeque::new()),
+            "reply queue",
+        )?;
+        Ok(self)
+    }
+
+    /// A reply created at `node` (its `created` cycle may be a few cycles ahead: it
+    /// waits until then) joins the node's replies, ahead of its requests.
+    #[inline]
+    pub fn enqueue_reply(&mut self, node: usize, m: PendingMsg) {
+        self.replies[node].push_back(m);
+        self.backlog += 1;
+    }
+
+    /// The next message `node` sends at cycle `now`: a reply created by then, else
+    /// the first waiting message.
+    #[inline]
+    fn pop(&mut self, node: usize, now: Cycle) -> Option<PendingMsg> {
+        if let Some(q) = self.replies.get_mut(node) {
+            if q.front().is_some_and(|m| m.created <= now) {
+                return q.pop_front();
+            }
+        }
+        self.queues[node].pop_front()
     }
 
     /// A newly created message joins `node`'s memory queue.
@@ -70,38 +112,54 @@ impl Dma {
         self.backlog
     }
 
-    /// Messages waiting at `node`.
+    /// Messages waiting at `node` (replies included).
     #[inline]
     pub fn queued(&self, node: usize) -> usize {
-        self.queues[node].len()
+        self.queues[node].len() + self.replies.get(node).map_or(0, VecDeque::len)
     }
 
-    /// True when `node` has a waiting message and an idle engine.
+    /// True when `node` has a waiting message (a reply perhaps not yet due) and an idle
+    /// engine.
     #[inline]
     pub fn can_inject(&self, node: usize) -> bool {
-        self.idle[node] != 0 && !self.queues[node].is_empty()
+        self.idle[node] != 0
+            && (!self.queues[node].is_empty()
+                || self.replies.get(node).is_some_and(|q| !q.is_empty()))
     }
 
-    /// Hands waiting messages to idle engines, lowest engine first, FIFO (only the first
-    /// when `one`).
+    /// Hands waiting messages to idle engines at cycle `now`, lowest engine first:
+    /// replies created by then first, then the others, each FIFO (only the first when
+    /// `one`). Returns whether one started.
     #[inline]
-    pub fn start(&mut self, node: usize, one: bool, mut f: impl FnMut(usize, PendingMsg)) {
-        while self.can_inject(node) {
+    pub fn start(
+        &mut self,
+        node: usize,
+        now: Cycle,
+        one: bool,
+        mut f: impl FnMut(usize, PendingMsg),
+    ) -> bool {
+        let mut started = false;
+        while self.idle[node] != 0 {
+            let Some(m) = self.pop(node, now) else {
+                break;
+            };
             let e = self.idle[node].trailing_zeros() as usize;
             self.idle[node] &= !(1 << e);
-            let m = self.queues[node].pop_front().expect("non-empty");
             self.backlog -= 1;
             f(e, m);
+            started = true;
             if one {
                 break;
             }
         }
+        started
     }
 
     /// Hands the first waiting message to the lowest idle engine, if both exist.
     #[inline]
     pub fn start_one(&mut self, node: usize) -> Option<(usize, PendingMsg)> {
-        if !self.can_inject(node) {
+        // Modes that start one message at a time have no replies.
+        if self.idle[node] == 0 || self.queues[node].is_empty() {
             return None;
         }
         let e = self.idle[node].trailing_zeros() as usize;
@@ -115,5 +173,43 @@ impl Dma {
     #[inline]
     pub fn release(&mut self, node: usize, e: usize) {
         self.idle[node] |= 1 << e;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn msg(seq: u64, created: Cycle, class: u8) -> PendingMsg {
+        PendingMsg {
+            id: MsgId::new(NodeId(0), seq),
+            dst: NodeId(1),
+            len: 1,
+            created,
+            measured: true,
+            class,
+            reply_len: 0,
+            request_latency: 0,
+        }
+    }
+
+    #[test]
+    fn a_reply_goes_before_waiting_requests_from_its_creation_cycle() {
+        let mut d = Dma::new(1, 1).unwrap().with_replies().unwrap();
+        d.enqueue(0, msg(0, 0, 0));
+        d.enqueue(0, msg(1, 0, 0));
+        d.enqueue_reply(0, msg(2, 5, 1));
+        assert_eq!(d.backlog(), 3);
+        let mut started = Vec::new();
+        // Cycle 4: the reply is not created yet; the first request starts.
+        assert!(d.start(0, 4, false, |_, m| started.push(m.id.seq())));
+        d.release(0, 0);
+        // Cycle 5: the reply before the request that waited longer.
+        assert!(d.start(0, 5, false, |_, m| started.push(m.id.seq())));
+        d.release(0, 0);
+        assert!(d.start(0, 6, false, |_, m| started.push(m.id.seq())));
+        assert_eq!(started, [0, 2, 1]);
+        assert_eq!(d.backlog(), 0);
+        assert!(!d.can_inject(0));
     }
 }

@@ -14,6 +14,10 @@
 //! | Valiant, ROMM | phase 1 VCs 0..V/2, phase 2 V/2..V, each half in dateline classes (or split, `WrapSplit`) | phase 1 VCs 0..V/2, phase 2 V/2..V |
 //! | MinAdapt (BookSim's min_adapt) | escape VC 0 or 1 (split per ring), adaptive VC 3 | escape VC 0; adaptive VCs 1..V |
 //!
+//! Under request/reply traffic (`workload.reply`) every row above holds inside each
+//! message class's half of the VCs: the function is built for V/2 VCs and a reply's
+//! masks are shifted into `V/2..V` ([`Route::in_class`]).
+//!
 //! Dateline rule: in each ring, a message whose remaining path still crosses the
 //! wrap-around link uses class 0; one that has crossed it (known from its source, since
 //! minimal routes move one way per ring) uses class 1; one whose path in that ring never
@@ -127,6 +131,24 @@ impl RouteState {
     #[inline]
     pub fn set_escaped(&mut self) {
         self.0 |= Self::ESCAPED;
+    }
+}
+
+impl Route {
+    /// This route moved into message class `class`'s VCs (request/reply traffic,
+    /// `workload.reply`), for a routing function built for `per_class` VCs per port:
+    /// class c uses VCs c·per_class .. (c+1)·per_class of every network port, so the
+    /// classes never share a VC and each keeps the routing's own classes (dateline,
+    /// escape) inside its range. Class 0 (and any class with `per_class` 0) is the route
+    /// as it was. The ejection route (the local port's DMA engines) is not shifted.
+    #[inline]
+    pub fn in_class(self, class: u8, per_class: u32) -> Route {
+        let shift = class as u32 * per_class;
+        Route {
+            adaptive_vcs: self.adaptive_vcs << shift,
+            escape_vcs: self.escape_vcs << shift,
+            ..self
+        }
     }
 }
 
@@ -519,6 +541,29 @@ mod tests {
         assert!(err.contains("escape"), "{err}");
         assert!(RoutingFn::new(&t, Routing::Adaptive, true, 1).is_ok());
         assert!(RoutingFn::new(&t, Routing::Adaptive, false, 65).is_err());
+    }
+
+    #[test]
+    fn a_reply_route_keeps_the_routing_classes_inside_the_upper_half_of_the_vcs() {
+        let t = torus(8);
+        // Each message class has 2 of the port's 4 VCs: the dateline classes inside them.
+        let r = RoutingFn::new(&t, Routing::DimensionOrder, false, 2).unwrap();
+        let id = MsgId::new(NodeId(6), 0);
+        let before = r.route(&t, NodeId(6), NodeId(1), id);
+        let after = r.route(&t, NodeId(0), NodeId(1), id);
+        assert_eq!((before.escape_vcs, after.escape_vcs), (0b01, 0b10));
+        assert_eq!(before.in_class(0, 2), before, "requests keep VCs 0..2");
+        let reply = before.in_class(1, 2);
+        assert_eq!(reply.escape_port, before.escape_port);
+        assert_eq!(reply.escape_vcs, 0b0100);
+        assert_eq!(after.in_class(1, 2).escape_vcs, 0b1000);
+        // Adaptive: escape VCs and adaptive VCs shift alike.
+        let a = RoutingFn::new(&t, Routing::Adaptive, false, 3).unwrap();
+        let route = a.route(&t, NodeId(0), NodeId(9), id);
+        let shifted = route.in_class(1, 3);
+        assert_eq!(shifted.adaptive_vcs, route.adaptive_vcs << 3);
+        assert_eq!(shifted.adaptive_ports, route.adaptive_ports);
+        assert_eq!(shifted.escape_vcs & 0b111, 0);
     }
 
     #[test]

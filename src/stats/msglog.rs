@@ -950,7 +950,7 @@ mod tests {
                 eject_wait,
                 ctrl_wait,
                 measured: true,
-                routing: Default::default(),
+                ..MsgHeader::default()
             };
             let log = RepLog {
                 deliveries: vec![Delivery {

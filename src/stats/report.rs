@@ -35,6 +35,62 @@ pub struct Phases {
     pub network: Dist,
 }
 
+/// Request/reply traffic (`workload.reply`): the latency of each message class and of
+/// the round trip. Latencies run from creation to the tail absorbed whatever
+/// `experiment.latency` says; a reply is created when its request's tail is absorbed.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct RequestReply {
+    /// Requests (class 0): creation to tail absorbed.
+    pub requests: ClassLatency,
+    /// Replies (class 1): creation (the request's tail absorbed) to tail absorbed.
+    pub replies: ClassLatency,
+    /// Round trip: the request's creation to its reply's tail absorbed (counted with
+    /// the replies).
+    pub round_trip: ClassLatency,
+}
+
+/// One message class's latency, with the measured messages it is over.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct ClassLatency {
+    /// The latency (cycles).
+    #[serde(flatten)]
+    pub latency: Dist,
+    /// Measured messages delivered, summed over replications.
+    pub delivered: u64,
+}
+
+impl RequestReply {
+    /// The block of replications that ran request/reply traffic (of none: every
+    /// latency null, the shape a sweep reads its quantities from).
+    pub fn of<M>(reps: &[crate::engine::replication::RepResult<M>]) -> Self {
+        use crate::engine::probe::classes::{ClassStats, Latency};
+        let classes: Vec<&ClassStats> = reps
+            .iter()
+            .filter_map(|r| r.msgs.classes.as_deref())
+            .collect();
+        let class = |f: &dyn Fn(&ClassStats) -> &Latency| {
+            let mut all = crate::engine::probe::histogram();
+            let mut means = Vec::new();
+            let mut delivered = 0;
+            for c in &classes {
+                let l = f(c);
+                let _ = all.add(&l.hist);
+                means.extend(l.mean());
+                delivered += l.count;
+            }
+            ClassLatency {
+                latency: crate::foundation::ci::dist(&means, &all),
+                delivered,
+            }
+        };
+        RequestReply {
+            requests: class(&|c| &c.requests),
+            replies: class(&|c| &c.replies),
+            round_trip: class(&|c| &c.round_trip),
+        }
+    }
+}
+
 /// Message counts, summed over replications.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Messages {
@@ -193,8 +249,12 @@ pub struct Report {
     pub window_cycles: f64,
     /// Message counts.
     pub messages: Messages,
-    /// Message latency.
+    /// Message latency (every message class together).
     pub latency: Latency,
+    /// Request/reply traffic's latencies per class and of the round trip (absent
+    /// without `workload.reply`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub request_reply: Option<RequestReply>,
     /// Throughput.
     pub throughput: Throughput,
     /// Routing controller.
@@ -322,6 +382,25 @@ impl Report {
             pm(&self.latency.phases.source_queue),
             pm(&self.latency.phases.network)
         );
+        if let Some(rr) = &self.request_reply {
+            for (name, c) in [
+                ("requests", &rr.requests),
+                ("replies", &rr.replies),
+                ("round trip", &rr.round_trip),
+            ] {
+                let l = &c.latency;
+                let _ = writeln!(
+                    s,
+                    "    {name:<10} mean {}  p50 {}  p90 {}  p99 {}  max {}  ({} measured)",
+                    pm(l),
+                    int(l.p50),
+                    int(l.p90),
+                    int(l.p99),
+                    int(l.max),
+                    c.delivered
+                );
+            }
+        }
         let t = &self.throughput;
         let _ = writeln!(
             s,

@@ -5,6 +5,7 @@
 pub mod length;
 pub mod pattern;
 pub mod process;
+pub mod reply;
 
 use crate::config::WorkloadConfig;
 use crate::foundation::error::{Error, Result};
@@ -12,6 +13,7 @@ use crate::topology::Topology;
 pub use length::LengthDist;
 pub use pattern::DestPattern;
 pub use process::Arrivals;
+pub use reply::Replies;
 
 /// A workload bound to a topology: the three distributions together.
 #[derive(Clone, Debug)]
@@ -20,8 +22,21 @@ pub struct Workload {
     pub arrivals: Arrivals,
     /// Destinations.
     pub pattern: DestPattern,
-    /// Lengths in flits.
+    /// Lengths in flits (of the requests, under request/reply traffic).
     pub length: LengthDist,
+    /// Request/reply traffic (`workload.reply`); None: one-way messages.
+    pub reply: Option<Replies>,
+}
+
+/// [`Workload::flits_per_creation`] of a workload configuration's lengths (its rate
+/// and pattern unchecked): what converts an offered load in flits per node per cycle
+/// (`--load`) into `workload.rate`.
+pub fn flits_per_creation(cfg: &WorkloadConfig) -> Result<f64> {
+    let length = LengthDist::new(&cfg.length)?;
+    Ok(match &cfg.reply {
+        None => length.mean(),
+        Some(r) => Replies::new(r)?.mean_round_trip_flits(&length),
+    })
 }
 
 /// The largest `workload.rate` accepted, in messages per node per cycle.
@@ -54,6 +69,43 @@ impl Workload {
             pattern: DestPattern::new(&cfg.pattern, topology, seed)?
                 .with_fixed_points(cfg.fixed_points),
             length: LengthDist::new(&cfg.length)?,
+            reply: cfg.reply.as_ref().map(Replies::new).transpose()?,
         })
+    }
+
+    /// Mean flits one creation of the workload puts into the network: its message's
+    /// mean length, or under request/reply traffic a request's and its reply's together
+    /// (the offered load in flits is the rate times this).
+    pub fn flits_per_creation(&self) -> f64 {
+        match &self.reply {
+            None => self.length.mean(),
+            Some(r) => r.mean_round_trip_flits(&self.length),
+        }
+    }
+
+    /// Messages one creation puts into the network: 1, or 2 under request/reply traffic
+    /// (a request and its reply).
+    pub fn messages_per_creation(&self) -> f64 {
+        if self.reply.is_some() {
+            2.0
+        } else {
+            1.0
+        }
+    }
+
+    /// The mean length of the messages in the network, in flits: the flits of a
+    /// creation over its messages.
+    pub fn mean_message_flits(&self) -> f64 {
+        self.flits_per_creation() / self.messages_per_creation()
+    }
+
+    /// Draws a new message's length and, under request/reply traffic, the length of the
+    /// reply its delivery will create (0: none).
+    #[inline]
+    pub fn draw_length(&self, rng: &mut crate::foundation::rng::NodeRng) -> (u32, u32) {
+        match &self.reply {
+            None => (self.length.sample(rng), 0),
+            Some(r) => r.draw(&self.length, rng),
+        }
     }
 }

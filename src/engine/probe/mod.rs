@@ -5,6 +5,7 @@
 //! Accumulators hold integers and histograms only, so merging partitions in any order
 //! gives bit-identical results.
 
+pub mod classes;
 pub mod hist_serde;
 pub mod observe;
 
@@ -98,6 +99,9 @@ pub struct MsgStats {
     pub series: Option<Box<observe::SeriesAcc>>,
     /// When set, the nodes every header visited (`experiment.observe.message_log`).
     pub hops: Option<Vec<observe::HopRec>>,
+    /// Under request/reply traffic (`workload.reply`), the latency per message class
+    /// and of the round trip, and the replies created; None otherwise.
+    pub classes: Option<Box<classes::ClassStats>>,
 }
 
 impl Default for MsgStats {
@@ -121,6 +125,7 @@ impl Default for MsgStats {
             deliveries: None,
             series: None,
             hops: None,
+            classes: None,
         }
     }
 }
@@ -151,6 +156,29 @@ impl MsgStats {
         if let (Some(a), Some(b)) = (&mut self.hops, &o.hops) {
             a.extend_from_slice(b);
         }
+        if let Some(b) = &o.classes {
+            self.classes.get_or_insert_with(Default::default).merge(b);
+        }
+    }
+
+    /// A reply of `flits` flits is created at cycle `at` (`measured`: its request was):
+    /// counted with the created messages (and in the time series).
+    #[inline]
+    pub fn reply_created(&mut self, at: Cycle, flits: u32, measured: bool) {
+        let (start, end) = self.window;
+        let in_window = at >= start && end.is_none_or(|e| at < e);
+        self.classes
+            .get_or_insert_with(Default::default)
+            .reply_created(flits, measured, in_window);
+        if let Some(s) = &mut self.series {
+            s.created(at, flits);
+        }
+    }
+
+    /// Replies created so far (none without request/reply traffic).
+    #[inline]
+    pub fn replies_created(&self) -> classes::RepliesCreated {
+        self.classes.as_ref().map(|c| c.created).unwrap_or_default()
     }
 
     /// `flits` flits are absorbed at a destination in cycle `t` (for the time series;
@@ -253,5 +281,8 @@ impl MsgStats {
         self.blocking_sum += h.blocking as u64;
         self.eject_wait_sum += h.eject_wait as u64;
         self.ctrl_wait_sum += h.ctrl_wait as u64;
+        if let Some(c) = &mut self.classes {
+            c.delivered(h.class, lat, h.request_latency);
+        }
     }
 }

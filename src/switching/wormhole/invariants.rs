@@ -6,7 +6,10 @@
 //!   message occupies w's input VC or its head or its release is in flight (no VC is held
 //!   by two messages, none is leaked; under `TailSent`, exactly while an input VC of u
 //!   holds it);
-//! - every live flit is somewhere: injection engines + buffers + links.
+//! - every live flit is somewhere: injection engines + buffers + links;
+//! - under request/reply traffic, every message in a network VC, and every output VC a
+//!   message holds, is in its class's half of the VCs (requests never share a VC with
+//!   replies).
 
 use crate::engine::sim::Simulation;
 use crate::foundation::types::{NodeId, PortId};
@@ -73,6 +76,28 @@ pub fn check(sim: &Simulation<WormholeNet>, buffer: u32) -> Result<(), String> {
                         "VC ({u},{p},{v}) overflows: {} > {buffer}",
                         s.buffered
                     ));
+                }
+                if net.class_vcs > 0 && s.state != VcState::Idle {
+                    let i = lay.vc_idx(u, p, v);
+                    let class = net.inputs.msg[net.inputs.cur(i)].hdr.class as usize;
+                    let per = net.class_vcs as usize;
+                    if p < lay.ports && v / per != class {
+                        return Err(format!(
+                            "VC ({u},{p},{v}) holds a message of class {class}, outside \
+                             VCs {}..{}",
+                            class * per,
+                            (class + 1) * per
+                        ));
+                    }
+                    let (op, ov) = (s.out_port as usize, s.out_vc as usize);
+                    if s.state == VcState::Active && op < lay.ports && ov / per != class {
+                        return Err(format!(
+                            "VC ({u},{p},{v}) holds output VC ({op},{ov}) for a message of \
+                             class {class}, outside VCs {}..{}",
+                            class * per,
+                            (class + 1) * per
+                        ));
+                    }
                 }
             }
         }

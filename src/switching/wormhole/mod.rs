@@ -4,8 +4,9 @@
 //! 1. flits and credits due this cycle arrive (applied by the engine through
 //!    [`WormholeNet::deliver`]); a head flit puts its header in the routing controller's
 //!    FIFO, in input-port order;
-//! 2. idle injection DMA engines take messages waiting in memory; their headers join the
-//!    FIFO after the network's (transit before new traffic);
+//! 2. idle injection DMA engines take messages waiting in memory (replies of
+//!    request/reply traffic first, [`replies`]); their headers join the FIFO after the
+//!    network's (transit before new traffic);
 //! 3. the routing controller starts serving queued headers (service `router.controller.route`
 //!    cycles; result usable in the last cycle of service);
 //! 4. virtual-channel allocation for headers whose route (plus `pipeline.vc_alloc`) is ready;
@@ -32,6 +33,7 @@
 //! a deadlock.
 
 pub mod invariants;
+pub mod replies;
 pub mod watchdog;
 
 use crate::config::{HwConfig, SwitchingConfig, VcRelease};
@@ -154,6 +156,13 @@ pub struct WormholeNet {
     link_heads: Vec<[u64; 2]>,
     /// `[node][port]`: each input port's occupancy, integrated over the window.
     occ: Vec<PortLevels>,
+    /// VCs of each message class per port under request/reply traffic (the routing
+    /// function is built for that many; a reply's route is shifted past the requests'
+    /// half, `Route::in_class`); 0 without replies.
+    class_vcs: u32,
+    /// Per node: replies created there so far (their ids' sequence numbers,
+    /// [`replies::REPLY_SEQ`] set); empty without replies.
+    reply_seq: Vec<u64>,
 }
 
 /// An input port's buffered flits and VCs holding a message, side by side (they change
@@ -186,6 +195,7 @@ impl WormholeNet {
         };
         let (r, l, topology) = (&cfg.router, &cfg.links, &machine.topology);
         let dma = machine.dma;
+        let replies = machine.workload.reply.is_some();
         let routing = machine
             .routing
             .clone()
@@ -239,7 +249,11 @@ impl WormholeNet {
                     ejection: connections(r.ni.ejection),
                 },
             )?,
-            dma: Dma::new(nodes, dma as usize)?,
+            dma: if replies {
+                Dma::new(nodes, dma as usize)?.with_replies()?
+            } else {
+                Dma::new(nodes, dma as usize)?
+            },
             timing,
             route_service: r.controller.route,
             inj_latency: r.ni.injection_latency,
@@ -276,6 +290,11 @@ impl WormholeNet {
                 cfg,
                 nodes.checked_mul(layout.all_ports()),
                 "per-port occupancy",
+            )?,
+            class_vcs: if replies { r.vcs / 2 } else { 0 },
+            reply_seq: crate::foundation::limits::zeroed_table(
+                Some(if replies { nodes } else { 0 }),
+                "reply sequence",
             )?,
         })
     }
@@ -492,7 +511,7 @@ impl WormholeNet {
         if self.dma.can_inject(n) && self.feed_open(n) {
             let (inputs, ctrl, live) = (&mut self.inputs, &mut self.ctrl, &mut self.flits_live);
             let one = self.feed_limit.is_some();
-            self.dma.start(n, one, |e, m| {
+            let started = self.dma.start(n, t, one, |e, m| {
                 let i = lay.vc_idx(n, local, e);
                 let mi = inputs.cur(i);
                 let slot = &mut inputs.vc[i];
@@ -502,6 +521,9 @@ impl WormholeNet {
                     len: m.len,
                     created: m.created,
                     measured: m.measured,
+                    class: m.class,
+                    reply_len: m.reply_len,
+                    request_latency: m.request_latency,
                     ..MsgHeader::default()
                 };
                 slot.left = m.len;
@@ -521,7 +543,9 @@ impl WormholeNet {
                 );
             });
             // Starting a message is progress for the deadlock watchdog.
-            self.last_move = t;
+            if started {
+                self.last_move = t;
+            }
         }
 
         // 3. Routing controller.
@@ -550,6 +574,7 @@ impl WormholeNet {
                     // Valiant/ROMM switch phase at the intermediate node (header state).
                     self.routing
                         .route_msg(&self.topology, here, dst, id, &mut msg.hdr.routing)
+                        .in_class(msg.hdr.class, self.class_vcs)
                 };
                 slot.state = VcState::WaitVc;
                 // A new message's head reaches the router over the injection channel.
@@ -692,6 +717,10 @@ impl WormholeNet {
                     self.measured_delivered += 1;
                 }
                 stats.record(&msg.hdr, absorbed);
+                if msg.hdr.reply_len > 0 {
+                    let hdr = msg.hdr;
+                    self.create_reply(n, &hdr, absorbed, stats);
+                }
             }
         } else {
             self.outputs.credits[oidx] -= k;
