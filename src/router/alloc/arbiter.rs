@@ -1,7 +1,7 @@
 //! Banks of arbiters: round-robin, fixed-priority and matrix (least recently served)
 //! arbiters, as flat arrays over many arbiters of one size. An arbiter here only ranks
 //! requesters and records whom it served; which requests it sees and when it is told of
-//! a grant is the allocator's business ([`super::matching`]).
+//! a grant is the allocator's business ([`crate::router::alloc::matching`]).
 
 use crate::config::Arbiter;
 use crate::foundation::error::Result;

@@ -18,7 +18,7 @@
 //! ignores priorities. Every pass is a few linear scans of the request list (no
 //! allocation per cycle; the scratch arrays are sized for the largest router).
 
-use super::arbiter::Arbiters;
+use crate::router::alloc::arbiter::Arbiters;
 use crate::config::{Allocator, Arbiter};
 use crate::foundation::error::Result;
 
