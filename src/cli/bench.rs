@@ -1,8 +1,9 @@
 //! `routemu bench`: emulation speed on the standard scenarios.
 
 use crate::bench::{
-    allocator_scenarios, circuit_scenarios, deflection_scenarios, observe_scenarios, partition_scenarios, run, run_busy,
-    run_observe, run_parts, run_ranked, standard_scenarios, timeout_scenarios,
+    allocator_scenarios, circuit_scenarios, deflection_scenarios, observe_scenarios,
+    partition_scenarios, run, run_busy, run_observe, run_parts, run_ranked, standard_scenarios,
+    timeout_scenarios,
 };
 use clap::Args;
 

@@ -18,9 +18,9 @@
 //! ignores priorities. Every pass is a few linear scans of the request list (no
 //! allocation per cycle; the scratch arrays are sized for the largest router).
 
-use crate::router::alloc::arbiter::Arbiters;
 use crate::config::{Allocator, Arbiter};
 use crate::foundation::error::Result;
+use crate::router::alloc::arbiter::Arbiters;
 
 /// No match (and no request).
 const NONE: u16 = u16::MAX;
