@@ -388,30 +388,10 @@ impl Crossbar {
                 } else {
                     0
                 };
-                // Round-robin order (VCs at or after the pointer first), non-speculative
-                // requests before speculative ones; or the matrix arbiter's order.
-                let mut listed = [0u8; 64];
-                let mut len = 0;
-                if matrix {
-                    for iv in BitIter(mask) {
-                        listed[len] = iv as u8;
-                        len += 1;
-                    }
-                    let a = n * np + ip;
-                    let m = &self.in_matrix;
-                    listed[..len]
-                        .sort_unstable_by_key(|&iv| (speculative >> iv & 1, m.key(a, iv as usize)));
-                }
-                let order = (!matrix)
-                    .then(|| {
-                        rr_order(mask & !speculative, ptr).chain(rr_order(mask & speculative, ptr))
-                    })
-                    .into_iter()
-                    .flatten()
-                    .chain(listed[..len].iter().map(|&iv| iv as usize));
                 let mut taken = out_used;
                 let mut picked = wins[ip] as usize;
-                for iv in order {
+                // Offers VC `iv`'s request; false once the input has picked all it may.
+                let mut offer = |iv: usize| -> bool {
                     let vc = &vcs[ip * stride + iv];
                     let phantom = failed >> iv & 1 == 1;
                     let x = if phantom {
@@ -423,7 +403,7 @@ impl Crossbar {
                     };
                     let xin = if network { ip } else { local + iv };
                     if vc.ready_at > t || taken >> x & 1 == 1 || in_used >> xin & 1 == 1 {
-                        continue;
+                        return true;
                     }
                     // The buffers keep a VC out of `ready` while its output has no credit.
                     debug_assert!(
@@ -446,6 +426,35 @@ impl Crossbar {
                         taken |= 1 << x;
                         picked += 1;
                         if picked == limit {
+                            return false;
+                        }
+                    }
+                    true
+                };
+                if matrix {
+                    // The matrix arbiter's order, non-speculative requests first.
+                    let mut listed = [0u8; 64];
+                    let mut len = 0;
+                    for iv in BitIter(mask) {
+                        listed[len] = iv as u8;
+                        len += 1;
+                    }
+                    let a = n * np + ip;
+                    let m = &self.in_matrix;
+                    listed[..len]
+                        .sort_unstable_by_key(|&iv| (speculative >> iv & 1, m.key(a, iv as usize)));
+                    for &iv in &listed[..len] {
+                        if !offer(iv as usize) {
+                            break;
+                        }
+                    }
+                } else {
+                    // Round-robin order (VCs at or after the pointer first), non-speculative
+                    // requests before speculative ones.
+                    for iv in
+                        rr_order(mask & !speculative, ptr).chain(rr_order(mask & speculative, ptr))
+                    {
+                        if !offer(iv) {
                             break;
                         }
                     }
