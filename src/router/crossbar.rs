@@ -390,47 +390,51 @@ impl Crossbar {
                 };
                 let mut taken = out_used;
                 let mut picked = wins[ip] as usize;
-                // Offers VC `iv`'s request; false once the input has picked all it may.
-                let mut offer = |iv: usize| -> bool {
-                    let vc = &vcs[ip * stride + iv];
-                    let phantom = failed >> iv & 1 == 1;
-                    let x = if phantom {
-                        spec.map_or(0, |s| s.target[layout.slot(ip, iv)] as usize)
-                    } else if vc.out_port as usize == local {
-                        local + vc.out_vc as usize
-                    } else {
-                        vc.out_port as usize
-                    };
-                    let xin = if network { ip } else { local + iv };
-                    if vc.ready_at > t || taken >> x & 1 == 1 || in_used >> xin & 1 == 1 {
-                        return true;
-                    }
-                    // The buffers keep a VC out of `ready` while its output has no credit.
-                    debug_assert!(
-                        phantom
-                            || vc.out_port as usize == local
-                            || outputs.credits
-                                [base + vc.out_port as usize * stride + vc.out_vc as usize]
-                                > 0
-                    );
-                    if speculative >> iv & 1 == 1 {
-                        self.out_spec[x] |= 1 << xin;
-                    } else {
-                        self.out_req[x] |= 1 << xin;
-                    }
-                    self.req_vc[xin * xputs + x] = iv as u8;
-                    touched |= 1 << x;
-                    // Each injection engine is a crossbar input of its own, unless the
-                    // network interface's bandwidth makes them share one.
-                    if shared {
-                        taken |= 1 << x;
-                        picked += 1;
-                        if picked == limit {
-                            return false;
+                // Offers VC `$iv`'s request: `continue` to the next VC, `break` once the
+                // input has picked all it may (a macro, so that the round-robin loop below
+                // stays the tight loop it was).
+                macro_rules! offer {
+                    ($iv:expr) => {{
+                        let iv: usize = $iv;
+                        let vc = &vcs[ip * stride + iv];
+                        let phantom = failed >> iv & 1 == 1;
+                        let x = if phantom {
+                            spec.map_or(0, |s| s.target[layout.slot(ip, iv)] as usize)
+                        } else if vc.out_port as usize == local {
+                            local + vc.out_vc as usize
+                        } else {
+                            vc.out_port as usize
+                        };
+                        let xin = if network { ip } else { local + iv };
+                        if vc.ready_at > t || taken >> x & 1 == 1 || in_used >> xin & 1 == 1 {
+                            continue;
                         }
-                    }
-                    true
-                };
+                        // The buffers keep a VC out of `ready` while its output has no credit.
+                        debug_assert!(
+                            phantom
+                                || vc.out_port as usize == local
+                                || outputs.credits
+                                    [base + vc.out_port as usize * stride + vc.out_vc as usize]
+                                    > 0
+                        );
+                        if speculative >> iv & 1 == 1 {
+                            self.out_spec[x] |= 1 << xin;
+                        } else {
+                            self.out_req[x] |= 1 << xin;
+                        }
+                        self.req_vc[xin * xputs + x] = iv as u8;
+                        touched |= 1 << x;
+                        // Each injection engine is a crossbar input of its own, unless the
+                        // network interface's bandwidth makes them share one.
+                        if shared {
+                            taken |= 1 << x;
+                            picked += 1;
+                            if picked == limit {
+                                break;
+                            }
+                        }
+                    }};
+                }
                 if matrix {
                     // The matrix arbiter's order, non-speculative requests first.
                     let mut listed = [0u8; 64];
@@ -444,9 +448,7 @@ impl Crossbar {
                     listed[..len]
                         .sort_unstable_by_key(|&iv| (speculative >> iv & 1, m.key(a, iv as usize)));
                     for &iv in &listed[..len] {
-                        if !offer(iv as usize) {
-                            break;
-                        }
+                        offer!(iv as usize);
                     }
                 } else {
                     // Round-robin order (VCs at or after the pointer first), non-speculative
@@ -454,9 +456,7 @@ impl Crossbar {
                     for iv in
                         rr_order(mask & !speculative, ptr).chain(rr_order(mask & speculative, ptr))
                     {
-                        if !offer(iv) {
-                            break;
-                        }
+                        offer!(iv);
                     }
                 }
             }
