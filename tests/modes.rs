@@ -1,6 +1,6 @@
 //! The switching modes and their routers, each against its closed forms, models and
 //! invariants: wormhole (zero-load latency, conservation, deadlock, throughput, BookSim's
-//! router), circuit switching (conflicts, blocking, the routing controller's queue),
+//! router and allocators), circuit switching (conflicts, blocking, the routing controller's queue),
 //! deflection and the timeout wormhole of host/switch networks.
 //!
 //! One test binary for these files (tests/modes/*.rs); docs/testing.md lists the
@@ -8,6 +8,8 @@
 
 mod common;
 
+#[path = "modes/allocators.rs"]
+mod allocators;
 #[path = "modes/booksim.rs"]
 mod booksim;
 #[path = "modes/circuit.rs"]

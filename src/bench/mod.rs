@@ -56,6 +56,7 @@ const CIRCUIT_ADAPTIVE: &str = include_str!("../../hw/circuit-adaptive.ron");
 const HYPERCUBE: &str = include_str!("../../hw/wormhole-hypercube.ron");
 const DEFLECTION: &str = include_str!("../../hw/deflection-ms.ron");
 const TIMEOUT_LAN: &str = include_str!("../../hw/timeout-lan-3x3.ron");
+const BOOKSIM_TORUS8: &str = include_str!("../../hw/booksim-min-torus8.ron");
 
 /// The dimension-order torus preset `base` made a k×k torus at `load` flits per node per
 /// cycle (its messages are 12 flits).
@@ -177,6 +178,33 @@ pub fn standard_scenarios(scale: f64) -> Result<Vec<Scenario>> {
         cycles,
         baseline_cycles: cycles,
     });
+    Ok(out)
+}
+
+/// The allocator scenarios: the booksim-min 8×8 torus at 0.3 flits/node/cycle with
+/// routemu's allocator (`SeparableInputFirst`, the preset's) and with iSLIP of one
+/// iteration (BookSim's default allocator), side by side.
+pub fn allocator_scenarios(scale: f64) -> Result<Vec<Scenario>> {
+    use crate::config::Allocator;
+    let base = parse_hw(BOOKSIM_TORUS8, "hw/booksim-min-torus8.ron")?;
+    let mut out = Vec::new();
+    for (alloc, label) in [
+        (Allocator::SeparableInputFirst, "SeparableInputFirst"),
+        (Allocator::ISlip { iterations: 1 }, "ISlip(iterations: 1)"),
+    ] {
+        let load = 0.3;
+        let mut cfg = base.clone();
+        cfg.workload.rate = load / 12.0;
+        cfg.router.allocator = alloc;
+        let cycles = (100_000.0 * scale).max(1000.0) as u64;
+        out.push(Scenario {
+            name: format!("booksim-min torus 8x8 @ {load}, {label}"),
+            cfg,
+            load,
+            cycles,
+            baseline_cycles: cycles,
+        });
+    }
     Ok(out)
 }
 

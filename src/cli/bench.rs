@@ -1,8 +1,9 @@
 //! `routemu bench`: emulation speed on the standard scenarios.
 
 use crate::bench::{
-    circuit_scenarios, deflection_scenarios, observe_scenarios, partition_scenarios, run, run_busy,
-    run_observe, run_parts, run_ranked, standard_scenarios, timeout_scenarios,
+    allocator_scenarios, circuit_scenarios, deflection_scenarios, observe_scenarios,
+    partition_scenarios, run, run_busy, run_observe, run_parts, run_ranked, standard_scenarios,
+    timeout_scenarios,
 };
 use clap::Args;
 
@@ -69,6 +70,7 @@ pub fn bench(a: &BenchArgs) -> crate::foundation::error::Result<i32> {
     let mut deflection_secs = Vec::new();
     let scenarios = standard_scenarios(a.scale)?
         .into_iter()
+        .chain(allocator_scenarios(a.scale)?)
         .chain(circuit_scenarios(a.scale)?)
         .chain(deflection_scenarios(a.scale)?)
         .chain(timeout_scenarios(a.scale)?);

@@ -121,14 +121,27 @@ pub struct RouterConfig {
     /// how many of its virtual channels may send in the same cycle (to distinct outputs).
     /// Each output still takes one connection per cycle.
     pub speedup: u32,
-    /// Iterations of the switch allocator per cycle (iSLIP-style; 1 = a single separable pass).
+    /// Iterations of the switch allocator per cycle when it is `SeparableInputFirst`
+    /// (routemu's own passes over the inputs and outputs left unmatched; 1 = a single
+    /// separable pass). `ISlip` takes its iterations in its own field.
     pub switch_iterations: u32,
     /// The routing controller.
     pub controller: ControllerConfig,
     /// Extra pipeline stages of the router.
     pub pipeline: PipelineConfig,
-    /// Arbiter used by the virtual-channel and switch allocators.
+    /// Arbiter used inside the separable virtual-channel and switch allocators
+    /// (BookSim's `arb_type`).
     pub arbiter: Arbiter,
+    /// The allocator of both the virtual-channel and the switch allocation (BookSim's
+    /// `vc_allocator` and `sw_allocator` set alike); `vc_allocator` and `sw_allocator`
+    /// override it for one of them.
+    pub allocator: Allocator,
+    /// The virtual-channel allocator when it differs from `allocator` (BookSim's
+    /// `vc_allocator`); None: `allocator`.
+    pub vc_allocator: Option<Allocator>,
+    /// The switch allocator when it differs from `allocator` (BookSim's `sw_allocator`);
+    /// None: `allocator`.
+    pub sw_allocator: Option<Allocator>,
     /// The network interface between the DMA engines and the router's local port
     /// (wormhole switching): the bandwidth its injection and ejection channels share among
     /// the engines, and their latencies.
@@ -149,6 +162,9 @@ impl Default for RouterConfig {
             controller: ControllerConfig::default(),
             pipeline: PipelineConfig::default(),
             arbiter: Arbiter::RoundRobin,
+            allocator: Allocator::SeparableInputFirst,
+            vc_allocator: None,
+            sw_allocator: None,
             ni: NetworkInterface::default(),
             vc_release: VcRelease::default(),
         }
@@ -264,13 +280,47 @@ pub struct PipelineConfig {
     pub speculative: bool,
 }
 
-/// Arbiter of the allocators.
+/// Arbiter of the separable allocators.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Arbiter {
-    /// Round-robin: the pointer moves just past the last winner.
+    /// Round-robin: the pointer moves just past the last winner (BookSim's
+    /// `round_robin`).
     RoundRobin,
     /// Fixed priority: the lowest-numbered requester always wins.
     FixedPriority,
+    /// Matrix arbiter: the least recently served requester wins (BookSim's `matrix`;
+    /// before any grant the highest-numbered one, as BookSim's initial matrix).
+    Matrix,
+}
+
+/// A virtual-channel or switch allocator: how a router matches requesters (input VCs,
+/// or crossbar inputs) to resources (output VCs, or crossbar outputs) in one cycle.
+/// Every allocator grants only what was requested, at most one resource per requester
+/// and one requester per resource.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Allocator {
+    /// Separable, input first: each requester picks one request with its arbiter, each
+    /// resource grants one of those that picked it. routemu's allocator (the default):
+    /// the VC allocator at port level (the selection function picks a header's output
+    /// port, the port's arbiter hands out free VCs to its requesters in arbiter order),
+    /// the switch allocator's input arbiters over VCs and `router.switch_iterations`
+    /// passes (docs/configuration.md).
+    #[default]
+    SeparableInputFirst,
+    /// Separable, output first, BookSim's `separable_output_first`: each resource's
+    /// arbiter grants one of its requesters, each requester accepts one of its grants.
+    SeparableOutputFirst,
+    /// iSLIP, BookSim's `islip` with `alloc_iters`: round-robin grant and accept
+    /// pointers that move only on grants accepted in the first iteration; `iterations`
+    /// rounds over the requesters and resources left unmatched.
+    ISlip {
+        /// Grant-accept rounds per cycle (1 to 16).
+        iterations: u32,
+    },
+    /// Wavefront, BookSim's `wavefront`: requests taken greedily along the diagonals of
+    /// the request matrix, starting from a diagonal that moves by one every cycle with
+    /// requests; a maximal matching.
+    Wavefront,
 }
 
 /// The links.

@@ -151,6 +151,7 @@ pub fn validate(cfg: &HwConfig) -> Result<Machine> {
             r.switch_iterations
         )));
     }
+    check_allocators(r)?;
     let c = &r.controller;
     if c.servers == 0 || c.servers > 64 {
         return Err(Error::config(format!(
@@ -487,6 +488,52 @@ fn check_deflection(cfg: &HwConfig, topology: &Topology) -> Result<()> {
     Ok(())
 }
 
+/// The allocators (`router.allocator`, `vc_allocator`, `sw_allocator`) and the settings
+/// only some of them read: iSLIP's iterations, `switch_iterations` (routemu's own
+/// switch allocator) and `arbiter` (the separable ones).
+fn check_allocators(r: &crate::config::RouterConfig) -> Result<()> {
+    use crate::config::{Allocator, Arbiter};
+    let vc = r.vc_allocator.unwrap_or(r.allocator);
+    let sw = r.sw_allocator.unwrap_or(r.allocator);
+    for (name, a) in [
+        ("router.allocator", Some(r.allocator)),
+        ("router.vc_allocator", r.vc_allocator),
+        ("router.sw_allocator", r.sw_allocator),
+    ] {
+        if let Some(Allocator::ISlip { iterations }) = a {
+            if iterations == 0 || iterations > 16 {
+                return Err(Error::config(format!(
+                    "{name} = ISlip(iterations: {iterations}): iterations must be 1 to 16"
+                )));
+            }
+        }
+    }
+    if r.switch_iterations != 1 && sw != Allocator::SeparableInputFirst {
+        return Err(Error::config(format!(
+            "router.switch_iterations = {}: it sets the passes of routemu's switch allocator \
+             (SeparableInputFirst), not of {sw:?}; for several iSLIP iterations use \
+             ISlip(iterations: N)",
+            r.switch_iterations
+        )));
+    }
+    let separable = |a: Allocator| {
+        matches!(
+            a,
+            Allocator::SeparableInputFirst | Allocator::SeparableOutputFirst
+        )
+    };
+    if r.arbiter != Arbiter::RoundRobin && !separable(vc) && !separable(sw) {
+        return Err(Error::config(format!(
+            "router.arbiter = {:?}: the arbiters belong to the separable allocators \
+             (SeparableInputFirst, SeparableOutputFirst), and the VC allocator is {vc:?}, \
+             the switch allocator {sw:?} (iSLIP's pointers are round-robin, the \
+             wavefront has none); leave it at RoundRobin",
+            r.arbiter
+        )));
+    }
+    Ok(())
+}
+
 /// Refuses a router field that the switching mode does not read, set to anything but its
 /// default: it would be silently ignored (a sweep over it would show no effect, and the
 /// report would carry a value that never acted). Which mode reads which field was
@@ -519,7 +566,7 @@ fn check_unused_router_fields(cfg: &HwConfig) -> Result<()> {
     let c = &r.controller;
     let dc = &d.controller;
     // (field, differs from its default, the modes that read it)
-    let fields: [(&str, bool, &[&str]); 10] = [
+    let fields: [(&str, bool, &[&str]); 11] = [
         ("router.vcs", r.vcs != d.vcs, &["wormhole", "deflection"]),
         (
             "router.buffer_flits",
@@ -538,6 +585,11 @@ fn check_unused_router_fields(cfg: &HwConfig) -> Result<()> {
             &["wormhole"],
         ),
         ("router.arbiter", r.arbiter != d.arbiter, &["wormhole"]),
+        (
+            "router.allocator, vc_allocator and sw_allocator",
+            r.allocator != d.allocator || r.vc_allocator.is_some() || r.sw_allocator.is_some(),
+            &["wormhole"],
+        ),
         (
             "router.controller.servers",
             c.servers != dc.servers,
@@ -701,7 +753,9 @@ fn check_timeout(cfg: &HwConfig, topology: &Topology) -> Result<()> {
     }
     let r = &cfg.router;
     let p = &r.pipeline;
-    if r.controller.route != 1 || p.vc_alloc + p.switch_alloc + p.switch_traversal != 0 {
+    // Each stage on its own: their sum can overflow for absurd values (fuzzed).
+    if r.controller.route != 1 || p.vc_alloc != 0 || p.switch_alloc != 0 || p.switch_traversal != 0
+    {
         return Err(Error::config(
             "timeout switching models paper 002's switch: one cycle to route a header \
              (router.controller.route = 1) and no extra pipeline stages",

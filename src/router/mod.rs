@@ -5,6 +5,7 @@
 //! ([`link`]). How these are sequenced in a cycle is the switching mode's business
 //! (`switching/`).
 
+pub mod alloc;
 pub mod buffers;
 pub mod controller;
 pub mod crossbar;

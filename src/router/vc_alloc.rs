@@ -4,8 +4,19 @@
 //! order, giving each the lowest-numbered free VC of its preferred set, or else of its
 //! fallback set. A header that gets nothing tries again next cycle.
 //!
+//! That is routemu's allocator, `SeparableInputFirst` (`router.allocator`, the
+//! default): the input stage is the selection function (one output port per header), the
+//! output stage one arbiter per output port, which may grant several VCs in a cycle.
 //! Arbiters: round-robin over the router's input VCs (the pointer moves just past the
-//! last requester served), or fixed priority (lowest input port and VC first).
+//! last requester served), fixed priority (lowest input port and VC first), or matrix
+//! (the least recently served first).
+//!
+//! The other allocators (`SeparableOutputFirst`, `ISlip`, `Wavefront`) allocate as
+//! BookSim2's VC allocator does, at VC level ([`crate::router::alloc::matching`]): every
+//! header still asks the selection function for one output port, then requests each of
+//! that port's free VCs in its preferred set (high priority at its own arbiter) and in
+//! its fallback set (low priority), and the allocator matches input VCs to output VCs,
+//! at most one each.
 //!
 //! With speculative switch allocation the allocator also tells the switch allocator
 //! which requests of this cycle are speculative ([`SpecRequests`]): the VCs it granted,
@@ -14,9 +25,11 @@
 //! (BookSim's `spec_check_elig` and `spec_check_cred`, on by default), bidding for the
 //! VC they would have been given.
 
-use crate::config::{Arbiter, Selection};
+use crate::config::{Allocator, Arbiter, Selection};
 use crate::foundation::rng::NodeRng;
 use crate::foundation::types::Cycle;
+use crate::router::alloc::arbiter::Arbiters;
+use crate::router::alloc::matching::{Matcher, Request};
 use crate::router::buffers::{InputBuffers, OutputVcs, VcState};
 use crate::router::crossbar::SpecRequests;
 use crate::router::Layout;
@@ -25,9 +38,10 @@ use crate::routing::selection::{select, BitIter, VcRequest};
 /// The VC allocators of a partition.
 #[derive(Clone, Debug)]
 pub struct VcAllocator {
-    /// [node][output port]: round-robin pointer over input VC slots (`Layout::slot`).
-    ptr: Vec<u16>,
-    arbiter: Arbiter,
+    /// [node][output port]: the port's arbiter over input VC slots (`Layout::slot`).
+    arb: Arbiters,
+    /// The VC-level allocator (None: routemu's port-level one, `SeparableInputFirst`).
+    general: Option<Matcher>,
     selection: Selection,
     /// Extra cycles from VC grant to the first switch allocation.
     switch_alloc_delay: Cycle,
@@ -37,25 +51,42 @@ pub struct VcAllocator {
     /// The speculative switch requests of the router last allocated
     /// (`pipeline.speculative`; None without speculation).
     spec: Option<SpecRequests>,
-    order: Vec<(u16, u16)>,
+    order: Vec<(u32, u16)>,
 }
 
 impl VcAllocator {
-    /// Allocators for `nodes` routers.
+    /// Allocators of `kind` with arbiters `arbiter` for `nodes` routers.
     pub fn new(
         nodes: usize,
         layout: &Layout,
+        kind: Allocator,
         arbiter: Arbiter,
         selection: Selection,
         switch_alloc_delay: Cycle,
         speculative: bool,
     ) -> crate::foundation::error::Result<Self> {
+        let port_level = kind == Allocator::SeparableInputFirst;
+        let ports = if port_level {
+            nodes.checked_mul(layout.all_ports()).ok_or_else(|| {
+                crate::foundation::error::Error::config("VC allocator: too many routers")
+            })?
+        } else {
+            0
+        };
         Ok(VcAllocator {
-            ptr: crate::foundation::limits::zeroed_table(
-                nodes.checked_mul(layout.all_ports()),
-                "VC allocator pointer",
-            )?,
-            arbiter,
+            arb: Arbiters::new(arbiter, ports, layout.per_node)?,
+            general: if port_level {
+                None
+            } else {
+                // Input VC slots to output VC slots (the local port's: ejection engines).
+                Some(Matcher::new(
+                    kind,
+                    arbiter,
+                    nodes,
+                    layout.per_node,
+                    layout.per_node,
+                )?)
+            },
             selection,
             switch_alloc_delay,
             scratch: Vec::with_capacity(layout.per_node),
@@ -92,7 +123,6 @@ impl VcAllocator {
         rng: &mut NodeRng,
     ) -> usize {
         let np = layout.all_ports();
-        let space = layout.per_node as u16;
         self.scratch.clear();
         let mut wanted: u64 = 0;
         for ip in BitIter(inputs.wait_vc.ports(n)) {
@@ -125,17 +155,39 @@ impl VcAllocator {
                 }
             }
         }
+        let granted = if self.general.is_some() {
+            self.allocate_vc_level(n, t, layout, inputs, outputs)
+        } else {
+            self.allocate_port_level(n, t, layout, inputs, outputs, wanted)
+        };
+        if let Some(mut spec) = self.spec.take() {
+            self.speculate(n, layout, inputs, outputs, &mut spec);
+            self.spec = Some(spec);
+        }
+        granted
+    }
+
+    /// routemu's port-level allocation: every output port serves its requesters in
+    /// arbiter order, each the lowest-numbered free VC of its preferred set, else of its
+    /// fallback set.
+    fn allocate_port_level(
+        &mut self,
+        n: usize,
+        t: Cycle,
+        layout: &Layout,
+        inputs: &mut InputBuffers,
+        outputs: &mut OutputVcs,
+        wanted: u64,
+    ) -> usize {
+        let np = layout.all_ports();
         let mut granted = 0;
         for op in BitIter(wanted) {
-            let ptr = match self.arbiter {
-                Arbiter::RoundRobin => self.ptr[n * np + op],
-                Arbiter::FixedPriority => 0,
-            };
+            let a = n * np + op;
             // Serve this port's requesters in arbiter order.
             self.order.clear();
             for (i, (who, req, _)) in self.scratch.iter().enumerate() {
                 if req.port.idx() == op {
-                    self.order.push(((who + space - ptr) % space, i as u16));
+                    self.order.push((self.arb.key(a, *who as usize), i as u16));
                 }
             }
             self.order.sort_unstable();
@@ -151,32 +203,104 @@ impl VcAllocator {
                     continue;
                 }
                 let ov = pick.trailing_zeros() as usize;
-                outputs.free[n * np + op] &= !(1 << ov);
-                let (ip, iv) = layout.unslot(who as usize);
-                let vc = &mut inputs.vc[layout.vc_idx(n, ip, iv)];
-                vc.state = VcState::Active;
-                vc.out_port = op as u8;
-                vc.out_vc = ov as u8;
-                vc.ready_at = t + self.switch_alloc_delay;
-                inputs.wait_vc.clear(n, ip, iv);
-                outputs.holder[layout.vc_idx(n, op, ov)] = who;
-                // Under `TailCredit` a newly allocated VC is empty downstream, so it has
-                // credits; under `TailSent` the previous message may still fill it, and a
-                // returning credit wakes this one.
-                if vc.buffered > 0
-                    && (op == layout.local() || outputs.credits[layout.vc_idx(n, op, ov)] > 0)
-                {
-                    inputs.ready.set(n, ip, iv);
-                }
-                self.ptr[n * np + op] = (who + 1) % space;
+                Self::grant(
+                    n,
+                    t,
+                    layout,
+                    inputs,
+                    outputs,
+                    who,
+                    op,
+                    ov,
+                    self.switch_alloc_delay,
+                );
+                self.arb.serve(a, who as usize);
                 granted += 1;
             }
         }
-        if let Some(mut spec) = self.spec.take() {
-            self.speculate(n, layout, inputs, outputs, &mut spec);
-            self.spec = Some(spec);
-        }
         granted
+    }
+
+    /// BookSim's VC-level allocation by the matcher: each header requests every free
+    /// VC of its port's preferred set (high priority) and fallback set (low).
+    fn allocate_vc_level(
+        &mut self,
+        n: usize,
+        t: Cycle,
+        layout: &Layout,
+        inputs: &mut InputBuffers,
+        outputs: &mut OutputVcs,
+    ) -> usize {
+        let np = layout.all_ports();
+        let Some(m) = self.general.as_mut() else {
+            return 0;
+        };
+        m.clear();
+        for &(who, req, _) in &self.scratch {
+            let op = req.port.idx();
+            let free = outputs.free[n * np + op];
+            let first = req.first & free;
+            for (mask, high) in [(first, true), (req.second & free & !first, false)] {
+                for ov in BitIter(mask) {
+                    m.push(Request {
+                        input: who,
+                        output: layout.slot(op, ov) as u16,
+                        in_high: high,
+                        out_high: true,
+                    });
+                }
+            }
+        }
+        let matches = m.allocate(n);
+        for &(who, out) in matches {
+            let (op, ov) = layout.unslot(out as usize);
+            Self::grant(
+                n,
+                t,
+                layout,
+                inputs,
+                outputs,
+                who,
+                op,
+                ov,
+                self.switch_alloc_delay,
+            );
+        }
+        matches.len()
+    }
+
+    /// Gives output VC `ov` of port `op` to input slot `who` of router `n`.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn grant(
+        n: usize,
+        t: Cycle,
+        layout: &Layout,
+        inputs: &mut InputBuffers,
+        outputs: &mut OutputVcs,
+        who: u16,
+        op: usize,
+        ov: usize,
+        switch_alloc_delay: Cycle,
+    ) {
+        let np = layout.all_ports();
+        outputs.free[n * np + op] &= !(1 << ov);
+        let (ip, iv) = layout.unslot(who as usize);
+        let vc = &mut inputs.vc[layout.vc_idx(n, ip, iv)];
+        vc.state = VcState::Active;
+        vc.out_port = op as u8;
+        vc.out_vc = ov as u8;
+        vc.ready_at = t + switch_alloc_delay;
+        inputs.wait_vc.clear(n, ip, iv);
+        outputs.holder[layout.vc_idx(n, op, ov)] = who;
+        // Under `TailCredit` a newly allocated VC is empty downstream, so it has
+        // credits; under `TailSent` the previous message may still fill it, and a
+        // returning credit wakes this one.
+        if vc.buffered > 0
+            && (op == layout.local() || outputs.credits[layout.vc_idx(n, op, ov)] > 0)
+        {
+            inputs.ready.set(n, ip, iv);
+        }
     }
 
     /// Marks this cycle's requests as speculative switch requests: granted ones, and

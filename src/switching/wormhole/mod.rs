@@ -233,6 +233,7 @@ impl WormholeNet {
             vca: VcAllocator::new(
                 nodes,
                 &layout,
+                r.vc_allocator.unwrap_or(r.allocator),
                 r.arbiter,
                 selection,
                 p.switch_alloc,
@@ -243,6 +244,7 @@ impl WormholeNet {
                 &layout,
                 r.speedup as usize,
                 r.switch_iterations as usize,
+                r.sw_allocator.unwrap_or(r.allocator),
                 r.arbiter,
                 NiCaps {
                     injection: connections(r.ni.injection),

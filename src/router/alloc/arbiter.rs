@@ -1,0 +1,168 @@
+//! Banks of arbiters: round-robin, fixed-priority and matrix (least recently served)
+//! arbiters, as flat arrays over many arbiters of one size. An arbiter here only ranks
+//! requesters and records whom it served; which requests it sees and when it is told of
+//! a grant is the allocator's business ([`crate::router::alloc::matching`]).
+
+use crate::config::Arbiter;
+use crate::foundation::error::Result;
+
+/// `count` arbiters, each over `size` requesters.
+#[derive(Clone, Debug)]
+pub struct Arbiters {
+    kind: Arbiter,
+    size: usize,
+    /// `[arbiter]`: the round-robin pointer (the requester first in order).
+    ptr: Vec<u16>,
+    /// `[arbiter][requester]`: when the matrix arbiter last served it (smaller: longer
+    /// ago); the matrix arbiter's priority matrix as one order.
+    served: Vec<u32>,
+    /// `[arbiter]`: the matrix arbiter's clock (the last stamp it gave).
+    clock: Vec<u32>,
+}
+
+impl Arbiters {
+    /// `count` arbiters of `kind` over `size` requesters each; an error when the tables
+    /// cannot be had.
+    pub fn new(kind: Arbiter, count: usize, size: usize) -> Result<Self> {
+        use crate::foundation::limits::{filled_table, zeroed_table};
+        let rr = kind == Arbiter::RoundRobin;
+        let matrix = kind == Arbiter::Matrix;
+        let cells = if matrix {
+            count.checked_mul(size)
+        } else {
+            Some(0)
+        };
+        let mut served: Vec<u32> = zeroed_table(cells, "matrix arbiter")?;
+        // Before any grant the highest-numbered requester wins, as in BookSim's initial
+        // matrix (row i has priority over every j < i).
+        for (i, s) in served.iter_mut().enumerate() {
+            *s = (size - 1 - i % size) as u32;
+        }
+        Ok(Arbiters {
+            kind,
+            size: size.max(1),
+            ptr: zeroed_table(Some(if rr { count } else { 0 }), "arbiter pointer")?,
+            served,
+            clock: filled_table(
+                Some(if matrix { count } else { 0 }),
+                size.saturating_sub(1) as u32,
+                "matrix arbiter clock",
+            )?,
+        })
+    }
+
+    /// The rank of requester `r` at arbiter `a` among requests of equal priority: the
+    /// lowest wins.
+    #[inline]
+    pub fn key(&self, a: usize, r: usize) -> u32 {
+        match self.kind {
+            Arbiter::RoundRobin => {
+                let p = self.ptr[a] as usize;
+                (if r >= p { r - p } else { r + self.size - p }) as u32
+            }
+            Arbiter::FixedPriority => r as u32,
+            Arbiter::Matrix => self.served[a * self.size + r],
+        }
+    }
+
+    /// Arbiter `a` served requester `r`: a round-robin pointer moves just past it, a
+    /// matrix arbiter puts it last.
+    #[inline]
+    pub fn serve(&mut self, a: usize, r: usize) {
+        match self.kind {
+            Arbiter::RoundRobin => {
+                self.ptr[a] = if r + 1 == self.size { 0 } else { r as u16 + 1 };
+            }
+            Arbiter::FixedPriority => {}
+            Arbiter::Matrix => {
+                if self.clock[a] == u32::MAX {
+                    self.renumber(a);
+                }
+                self.clock[a] += 1;
+                self.served[a * self.size + r] = self.clock[a];
+            }
+        }
+    }
+
+    /// Renumbers arbiter `a`'s stamps 0..size in the same order, when its clock runs out
+    /// (after 2³² grants).
+    #[cold]
+    fn renumber(&mut self, a: usize) {
+        let row = &mut self.served[a * self.size..(a + 1) * self.size];
+        let mut order: Vec<usize> = (0..row.len()).collect();
+        order.sort_unstable_by_key(|&r| row[r]);
+        for (rank, r) in order.into_iter().enumerate() {
+            row[r] = rank as u32;
+        }
+        self.clock[a] = self.size as u32 - 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The winner among `reqs` at arbiter 0.
+    fn winner(a: &Arbiters, reqs: &[usize]) -> usize {
+        *reqs.iter().min_by_key(|&&r| a.key(0, r)).unwrap()
+    }
+
+    #[test]
+    fn round_robin_serves_a_persistent_requester_within_one_round() {
+        let n = 5;
+        let mut a = Arbiters::new(Arbiter::RoundRobin, 1, n).unwrap();
+        let all: Vec<usize> = (0..n).collect();
+        // Everyone requests every time: each is served exactly once in n rounds.
+        for start in 0..3 {
+            let mut seen = vec![0; n];
+            for _ in 0..n {
+                let w = winner(&a, &all);
+                seen[w] += 1;
+                a.serve(0, w);
+            }
+            assert_eq!(seen, vec![1; n], "round starting {start}");
+        }
+    }
+
+    #[test]
+    fn the_matrix_arbiter_serves_the_least_recently_served_first() {
+        let mut a = Arbiters::new(Arbiter::Matrix, 1, 4).unwrap();
+        // Before any grant the highest-numbered requester wins (BookSim's matrix).
+        assert_eq!(winner(&a, &[0, 1, 2, 3]), 3);
+        for r in [1, 3, 0] {
+            a.serve(0, r);
+        }
+        // Served 1, 3, 0 in that order; 2 never: 2, then 1, then 3, then 0.
+        assert_eq!(winner(&a, &[0, 1, 2, 3]), 2);
+        assert_eq!(winner(&a, &[0, 1, 3]), 1);
+        assert_eq!(winner(&a, &[0, 3]), 3);
+        // Unlike round-robin, the order does not depend on requester numbers.
+        a.serve(0, 2);
+        assert_eq!(winner(&a, &[1, 2]), 1);
+    }
+
+    #[test]
+    fn the_matrix_order_survives_its_clock_running_out() {
+        let mut a = Arbiters::new(Arbiter::Matrix, 2, 3).unwrap();
+        a.serve(1, 0);
+        a.serve(1, 2);
+        a.clock[1] = u32::MAX;
+        a.serve(1, 1);
+        // Order now: 0, 2, 1 (least recently first).
+        assert_eq!(winner_at(&a, 1, &[0, 1, 2]), 0);
+        assert_eq!(winner_at(&a, 1, &[1, 2]), 2);
+        // Arbiter 0 untouched: highest number first.
+        assert_eq!(winner_at(&a, 0, &[0, 1, 2]), 2);
+    }
+
+    fn winner_at(a: &Arbiters, at: usize, reqs: &[usize]) -> usize {
+        *reqs.iter().min_by_key(|&&r| a.key(at, r)).unwrap()
+    }
+
+    #[test]
+    fn fixed_priority_always_serves_the_lowest_number() {
+        let mut a = Arbiters::new(Arbiter::FixedPriority, 1, 4).unwrap();
+        a.serve(0, 1);
+        assert_eq!(winner(&a, &[3, 1, 2]), 1);
+    }
+}
