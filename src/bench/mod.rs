@@ -182,13 +182,14 @@ pub fn standard_scenarios(scale: f64) -> Result<Vec<Scenario>> {
 }
 
 /// The allocator scenarios: the booksim-min 8×8 torus at 0.3 flits/node/cycle with
-/// routemu's allocator (`SeparableInputFirst`, the preset's) and with iSLIP of one
-/// iteration (BookSim's default allocator), side by side.
+/// routemu's own allocator (`PortLevel`), BookSim's `separable_input_first` (the
+/// preset's) and iSLIP of one iteration (BookSim's default allocator), side by side.
 pub fn allocator_scenarios(scale: f64) -> Result<Vec<Scenario>> {
     use crate::config::Allocator;
     let base = parse_hw(BOOKSIM_TORUS8, "hw/booksim-min-torus8.ron")?;
     let mut out = Vec::new();
     for (alloc, label) in [
+        (Allocator::PortLevel, "PortLevel"),
         (Allocator::SeparableInputFirst, "SeparableInputFirst"),
         (Allocator::ISlip { iterations: 1 }, "ISlip(iterations: 1)"),
     ] {

@@ -162,7 +162,7 @@ impl Default for RouterConfig {
             controller: ControllerConfig::default(),
             pipeline: PipelineConfig::default(),
             arbiter: Arbiter::RoundRobin,
-            allocator: Allocator::SeparableInputFirst,
+            allocator: Allocator::PortLevel,
             vc_allocator: None,
             sw_allocator: None,
             ni: NetworkInterface::default(),
@@ -299,13 +299,18 @@ pub enum Arbiter {
 /// and one requester per resource.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Allocator {
-    /// Separable, input first: each requester picks one request with its arbiter, each
-    /// resource grants one of those that picked it. routemu's allocator (the default):
-    /// the VC allocator at port level (the selection function picks a header's output
-    /// port, the port's arbiter hands out free VCs to its requesters in arbiter order),
-    /// the switch allocator's input arbiters over VCs and `router.switch_iterations`
-    /// passes (docs/configuration.md).
+    /// routemu's own allocator (the default, the papers' presets): separable and input
+    /// first, with the VC allocator at port level (the selection function picks a
+    /// header's output port, the port's arbiter hands out free VCs to its requesters in
+    /// arbiter order, one round-robin pointer per output port), the switch allocator's
+    /// input arbiters over VCs and `router.switch_iterations` passes
+    /// (docs/configuration.md).
     #[default]
+    PortLevel,
+    /// Separable, input first, BookSim's `separable_input_first`: each requester (an
+    /// input VC, a crossbar input) picks one request with its arbiter, each resource (an
+    /// output VC, a crossbar output) grants one of those that picked it, with an arbiter
+    /// per output VC.
     SeparableInputFirst,
     /// Separable, output first, BookSim's `separable_output_first`: each resource's
     /// arbiter grants one of its requesters, each requester accepts one of its grants.

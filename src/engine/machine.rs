@@ -508,10 +508,10 @@ fn check_allocators(r: &crate::config::RouterConfig) -> Result<()> {
             }
         }
     }
-    if r.switch_iterations != 1 && sw != Allocator::SeparableInputFirst {
+    if r.switch_iterations != 1 && sw != Allocator::PortLevel {
         return Err(Error::config(format!(
             "router.switch_iterations = {}: it sets the passes of routemu's switch allocator \
-             (SeparableInputFirst), not of {sw:?}; for several iSLIP iterations use \
+             (PortLevel), not of {sw:?}; for several iSLIP iterations use \
              ISlip(iterations: N)",
             r.switch_iterations
         )));
@@ -519,13 +519,13 @@ fn check_allocators(r: &crate::config::RouterConfig) -> Result<()> {
     let separable = |a: Allocator| {
         matches!(
             a,
-            Allocator::SeparableInputFirst | Allocator::SeparableOutputFirst
+            Allocator::PortLevel | Allocator::SeparableInputFirst | Allocator::SeparableOutputFirst
         )
     };
     if r.arbiter != Arbiter::RoundRobin && !separable(vc) && !separable(sw) {
         return Err(Error::config(format!(
             "router.arbiter = {:?}: the arbiters belong to the separable allocators \
-             (SeparableInputFirst, SeparableOutputFirst), and the VC allocator is {vc:?}, \
+             (PortLevel, SeparableInputFirst, SeparableOutputFirst), and the VC allocator is {vc:?}, \
              the switch allocator {sw:?} (iSLIP's pointers are round-robin, the \
              wavefront has none); leave it at RoundRobin",
             r.arbiter

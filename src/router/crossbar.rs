@@ -30,7 +30,7 @@
 //! fixed priority (lowest index wins) or matrix (the least recently served wins; it
 //! moves where a round-robin pointer would).
 //!
-//! That is routemu's switch allocator, `SeparableInputFirst` (`router.allocator`, the
+//! That is routemu's switch allocator, `PortLevel` (`router.allocator`, the
 //! default). The other allocators (`SeparableOutputFirst`, `ISlip`, `Wavefront`) see the
 //! router as BookSim2's switch allocator does ([`crate::router::alloc::matching`]): its
 //! inputs are the input ports times the speedup (VC v of a port on its input v mod s;
@@ -107,7 +107,7 @@ pub struct Crossbar {
     in_matrix: Arbiters,
     /// Matrix arbiters: [node][crossbar output] over crossbar inputs.
     out_matrix: Arbiters,
-    /// BookSim's switch allocator (None: routemu's, `SeparableInputFirst`).
+    /// BookSim's switch allocator (None: routemu's, `PortLevel`).
     general: Option<Box<General>>,
 }
 
@@ -220,7 +220,7 @@ impl Crossbar {
         use crate::foundation::limits::zeroed_table;
         let xputs = layout.ports + layout.dma;
         assert!(xputs <= MAX_XPUTS, "crossbar of {xputs} ports");
-        let matrix = kind == Allocator::SeparableInputFirst && arbiter == Arbiter::Matrix;
+        let matrix = kind == Allocator::PortLevel && arbiter == Arbiter::Matrix;
         let count = |per: usize| {
             if matrix {
                 nodes.checked_mul(per).ok_or_else(|| {
@@ -230,7 +230,7 @@ impl Crossbar {
                 Ok(0)
             }
         };
-        let general = if kind == Allocator::SeparableInputFirst {
+        let general = if kind == Allocator::PortLevel {
             None
         } else {
             let inj = caps.injection.map_or(layout.dma, |c| c.min(layout.dma));
@@ -707,7 +707,7 @@ mod tests {
             lay,
             1,
             1,
-            Allocator::SeparableInputFirst,
+            Allocator::PortLevel,
             Arbiter::RoundRobin,
             caps,
         )

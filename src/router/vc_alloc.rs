@@ -4,7 +4,7 @@
 //! order, giving each the lowest-numbered free VC of its preferred set, or else of its
 //! fallback set. A header that gets nothing tries again next cycle.
 //!
-//! That is routemu's allocator, `SeparableInputFirst` (`router.allocator`, the
+//! That is routemu's allocator, `PortLevel` (`router.allocator`, the
 //! default): the input stage is the selection function (one output port per header), the
 //! output stage one arbiter per output port, which may grant several VCs in a cycle.
 //! Arbiters: round-robin over the router's input VCs (the pointer moves just past the
@@ -40,7 +40,7 @@ use crate::routing::selection::{select, BitIter, VcRequest};
 pub struct VcAllocator {
     /// [node][output port]: the port's arbiter over input VC slots (`Layout::slot`).
     arb: Arbiters,
-    /// The VC-level allocator (None: routemu's port-level one, `SeparableInputFirst`).
+    /// The VC-level allocator (None: routemu's port-level one, `PortLevel`).
     general: Option<Matcher>,
     selection: Selection,
     /// Extra cycles from VC grant to the first switch allocation.
@@ -65,7 +65,7 @@ impl VcAllocator {
         switch_alloc_delay: Cycle,
         speculative: bool,
     ) -> crate::foundation::error::Result<Self> {
-        let port_level = kind == Allocator::SeparableInputFirst;
+        let port_level = kind == Allocator::PortLevel;
         let ports = if port_level {
             nodes.checked_mul(layout.all_ports()).ok_or_else(|| {
                 crate::foundation::error::Error::config("VC allocator: too many routers")

@@ -16,7 +16,9 @@ use routemu::switching::wormhole::{invariants, WormholeNet};
 use std::collections::HashSet;
 
 /// Every allocator and arbiter the configuration offers, as `--set` overrides.
-const ALLOCATORS: [&[&str]; 8] = [
+const ALLOCATORS: [&[&str]; 10] = [
+    &["router.allocator=PortLevel"],
+    &["router.allocator=PortLevel", "router.arbiter=Matrix"],
     &["router.allocator=SeparableInputFirst"],
     &[
         "router.allocator=SeparableInputFirst",
@@ -112,17 +114,17 @@ fn stats(preset: &str, sets: &[&str], threads: u32) -> serde_json::Value {
 }
 
 #[test]
-fn the_default_allocator_is_separable_input_first_with_round_robin_arbiters() {
-    for preset in ["booksim-min-torus8.ron", "wormhole-torus-adaptive.ron"] {
+fn the_default_allocator_is_routemus_port_level_one_with_round_robin_arbiters() {
+    for preset in ["wormhole-torus-dor.ron", "wormhole-torus-adaptive.ron"] {
         let load = ["workload.rate=0.03"];
         let default = stats(preset, &load, 1);
         let named = stats(
             preset,
             &[
                 load[0],
-                "router.allocator=SeparableInputFirst",
-                "router.vc_allocator=Some(SeparableInputFirst)",
-                "router.sw_allocator=Some(SeparableInputFirst)",
+                "router.allocator=PortLevel",
+                "router.vc_allocator=Some(PortLevel)",
+                "router.sw_allocator=Some(PortLevel)",
                 "router.arbiter=RoundRobin",
             ],
             1,
@@ -135,9 +137,13 @@ fn the_default_allocator_is_separable_input_first_with_round_robin_arbiters() {
 #[test]
 fn every_allocator_is_wired_to_both_allocations() {
     // At 0.36 flits/node/cycle on the 8×8 torus allocation conflicts are frequent:
-    // every other allocator, and each override alone, changes the run.
+    // every other allocator, and each override alone, changes the run of routemu's own.
     let load = "workload.rate=0.03";
-    let default = stats("booksim-min-torus8.ron", &[load], 1);
+    let default = stats(
+        "booksim-min-torus8.ron",
+        &[load, "router.allocator=PortLevel"],
+        1,
+    );
     for alloc in ALLOCATORS.iter().skip(1).chain(
         [
             &["router.vc_allocator=Wavefront"][..],
@@ -145,7 +151,10 @@ fn every_allocator_is_wired_to_both_allocations() {
         ]
         .iter(),
     ) {
-        let sets: Vec<&str> = std::iter::once(load).chain(alloc.iter().copied()).collect();
+        let sets: Vec<&str> = [load, "router.allocator=PortLevel"]
+            .into_iter()
+            .chain(alloc.iter().copied())
+            .collect();
         let other = stats("booksim-min-torus8.ron", &sets, 1);
         assert!(
             !common::json_diff(&default, &other).is_empty(),

@@ -7,9 +7,8 @@
 //!
 //! It does not know what its inputs and outputs are: the VC allocator
 //! ([`crate::router::vc_alloc`]) and the switch allocator ([`crate::router::crossbar`])
-//! build the requests and apply the matches. routemu's own separable input-first
-//! allocator (the default) lives in those two modules; `SeparableInputFirst` here is
-//! BookSim's form of it, which only the unit tests use.
+//! build the requests and apply the matches. routemu's own allocator (`PortLevel`, the
+//! default) lives in those two modules.
 //!
 //! Each request carries a priority class at its input and at its output (BookSim's
 //! `in_pri` and `out_pri`, reduced to high and low: a header's preferred VCs against its
@@ -98,7 +97,9 @@ impl Matcher {
             )));
         }
         let (arb, with_arbiters) = match kind {
-            Allocator::SeparableInputFirst | Allocator::SeparableOutputFirst => (arbiter, true),
+            Allocator::PortLevel
+            | Allocator::SeparableInputFirst
+            | Allocator::SeparableOutputFirst => (arbiter, true),
             Allocator::ISlip { .. } => (Arbiter::RoundRobin, true),
             Allocator::Wavefront => (Arbiter::RoundRobin, false),
         };
@@ -171,7 +172,11 @@ impl Matcher {
     pub fn allocate(&mut self, router: usize) -> &[(u16, u16)] {
         if !self.reqs.is_empty() {
             match self.kind {
-                Allocator::SeparableInputFirst => self.separable(router, true),
+                // routemu's own allocator does not come here (vc_alloc, crossbar); its
+                // nearest matching is input first.
+                Allocator::PortLevel | Allocator::SeparableInputFirst => {
+                    self.separable(router, true)
+                }
                 Allocator::SeparableOutputFirst => self.separable(router, false),
                 Allocator::ISlip { iterations } => self.islip(router, iterations),
                 Allocator::Wavefront => self.wavefront(router),
