@@ -349,3 +349,17 @@ pub fn json_diff(a: &serde_json::Value, b: &serde_json::Value) -> Vec<String> {
     walk("", a, b, &mut out);
     out
 }
+
+/// Asserts that a run driven past saturation stayed deadlock-free, was found
+/// saturated, delivered messages, and accounts for every message it generated
+/// (delivered or still in flight). `what` names the set-up in the failure.
+pub fn assert_saturated_without_deadlock(r: &routemu::stats::report::Report, what: &str) {
+    assert!(r.deadlock.is_none(), "{what}: {:?}", r.deadlock);
+    assert!(r.saturated, "{what}: not past saturation");
+    assert!(r.messages.delivered > 0, "{what}: nothing delivered");
+    assert_eq!(
+        r.messages.delivered + r.messages.in_flight,
+        r.messages.generated,
+        "{what}"
+    );
+}

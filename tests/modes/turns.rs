@@ -51,14 +51,7 @@ fn the_new_routings_never_deadlock_past_saturation() {
                 // for every routing and pattern here.
                 let r = run(&mesh(k, routing, pattern.clone(), 1.0));
                 let what = format!("{k}x{k} {routing:?} {pattern:?}");
-                assert!(r.deadlock.is_none(), "{what}: {:?}", r.deadlock);
-                assert!(r.saturated, "{what}: not past saturation");
-                assert!(r.messages.delivered > 0, "{what}: nothing delivered");
-                assert_eq!(
-                    r.messages.delivered + r.messages.in_flight,
-                    r.messages.generated,
-                    "{what}"
-                );
+                common::assert_saturated_without_deadlock(&r, &what);
             }
         }
     }

@@ -83,14 +83,7 @@ fn the_two_phase_routings_and_min_adapt_never_deadlock_past_saturation() {
                     set_routing(&mut cfg, routing, rule);
                     let r = run(&cfg);
                     let what = format!("mesh {mesh} {routing:?} {pattern:?} {rule:?}");
-                    assert!(r.deadlock.is_none(), "{what}: {:?}", r.deadlock);
-                    assert!(r.saturated, "{what}: not past saturation");
-                    assert!(r.messages.delivered > 0, "{what}: nothing delivered");
-                    assert_eq!(
-                        r.messages.delivered + r.messages.in_flight,
-                        r.messages.generated,
-                        "{what}"
-                    );
+                    common::assert_saturated_without_deadlock(&r, &what);
                 }
             }
         }
