@@ -122,10 +122,12 @@ pub fn channel_load(
                 }
             }
             let nf = n as f64;
-            let dor = Routing::DimensionOrder;
-            let one = loads(topology, &|s, _| out[s as usize] / nf, dor, tie, false);
-            let two = loads(topology, &|_, d| inflow[d as usize] / nf, dor, tie, false);
-            one.iter().zip(&two).map(|(a, b)| a + b).collect()
+            two_phases(
+                topology,
+                &|s, _| out[s as usize] / nf,
+                &|_, d| inflow[d as usize] / nf,
+                tie,
+            )
         }
         Routing::Romm => {
             let n = topology.nodes();
@@ -133,22 +135,12 @@ pub fn channel_load(
                 return None;
             }
             let (one, two) = romm_phases(topology, &probs);
-            let dor = Routing::DimensionOrder;
-            let a = loads(
+            two_phases(
                 topology,
                 &|s, i| one[s as usize * n + i as usize],
-                dor,
-                tie,
-                false,
-            );
-            let b = loads(
-                topology,
                 &|i, d| two[i as usize * n + d as usize],
-                dor,
                 tie,
-                false,
-            );
-            a.iter().zip(&b).map(|(a, b)| a + b).collect()
+            )
         }
         r => loads(
             topology,
@@ -297,6 +289,21 @@ fn loads(
         }
     }
     load
+}
+
+/// The loads of a two-phase routing (Valiant, ROMM): dimension order from each source to
+/// its intermediate nodes (flows `to_mid(source, intermediate)`) plus dimension order on
+/// from them (flows `from_mid(intermediate, destination)`).
+fn two_phases(
+    topology: &Topology,
+    to_mid: &dyn Fn(u32, u32) -> f64,
+    from_mid: &dyn Fn(u32, u32) -> f64,
+    tie: TorusTie,
+) -> Vec<f64> {
+    let dor = Routing::DimensionOrder;
+    let one = loads(topology, to_mid, dor, tie, false);
+    let two = loads(topology, from_mid, dor, tie, false);
+    one.iter().zip(&two).map(|(a, b)| a + b).collect()
 }
 
 /// The dimension-order port(s) from `cur` towards `dst`: one, or under
