@@ -196,9 +196,11 @@ pub struct NetworkInterface {
     /// The injection channel feeds one message at a time, as BookSim's terminal does
     /// (its source writes a packet flit by flit into the router's injection buffer and
     /// starts the next one when the tail is in): an idle engine takes the next message
-    /// only when every message being injected has at most `router.buffer_flits` flits
-    /// left to send, and at most one message starts per cycle. False: every idle engine
-    /// takes a message at once.
+    /// only when the source has had the cycles to write the last one into the channel
+    /// (its length over `injection` flits per cycle, counted from its start) and every
+    /// message being injected has at most `router.buffer_flits` flits left to send; at
+    /// most one message starts per cycle. False: every idle engine takes a message at
+    /// once.
     pub sequential_injection: bool,
 }
 

@@ -1,6 +1,7 @@
 //! The BookSim-equivalent choices (`hw/booksim-min-*.ron`, docs/booksim.md): zero-load
-//! latency 3h + 16 for 12-flit packets, the network interface's shared bandwidth, VC
-//! reallocation when the tail is sent, and messages to their own source.
+//! latency 3h + 16 for 12-flit packets, back-to-back packets at a source, the network
+//! interface's shared bandwidth, VC reallocation when the tail is sent, and messages to
+//! their own source.
 
 use crate::common;
 
@@ -117,6 +118,24 @@ fn the_network_interface_caps_a_nodes_injection_at_its_bandwidth() {
     assert!((flits..flits + 60).contains(&t1), "1 flit/cycle: {t1}");
     assert!((flits / 2..flits - 60).contains(&t2), "2 flits/cycle: {t2}");
     assert!(t < flits - 60, "engines of their own: {t}");
+}
+
+#[test]
+fn packets_queued_at_one_source_leave_back_to_back_each_twelve_cycles_after_the_last() {
+    // BookSim's source writes a packet flit by flit into its injection channel and the
+    // next head right after the tail: three 12-flit packets created together finish at
+    // 3h + 16, + 12, + 24, the first undelayed by the two behind it.
+    for (name, _) in common::booksim_presets() {
+        let cfg = small(&name);
+        let topo = Topology::from_config(&cfg.topology).unwrap();
+        let dst = (1..topo.nodes() as u32)
+            .find(|&d| topo.distance(NodeId(0), NodeId(d)) == 2)
+            .unwrap();
+        let mut d = run(&cfg, &[(0, dst, 12), (0, dst, 12), (0, dst, 12)]);
+        d.sort_by_key(|d| d.absorbed);
+        let done: Vec<u64> = d.iter().map(|d| d.absorbed - d.header.created).collect();
+        assert_eq!(done, vec![22, 34, 46], "{name}");
+    }
 }
 
 #[test]

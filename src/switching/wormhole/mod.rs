@@ -121,6 +121,12 @@ pub struct WormholeNet {
     /// Sequential injection: a message starts when those being injected have at most
     /// this many flits left.
     feed_limit: Option<u32>,
+    /// Sequential injection: flits per cycle the source writes into the injection
+    /// channel (`router.ni.injection`; 0: unlimited).
+    feed_rate: u32,
+    /// [node] Sequential injection: the first cycle at which the source has written
+    /// every flit of the message it started last (its start plus ⌈length / rate⌉).
+    fed_at: Vec<Cycle>,
     vc_alloc_delay: Cycle,
     switch_alloc_delay: Cycle,
     router_rng: Vec<NodeRng>,
@@ -261,6 +267,12 @@ impl WormholeNet {
             inj_latency: r.ni.injection_latency,
             tail_sent,
             feed_limit: r.ni.sequential_injection.then_some(r.buffer_flits),
+            feed_rate: r.ni.injection.unwrap_or(0),
+            fed_at: if r.ni.sequential_injection {
+                crate::foundation::limits::zeroed_table(Some(nodes), "source feed times")?
+            } else {
+                Vec::new()
+            },
             vc_alloc_delay: p.vc_alloc,
             switch_alloc_delay: p.switch_alloc,
             router_rng: crate::foundation::limits::collected_table(
@@ -467,14 +479,23 @@ impl WormholeNet {
             || self.dma.can_inject(n)
     }
 
-    /// Whether `n`'s injection channel may start a message: always, unless it feeds one
-    /// message at a time (`router.ni.sequential_injection`) and a message being injected
-    /// still has more than a buffer's worth of flits to send.
+    /// Whether `n`'s injection channel may start a message at `t`: always, unless it
+    /// feeds one message at a time (`router.ni.sequential_injection`) and the source is
+    /// still writing the last message it started. BookSim's source writes a packet flit
+    /// by flit (one per cycle on its injection channel) into the router's input buffer
+    /// and writes the next head after the tail; it is done when both (a) the channel has
+    /// had time for every flit (`fed_at`) and (b) the rest of every message still being
+    /// injected fits in the buffer (a blocked message holds the source back). (a) alone
+    /// is the unblocked case: without it the next message would start while the last
+    /// one streams and share the channel with it flit by flit, delaying its tail.
     #[inline]
-    fn feed_open(&self, n: usize) -> bool {
+    fn feed_open(&self, n: usize, t: Cycle) -> bool {
         let Some(limit) = self.feed_limit else {
             return true;
         };
+        if t < self.fed_at[n] {
+            return false;
+        }
         let lay = self.layout;
         (0..lay.dma).all(|e| {
             let s = &self.inputs.vc[lay.vc_idx(n, lay.local(), e)];
@@ -510,9 +531,10 @@ impl WormholeNet {
                 },
             );
         }
-        if self.dma.can_inject(n) && self.feed_open(n) {
+        if self.dma.can_inject(n) && self.feed_open(n, t) {
             let (inputs, ctrl, live) = (&mut self.inputs, &mut self.ctrl, &mut self.flits_live);
             let one = self.feed_limit.is_some();
+            let (rate, fed_at) = (self.feed_rate, &mut self.fed_at);
             let started = self.dma.start(n, t, one, |e, m| {
                 let i = lay.vc_idx(n, local, e);
                 let mi = inputs.cur(i);
@@ -531,6 +553,9 @@ impl WormholeNet {
                 slot.left = m.len;
                 slot.head = true;
                 slot.buffered = m.len;
+                if one && rate > 0 {
+                    fed_at[n] = t + m.len.div_ceil(rate) as Cycle;
+                }
                 slot.state = VcState::Routing;
                 *live += m.len as i64;
                 ctrl.push(
