@@ -199,8 +199,9 @@ pub struct NetworkInterface {
     /// only when the source has had the cycles to write the last one into the channel
     /// (its length over `injection` flits per cycle, counted from its start) and every
     /// message being injected has at most `router.buffer_flits` flits left to send; at
-    /// most one message starts per cycle. False: every idle engine takes a message at
-    /// once.
+    /// most one message starts per cycle, in the first idle engine after the one taken
+    /// last (BookSim's choice of injection VC). False: every idle engine takes a message
+    /// at once, the lowest first.
     pub sequential_injection: bool,
 }
 
