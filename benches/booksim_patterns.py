@@ -19,11 +19,15 @@ usage: benches/booksim_patterns.py BOOKSIM [--rows NAME[,NAME..]] [--cache FILE]
 The loads: S is the smaller of the pattern's channel-load bound (routemu's
 `pattern_bound`) and BookSim's saturation throughput; the low load is 0.1 flits/node/cycle
 (0.3 S when 0.1 is above 0.4 S) and the high load 0.7 S, both rounded to 3 decimals.
-BookSim: saturation with seeds 1 and 2, latency with seeds 1 and 2 (`randperm`: the
-permutation's `perm_seed` is the seed, so BookSim's figure is a mean over two
-permutations, as routemu's is over its replications'). routemu: `routemu run
+BookSim: saturation and latency with seeds 1 and 2. routemu: `routemu run
 hw/booksim-min-NET.ron` with the row's `--set`s, `--replications N --warmup 10000
---cycles 30000` (saturation: `--cycles 20000 --set experiment.saturation_backlog=1e9`).
+--cycles 30000` (saturation: `--cycles 20000 --set experiment.saturation_backlog=1e9`),
+the mean ± its 95% interval.
+`randperm` is compared as a distribution over permutations: each simulator draws its
+permutation from its own seed (BookSim's `perm_seed`, routemu's `--seed`), so both sides
+run seeds 1-4 (routemu one replication each) and the table gives the mean over the four
+permutations and, for routemu, the range; the high load is 0.5 S there, below every
+drawn permutation's own bound.
 Needs the release binary (`cargo build --release`).
 """
 import json
@@ -85,8 +89,8 @@ ROWS = {
                      f"DimensionOrder, `{a}` / {b}") for a, b in ALLOCATORS.items()],
 }
 
-SAT_SEEDS = (1, 2)
-LAT_SEEDS = (1, 2)
+SEEDS = (1, 2)
+PERM_SEEDS = (1, 2, 3, 4)
 
 
 def booksim_cfg(net, extra, pattern, load, seed, sat):
@@ -126,7 +130,8 @@ class Cache:
                 f.write(json.dumps(self.runs[k]) + "\n")
             print(f"  booksim {cfg['topology']} {cfg['routing_function']} {cfg['traffic']} "
                   f"{cfg['vc_allocator']} rate {cfg['injection_rate']} seed {cfg['seed']} "
-                  f"{cfg['sim_type']}: {self.runs[k]}", file=sys.stderr, flush=True)
+                  f"{cfg['sim_type']}: latency {self.runs[k]['latency']} accepted "
+                  f"{self.runs[k]['accepted']}", file=sys.stderr, flush=True)
         return self.runs[k]
 
 
@@ -147,7 +152,25 @@ def run_booksim(booksim, cfg):
                 unstable="unstable" in out.lower() or "deadlock" in out.lower())
 
 
-def routemu(net, sets, pattern, load, sat, reps, window=("10000", "30000")):
+def measure(net, sets, pattern, load, sat, reps):
+    """routemu's mean (latency, or accepted throughput when `sat`), and a text for the
+    cell: mean ± 95% interval, or for `randperm` the mean over four permutations and
+    their range; and whether a run was saturated."""
+    field = (lambda d: d["throughput"]["accepted"]) if sat else (lambda d: d["latency"]["mean"])
+    ci = (lambda d: d["throughput"]["accepted_ci95"]) if sat else (lambda d: d["latency"]["ci95"])
+    fmt = "{:.4f}" if sat else "{:.2f}"
+    if pattern != "randperm":
+        d = routemu(net, sets, pattern, load, sat, reps)
+        mark = " (saturated)" if not sat and d["saturated"] else ""
+        return field(d), f"{fmt.format(field(d))} ± {fmt.format(ci(d) or 0)}{mark}"
+    runs = [routemu(net, sets, pattern, load, sat, 1, seed=s) for s in PERM_SEEDS]
+    vals = [field(d) for d in runs]
+    mark = " (saturated)" if not sat and any(d["saturated"] for d in runs) else ""
+    m = statistics.mean(vals)
+    return m, f"{fmt.format(m)} ({fmt.format(min(vals))}–{fmt.format(max(vals))}){mark}"
+
+
+def routemu(net, sets, pattern, load, sat, reps, window=("10000", "30000"), seed=None):
     cmd = [ROUTEMU, "run", os.path.join(ROOT, NETS[net][0]), "--pattern", PATTERNS[pattern][0],
            "--rate", "%.9g" % (load / 12), "--replications", str(reps), "--warmup", window[0],
            "--cycles", "20000" if sat else window[1], "--json", "-"]
@@ -155,6 +178,8 @@ def routemu(net, sets, pattern, load, sat, reps, window=("10000", "30000")):
         cmd += ["--set", "experiment.saturation_backlog=1e9"]
     for s in sets:
         cmd += ["--set", s]
+    if seed is not None:
+        cmd += ["--seed", str(seed)]
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
         sys.exit(f"routemu failed: {' '.join(cmd)}\n{p.stderr}")
@@ -191,36 +216,35 @@ def main(argv):
             sys.exit(f"unknown row group {r} (known: {', '.join(ROWS)})")
     cache = Cache(cache_path or os.path.join(ROOT, "target", "booksim-cache.jsonl"))
     print("| network | routing / allocator (routemu / BookSim) | pattern | saturation routemu "
-          "| BookSim (seeds 1 / 2) | diff | low load | latency routemu | BookSim | diff "
+          "| BookSim (per seed) | diff | low load | latency routemu | BookSim | diff "
           "| high load | latency routemu | BookSim | diff |")
     print("|---" * 14 + "|")
     for group in rows:
         for net, sets, extra, patterns, label in ROWS[group]:
             for pat in patterns:
+                seeds = PERM_SEEDS if pat == "randperm" else SEEDS
                 bsat = [cache.get(booksim, booksim_cfg(net, extra, pat, 0.7, s, True))["accepted"]
-                        for s in SAT_SEEDS]
-                bound = routemu(net, sets, pat, 0.012, False, 1, ("0", "100"))["throughput"]["pattern_bound"]
-                s_cap = min(bound or 1.0, statistics.mean(bsat))
+                        for s in seeds]
+                bound = min(routemu(net, sets, pat, 0.012, False, 1, ("0", "100"), seed=s)
+                            ["throughput"]["pattern_bound"] or 1.0 for s in seeds)
+                s_cap = min(bound, statistics.mean(bsat))
                 low = 0.1 if 0.1 <= 0.4 * s_cap else round(0.3 * s_cap, 3)
-                high = round(0.7 * s_cap, 3)
+                high = round((0.5 if pat == "randperm" else 0.7) * s_cap, 3)
                 blat = {L: [cache.get(booksim, booksim_cfg(net, extra, pat, L, s, False))
-                            for s in LAT_SEEDS] for L in (low, high)}
+                            for s in seeds] for L in (low, high)}
                 if booksim_only:
                     continue
-                d = routemu(net, sets, pat, 0.7, True, reps)
-                acc, acc_ci = d["throughput"]["accepted"], d["throughput"]["accepted_ci95"] or 0
-                cells = [net, label, pat, f"{acc:.4f} ± {acc_ci:.4f}",
-                         f"{statistics.mean(bsat):.4f} ({seeds_text(bsat, '{:.4f}')})",
-                         pct(acc, statistics.mean(bsat))]
+                acc, text = measure(net, sets, pat, 0.7, True, reps)
+                b = statistics.mean(bsat)
+                cells = [net, label, pat, text, f"{b:.4f} ({seeds_text(bsat, '{:.4f}')})",
+                         pct(acc, b)]
                 for L in (low, high):
-                    d = routemu(net, sets, pat, L, False, reps)
-                    lat, ci = d["latency"]["mean"], d["latency"]["ci95"] or 0
-                    sat_mark = " (saturated)" if d["saturated"] else ""
-                    b = [x["latency"] for x in blat[L]]
+                    lat, text = measure(net, sets, pat, L, False, reps)
+                    bl = [x["latency"] for x in blat[L]]
                     unstable = " (unstable)" if any(x["unstable"] for x in blat[L]) else ""
-                    cells += [f"{L:g}", f"{lat:.2f} ± {ci:.2f}{sat_mark}",
-                              f"{statistics.mean(b):.2f} ({seeds_text(b, '{:.2f}')}){unstable}",
-                              pct(lat, statistics.mean(b))]
+                    cells += [f"{L:g}", text,
+                              f"{statistics.mean(bl):.2f} ({seeds_text(bl, '{:.2f}')}){unstable}",
+                              pct(lat, statistics.mean(bl))]
                 print("| " + " | ".join(cells) + " |", flush=True)
 
 

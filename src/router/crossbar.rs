@@ -312,13 +312,31 @@ impl Crossbar {
         let spec = spec.filter(|s| s.any);
         if self.general.is_some() {
             self.allocate_general(n, t, layout, inputs, spec);
-            return;
+        } else if self.arbiter == Arbiter::Matrix {
+            self.allocate_port_level::<true>(n, t, layout, inputs, outputs, spec);
+        } else {
+            self.allocate_port_level::<false>(n, t, layout, inputs, outputs, spec);
         }
+    }
+
+    /// routemu's own switch allocation (`PortLevel`); `MATRIX`: with matrix arbiters,
+    /// a constant so that the round-robin and fixed-priority code carries none of the
+    /// matrix arbiters' work.
+    #[inline(always)]
+    fn allocate_port_level<const MATRIX: bool>(
+        &mut self,
+        n: usize,
+        t: Cycle,
+        layout: &Layout,
+        inputs: &InputBuffers,
+        outputs: &OutputVcs,
+        spec: Option<&SpecRequests>,
+    ) {
         let np = layout.all_ports();
         let local = layout.local();
         let xputs = self.xputs;
         let rr = self.arbiter == Arbiter::RoundRobin;
-        let matrix = self.arbiter == Arbiter::Matrix;
+        let matrix = MATRIX;
         let stride = layout.vcs;
         let base = layout.vc_idx(n, 0, 0);
         let vcs = &inputs.vc[base..base + layout.per_node];
