@@ -90,6 +90,9 @@ ROWS = {
 }
 
 SEEDS = (1, 2)
+# Seconds a BookSim run may take: past saturation some of its throughput runs (Valiant on
+# the mesh under transpose) do not end in an hour; the table marks them.
+BOOKSIM_TIMEOUT = 900
 PERM_SEEDS = (1, 2, 3, 4)
 
 
@@ -139,7 +142,10 @@ def run_booksim(booksim, cfg):
     with tempfile.NamedTemporaryFile("w", suffix=".cfg", delete=False) as f:
         f.write("".join(f"{k} = {v};\n" for k, v in cfg.items()))
     try:
-        out = subprocess.run([booksim, f.name], capture_output=True, text=True).stdout
+        out = subprocess.run([booksim, f.name], capture_output=True, text=True,
+                             timeout=BOOKSIM_TIMEOUT).stdout
+    except subprocess.TimeoutExpired:
+        return dict(latency=None, accepted=None, unstable=False, timeout=BOOKSIM_TIMEOUT)
     finally:
         os.unlink(f.name)
 
@@ -187,11 +193,24 @@ def routemu(net, sets, pattern, load, sat, reps, window=("10000", "30000"), seed
 
 
 def pct(a, b):
-    return f"{100 * (a / b - 1):+.1f}%"
+    return "—" if b is None else f"{100 * (a / b - 1):+.1f}%"
 
 
 def seeds_text(vals, fmt):
-    return " / ".join(fmt.format(v) for v in vals)
+    return " / ".join("—" if v is None else fmt.format(v) for v in vals)
+
+
+def mean_of(vals):
+    """The mean of the runs that finished (None: none did)."""
+    done = [v for v in vals if v is not None]
+    return statistics.mean(done) if done else None
+
+
+def booksim_text(vals, fmt):
+    m = mean_of(vals)
+    if m is None:
+        return f"did not finish in {BOOKSIM_TIMEOUT} s"
+    return f"{fmt.format(m)} ({seeds_text(vals, fmt)})"
 
 
 def main(argv):
@@ -227,7 +246,7 @@ def main(argv):
                         for s in seeds]
                 bound = min(routemu(net, sets, pat, 0.012, False, 1, ("0", "100"), seed=s)
                             ["throughput"]["pattern_bound"] or 1.0 for s in seeds)
-                s_cap = min(bound, statistics.mean(bsat))
+                s_cap = min(bound, mean_of(bsat) or bound)
                 low = 0.1 if 0.1 <= 0.4 * s_cap else round(0.3 * s_cap, 3)
                 high = round((0.5 if pat == "randperm" else 0.7) * s_cap, 3)
                 blat = {L: [cache.get(booksim, booksim_cfg(net, extra, pat, L, s, False))
@@ -235,16 +254,14 @@ def main(argv):
                 if booksim_only:
                     continue
                 acc, text = measure(net, sets, pat, 0.7, True, reps)
-                b = statistics.mean(bsat)
-                cells = [net, label, pat, text, f"{b:.4f} ({seeds_text(bsat, '{:.4f}')})",
-                         pct(acc, b)]
+                cells = [net, label, pat, text, booksim_text(bsat, "{:.4f}"),
+                         pct(acc, mean_of(bsat))]
                 for L in (low, high):
                     lat, text = measure(net, sets, pat, L, False, reps)
                     bl = [x["latency"] for x in blat[L]]
                     unstable = " (unstable)" if any(x["unstable"] for x in blat[L]) else ""
-                    cells += [f"{L:g}", text,
-                              f"{statistics.mean(bl):.2f} ({seeds_text(bl, '{:.2f}')}){unstable}",
-                              pct(lat, statistics.mean(bl))]
+                    cells += [f"{L:g}", text, booksim_text(bl, "{:.2f}") + unstable,
+                              pct(lat, mean_of(bl))]
                 print("| " + " | ".join(cells) + " |", flush=True)
 
 
