@@ -73,9 +73,10 @@ ROWS = {
     "torus8-dor": [("torus8", [], {}, ALL, "DimensionOrder / dim_order")],
     "mesh8-xyyx": [("mesh8", ["switching.routing=XyYx"], dict(routing_function="xy_yx"),
                     ["uniform", "transpose", "tornado"], "XyYx / xy_yx")],
+    # Valiant under transpose: BookSim's throughput run did not end in 24 minutes.
     "mesh8-valiant": [("mesh8", ["switching.routing=Valiant"],
                        dict(routing_function="valiant"),
-                       ["uniform", "transpose", "tornado"], "Valiant / valiant")],
+                       ["uniform", "tornado"], "Valiant / valiant")],
     "mesh8-romm": [("mesh8", ["switching.routing=Romm"], dict(routing_function="romm"),
                     ["uniform", "transpose", "tornado"], "Romm / romm")],
     "mesh8-minadapt": [("mesh8", ["switching.routing=MinAdapt"],
@@ -90,9 +91,9 @@ ROWS = {
 }
 
 SEEDS = (1, 2)
-# Seconds a BookSim run may take: past saturation some of its throughput runs (Valiant on
-# the mesh under transpose) do not end in an hour; the table marks them.
-BOOKSIM_TIMEOUT = 900
+# Seconds a BookSim run may take; the table marks a run cut at this limit (BookSim's
+# throughput run of Valiant on the mesh under transpose was still running after 24 minutes).
+BOOKSIM_TIMEOUT = 420
 PERM_SEEDS = (1, 2, 3, 4)
 
 

@@ -33,7 +33,7 @@ use crate::router::alloc::matching::{Matcher, Request};
 use crate::router::buffers::{InputBuffers, OutputVcs, VcState};
 use crate::router::crossbar::SpecRequests;
 use crate::router::Layout;
-use crate::routing::selection::{select, BitIter, VcRequest};
+use crate::routing::selection::{requests, select, BitIter, VcRequest};
 
 /// The VC allocators of a partition.
 #[derive(Clone, Debug)]
@@ -133,6 +133,27 @@ impl VcAllocator {
                 }
                 let free = |p: usize| outputs.free[n * np + p];
                 let credits = |p: usize| outputs.credit_sum[n * np + p];
+                let route = &inputs.msg[inputs.cur(i)].route;
+                if self.general.is_some()
+                    && route.adaptive_ports & !(1 << route.escape_port.idx()) != 0
+                {
+                    // BookSim's allocators take the whole route set: every adaptive
+                    // port's adaptive VCs and the escape port's escape VCs go to the
+                    // matcher at once, where BookSim's VC allocator sees its routing
+                    // function's output set; no selection function picks a port first.
+                    let who = layout.slot(ip, iv) as u16;
+                    for req in requests(route, free) {
+                        let f = free(req.port.idx());
+                        let pick = if req.first & f != 0 {
+                            req.first & f
+                        } else {
+                            req.second & f
+                        };
+                        wanted |= 1 << req.port.idx();
+                        self.scratch.push((who, req, pick.trailing_zeros() as u8));
+                    }
+                    continue;
+                }
                 if let Some(req) = select(
                     self.selection,
                     &inputs.msg[inputs.cur(i)].route,
@@ -325,7 +346,10 @@ impl VcAllocator {
             }
             let op = req.port.idx();
             let credit = op == local || outputs.credits[layout.vc_idx(n, op, ov as usize)] > 0;
-            if vc.buffered > 0 && credit {
+            // A header requesting several ports (BookSim's allocators under an adaptive
+            // routing) bids for the first one with a free VC and a credit; BookSim's bids
+            // for every such port and its switch allocator picks one.
+            if vc.buffered > 0 && credit && spec.failed[ip] >> iv & 1 == 0 {
                 spec.vcs[ip] |= 1 << iv;
                 spec.failed[ip] |= 1 << iv;
                 spec.failed_ports |= 1 << ip;

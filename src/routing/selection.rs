@@ -28,6 +28,31 @@ pub struct VcRequest {
     pub second: VcMask,
 }
 
+/// Every port of `route` with a free VC in its sets, in port order, as the request
+/// that port would get: its adaptive VCs first (on an adaptive port), the escape VCs
+/// second (on the escape port). The candidates of the selection functions, and the
+/// route set BookSim's VC allocators see whole.
+#[inline]
+pub fn requests<'a>(
+    route: &'a Route,
+    free: impl Fn(usize) -> VcMask + 'a,
+) -> impl Iterator<Item = VcRequest> + 'a {
+    let esc = route.escape_port.idx();
+    BitIter(route.adaptive_ports | (1u64 << esc)).filter_map(move |p| {
+        let first = if route.adaptive_ports >> p & 1 == 1 {
+            route.adaptive_vcs
+        } else {
+            0
+        };
+        let second = if p == esc { route.escape_vcs } else { 0 };
+        ((first | second) & free(p) != 0).then_some(VcRequest {
+            port: PortId(p as u8),
+            first,
+            second,
+        })
+    })
+}
+
 /// Chooses the port to request. `free(p)` is the mask of unallocated VCs of output `p`,
 /// `credits(p)` the free buffer slots summed over its VCs. Returns None when no candidate
 /// VC is free.
@@ -39,29 +64,13 @@ pub fn select(
     credits: impl Fn(usize) -> u32,
     rng: &mut NodeRng,
 ) -> Option<VcRequest> {
-    let esc = route.escape_port.idx();
-    let candidates = route.adaptive_ports | (1u64 << esc);
-    let request = |p: usize| -> Option<VcRequest> {
-        let f = free(p);
-        let first = if route.adaptive_ports >> p & 1 == 1 {
-            route.adaptive_vcs
-        } else {
-            0
-        };
-        let second = if p == esc { route.escape_vcs } else { 0 };
-        ((first | second) & f != 0).then_some(VcRequest {
-            port: PortId(p as u8),
-            first,
-            second,
-        })
-    };
-    let ports = BitIter(candidates);
+    let mut ports = requests(route, free);
     match sel {
-        Selection::XFirst => ports.filter_map(request).next(),
+        Selection::XFirst => ports.next(),
         Selection::Random => {
             let mut options = [None; 64];
             let mut n = 0;
-            for r in ports.filter_map(request) {
+            for r in ports {
                 options[n] = Some(r);
                 n += 1;
             }
@@ -73,7 +82,7 @@ pub fn select(
         }
         Selection::MostCredits => {
             let mut best: Option<(u32, VcRequest)> = None;
-            for r in ports.filter_map(request) {
+            for r in ports {
                 let c = credits(r.port.idx());
                 if best.is_none_or(|(bc, _)| c > bc) {
                     best = Some((c, r));
@@ -158,5 +167,30 @@ mod tests {
             seen[r.port.idx()] += 1;
         }
         assert!(seen[0] > 400 && seen[2] > 400, "{seen:?}");
+    }
+
+    #[test]
+    fn the_route_set_lists_every_port_with_a_free_vc_adaptive_vcs_first() {
+        let r = route();
+        let all: Vec<_> = requests(&r, |_| 0b1111).collect();
+        assert_eq!(
+            all,
+            [
+                VcRequest {
+                    port: PortId(0),
+                    first: 0b1100,
+                    second: 0b0010
+                },
+                VcRequest {
+                    port: PortId(2),
+                    first: 0b1100,
+                    second: 0
+                },
+            ]
+        );
+        // Port 0 keeps its escape VC when its adaptive ones are taken; port 2 has none.
+        let some: Vec<_> = requests(&r, |p| if p == 0 { 0b0010 } else { 0b0011 }).collect();
+        assert_eq!(some.len(), 1);
+        assert_eq!(some[0].port, PortId(0));
     }
 }
