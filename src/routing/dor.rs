@@ -94,6 +94,19 @@ pub fn dor_step_tie(
         }
         // The source route (dimension order over the torus of switches).
         Topology::Hosts(h) => (PortId(h.route_port(src.0, dst.0, cur.0)), Dateline::Never),
+        Topology::Dragonfly(d) => (PortId(d.min_port(cur.0, dst.0) as u8), Dateline::Never),
+        Topology::FlatFly(f) => (PortId(f.dor_port(cur.0, dst.0) as u8), Dateline::Never),
+        // A terminal link, or the router network's route between the terminals' routers.
+        Topology::Concentrated(c) => match c.terminal_step(cur.0, dst.0) {
+            Some(p) => (PortId(p as u8), Dateline::Never),
+            None => dor_step_tie(
+                &c.net,
+                cur,
+                NodeId(c.router_of(dst.0)),
+                NodeId(c.router_of(src.0)),
+                tie,
+            ),
+        },
         // Shortest-path port; the Manhattan Street network has no dimension order and
         // wormhole routing there is refused before any header is routed.
         Topology::ManhattanStreet(_) => {
@@ -143,13 +156,15 @@ mod tests {
                 k: 5,
                 n: 3,
                 bidirectional: true,
+                c: 1,
             },
             TopologyConfig::Torus {
                 k: 4,
                 n: 2,
                 bidirectional: false,
+                c: 1,
             },
-            TopologyConfig::Mesh { k: 4, n: 3 },
+            TopologyConfig::Mesh { k: 4, n: 3, c: 1 },
             TopologyConfig::Hypercube { dim: 5 },
         ] {
             let t = Topology::from_config(&cfg).unwrap();
@@ -177,7 +192,7 @@ mod tests {
 
     #[test]
     fn the_descending_order_corrects_y_before_x() {
-        let t = Topology::from_config(&TopologyConfig::Mesh { k: 4, n: 2 }).unwrap();
+        let t = Topology::from_config(&TopologyConfig::Mesh { k: 4, n: 2, c: 1 }).unwrap();
         let Topology::Mesh(m) = &t else {
             unreachable!()
         };

@@ -1,0 +1,227 @@
+//! Concentration: `c` ≥ 2 terminals per router. Owns the numbering of terminals, the
+//! terminal links, and the distances and minimal ports between terminals; the router
+//! network underneath (torus, mesh, dragonfly, flattened butterfly) is any other
+//! [`Topology`], and how messages move is the wormhole router's.
+//!
+//! # How routemu models a terminal
+//!
+//! A terminal is a node of its own, linked to its router by a bidirectional terminal link
+//! (`links.latency_terminal`, default `links.latency`), as BookSim, Garnet and SST/Merlin
+//! give each terminal its own injection and ejection port of the router. Only terminals
+//! create and receive messages (`Topology::endpoints`); routers only forward. With
+//! `c = 1` there are no terminal nodes: the router's own processing element (its local
+//! port, DMA engines) is the terminal, exactly as before concentration existed, so every
+//! existing machine is unchanged.
+//!
+//! The other way — c local ports per router in the wormhole router — would touch the
+//! engine's local port numbering, the DMA engines, the network interface and message
+//! addressing everywhere; a terminal node reuses all of that unchanged (the terminal's
+//! DMA engines, network-interface limits and ejection are the ones every routemu node
+//! has), at a cost in fidelity: a terminal is a router with one network port, so a
+//! message crosses one more router stage at each end (route, allocation, crossbar) and a
+//! terminal link each way, where BookSim's injection channel goes straight into the
+//! router's input buffer. Zero-load latency over h router-to-router hops is therefore
+//! that of h + 2 hops with the two terminal links' latency in place of two network
+//! links' (`docs/dragonfly.md` gives the formula and how a BookSim-equivalent preset
+//! compensates with the terminal link's latency and the network interface's).
+//!
+//! Numbering: routers are nodes 0..R (the router network's own numbers), terminal j of
+//! router r is node R + r·c + j. A router's ports are the network's `0..d`, then
+//! `d + j` to its terminal j; terminal j of a router has one port, also numbered `d + j`
+//! (its other port numbers do not exist), so a flit arrives on the port number it left
+//! on in both directions.
+
+use crate::topology::{PortSet, Topology};
+
+/// A router network with `c` terminals on every router.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Concentrated {
+    /// The routers and the links between them.
+    pub net: Box<Topology>,
+    /// Terminals per router, at least 2.
+    pub c: u32,
+    /// Number of routers (`net.nodes()`).
+    pub routers: u32,
+    /// Network ports per router (`net.degree()`).
+    pub net_degree: u32,
+}
+
+/// A node seen by concentration: a router, or terminal `j` of router `router`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Place {
+    /// A router.
+    Router(u32),
+    /// A terminal.
+    Terminal {
+        /// Its router.
+        router: u32,
+        /// Its index on the router (0..c).
+        j: u32,
+    },
+}
+
+impl Concentrated {
+    /// `c` terminals on every router of `net`.
+    pub fn new(net: Topology, c: u32) -> Self {
+        let routers = net.nodes() as u32;
+        let net_degree = net.degree() as u32;
+        Concentrated {
+            net: Box::new(net),
+            c,
+            routers,
+            net_degree,
+        }
+    }
+
+    /// Number of nodes: routers and terminals.
+    pub fn nodes(&self) -> usize {
+        self.routers as usize * (1 + self.c as usize)
+    }
+
+    /// The terminals' node numbers.
+    pub fn terminals(&self) -> std::ops::Range<u32> {
+        self.routers..self.routers + self.routers * self.c
+    }
+
+    /// Ports per node: the network's and one per terminal.
+    pub fn degree(&self) -> usize {
+        (self.net_degree + self.c) as usize
+    }
+
+    /// What node `node` is.
+    #[inline]
+    pub fn place(&self, node: u32) -> Place {
+        if node < self.routers {
+            Place::Router(node)
+        } else {
+            let t = node - self.routers;
+            Place::Terminal {
+                router: t / self.c,
+                j: t % self.c,
+            }
+        }
+    }
+
+    /// The router of a node (a router is its own).
+    #[inline]
+    pub fn router_of(&self, node: u32) -> u32 {
+        match self.place(node) {
+            Place::Router(r) => r,
+            Place::Terminal { router, .. } => router,
+        }
+    }
+
+    /// Node number of terminal `j` of `router`.
+    #[inline]
+    pub fn terminal(&self, router: u32, j: u32) -> u32 {
+        self.routers + router * self.c + j
+    }
+
+    /// Whether `port` is a terminal link's (on a router or a terminal).
+    #[inline]
+    pub fn is_terminal_port(&self, port: u32) -> bool {
+        port >= self.net_degree && port < self.net_degree + self.c
+    }
+
+    /// The node through output `port`, if that port exists.
+    #[inline]
+    pub fn neighbor(&self, node: u32, port: u32) -> Option<u32> {
+        match self.place(node) {
+            Place::Router(r) if port < self.net_degree => self
+                .net
+                .neighbor(
+                    crate::foundation::types::NodeId(r),
+                    crate::foundation::types::PortId(port as u8),
+                )
+                .map(|n| n.0),
+            Place::Router(r) if self.is_terminal_port(port) => {
+                Some(self.terminal(r, port - self.net_degree))
+            }
+            Place::Terminal { router, j } if port == self.net_degree + j => Some(router),
+            _ => None,
+        }
+    }
+
+    /// The node feeding input `port` of `node`, if any.
+    #[inline]
+    pub fn upstream(&self, node: u32, port: u32) -> Option<u32> {
+        match self.place(node) {
+            Place::Router(r) if port < self.net_degree => self
+                .net
+                .upstream(
+                    crate::foundation::types::NodeId(r),
+                    crate::foundation::types::PortId(port as u8),
+                )
+                .map(|n| n.0),
+            _ => self.neighbor(node, port),
+        }
+    }
+
+    /// The input port at `neighbor(node, port)` a flit sent on `port` arrives on.
+    #[inline]
+    pub fn arrival_port(&self, node: u32, port: u32) -> u32 {
+        if node < self.routers && port < self.net_degree {
+            self.net
+                .arrival_port(
+                    crate::foundation::types::NodeId(node),
+                    crate::foundation::types::PortId(port as u8),
+                )
+                .0 as u32
+        } else {
+            port
+        }
+    }
+
+    /// Links between `a` and `b`: the routers' distance plus the terminal links at
+    /// either end.
+    pub fn distance(&self, a: u32, b: u32) -> u32 {
+        if a == b {
+            return 0;
+        }
+        let ends = u32::from(a >= self.routers) + u32::from(b >= self.routers);
+        let (ra, rb) = (self.router_of(a), self.router_of(b));
+        ends + self.net.distance(
+            crate::foundation::types::NodeId(ra),
+            crate::foundation::types::NodeId(rb),
+        )
+    }
+
+    /// The terminal-link port `cur` must take towards `dst`, when the next hop is on a
+    /// terminal link: from a terminal, or from the destination terminal's router.
+    #[inline]
+    pub fn terminal_step(&self, cur: u32, dst: u32) -> Option<u32> {
+        match self.place(cur) {
+            Place::Terminal { j, .. } => Some(self.net_degree + j),
+            Place::Router(r) => match self.place(dst) {
+                Place::Terminal { router, j } if router == r => Some(self.net_degree + j),
+                _ => None,
+            },
+        }
+    }
+
+    /// The output ports of `cur` on a minimal path to `dst`.
+    pub fn minimal_ports(&self, cur: u32, dst: u32) -> PortSet {
+        let mut s = PortSet::ZERO;
+        if cur == dst {
+            return s;
+        }
+        if let Some(p) = self.terminal_step(cur, dst) {
+            s.set(p as usize, true);
+            return s;
+        }
+        self.net.minimal_ports(
+            crate::foundation::types::NodeId(cur),
+            crate::foundation::types::NodeId(self.router_of(dst)),
+        )
+    }
+
+    /// Mean distance over ordered pairs of distinct terminals (the traffic's pairs): 2
+    /// between two terminals of one router, the routers' mean distance plus 2 otherwise.
+    pub fn mean_distance(&self) -> f64 {
+        let (r, c) = (self.routers as f64, self.c as f64);
+        let t = r * c;
+        let same = r * c * (c - 1.0) * 2.0;
+        let other = c * c * r * (r - 1.0) * (self.net.mean_distance() + 2.0);
+        (same + other) / (t * (t - 1.0))
+    }
+}
