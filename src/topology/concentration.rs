@@ -225,3 +225,64 @@ impl Concentrated {
         (same + other) / (t * (t - 1.0))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::TopologyConfig;
+    use crate::foundation::types::{NodeId, PortId};
+
+    #[test]
+    fn a_terminal_hangs_on_one_port_of_its_router_with_the_same_number_at_both_ends() {
+        let t = Topology::from_config(&TopologyConfig::Mesh { k: 3, n: 2, c: 3 }).unwrap();
+        let Topology::Concentrated(c) = &t else {
+            panic!("c = 3 concentrates")
+        };
+        assert_eq!((c.routers, t.nodes(), t.endpoints()), (9, 36, 9..36));
+        assert_eq!(t.degree(), 4 + 3);
+        for r in 0..9u32 {
+            for j in 0..3u32 {
+                let term = c.terminal(r, j);
+                let port = PortId((4 + j) as u8);
+                assert_eq!(t.neighbor(NodeId(r), port), Some(NodeId(term)));
+                assert_eq!(t.neighbor(NodeId(term), port), Some(NodeId(r)));
+                assert_eq!(t.upstream(NodeId(r), port), Some(NodeId(term)));
+                assert_eq!(t.arrival_port(NodeId(term), port), port);
+                assert_eq!(t.router_of(NodeId(term)), NodeId(r));
+                // The terminal's other ports do not exist.
+                let others = (0..7u8).filter(|&q| t.neighbor(NodeId(term), PortId(q)).is_some());
+                assert_eq!(others.count(), 1);
+            }
+        }
+    }
+
+    #[test]
+    fn distances_between_terminals_add_the_two_terminal_links_to_the_routers() {
+        let t = Topology::from_config(&TopologyConfig::Torus {
+            k: 4,
+            n: 2,
+            bidirectional: true,
+            c: 2,
+        })
+        .unwrap();
+        let net = t.router_net().clone();
+        let ends = t.endpoints();
+        let (mut total, mut pairs) = (0u64, 0u64);
+        for a in ends.clone() {
+            for b in ends.clone().filter(|&b| b != a) {
+                let (ra, rb) = (t.router_of(NodeId(a)), t.router_of(NodeId(b)));
+                let d = t.distance(NodeId(a), NodeId(b));
+                assert_eq!(d, net.distance(ra, rb) + 2);
+                // The one minimal port of a terminal is its link; a router's lead on.
+                let first = t.minimal_ports(NodeId(a), NodeId(b));
+                assert_eq!(first.count_ones(), 1);
+                let next = t.neighbor(NodeId(a), PortId(first.first_one().unwrap() as u8));
+                assert_eq!(next, Some(ra));
+                total += d as u64;
+                pairs += 1;
+            }
+        }
+        assert!((total as f64 / pairs as f64 - t.mean_distance()).abs() < 1e-12);
+        assert_eq!(t.diameter(), net.diameter() + 2);
+    }
+}

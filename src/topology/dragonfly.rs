@@ -300,9 +300,9 @@ mod tests {
                 links[d.group_of(u) as usize][d.group_of(v) as usize] += 1;
             }
         }
-        for s in 0..g {
-            for t in 0..g {
-                assert_eq!(links[s][t], u32::from(s != t), "groups {s} and {t}");
+        for (s, row) in links.iter().enumerate() {
+            for (t, &n) in row.iter().enumerate() {
+                assert_eq!(n, u32::from(s != t), "groups {s} and {t}");
             }
         }
     }
