@@ -244,6 +244,11 @@ fn minimal_routing_never_deadlocks_past_saturation() {
             Routing::Minimal,
             PatternConfig::GroupShift,
         ),
+        (
+            TopologyConfig::Dragonfly { p: 1, a: 4, h: 2 },
+            Routing::Minimal,
+            PatternConfig::Uniform,
+        ),
         (flatfly.clone(), Routing::Minimal, PatternConfig::Uniform),
         (flatfly, Routing::Adaptive, PatternConfig::GroupShift),
         (torus, Routing::DimensionOrder, PatternConfig::Uniform),
@@ -256,8 +261,39 @@ fn minimal_routing_never_deadlocks_past_saturation() {
             &format!("{topology:?} {routing:?} {pattern:?}"),
         );
     }
-    // With the 2 classes dropped (unsafe_routing) the same dragonfly may deadlock; with
-    // them it must not, which is the point of the classes: checked above.
+}
+
+#[test]
+fn without_its_two_classes_minimal_routing_deadlocks_in_a_cycle_through_global_links() {
+    // One VC, unsafe: the local–global–local routes of different groups close a cycle of
+    // channel dependencies, which the watchdog finds and names (its edges follow each
+    // link to the far router's own port number). With the two classes, at the same load,
+    // no deadlock (`minimal_routing_never_deadlocks_past_saturation`).
+    let mut cfg = quick(
+        small_dragonfly(),
+        Routing::Minimal,
+        PatternConfig::Uniform,
+        1.0,
+    );
+    cfg.router.vcs = 1;
+    cfg.router.dma = Some(1);
+    cfg.router.buffer_flits = 4;
+    cfg.experiment.deadlock_cycles = 500;
+    let SwitchingConfig::Wormhole {
+        ref mut unsafe_routing,
+        ..
+    } = cfg.switching
+    else {
+        unreachable!()
+    };
+    *unsafe_routing = true;
+    let r = run(&cfg);
+    let why = format!(
+        "{:?}",
+        r.deadlock.expect("one VC without classes deadlocks")
+    );
+    assert!(why.contains("waiting cycle"), "{why}");
+    assert!(why.contains("input global"), "{why}");
 }
 
 #[test]
