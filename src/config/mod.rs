@@ -930,9 +930,9 @@ pub enum PatternConfig {
     /// BookSim's `randperm`: a random permutation of the nodes drawn from
     /// `experiment.seed`, the same for every replication (as BookSim's `perm_seed`).
     RandomPermutation,
-    /// The dragonfly's adversarial pattern (BookSim's dragonfly worst case): every
-    /// terminal of group i sends to a terminal of group (i + 1) mod g drawn uniformly for
-    /// each message. On a flattened butterfly the groups are the slices of equal first
+    /// The dragonfly's adversarial pattern (BookSim's `bad_dragon`): every terminal of
+    /// group i sends to a terminal of group (i + 1) mod g drawn uniformly for each
+    /// message. On a flattened butterfly the groups are the slices of equal first
     /// coordinate: router x sends to the routers of first coordinate (x₀ + 1) mod k.
     GroupShift,
 }

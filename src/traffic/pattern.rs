@@ -15,8 +15,9 @@
 //! `FixedPoints::ToSelf` makes those sources send to themselves instead, as BookSim's
 //! do ([`DestPattern::with_fixed_points`]).
 //!
-//! `GroupShift` is the dragonfly's adversarial pattern: every terminal of group i sends to
-//! a terminal of group (i + 1) mod g drawn uniformly per message ([`Groups`]); on the
+//! `GroupShift` is the dragonfly's adversarial pattern (BookSim's `bad_dragon`): every
+//! terminal of group i sends to a terminal of group (i + 1) mod g drawn uniformly per
+//! message ([`Groups`]); on the
 //! flattened butterfly the groups are the slices of equal first coordinate.
 //!
 //! BookSim2's patterns (`bitrev`, `shuffle`, `tornado`, `neighbor`, `randperm`,
