@@ -230,7 +230,8 @@ impl Dragonfly {
     /// most loaded channel's load per unit injection is (a·p)²/(N−1) on a global
     /// channel and p·(p + 2·h·a·p)/(N−1) on a local one (terminals of the sending router
     /// to those of the receiving one, to the h groups the receiver is gateway to, and
-    /// from the h groups the sender is gateway from); at most 1, the terminal's link.
+    /// from the h groups the sender is gateway from). The terminal link's 1 is
+    /// `Topology::capacity`'s to apply, under concentration.
     pub fn uniform_bound(&self) -> f64 {
         let (p, a, h) = (self.p as f64, self.a as f64, self.h as f64);
         let n = p * a * self.groups() as f64;
@@ -240,7 +241,7 @@ impl Dragonfly {
         } else {
             0.0
         };
-        (1.0 / global.max(local)).min(1.0)
+        1.0 / global.max(local)
     }
 
     /// `GroupShift` bound per terminal under minimal routing: the a·p terminals of a

@@ -106,17 +106,18 @@ impl FlatFly {
     /// Uniform-traffic bound per terminal under dimension order (traffic over the other
     /// terminals, the source's router's included): every channel of dimension d carries
     /// the dimension-d traffic of one offset, 1/k of what a router's c terminals inject
-    /// (times N/(N−1) terminals), so k/c·(N−1)/N; at most 1, the terminal's link.
+    /// (times N/(N−1) terminals), so k/c·(N−1)/N (the terminal link's 1 is
+    /// `Topology::capacity`'s to apply, under concentration).
     pub fn uniform_bound(&self) -> f64 {
         let n = (self.grid.nodes() * self.c as usize) as f64;
-        (self.grid.k as f64 / self.c as f64 * (n - 1.0) / n).min(1.0)
+        self.grid.k as f64 / self.c as f64 * (n - 1.0) / n
     }
 
     /// `GroupShift` bound per terminal (router x to the routers of first coordinate
     /// x₀ + 1): all of a router's traffic leaves on its one dimension-0 channel of offset
-    /// 1, so 1/c (at most 1).
+    /// 1, so 1/c.
     pub fn group_shift_bound(&self) -> f64 {
-        (1.0 / self.c as f64).min(1.0)
+        1.0 / self.c as f64
     }
 
     /// Directed channels cut by halving dimension 0 (even k: (k/2)² per row of the

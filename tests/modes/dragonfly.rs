@@ -396,3 +396,47 @@ fn flits_and_credits_balance_over_links_whose_two_ends_have_different_numbers() 
         .iter()
         .all(|d| t.endpoints().contains(&d.header.dst.0)));
 }
+
+#[test]
+fn the_closed_form_bounds_are_the_exact_channel_loads_of_minimal_routing() {
+    // `routemu check`'s uniform and GroupShift bounds per terminal against the busiest
+    // channel found by routing every pair's traffic (`routing::channel_load`).
+    use routemu::config::TorusTie;
+    use routemu::routing::channel_load::channel_load;
+    use routemu::traffic::pattern::DestPattern;
+    for (cfg, routing) in [
+        (
+            TopologyConfig::Dragonfly { p: 1, a: 4, h: 2 },
+            Routing::Minimal,
+        ),
+        (small_dragonfly(), Routing::Minimal),
+        (
+            TopologyConfig::Dragonfly { p: 3, a: 3, h: 1 },
+            Routing::Minimal,
+        ),
+        (
+            TopologyConfig::FlattenedButterfly { k: 4, n: 2, c: 1 },
+            Routing::DimensionOrder,
+        ),
+        (
+            TopologyConfig::FlattenedButterfly { k: 3, n: 3, c: 2 },
+            Routing::Minimal,
+        ),
+    ] {
+        let t = topo(&cfg);
+        let exact = |pattern: PatternConfig| {
+            let p = DestPattern::new(&pattern, &t, 1).unwrap();
+            let l = channel_load(&t, &p, routing, TorusTie::Parity).unwrap();
+            l.sender_bound(1.0).unwrap()
+        };
+        let uniform = exact(PatternConfig::Uniform);
+        assert!(
+            (uniform - t.capacity()).abs() < 1e-9,
+            "{cfg:?}: {uniform} vs {}",
+            t.capacity()
+        );
+        let shift = exact(PatternConfig::GroupShift);
+        let bound = t.group_shift_bound().unwrap();
+        assert!((shift - bound).abs() < 1e-9, "{cfg:?}: {shift} vs {bound}");
+    }
+}
