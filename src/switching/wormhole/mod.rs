@@ -26,6 +26,14 @@
 //! flits per cycle. It holds when no credit stalls the
 //! body: buffer depth ≥ x + ℓ + credit latency + (R−1+a+s). See [`crate::switching::zero_load::wormhole`].
 //!
+//! Links whose latency differs from `links.latency` — a dragonfly's global links
+//! (`links.latency_global`), the terminal links of a concentrated network
+//! (`links.latency_terminal`) — put their own ℓ in that sum for each link on the path
+//! (docs/dragonfly.md). A flit sent on output port q arrives on the downstream node's
+//! input [`Topology::arrival_port`] (q itself except on the dragonfly, whose links' two
+//! ends have each their own router's port number), and its credit goes back to the
+//! upstream output [`Topology::upstream_port`].
+//!
 //! Blocking of a header at a router = cycles from "route ready + a + s" to its switch
 //! grant, i.e. the time lost to VC and switch contention (zero at zero load).
 //!
