@@ -183,6 +183,8 @@ pub struct RoutingFn {
     coin_ties: bool,
     /// The dragonfly's two VC classes (minimal routing, safe).
     dragonfly: bool,
+    /// A concentrated network or a dragonfly: routes of their own ([`RoutingFn::route_today`]).
+    today: bool,
     vcs: u32,
 }
 
@@ -331,6 +333,7 @@ impl RoutingFn {
             kind,
             dateline: !unsafe_routing && matches!(topology.router_net(), Topology::Torus(_)),
             dragonfly: !unsafe_routing && topology.dragonfly().is_some(),
+            today: concentrated || topology.dragonfly().is_some(),
             escape: !unsafe_routing && matches!(kind, Routing::Adaptive | Routing::MinAdapt),
             split: false,
             halves: !unsafe_routing
@@ -475,31 +478,10 @@ impl RoutingFn {
             _ => {}
         }
         let src = id.src();
-        if let Topology::Concentrated(c) = topology {
-            // Terminal links are the first and last channels of every path: every VC.
-            if let Some(p) = c.terminal_step(cur.0, dst.0) {
-                return Route {
-                    adaptive_ports: 0,
-                    adaptive_vcs: 0,
-                    escape_port: PortId(p as u8),
-                    escape_vcs: mask(0..self.vcs),
-                };
+        if self.today {
+            if let Some(r) = self.route_today(topology, cur, dst, src) {
+                return r;
             }
-        }
-        if let Some(d) = topology.dragonfly() {
-            let (s, t) = (topology.router_of(src), topology.router_of(dst));
-            let (port, after) = dragonfly::min_step(d, cur, t, s);
-            let half = self.vcs / 2;
-            return Route {
-                adaptive_ports: 0,
-                adaptive_vcs: 0,
-                escape_port: port,
-                escape_vcs: match (self.dragonfly, after) {
-                    (false, _) => mask(0..self.vcs),
-                    (true, false) => mask(0..half),
-                    (true, true) => mask(half..self.vcs),
-                },
-            };
         }
         if let Topology::Mesh(m) = topology {
             if turn::is_turn_model(self.kind) {
@@ -553,6 +535,45 @@ impl RoutingFn {
             escape_port: port,
             escape_vcs: self.class_vcs(class),
         }
+    }
+
+    /// The route of the networks of today where it is their own: a terminal link under
+    /// concentration (every VC), the dragonfly's minimal route in its two classes; None
+    /// where the router network's routing applies (kept out of `route_msg`, which the
+    /// papers' networks take on every header).
+    #[inline(never)]
+    fn route_today(
+        &self,
+        topology: &Topology,
+        cur: NodeId,
+        dst: NodeId,
+        src: NodeId,
+    ) -> Option<Route> {
+        if let Topology::Concentrated(c) = topology {
+            // Terminal links are the first and last channels of every path: every VC.
+            if let Some(p) = c.terminal_step(cur.0, dst.0) {
+                return Some(Route {
+                    adaptive_ports: 0,
+                    adaptive_vcs: 0,
+                    escape_port: PortId(p as u8),
+                    escape_vcs: mask(0..self.vcs),
+                });
+            }
+        }
+        let d = topology.dragonfly()?;
+        let (s, t) = (topology.router_of(src), topology.router_of(dst));
+        let (port, after) = dragonfly::min_step(d, cur, t, s);
+        let half = self.vcs / 2;
+        Some(Route {
+            adaptive_ports: 0,
+            adaptive_vcs: 0,
+            escape_port: port,
+            escape_vcs: match (self.dragonfly, after) {
+                (false, _) => mask(0..self.vcs),
+                (true, false) => mask(0..half),
+                (true, true) => mask(half..self.vcs),
+            },
+        })
     }
 
     /// Whether a header at `here` is delivered there: at its destination, unless a

@@ -60,6 +60,9 @@ pub enum Place {
     },
 }
 
+// The methods that call back into `Topology`'s (neighbor, upstream, arrival_port,
+// distance, minimal_ports) are out of line: `Topology`'s methods call them, and a call
+// breaks the cycle so that the papers' networks' methods still inline into the routing.
 impl Concentrated {
     /// `c` terminals on every router of `net`.
     pub fn new(net: Topology, c: u32) -> Self {
@@ -124,7 +127,7 @@ impl Concentrated {
     }
 
     /// The node through output `port`, if that port exists.
-    #[inline]
+    #[inline(never)]
     pub fn neighbor(&self, node: u32, port: u32) -> Option<u32> {
         match self.place(node) {
             Place::Router(r) if port < self.net_degree => self
@@ -143,7 +146,7 @@ impl Concentrated {
     }
 
     /// The node feeding input `port` of `node`, if any.
-    #[inline]
+    #[inline(never)]
     pub fn upstream(&self, node: u32, port: u32) -> Option<u32> {
         match self.place(node) {
             Place::Router(r) if port < self.net_degree => self
@@ -158,7 +161,7 @@ impl Concentrated {
     }
 
     /// The input port at `neighbor(node, port)` a flit sent on `port` arrives on.
-    #[inline]
+    #[inline(never)]
     pub fn arrival_port(&self, node: u32, port: u32) -> u32 {
         if node < self.routers && port < self.net_degree {
             self.net
@@ -174,6 +177,7 @@ impl Concentrated {
 
     /// Links between `a` and `b`: the routers' distance plus the terminal links at
     /// either end.
+    #[inline(never)]
     pub fn distance(&self, a: u32, b: u32) -> u32 {
         if a == b {
             return 0;
@@ -200,6 +204,7 @@ impl Concentrated {
     }
 
     /// The output ports of `cur` on a minimal path to `dst`.
+    #[inline(never)]
     pub fn minimal_ports(&self, cur: u32, dst: u32) -> PortSet {
         let mut s = PortSet::ZERO;
         if cur == dst {

@@ -146,6 +146,9 @@ pub struct WormholeNet {
     /// global links, `links.latency_global`, and terminal links, `links.latency_terminal`,
     /// have their own).
     port_delay: Vec<(Cycle, Cycle)>,
+    /// Every link arrives on its own port number with the links' one latency (the three
+    /// tables above empty): the per-flit path skips them.
+    plain_links: bool,
     /// `[node][port]`: flits sent on each network output inside the window.
     pub link_flits: Vec<u64>,
     /// Flits held by injection engines, buffers and links.
@@ -241,7 +244,7 @@ impl WormholeNet {
         let connections = |w: Option<u32>| w.map(|w| (w / l.width.max(1)).max(1) as usize);
         let mut timing = LinkTiming::new(l, p.switch_traversal);
         timing.eject = r.ni.ejection_latency;
-        Ok(WormholeNet {
+        let mut net = WormholeNet {
             topology: topology.clone(),
             layout,
             routing,
@@ -323,7 +326,11 @@ impl WormholeNet {
                 Some(if replies { nodes } else { 0 }),
                 "reply sequence",
             )?,
-        })
+            plain_links: true,
+        };
+        net.plain_links =
+            net.down_port.is_empty() && net.up_port.is_empty() && net.port_delay.is_empty();
+        Ok(net)
     }
 
     /// Neighbour table [node][port] of the nodes in `range`, so the per-flit path does no
@@ -402,23 +409,28 @@ impl WormholeNet {
             .collect()
     }
 
-    /// Cycles from switch grant to the flit's arrival on output `op`.
-    #[inline]
-    fn flit_delay(&self, op: usize) -> Cycle {
-        match self.port_delay.get(op) {
+    /// Output `op` of local node `n` where links are not all alike (`plain_links`
+    /// false): the downstream input port its flits arrive on, and the cycles from switch
+    /// grant to their arrival.
+    #[inline(never)]
+    fn output_link(&self, n: usize, op: usize) -> (usize, Cycle) {
+        let delay = match self.port_delay.get(op) {
             Some(&(f, _)) => f,
             None => self.timing.flit_delay(),
-        }
+        };
+        (self.arrival_port(n, op), delay)
     }
 
-    /// Latency of a credit sent back on input `ip` (to the upstream output feeding it).
-    #[inline]
-    fn credit_delay(&self, n: usize, ip: usize) -> Cycle {
-        if self.port_delay.is_empty() {
-            return self.timing.credit_latency;
-        }
+    /// Input `ip` of local node `n` where links are not all alike: the upstream output
+    /// feeding it, and the latency of a credit sent back to it.
+    #[inline(never)]
+    fn input_link(&self, n: usize, ip: usize) -> (usize, Cycle) {
         let up = self.upstream_port(n, ip);
-        self.port_delay[up].1
+        let credit = match self.port_delay.get(up) {
+            Some(&(_, c)) => c,
+            None => self.timing.credit_latency,
+        };
+        (up, credit)
     }
 
     /// The input port of the downstream node output `op` of local node `n` arrives on.
@@ -758,11 +770,11 @@ impl WormholeNet {
             g.out_vc as usize,
         );
         let oidx = lay.vc_idx(n, op, ov);
-        // The downstream input port the flits arrive on.
-        let at = if op == local {
-            op
+        // The downstream input port the flits arrive on, and when.
+        let (at, delay) = if self.plain_links || op == local {
+            (op, self.timing.flit_delay())
         } else {
-            self.arrival_port(n, op)
+            self.output_link(n, op)
         };
         let i = lay.vc_idx(n, ip, iv);
         let mi = self.inputs.cur(i);
@@ -892,7 +904,7 @@ impl WormholeNet {
                 self.outputs.free[lay.port_idx(n, op)] |= 1 << ov;
             }
             out.send(
-                t + self.flit_delay(op),
+                t + delay,
                 LinkEvent::Flit {
                     node: to,
                     port: at as u8,
@@ -910,11 +922,16 @@ impl WormholeNet {
         } else {
             let from = self.up[n * lay.ports + ip];
             debug_assert_ne!(from, u32::MAX, "flits arrive only on existing ports");
+            let (up_port, credit) = if self.plain_links {
+                (ip, self.timing.credit_latency)
+            } else {
+                self.input_link(n, ip)
+            };
             out.send(
-                t + self.credit_delay(n, ip),
+                t + credit,
                 LinkEvent::Credit {
                     node: from,
-                    port: self.upstream_port(n, ip) as u8,
+                    port: up_port as u8,
                     vc: iv as u8,
                     n: k as u16,
                     free: tail,
