@@ -592,7 +592,7 @@ fn random_machine(rng: &mut NodeRng, presets: &[(String, String)]) -> Option<HwC
             *k = small(rng, 2, 6);
             *n = small(rng, 1, 2);
         }
-        TopologyConfig::Mesh { k, n } => {
+        TopologyConfig::Mesh { k, n, c: 1 } => {
             *k = small(rng, 2, 6);
             *n = small(rng, 1, 2);
         }

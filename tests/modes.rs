@@ -1,7 +1,8 @@
 //! The switching modes and their routers, each against its closed forms, models and
 //! invariants: wormhole (zero-load latency, conservation, deadlock, throughput, BookSim's
 //! router and allocators), circuit switching (conflicts, blocking, the routing controller's queue),
-//! deflection and the timeout wormhole of host/switch networks.
+//! deflection and the timeout wormhole of host/switch networks; the dragonfly, the flattened
+//! butterfly and concentration.
 //!
 //! One test binary for these files (tests/modes/*.rs); docs/testing.md lists the
 //! binaries.
@@ -24,6 +25,8 @@ mod controller_queue;
 mod deadlock;
 #[path = "modes/deflection.rs"]
 mod deflection;
+#[path = "modes/dragonfly.rs"]
+mod dragonfly;
 #[path = "modes/request_reply.rs"]
 mod request_reply;
 #[path = "modes/throughput.rs"]

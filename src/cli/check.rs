@@ -23,6 +23,58 @@ pub fn check(file: &Path, set: &[String]) -> Result<i32> {
     Ok(0)
 }
 
+/// The router network of a dragonfly, a flattened butterfly or a concentrated network:
+/// routers, terminals, radix, diameter, bisection and the throughput bounds per terminal
+/// (nothing for the other networks, whose nodes are their terminals).
+fn explain_routers(t: &crate::topology::Topology, s: &mut String) {
+    let net = t.router_net();
+    let c = t.concentration();
+    if c == 1 && t.dragonfly().is_none() && t.flatfly().is_none() {
+        return;
+    }
+    let terminals = t.endpoints().len();
+    let radix = net.degree() + c as usize;
+    let _ = writeln!(
+        s,
+        "  routers: {} routers, {terminals} terminals ({c} per router{}), radix {radix} ({} \
+         network ports + {c} terminal port(s)), diameter {} router hops{}",
+        t.routers(),
+        if c == 1 {
+            ": the router's own processing element"
+        } else {
+            ", each a node linked to its router"
+        },
+        net.degree(),
+        net.diameter(),
+        if c > 1 { " (+2 terminal links)" } else { "" },
+    );
+    if let Some(b) = t.bisection_channels() {
+        let worst = match (t.dragonfly(), t.group_shift_bound()) {
+            (Some(d), Some(w)) => format!(
+                "; worst case (GroupShift, minimal routing) {w:.4} = 1/(a·p) = 1/{}: a group's \
+                 terminals share one global link to the next group",
+                d.a * d.p
+            ),
+            (None, Some(w)) => format!(
+                "; GroupShift (to the next first coordinate, dimension order) {w:.4} = 1/c: a \
+                 router's terminals share one channel"
+            ),
+            _ => String::new(),
+        };
+        let _ = writeln!(
+            s,
+            "    bisection {b} channels; bounds per terminal (flits/cycle, links of one flit \
+             per cycle): uniform {:.4} (the most loaded channel under minimal routing{}){worst}",
+            t.capacity(),
+            if c > 1 {
+                ", at most the terminal link's 1"
+            } else {
+                ""
+            }
+        );
+    }
+}
+
 /// The explanation `check` prints (also a validation: errors come back as errors).
 pub fn explain(cfg: &HwConfig, origin: &str) -> Result<String> {
     let m = validate(cfg)?;
@@ -43,6 +95,7 @@ pub fn explain(cfg: &HwConfig, origin: &str) -> Result<String> {
         t.diameter(),
         t.mean_distance()
     );
+    explain_routers(t, &mut s);
     for w in &m.warnings {
         let _ = writeln!(s, "  warning: {w}");
     }
@@ -153,7 +206,8 @@ pub fn explain(cfg: &HwConfig, origin: &str) -> Result<String> {
                         t.port_name(port),
                         load.max,
                         match routing {
-                            crate::config::Routing::DimensionOrder => "",
+                            crate::config::Routing::DimensionOrder
+                            | crate::config::Routing::Minimal => "",
                             crate::config::Routing::XyYx => {
                                 "; XY-YX: half the messages in XY order, half in YX"
                             }
@@ -254,10 +308,17 @@ fn explain_wormhole(cfg: &HwConfig, m: &Machine, s: &mut String) {
     );
     let classes = match (
         routing,
-        matches!(t, crate::topology::Topology::Torus(_)),
+        matches!(t.router_net(), crate::topology::Topology::Torus(_)),
         unsafe_routing,
     ) {
         (_, _, true) => "no deadlock-avoidance classes (unsafe_routing: may deadlock)".to_string(),
+        (Routing::Minimal, _, _) if t.dragonfly().is_some() => format!(
+            "local–global–local; VCs 0..{h} before the global hop, {h}..{} on and after it \
+             (BookSim's VC 0 and VC 1 of min_dragonflynew); terminal links every VC",
+            r.vcs,
+            h = r.vcs / 2
+        ),
+        (Routing::Minimal, _, _) => "dimension order, one hop per dimension; every VC usable".into(),
         (Routing::DimensionOrder, true, _) if torus_vcs == crate::config::TorusVcs::WrapSplit => {
             "VCs split in halves per ring: one for messages crossing the wrap-around, one for the others (BookSim)".into()
         }
@@ -325,6 +386,16 @@ fn explain_wormhole(cfg: &HwConfig, m: &Machine, s: &mut String) {
     );
     let need = zero_load::wormhole_streaming_depth(cfg);
     let d = t.mean_distance();
+    if let Some(paths) = zero_load_paths(cfg, t, len.round() as u64) {
+        let _ = writeln!(
+            s,
+            "  zero-load latency of a {len:.1}-flit message between terminals: {paths}; \
+             buffers of {need} flits or more keep the body from stalling on a link of \
+             links.latency (have {})",
+            r.buffer_flits
+        );
+        return;
+    }
     let _ = writeln!(
         s,
         "  zero-load latency of a {len:.1}-flit message: {} cycles at 1 hop, {:.1} at the mean distance; \
@@ -333,6 +404,51 @@ fn explain_wormhole(cfg: &HwConfig, m: &Machine, s: &mut String) {
         zero_load::wormhole_at(cfg, d, len.round() as u64),
         r.buffer_flits
     );
+}
+
+/// The zero-load latencies of the kinds of path between two terminals of a dragonfly, a
+/// flattened butterfly or a concentrated network, whose links differ in latency (global,
+/// terminal links): the closed form with each path's own link latencies.
+fn zero_load_paths(cfg: &HwConfig, t: &crate::topology::Topology, len: u64) -> Option<String> {
+    let l = &cfg.links;
+    let c = t.concentration();
+    if c == 1 && t.dragonfly().is_none() && t.flatfly().is_none() {
+        return None;
+    }
+    let term = if c > 1 {
+        l.latency_terminal.unwrap_or(l.latency)
+    } else {
+        0
+    };
+    let ends = if c > 1 { 2 } else { 0 };
+    // (name, router-to-router hops, their links' latency).
+    let mut paths: Vec<(String, u64, u64)> = Vec::new();
+    if let Some(d) = t.dragonfly() {
+        let g = l.latency_global.unwrap_or(l.latency);
+        paths.push(("on one router".into(), 0, 0));
+        paths.push(("one local hop".into(), 1, l.latency));
+        paths.push(("global".into(), 1, g));
+        if d.a > 1 {
+            paths.push(("local–global–local".into(), 3, 2 * l.latency + g));
+        }
+    } else {
+        let diameter = t.router_net().diameter() as u64;
+        for h in [0, 1, diameter] {
+            if paths.last().is_none_or(|p| p.1 != h) {
+                paths.push((format!("{h} router hop(s)"), h, h * l.latency));
+            }
+        }
+    }
+    let text: Vec<String> = paths
+        .into_iter()
+        .filter(|p| c > 1 || p.1 > 0)
+        .map(|(name, h, sum)| {
+            let hops = h + ends;
+            let z = zero_load::wormhole(cfg, hops, len) - hops * l.latency + sum + ends * term;
+            format!("{z} cycles {name}")
+        })
+        .collect();
+    Some(text.join(", "))
 }
 
 fn explain_deflection(cfg: &HwConfig, m: &Machine, s: &mut String) {

@@ -127,7 +127,8 @@ pub struct ExperimentArgs {
     #[arg(long)]
     pub length: Option<String>,
     /// Destinations: uniform, uniform:self, bitcomp, transpose, bitrev, shuffle, tornado,
-    /// neighbor, randperm, hotspot:NODE:FRAC, hotnodes:N,N,…, sphere:R:P, decreasing:DECAY;
+    /// neighbor, randperm, groupshift, hotspot:NODE:FRAC, hotnodes:N,N,…, sphere:R:P,
+    /// decreasing:DECAY;
     /// a permutation with `:self` (transpose:self): its fixed points send to themselves.
     #[arg(long)]
     pub pattern: Option<String>,

@@ -3,7 +3,7 @@
 //! pairs); patterns `uniform`, `uniform:self`, `bitcomp`, `transpose`,
 //! `hotspot:NODE:FRACTION`, `sphere:RADIUS:PROBABILITY`, `decreasing:DECAY` and BookSim's
 //! `bitrev`, `shuffle`, `tornado`, `neighbor`, `randperm`, `hotnodes:N,N,…` (all traffic
-//! to the listed hot nodes).
+//! to the listed hot nodes), and the dragonfly's `groupshift`.
 
 use crate::config::{FixedPoints, LengthConfig, PatternConfig};
 use crate::foundation::error::{Error, Result};
@@ -105,6 +105,7 @@ fn parse_pattern_only(base: &str, spec: &str) -> Result<PatternConfig> {
         ["tornado"] => PatternConfig::Tornado,
         ["neighbor" | "neighbour"] => PatternConfig::Neighbor,
         ["randperm"] => PatternConfig::RandomPermutation,
+        ["groupshift" | "group-shift"] => PatternConfig::GroupShift,
         ["hotnodes", list] => PatternConfig::HotspotNodes {
             nodes: list
                 .split(',')
@@ -115,7 +116,7 @@ fn parse_pattern_only(base: &str, spec: &str) -> Result<PatternConfig> {
             return Err(Error::Arg(format!(
                 "--pattern `{spec}`: expected uniform, uniform:self, bitcomp, transpose, hotspot:NODE:FRACTION, \
                  sphere:RADIUS:PROBABILITY, decreasing:DECAY, bitrev, shuffle, tornado, neighbor, \
-                 randperm or hotnodes:NODE,NODE,… (a permutation pattern with `:self`: its fixed \
+                 randperm, groupshift or hotnodes:NODE,NODE,… (a permutation pattern with `:self`: its fixed \
                  points send to themselves)"
             )))
         }

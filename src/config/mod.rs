@@ -59,6 +59,10 @@ pub enum TopologyConfig {
         /// Links in both directions (true) or only towards increasing coordinates.
         #[serde(default = "default_true")]
         bidirectional: bool,
+        /// Concentration: terminals per router (default 1: the router's own processing
+        /// element is the terminal; more: `topology::concentration`).
+        #[serde(default = "default_one", skip_serializing_if = "is_one")]
+        c: u32,
     },
     /// k-ary n-dimensional mesh (no wrap-around), bidirectional links.
     Mesh {
@@ -66,6 +70,36 @@ pub enum TopologyConfig {
         k: u32,
         /// Number of dimensions, at least 1.
         n: u32,
+        /// Concentration: terminals per router (default 1: the router's own processing
+        /// element is the terminal; more: `topology::concentration`).
+        #[serde(default = "default_one", skip_serializing_if = "is_one")]
+        c: u32,
+    },
+    /// Dragonfly (Kim, Dally, Scott and Abts, ISCA 2008) in its balanced canonical form:
+    /// `a` routers per group fully connected by local links, `h` global links per router,
+    /// `g = a·h + 1` groups with exactly one global link between every pair of groups
+    /// (BookSim2's `dragonflynew` arrangement, `topology::dragonfly`), `p` terminals per
+    /// router. Wormhole switching only.
+    Dragonfly {
+        /// Terminals per router (P).
+        p: u32,
+        /// Routers per group (A).
+        a: u32,
+        /// Global links per router (H).
+        h: u32,
+    },
+    /// Flattened butterfly (Kim, Dally and Abts, ISCA 2007; HyperX with one link per
+    /// router pair per dimension): routers in an n-dimensional array of k per dimension,
+    /// each linked to the k−1 others along every dimension, `c` terminals each. Wormhole
+    /// switching only.
+    FlattenedButterfly {
+        /// Routers per dimension, at least 2.
+        k: u32,
+        /// Number of dimensions, at least 1.
+        n: u32,
+        /// Terminals per router (default 1).
+        #[serde(default = "default_one")]
+        c: u32,
     },
     /// Manhattan Street network (paper 003): a k×k grid of unidirectional links whose
     /// directions alternate from row to row and from column to column; k even.
@@ -104,6 +138,10 @@ fn default_one() -> u32 {
 
 fn default_true() -> bool {
     true
+}
+
+fn is_one(c: &u32) -> bool {
+    *c == 1
 }
 
 /// The node's hardware: buffers, virtual channels, DMA engines, crossbar, controller.
@@ -341,6 +379,15 @@ pub struct LinkConfig {
     pub width: u32,
     /// Cycles a credit takes back to the upstream router. Default (None): `latency`.
     pub credit_latency: Option<u64>,
+    /// Flit latency of a dragonfly's global links (None: `latency`); their credits take
+    /// `credit_latency` plus the difference. Ignored on other networks.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub latency_global: Option<u64>,
+    /// Flit latency of the links between a router and its terminals under concentration
+    /// (more than one terminal per router; None: `latency`); their credits take
+    /// `credit_latency` plus the difference. Ignored without concentration.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub latency_terminal: Option<u64>,
     /// Full duplex (both directions at once) or half duplex (one circuit per physical
     /// link, as the circuit-switching papers count links).
     pub duplex: Duplex,
@@ -352,6 +399,8 @@ impl Default for LinkConfig {
             latency: 1,
             width: 1,
             credit_latency: None,
+            latency_global: None,
+            latency_terminal: None,
             duplex: Duplex::Full,
         }
     }
@@ -654,6 +703,14 @@ pub enum Routing {
     /// by BookSim's ring rule; needs 4 VCs. On a mesh escape VC 0 and adaptive VCs 1..V;
     /// needs 2.
     MinAdapt,
+    /// Minimal routing on the dragonfly and the flattened butterfly (BookSim's
+    /// `min` routing of `dragonflynew`): on a dragonfly local–global–local (a local hop
+    /// to the router holding the global link to the destination's group, the global
+    /// link, a local hop to the destination's router), VC 0 before the global hop and
+    /// VC 1 from it on (needs 2 VCs); on a flattened butterfly dimension order, one hop
+    /// per dimension, on every VC (needs 1). Elsewhere `DimensionOrder` is the minimal
+    /// deterministic routing.
+    Minimal,
 }
 
 impl Routing {
@@ -876,6 +933,11 @@ pub enum PatternConfig {
     /// BookSim's `randperm`: a random permutation of the nodes drawn from
     /// `experiment.seed`, the same for every replication (as BookSim's `perm_seed`).
     RandomPermutation,
+    /// The dragonfly's adversarial pattern (BookSim's `bad_dragon`): every terminal of
+    /// group i sends to a terminal of group (i + 1) mod g drawn uniformly for each
+    /// message. On a flattened butterfly the groups are the slices of equal first
+    /// coordinate: router x sends to the routers of first coordinate (x₀ + 1) mod k.
+    GroupShift,
 }
 
 /// Arrival processes of message creation.

@@ -64,6 +64,18 @@ pub fn validate(cfg: &HwConfig) -> Result<Machine> {
         )));
     }
     let r = &cfg.router;
+    let today = matches!(
+        topology,
+        Topology::Dragonfly(_) | Topology::FlatFly(_) | Topology::Concentrated(_)
+    );
+    if today && !matches!(cfg.switching, SwitchingConfig::Wormhole { .. }) {
+        return Err(Error::config(format!(
+            "{} runs wormhole switching (switching: Wormhole(routing: ...)); the dragonfly, \
+             the flattened butterfly and concentration (more than one terminal per router, \
+             topology c) are not built for the other modes",
+            topology.describe()
+        )));
+    }
     let hosts = matches!(topology, Topology::Hosts(_));
     if hosts != matches!(cfg.switching, SwitchingConfig::Timeout { .. }) {
         return Err(Error::config(if hosts {
@@ -191,6 +203,18 @@ pub fn validate(cfg: &HwConfig) -> Result<Machine> {
              (a link is a register pipeline)",
             l.latency
         )));
+    }
+    for (name, v) in [
+        ("latency_global", l.latency_global),
+        ("latency_terminal", l.latency_terminal),
+    ] {
+        if let Some(v) = v {
+            if v == 0 || v > MAX_DELAY {
+                return Err(Error::config(format!(
+                    "links.{name} = {v}: must be 1 to {MAX_DELAY} cycles"
+                )));
+            }
+        }
     }
     if l.width == 0 || l.width > u16::MAX as u32 {
         return Err(Error::config(format!(

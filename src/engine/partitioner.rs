@@ -251,6 +251,14 @@ fn grid_extents(topology: &Topology) -> Result<Vec<u32>> {
         Topology::Torus(t) => vec![t.grid.k; t.grid.n as usize],
         Topology::Mesh(m) => vec![m.grid.k; m.grid.n as usize],
         Topology::ManhattanStreet(m) => vec![m.k, m.k],
+        Topology::Dragonfly(_) | Topology::FlatFly(_) | Topology::Concentrated(_) => {
+            return Err(Error::config(format!(
+                "experiment.partitioner = Blocks cuts a torus, mesh, hypercube or Manhattan \
+                 Street network into blocks; this machine is {} (leave \
+                 experiment.partitioner at Contiguous)",
+                topology.describe()
+            )))
+        }
         Topology::Hosts(_) => {
             return Err(Error::config(
                 "experiment.partitioner = Blocks cuts a torus, mesh, hypercube or Manhattan \
@@ -434,6 +442,7 @@ mod tests {
             k,
             n,
             bidirectional: true,
+            c: 1,
         })
         .unwrap()
     }
@@ -483,7 +492,7 @@ mod tests {
 
     #[test]
     fn a_mesh_in_four_blocks_cuts_fewer_links_than_in_four_slabs() {
-        let t = Topology::from_config(&TopologyConfig::Mesh { k: 8, n: 2 }).unwrap();
+        let t = Topology::from_config(&TopologyConfig::Mesh { k: 8, n: 2, c: 1 }).unwrap();
         let owned = [0..2, 2..4];
         let sl = slabs(&t, &owned);
         let (bl, _) = blocks(&t, &owned);

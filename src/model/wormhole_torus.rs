@@ -142,6 +142,7 @@ impl WormholeParams {
                 k,
                 n: 2,
                 bidirectional: true,
+                c: 1,
             } => k,
             _ => {
                 return bad(format!(
@@ -620,6 +621,7 @@ mod tests {
                 k,
                 n: 2,
                 bidirectional: true,
+                c: 1,
             };
             cfg.workload.rate = 1e-15;
             let p = WormholeParams::from_config(&cfg).unwrap();
@@ -642,6 +644,7 @@ mod tests {
                 k,
                 n: 2,
                 bidirectional: true,
+                c: 1,
             };
             for form in [PathForm::Average, PathForm::Weighted] {
                 let mut last = 0.0;
@@ -670,6 +673,7 @@ mod tests {
             k,
             n: 2,
             bidirectional: true,
+            c: 1,
         };
         cfg.workload.rate = rate;
         cfg.workload.length = length;
@@ -757,6 +761,7 @@ mod tests {
             k: 6,
             n: 2,
             bidirectional: true,
+            c: 1,
         };
         assert!(WormholeParams::from_config(&cfg).is_err());
         let dor = crate::config::load::preset("wormhole-torus-dor.ron");

@@ -192,6 +192,7 @@ mod tests {
             k,
             n: 2,
             bidirectional: true,
+            c: 1,
         };
         cfg
     }

@@ -209,7 +209,11 @@ fn layout(topo: &Topology) -> Drawing {
                 ((1u64 << yb).max(1) - 1) as f64,
             )
         }
-        Topology::Hosts(_) => {
+        // Not yet drawn by their groups or coordinates (issue 33, part 2).
+        Topology::Hosts(_)
+        | Topology::Dragonfly(_)
+        | Topology::FlatFly(_)
+        | Topology::Concentrated(_) => {
             // A circle whose circumference gives every node about one cell.
             let r = (n as f64 / std::f64::consts::TAU).max(1.0);
             let pos = (0..n)
@@ -258,7 +262,10 @@ fn shape(topo: &Topology, d: &Drawing, from: u32, port: u8, to: u32) -> Shape {
                 Shape::Arc(a, b, 0.12 * span)
             };
         }
-        Topology::Hosts(_) => return Shape::Line(a, b),
+        Topology::Hosts(_)
+        | Topology::Dragonfly(_)
+        | Topology::FlatFly(_)
+        | Topology::Concentrated(_) => return Shape::Line(a, b),
     };
     let dir = dir.unwrap_or((1.0, 0.0));
     // A unit step in the port's direction is a plain link; anything else (a wrap-around,
@@ -571,13 +578,15 @@ mod tests {
                 k: 4,
                 n: 2,
                 bidirectional: true,
+                c: 1,
             },
             TopologyConfig::Torus {
                 k: 3,
                 n: 3,
                 bidirectional: false,
+                c: 1,
             },
-            TopologyConfig::Mesh { k: 3, n: 2 },
+            TopologyConfig::Mesh { k: 3, n: 2, c: 1 },
             TopologyConfig::Hypercube { dim: 5 },
             TopologyConfig::ManhattanStreet { k: 4 },
         ] {
@@ -600,7 +609,7 @@ mod tests {
 
     #[test]
     fn the_canvas_is_as_wide_as_its_title_and_notes() {
-        let topo = Topology::from_config(&TopologyConfig::Mesh { k: 2, n: 2 }).unwrap();
+        let topo = Topology::from_config(&TopologyConfig::Mesh { k: 2, n: 2, c: 1 }).unwrap();
         let links = rows(&topo);
         let title = "a long title ".repeat(12);
         let text = svg(
@@ -635,6 +644,7 @@ mod tests {
             k: 4,
             n: 2,
             bidirectional: true,
+            c: 1,
         })
         .unwrap();
         let d = layout(&topo);

@@ -260,7 +260,11 @@ fn loads(
                 let cur = NodeId(v);
                 for (col, p) in ports.iter_mut().enumerate() {
                     *p = match (routing, grid) {
-                        (Routing::DimensionOrder, _) => dor_ports(topology, cur, dst, tie),
+                        // Minimal routing on the dragonfly and the flattened butterfly is
+                        // deterministic: its one port.
+                        (Routing::DimensionOrder | Routing::Minimal, _) => {
+                            dor_ports(topology, cur, dst, tie)
+                        }
                         (Routing::XyYx, Some(g)) if descending => {
                             1 << crate::routing::dor::mesh_step_descending(&g, cur, dst).0
                         }
@@ -348,13 +352,15 @@ mod tests {
                 k: 8,
                 n: 2,
                 bidirectional: true,
+                c: 1,
             },
             TopologyConfig::Torus {
                 k: 4,
                 n: 3,
                 bidirectional: true,
+                c: 1,
             },
-            TopologyConfig::Mesh { k: 6, n: 2 },
+            TopologyConfig::Mesh { k: 6, n: 2, c: 1 },
             TopologyConfig::Hypercube { dim: 5 },
         ] {
             let t = topo(cfg.clone());
@@ -388,6 +394,7 @@ mod tests {
             k,
             n: 2,
             bidirectional: false,
+            c: 1,
         });
         let n = t.nodes() as f64;
         let b = load(&t, PatternConfig::Uniform, Routing::DimensionOrder)
@@ -401,7 +408,7 @@ mod tests {
     fn an_even_split_over_minimal_paths_crowds_the_centre_of_a_mesh() {
         // Each hop taking either minimal direction with equal chance sends more paths
         // through the middle of a mesh than dimension order does: its bound is lower.
-        let t = topo(TopologyConfig::Mesh { k: 6, n: 2 });
+        let t = topo(TopologyConfig::Mesh { k: 6, n: 2, c: 1 });
         let dor = load(&t, PatternConfig::Uniform, Routing::DimensionOrder);
         let ad = load(&t, PatternConfig::Uniform, Routing::Adaptive);
         assert!(ad.max > 1.1 * dor.max, "{} vs {}", ad.max, dor.max);
@@ -413,7 +420,7 @@ mod tests {
         // carries the k − 1 sources (0..k−1, k−1) bound for column k − 1; the diagonal's
         // k sources are silent.
         for k in [4u32, 5, 8] {
-            let t = topo(TopologyConfig::Mesh { k, n: 2 });
+            let t = topo(TopologyConfig::Mesh { k, n: 2, c: 1 });
             let l = load(&t, PatternConfig::Transpose, Routing::DimensionOrder);
             assert!(close(l.max, (k - 1) as f64), "k = {k}: {}", l.max);
             let n = (k * k) as usize;
@@ -455,7 +462,7 @@ mod tests {
 
     #[test]
     fn the_probabilities_of_every_pattern_sum_to_one_per_sender() {
-        let t = topo(TopologyConfig::Mesh { k: 5, n: 2 });
+        let t = topo(TopologyConfig::Mesh { k: 5, n: 2, c: 1 });
         for p in [
             PatternConfig::Uniform,
             PatternConfig::UniformWithSelf,
@@ -487,6 +494,7 @@ mod tests {
             k: 4,
             n: 2,
             bidirectional: true,
+            c: 1,
         });
         for p in [
             PatternConfig::BitReverse,
@@ -517,6 +525,7 @@ mod tests {
                 k,
                 n: 1,
                 bidirectional: true,
+                c: 1,
             });
             let l = load(&t, PatternConfig::Tornado, Routing::DimensionOrder);
             assert!(
@@ -536,7 +545,7 @@ mod tests {
 
     #[test]
     fn the_new_routings_have_a_bound_on_meshes_only() {
-        let t = topo(TopologyConfig::Mesh { k: 8, n: 2 });
+        let t = topo(TopologyConfig::Mesh { k: 8, n: 2, c: 1 });
         let dor = load(&t, PatternConfig::Transpose, Routing::DimensionOrder);
         // Transpose is symmetric under swapping X and Y: YX loads the mirror channels
         // as much, so the average of the two orders halves XY's busiest channel.
@@ -559,6 +568,7 @@ mod tests {
                 k: 4,
                 n: 2,
                 bidirectional: true,
+                c: 1,
             });
             let p = DestPattern::new(&PatternConfig::Uniform, &torus, 1).unwrap();
             assert!(channel_load(&torus, &p, r, TorusTie::Parity).is_none());
@@ -574,6 +584,7 @@ mod tests {
             k: 8,
             n: 2,
             bidirectional: true,
+            c: 1,
         });
         let pat = DestPattern::new(&PatternConfig::Transpose, &t, 1).unwrap();
         let parity = channel_load(&t, &pat, Routing::DimensionOrder, TorusTie::Parity).unwrap();
@@ -601,6 +612,7 @@ mod tests {
                 k,
                 n: 2,
                 bidirectional: true,
+                c: 1,
             });
             let uws = load(&t, PatternConfig::UniformWithSelf, Routing::DimensionOrder);
             for p in [PatternConfig::Uniform, PatternConfig::Tornado] {
@@ -613,11 +625,12 @@ mod tests {
     #[test]
     fn romm_routes_minimally_so_its_loads_sum_to_the_mean_distance() {
         for cfg in [
-            TopologyConfig::Mesh { k: 5, n: 2 },
+            TopologyConfig::Mesh { k: 5, n: 2, c: 1 },
             TopologyConfig::Torus {
                 k: 4,
                 n: 2,
                 bidirectional: true,
+                c: 1,
             },
         ] {
             let t = topo(cfg.clone());

@@ -53,6 +53,44 @@ pub fn dor_step_tie(
     src: NodeId,
     tie: Tie,
 ) -> (PortId, Dateline) {
+    if let Topology::Concentrated(c) = topology {
+        return concentrated_step(c, cur, dst, src, tie);
+    }
+    net_step(topology, cur, dst, src, tie)
+}
+
+/// Under concentration: a terminal link, or the router network's route between the
+/// terminals' routers (out of line: the step of the papers' networks stays one
+/// non-recursive function, inlined into the routing).
+#[inline(never)]
+fn concentrated_step(
+    c: &crate::topology::Concentrated,
+    cur: NodeId,
+    dst: NodeId,
+    src: NodeId,
+    tie: Tie,
+) -> (PortId, Dateline) {
+    match c.terminal_step(cur.0, dst.0) {
+        Some(p) => (PortId(p as u8), Dateline::Never),
+        None => net_step(
+            &c.net,
+            cur,
+            NodeId(c.router_of(dst.0)),
+            NodeId(c.router_of(src.0)),
+            tie,
+        ),
+    }
+}
+
+/// [`dor_step_tie`] on a network whose nodes are its routers.
+#[inline(always)]
+fn net_step(
+    topology: &Topology,
+    cur: NodeId,
+    dst: NodeId,
+    src: NodeId,
+    tie: Tie,
+) -> (PortId, Dateline) {
     match topology {
         Topology::Hypercube(_) => {
             let diff = cur.0 ^ dst.0;
@@ -94,9 +132,12 @@ pub fn dor_step_tie(
         }
         // The source route (dimension order over the torus of switches).
         Topology::Hosts(h) => (PortId(h.route_port(src.0, dst.0, cur.0)), Dateline::Never),
-        // Shortest-path port; the Manhattan Street network has no dimension order and
+        Topology::Dragonfly(d) => (PortId(d.min_port(cur.0, dst.0) as u8), Dateline::Never),
+        Topology::FlatFly(f) => (PortId(f.dor_port(cur.0, dst.0) as u8), Dateline::Never),
+        // Shortest-path port (`dor_step_tie` takes concentration first, so never here);
+        // the Manhattan Street network has no dimension order and
         // wormhole routing there is refused before any header is routed.
-        Topology::ManhattanStreet(_) => {
+        Topology::ManhattanStreet(_) | Topology::Concentrated(_) => {
             let p = topology.minimal_ports(cur, dst).first_one().unwrap_or(0);
             (PortId(p as u8), Dateline::Never)
         }
@@ -143,13 +184,15 @@ mod tests {
                 k: 5,
                 n: 3,
                 bidirectional: true,
+                c: 1,
             },
             TopologyConfig::Torus {
                 k: 4,
                 n: 2,
                 bidirectional: false,
+                c: 1,
             },
-            TopologyConfig::Mesh { k: 4, n: 3 },
+            TopologyConfig::Mesh { k: 4, n: 3, c: 1 },
             TopologyConfig::Hypercube { dim: 5 },
         ] {
             let t = Topology::from_config(&cfg).unwrap();
@@ -177,7 +220,7 @@ mod tests {
 
     #[test]
     fn the_descending_order_corrects_y_before_x() {
-        let t = Topology::from_config(&TopologyConfig::Mesh { k: 4, n: 2 }).unwrap();
+        let t = Topology::from_config(&TopologyConfig::Mesh { k: 4, n: 2, c: 1 }).unwrap();
         let Topology::Mesh(m) = &t else {
             unreachable!()
         };

@@ -101,6 +101,7 @@ mod tests {
             k: 8,
             n: 2,
             bidirectional: true,
+            c: 1,
         });
         let r = RoutingFn::new(&t, Routing::MinAdapt, false, 8).unwrap();
         // (0,0) → (4,2): x offset k/2 goes down only (port 1), y up (port 2); adaptive VC 3.
@@ -130,11 +131,12 @@ mod tests {
                     k: 4,
                     n: 2,
                     bidirectional: true,
+                    c: 1,
                 },
                 3,
                 0,
             ),
-            (TopologyConfig::Mesh { k: 4, n: 2 }, 1, 0),
+            (TopologyConfig::Mesh { k: 4, n: 2, c: 1 }, 1, 0),
         ] {
             let t = topo(cfg);
             let r = RoutingFn::new(&t, Routing::MinAdapt, false, 4).unwrap();
@@ -164,7 +166,7 @@ mod tests {
     fn min_adapt_is_refused_off_meshes_and_tori() {
         let cube = topo(TopologyConfig::Hypercube { dim: 3 });
         assert!(RoutingFn::new(&cube, Routing::MinAdapt, false, 4).is_err());
-        let mesh = topo(TopologyConfig::Mesh { k: 4, n: 2 });
+        let mesh = topo(TopologyConfig::Mesh { k: 4, n: 2, c: 1 });
         assert!(RoutingFn::new(&mesh, Routing::MinAdapt, false, 1).is_err());
         assert!(RoutingFn::new(&mesh, Routing::MinAdapt, false, 2).is_ok());
     }

@@ -14,6 +14,16 @@
 //! | Valiant, ROMM | phase 1 VCs 0..V/2, phase 2 V/2..V, each half in dateline classes (or split, `WrapSplit`) | phase 1 VCs 0..V/2, phase 2 V/2..V |
 //! | MinAdapt (BookSim's min_adapt) | escape VC 0 or 1 (split per ring), adaptive VC 3 | escape VC 0; adaptive VCs 1..V |
 //!
+//! | routing | dragonfly | flattened butterfly |
+//! |---|---|---|
+//! | Minimal | VCs 0..V/2 before the global hop, V/2..V on and after it ([`dragonfly`]) | all VCs, dimension order |
+//! | DimensionOrder | — (use Minimal) | as Minimal |
+//! | Adaptive | — | escape VC 0 (dimension order); adaptive VCs 1..V |
+//!
+//! Under concentration (`topology::concentration`) the terminal links take every VC and
+//! the router network's rows above hold between the routers; Valiant, ROMM, MinAdapt,
+//! XY-YX and the turn models are not yet defined there (issue 33, part 2).
+//!
 //! Under request/reply traffic (`workload.reply`) every row above holds inside each
 //! message class's half of the VCs: the function is built for V/2 VCs and a reply's
 //! masks are shifted into `V/2..V` ([`Route::in_class`]).
@@ -59,6 +69,7 @@
 pub mod channel_load;
 pub mod deflection;
 pub mod dor;
+pub mod dragonfly;
 pub mod min_adapt;
 pub mod oblivious;
 pub mod selection;
@@ -170,6 +181,10 @@ pub struct RoutingFn {
     salt: u64,
     /// Ties of offset k/2 on an even ring broken by a coin per message (BookSim's rule).
     coin_ties: bool,
+    /// The dragonfly's two VC classes (minimal routing, safe).
+    dragonfly: bool,
+    /// A concentrated network or a dragonfly: routes of their own ([`RoutingFn::route_today`]).
+    today: bool,
     vcs: u32,
 }
 
@@ -180,9 +195,18 @@ fn mask(range: std::ops::Range<u32>) -> VcMask {
 impl RoutingFn {
     /// Fewest VCs per port the routing needs to be deadlock-free on this topology.
     pub fn min_vcs(topology: &Topology, kind: Routing, unsafe_routing: bool) -> u32 {
-        let torus = matches!(topology, Topology::Torus(_));
+        let torus = matches!(topology.router_net(), Topology::Torus(_));
         match (kind, unsafe_routing, torus) {
             (_, true, _) => 1,
+            // Dragonfly: VC classes 0 and 1 (before and from the global hop); flattened
+            // butterfly: dimension order in one class.
+            (Routing::Minimal, false, _) => {
+                if topology.dragonfly().is_some() {
+                    2
+                } else {
+                    1
+                }
+            }
             (Routing::XyYx, false, _) => 2,
             (
                 Routing::WestFirst | Routing::NorthLast | Routing::NegativeFirst | Routing::OddEven,
@@ -204,6 +228,33 @@ impl RoutingFn {
     /// Binds a routing function, checking that the topology supports it and that there
     /// are enough virtual channels.
     pub fn new(topology: &Topology, kind: Routing, unsafe_routing: bool, vcs: u32) -> Result<Self> {
+        let new_net = topology.dragonfly().is_some() || topology.flatfly().is_some();
+        if kind == Routing::Minimal && !new_net {
+            return Err(Error::config(format!(
+                "Minimal routing is the dragonfly's and the flattened butterfly's; this machine \
+                 is {} — use DimensionOrder (minimal) or Adaptive routing there",
+                topology.describe()
+            )));
+        }
+        if topology.dragonfly().is_some() && kind != Routing::Minimal {
+            return Err(Error::config(format!(
+                "{kind:?} routing is not defined on the dragonfly yet; use Minimal \
+                 (local–global–local, BookSim's min_dragonflynew)"
+            )));
+        }
+        let concentrated = matches!(topology, Topology::Concentrated(_));
+        if (concentrated || new_net)
+            && !matches!(
+                kind,
+                Routing::Minimal | Routing::DimensionOrder | Routing::Adaptive
+            )
+        {
+            return Err(Error::config(format!(
+                "{kind:?} routing is not defined on {} yet; use DimensionOrder, Adaptive or \
+                 (dragonfly, flattened butterfly) Minimal",
+                topology.describe()
+            )));
+        }
         if let Topology::ManhattanStreet(_) = topology {
             return Err(Error::config(
                 "wormhole routing with blocking (dimension order or adaptive) is not defined on \
@@ -245,7 +296,11 @@ impl RoutingFn {
         }
         let need = Self::min_vcs(topology, kind, unsafe_routing);
         if vcs < need {
-            let why = match (kind, matches!(topology, Topology::Torus(_))) {
+            let why = match (kind, matches!(topology.router_net(), Topology::Torus(_))) {
+                (Routing::Minimal, _) => {
+                    "VC class 0 before the global hop and class 1 from it on, BookSim's VCs \
+                     0 and 1 of min_dragonflynew"
+                }
                 (Routing::DimensionOrder, true) => "two dateline classes on a torus",
                 (Routing::DimensionOrder, false) => "one channel",
                 (Routing::Adaptive, true) => {
@@ -276,7 +331,9 @@ impl RoutingFn {
         }
         Ok(RoutingFn {
             kind,
-            dateline: !unsafe_routing && matches!(topology, Topology::Torus(_)),
+            dateline: !unsafe_routing && matches!(topology.router_net(), Topology::Torus(_)),
+            dragonfly: !unsafe_routing && topology.dragonfly().is_some(),
+            today: concentrated || topology.dragonfly().is_some(),
             escape: !unsafe_routing && matches!(kind, Routing::Adaptive | Routing::MinAdapt),
             split: false,
             halves: !unsafe_routing
@@ -360,7 +417,7 @@ impl RoutingFn {
             (Routing::DimensionOrder, true, _) => (0..self.vcs)
                 .filter(|&v| allowed(v))
                 .fold(0, |m, v| m | 1 << v),
-            (Routing::DimensionOrder, false, _) => mask(0..self.vcs),
+            (Routing::DimensionOrder | Routing::Minimal, false, _) => mask(0..self.vcs),
             (Routing::Adaptive, true, true) => {
                 (0..2).filter(|&v| allowed(v)).fold(0, |m, v| m | 1 << v)
             }
@@ -374,7 +431,7 @@ impl RoutingFn {
     /// Mask of the adaptive VCs.
     fn adaptive_vcs(&self) -> VcMask {
         match (self.kind, self.escape, self.dateline) {
-            (Routing::DimensionOrder | Routing::XyYx, _, _) => 0,
+            (Routing::DimensionOrder | Routing::XyYx | Routing::Minimal, _, _) => 0,
             (Routing::Adaptive, false, _) => mask(0..self.vcs),
             (
                 Routing::WestFirst | Routing::NorthLast | Routing::NegativeFirst | Routing::OddEven,
@@ -421,6 +478,11 @@ impl RoutingFn {
             _ => {}
         }
         let src = id.src();
+        if self.today {
+            if let Some(r) = self.route_today(topology, cur, dst, src) {
+                return r;
+            }
+        }
         if let Topology::Mesh(m) = topology {
             if turn::is_turn_model(self.kind) {
                 let ports = turn::permitted(self.kind, &m.grid, cur.0, dst.0, src.0);
@@ -453,7 +515,7 @@ impl RoutingFn {
         }
         let (port, class) = dor::dor_step_tie(topology, cur, dst, src, self.tie(id));
         if self.split {
-            if let Topology::Torus(t) = topology {
+            if let Topology::Torus(t) = topology.router_net() {
                 let up = t.port_dim(port.0 as u32).1;
                 return Route {
                     adaptive_ports: 0,
@@ -473,6 +535,45 @@ impl RoutingFn {
             escape_port: port,
             escape_vcs: self.class_vcs(class),
         }
+    }
+
+    /// The route of the networks of today where it is their own: a terminal link under
+    /// concentration (every VC), the dragonfly's minimal route in its two classes; None
+    /// where the router network's routing applies (kept out of `route_msg`, which the
+    /// papers' networks take on every header).
+    #[inline(never)]
+    fn route_today(
+        &self,
+        topology: &Topology,
+        cur: NodeId,
+        dst: NodeId,
+        src: NodeId,
+    ) -> Option<Route> {
+        if let Topology::Concentrated(c) = topology {
+            // Terminal links are the first and last channels of every path: every VC.
+            if let Some(p) = c.terminal_step(cur.0, dst.0) {
+                return Some(Route {
+                    adaptive_ports: 0,
+                    adaptive_vcs: 0,
+                    escape_port: PortId(p as u8),
+                    escape_vcs: mask(0..self.vcs),
+                });
+            }
+        }
+        let d = topology.dragonfly()?;
+        let (s, t) = (topology.router_of(src), topology.router_of(dst));
+        let (port, after) = dragonfly::min_step(d, cur, t, s);
+        let half = self.vcs / 2;
+        Some(Route {
+            adaptive_ports: 0,
+            adaptive_vcs: 0,
+            escape_port: port,
+            escape_vcs: match (self.dragonfly, after) {
+                (false, _) => mask(0..self.vcs),
+                (true, false) => mask(0..half),
+                (true, true) => mask(half..self.vcs),
+            },
+        })
     }
 
     /// Whether a header at `here` is delivered there: at its destination, unless a
@@ -524,6 +625,7 @@ mod tests {
             k,
             n: 2,
             bidirectional: true,
+            c: 1,
         })
         .unwrap()
     }
@@ -647,7 +749,7 @@ mod tests {
     }
 
     fn mesh(k: u32, n: u32) -> Topology {
-        Topology::from_config(&TopologyConfig::Mesh { k, n }).unwrap()
+        Topology::from_config(&TopologyConfig::Mesh { k, n, c: 1 }).unwrap()
     }
 
     #[test]

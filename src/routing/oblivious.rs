@@ -230,6 +230,7 @@ mod tests {
             k,
             n: 2,
             bidirectional,
+            c: 1,
         })
     }
 
@@ -303,7 +304,7 @@ mod tests {
     fn every_message_reaches_its_destination_through_its_intermediate_node() {
         for (t, rule) in [
             (
-                topo(TopologyConfig::Mesh { k: 4, n: 2 }),
+                topo(TopologyConfig::Mesh { k: 4, n: 2, c: 1 }),
                 TorusVcs::Dateline,
             ),
             (torus(4, true), TorusVcs::Dateline),
@@ -368,7 +369,7 @@ mod tests {
     fn romm_draws_its_intermediate_nodes_over_the_minimal_rectangle() {
         // Mesh (0,0) → (2,1): the 3 × 2 rectangle; torus 8-ring (1,0) → (6,7): the
         // minimal way is down in both rings, x in {1,0,7,6}, y in {0,7}.
-        let mesh = topo(TopologyConfig::Mesh { k: 4, n: 2 });
+        let mesh = topo(TopologyConfig::Mesh { k: 4, n: 2, c: 1 });
         let t8 = torus(8, true);
         for (t, s, d, want) in [
             (&mesh, 0u32, 2 + 4, vec![0u32, 1, 2, 4, 5, 6]),
@@ -395,7 +396,7 @@ mod tests {
     #[test]
     fn an_intermediate_node_at_the_source_starts_in_phase_two_and_at_the_destination_never_leaves_phase_one(
     ) {
-        let t = topo(TopologyConfig::Mesh { k: 4, n: 2 });
+        let t = topo(TopologyConfig::Mesh { k: 4, n: 2, c: 1 });
         let r = RoutingFn::new(&t, Routing::Valiant, false, 4).unwrap();
         let (src, dst) = (NodeId(0), NodeId(3));
         let find = |want: NodeId| {
@@ -416,7 +417,7 @@ mod tests {
 
     #[test]
     fn valiant_and_romm_need_two_vcs_on_a_mesh_and_four_on_a_torus() {
-        let mesh = topo(TopologyConfig::Mesh { k: 4, n: 2 });
+        let mesh = topo(TopologyConfig::Mesh { k: 4, n: 2, c: 1 });
         let t = torus(4, true);
         for kind in [Routing::Valiant, Routing::Romm] {
             assert!(RoutingFn::new(&mesh, kind, false, 1).is_err());

@@ -131,7 +131,7 @@ mod tests {
     }
 
     fn mesh(k: u32) -> (Topology, Grid) {
-        let t = Topology::from_config(&TopologyConfig::Mesh { k, n: 2 }).unwrap();
+        let t = Topology::from_config(&TopologyConfig::Mesh { k, n: 2, c: 1 }).unwrap();
         let Topology::Mesh(m) = &t else {
             unreachable!()
         };

@@ -9,9 +9,19 @@
 //! | torus, unidirectional | n | port i: +i |
 //! | mesh | 2n | as the bidirectional torus; boundary ports absent |
 //! | Manhattan Street | 2 | port 0: row link, port 1: column link |
+//! | dragonfly router | a−1+h | ports 0..a−1: local links (port l: router l of the group, l+1 from the router's own index on); a−1..a−1+h: global links (`dragonfly`) |
+//! | flattened butterfly router | n(k−1) | port d(k−1)+o−1: dimension d, offset o = 1..k (`flatfly`) |
+//! | concentration (c ≥ 2) | d+c | router: the network's d ports, then d+j to terminal j; terminal j: port d+j only (`concentration`) |
 //!
 //! The local port (processing element, DMA engines) is numbered `degree()`.
+//!
+//! A flit sent on output port q arrives at the neighbour on input port
+//! [`Topology::arrival_port`]: q itself on every network but the dragonfly, whose links'
+//! two ends have each their own router's port number.
 
+pub mod concentration;
+pub mod dragonfly;
+pub mod flatfly;
 pub mod grid;
 pub mod hosts;
 pub mod hypercube;
@@ -22,6 +32,9 @@ pub mod torus;
 use crate::config::TopologyConfig;
 use crate::foundation::error::{Error, Result};
 use crate::foundation::types::{NodeId, PortId, MAX_NODES};
+pub use concentration::Concentrated;
+pub use dragonfly::Dragonfly;
+pub use flatfly::FlatFly;
 pub use grid::Grid;
 pub use hosts::HostNetwork;
 pub use hypercube::Hypercube;
@@ -50,6 +63,12 @@ pub enum Topology {
     ManhattanStreet(ManhattanStreet),
     /// Hosts and switches (paper 002).
     Hosts(HostNetwork),
+    /// A dragonfly's routers (one terminal each: the router's own processing element).
+    Dragonfly(Dragonfly),
+    /// A flattened butterfly's routers (one terminal each).
+    FlatFly(FlatFly),
+    /// A router network with two or more terminal nodes per router.
+    Concentrated(Concentrated),
 }
 
 impl Topology {
@@ -74,7 +93,65 @@ impl Topology {
             }
             Ok(Grid { k, n })
         };
+        let concentrate = |net: Topology, c: u32| -> Result<Topology> {
+            if c == 0 {
+                return Err(Error::config(
+                    "topology.c = 0: every router needs at least one terminal",
+                ));
+            }
+            if c == 1 {
+                return Ok(net);
+            }
+            let nodes = net.nodes() as u64 * (1 + c as u64);
+            if nodes > MAX_NODES as u64 || net.degree() + c as usize > 63 {
+                return Err(Error::config(format!(
+                    "topology.c = {c}: {} routers with {c} terminals each is more than \
+                     routemu builds (at most {MAX_NODES} nodes, routers and terminals, and \
+                     63 ports per router)",
+                    net.nodes()
+                )));
+            }
+            Ok(Topology::Concentrated(Concentrated::new(net, c)))
+        };
         Ok(match *cfg {
+            TopologyConfig::Dragonfly { p, a, h } => {
+                if p == 0 || a == 0 || h == 0 {
+                    return Err(Error::config(format!(
+                        "topology: Dragonfly(p: {p}, a: {a}, h: {h}) needs at least one \
+                         terminal per router (p), one router per group (a) and one global \
+                         link per router (h)"
+                    )));
+                }
+                let routers = a as u64 * (a as u64 * h as u64 + 1);
+                if (a as u64 - 1 + h as u64 + p as u64) > 63
+                    || routers * (1 + p as u64) > MAX_NODES as u64
+                {
+                    return Err(Error::config(format!(
+                        "topology: Dragonfly(p: {p}, a: {a}, h: {h}) is more than routemu \
+                         builds: {routers} routers of radix {} (at most 63 ports per router \
+                         and {MAX_NODES} nodes, routers and terminals)",
+                        a as u64 - 1 + h as u64 + p as u64
+                    )));
+                }
+                concentrate(Topology::Dragonfly(Dragonfly { p, a, h }), p)?
+            }
+            TopologyConfig::FlattenedButterfly { k, n, c } => {
+                let g = grid(k, n, "flattened butterfly")?;
+                if n as u64 * (k as u64 - 1) > 63 {
+                    return Err(Error::config(format!(
+                        "topology: FlattenedButterfly(k: {k}, n: {n}) has {} network ports per \
+                         router; routemu's routers have at most 63",
+                        n as u64 * (k as u64 - 1)
+                    )));
+                }
+                concentrate(
+                    Topology::FlatFly(FlatFly {
+                        grid: g,
+                        c: c.max(1),
+                    }),
+                    c,
+                )?
+            }
             TopologyConfig::Hypercube { dim } => {
                 if !(1..=MAX_HYPERCUBE_DIM).contains(&dim) {
                     return Err(Error::config(format!(
@@ -87,13 +164,20 @@ impl Topology {
                 k,
                 n,
                 bidirectional,
-            } => Topology::Torus(Torus {
-                grid: grid(k, n, "torus")?,
-                bidirectional,
-            }),
-            TopologyConfig::Mesh { k, n } => Topology::Mesh(Mesh {
-                grid: grid(k, n, "mesh")?,
-            }),
+                c,
+            } => concentrate(
+                Topology::Torus(Torus {
+                    grid: grid(k, n, "torus")?,
+                    bidirectional,
+                }),
+                c,
+            )?,
+            TopologyConfig::Mesh { k, n, c } => concentrate(
+                Topology::Mesh(Mesh {
+                    grid: grid(k, n, "mesh")?,
+                }),
+                c,
+            )?,
             TopologyConfig::ManhattanStreet { k } => {
                 if k < 2 || k % 2 != 0 {
                     return Err(Error::config(format!(
@@ -122,6 +206,64 @@ impl Topology {
             Topology::Mesh(m) => m.grid.nodes(),
             Topology::ManhattanStreet(m) => m.nodes(),
             Topology::Hosts(h) => h.nodes(),
+            Topology::Dragonfly(d) => d.routers(),
+            Topology::FlatFly(f) => f.grid.nodes(),
+            Topology::Concentrated(c) => c.nodes(),
+        }
+    }
+
+    /// Number of routers: the nodes that are not terminal nodes (every node but under
+    /// concentration, where terminals are nodes of their own; a host/switch network's
+    /// switches).
+    pub fn routers(&self) -> usize {
+        match self {
+            Topology::Concentrated(c) => c.routers as usize,
+            Topology::Hosts(h) => h.switches as usize,
+            _ => self.nodes(),
+        }
+    }
+
+    /// The router network under concentration's terminals (the topology itself
+    /// otherwise).
+    pub fn router_net(&self) -> &Topology {
+        match self {
+            Topology::Concentrated(c) => &c.net,
+            _ => self,
+        }
+    }
+
+    /// The router a node's messages enter the router network at: its own number for a
+    /// router, its router's for a terminal of a concentrated network.
+    #[inline]
+    pub fn router_of(&self, node: NodeId) -> NodeId {
+        match self {
+            Topology::Concentrated(c) => NodeId(c.router_of(node.0)),
+            _ => node,
+        }
+    }
+
+    /// The dragonfly under the terminals, if this is one.
+    pub fn dragonfly(&self) -> Option<&Dragonfly> {
+        match self.router_net() {
+            Topology::Dragonfly(d) => Some(d),
+            _ => None,
+        }
+    }
+
+    /// The flattened butterfly under the terminals, if this is one.
+    pub fn flatfly(&self) -> Option<&FlatFly> {
+        match self.router_net() {
+            Topology::FlatFly(f) => Some(f),
+            _ => None,
+        }
+    }
+
+    /// Terminals per router (concentration; 1 where the router's processing element is
+    /// the terminal).
+    pub fn concentration(&self) -> u32 {
+        match self {
+            Topology::Concentrated(c) => c.c,
+            _ => 1,
         }
     }
 
@@ -130,6 +272,7 @@ impl Topology {
     pub fn endpoints(&self) -> std::ops::Range<u32> {
         match self {
             Topology::Hosts(h) => h.switches..h.switches + h.hosts,
+            Topology::Concentrated(c) => c.terminals(),
             _ => 0..self.nodes() as u32,
         }
     }
@@ -142,6 +285,9 @@ impl Topology {
             Topology::Mesh(m) => m.degree(),
             Topology::ManhattanStreet(_) => 2,
             Topology::Hosts(h) => h.degree(),
+            Topology::Dragonfly(d) => d.degree(),
+            Topology::FlatFly(f) => f.degree(),
+            Topology::Concentrated(c) => c.degree(),
         }
     }
 
@@ -153,6 +299,9 @@ impl Topology {
             Topology::Mesh(m) => m.grid.n as usize,
             Topology::ManhattanStreet(_) => 2,
             Topology::Hosts(_) => 1,
+            Topology::Dragonfly(_) => 1,
+            Topology::FlatFly(f) => f.grid.n as usize,
+            Topology::Concentrated(c) => c.net.dimensions(),
         }
     }
 
@@ -166,13 +315,27 @@ impl Topology {
             Topology::Mesh(m) => m.neighbor(u, p),
             Topology::ManhattanStreet(m) => Some(m.neighbor(u, p)),
             Topology::Hosts(h) => h.ports(u).get(p as usize).map(|x| x.peer),
+            Topology::Dragonfly(d) => d.neighbor(u, p),
+            Topology::FlatFly(f) => (p < f.degree() as u32).then(|| f.neighbor(u, p)),
+            Topology::Concentrated(c) => c.neighbor(u, p),
         }
         .map(NodeId)
     }
 
-    /// The node whose output `port` feeds input `port` of `node`, if any (on a
-    /// host/switch network, whose ports are bidirectional, the node at the other end of
-    /// the port's link).
+    /// The input port of `neighbor(node, port)` that a flit sent on output `port` of
+    /// `node` arrives on: `port` itself except on the dragonfly (see the module table).
+    #[inline]
+    pub fn arrival_port(&self, node: NodeId, port: PortId) -> PortId {
+        match self {
+            Topology::Dragonfly(d) => PortId(d.arrival_port(node.0, port.0 as u32) as u8),
+            Topology::Concentrated(c) => PortId(c.arrival_port(node.0, port.0 as u32) as u8),
+            _ => port,
+        }
+    }
+
+    /// The node whose output feeds input `port` of `node`, if any (on a host/switch
+    /// network and a dragonfly, whose ports are bidirectional, the node at the other end
+    /// of the port's link; the output is [`Topology::upstream_port`]).
     #[inline]
     pub fn upstream(&self, node: NodeId, port: PortId) -> Option<NodeId> {
         let (u, p) = (node.0, port.0 as u32);
@@ -182,8 +345,22 @@ impl Topology {
             Topology::Mesh(m) => m.upstream(u, p),
             Topology::ManhattanStreet(m) => Some(m.upstream(u, p)),
             Topology::Hosts(h) => h.ports(u).get(p as usize).map(|x| x.peer),
+            Topology::Dragonfly(d) => d.neighbor(u, p),
+            Topology::FlatFly(f) => (p < f.degree() as u32).then(|| f.upstream(u, p)),
+            Topology::Concentrated(c) => c.upstream(u, p),
         }
         .map(NodeId)
+    }
+
+    /// The output port of [`Topology::upstream`]`(node, port)` that feeds input `port`
+    /// of `node` (`port` itself except on the dragonfly).
+    #[inline]
+    pub fn upstream_port(&self, node: NodeId, port: PortId) -> PortId {
+        match self {
+            // A dragonfly link's two ends name each other: the arrival port is symmetric.
+            Topology::Dragonfly(_) | Topology::Concentrated(_) => self.arrival_port(node, port),
+            _ => port,
+        }
     }
 
     /// Length of a shortest path from `a` to `b` in links.
@@ -195,6 +372,9 @@ impl Topology {
             Topology::Mesh(m) => m.distance(a.0, b.0),
             Topology::ManhattanStreet(m) => m.distance(a.0, b.0),
             Topology::Hosts(h) => h.distance(a.0, b.0),
+            Topology::Dragonfly(d) => d.distance(a.0, b.0),
+            Topology::FlatFly(f) => f.distance(a.0, b.0),
+            Topology::Concentrated(c) => c.distance(a.0, b.0),
         }
     }
 
@@ -217,6 +397,9 @@ impl Topology {
                 }
                 s
             }
+            Topology::Dragonfly(d) => d.minimal_ports(cur.0, dst.0),
+            Topology::FlatFly(f) => f.minimal_ports(cur.0, dst.0),
+            Topology::Concentrated(c) => c.minimal_ports(cur.0, dst.0),
         }
     }
 
@@ -228,6 +411,7 @@ impl Topology {
                 2 * g.n as usize * (g.k as usize - 1) * g.nodes() / g.k as usize
             }
             Topology::Hosts(h) => 2 * h.links(),
+            Topology::Concentrated(c) => c.net.channels() + 2 * c.routers as usize * c.c as usize,
             _ => self.nodes() * self.degree(),
         }
     }
@@ -236,7 +420,12 @@ impl Topology {
     /// unidirectional channel counts once.
     pub fn links(&self) -> usize {
         match self {
-            Topology::Hypercube(_) | Topology::Mesh(_) | Topology::Hosts(_) => self.channels() / 2,
+            Topology::Hypercube(_)
+            | Topology::Mesh(_)
+            | Topology::Hosts(_)
+            | Topology::Dragonfly(_)
+            | Topology::FlatFly(_) => self.channels() / 2,
+            Topology::Concentrated(c) => c.net.links() + c.routers as usize * c.c as usize,
             Topology::Torus(t) if t.bidirectional => self.channels() / 2,
             _ => self.channels(),
         }
@@ -250,12 +439,16 @@ impl Topology {
             Topology::Mesh(m) => m.grid.n * (m.grid.k - 1),
             Topology::ManhattanStreet(m) => m.diameter(),
             Topology::Hosts(h) => h.diameter(),
+            Topology::Dragonfly(d) => d.diameter(),
+            Topology::FlatFly(f) => f.grid.n,
+            Topology::Concentrated(c) => c.net.diameter() + 2,
         }
     }
 
     /// Mean distance over ordered pairs of distinct nodes (closed forms; exact table sum
     /// for the Manhattan Street network; on host/switch networks, the mean route length
-    /// over ordered pairs of distinct hosts, the traffic's pairs).
+    /// over ordered pairs of distinct hosts, the traffic's pairs; under concentration,
+    /// over ordered pairs of distinct terminals; on the dragonfly, of the minimal route).
     pub fn mean_distance(&self) -> f64 {
         match self {
             Topology::Hypercube(h) => h.mean_distance(),
@@ -263,13 +456,19 @@ impl Topology {
             Topology::Mesh(m) => m.mean_distance(),
             Topology::ManhattanStreet(m) => m.mean_distance(),
             Topology::Hosts(h) => h.mean_route(),
+            Topology::Dragonfly(d) => d.mean_distance(),
+            Topology::FlatFly(f) => f.mean_distance(),
+            Topology::Concentrated(c) => c.mean_distance(),
         }
     }
 
     /// Uniform-traffic throughput bound in flits per node per cycle for links carrying
     /// one flit per cycle: the bisection bound where one exists in closed form
     /// (8/k for the bidirectional k-ary n-cube, 4/k unidirectional, 4/k for the mesh,
-    /// 2 for the hypercube), otherwise the channel-load bound degree/mean distance.
+    /// 2 for the hypercube), otherwise the channel-load bound degree/mean distance; on the
+    /// dragonfly and the flattened butterfly the most loaded channel's bound under
+    /// minimal routing (per terminal: `Dragonfly::uniform_bound`, `FlatFly::uniform_bound`);
+    /// under concentration per terminal, at most 1 (the terminal's link).
     pub fn capacity(&self) -> f64 {
         match self {
             Topology::Torus(t) if t.bidirectional => 8.0 / t.grid.k as f64,
@@ -279,6 +478,43 @@ impl Topology {
             Topology::ManhattanStreet(_) => self.degree() as f64 / self.mean_distance(),
             // A host sends and receives at most one flit per cycle on its one link.
             Topology::Hosts(_) => 1.0,
+            Topology::Dragonfly(d) => d.uniform_bound(),
+            Topology::FlatFly(f) => f.uniform_bound(),
+            Topology::Concentrated(c) => match &*c.net {
+                Topology::Dragonfly(d) => d.uniform_bound(),
+                Topology::FlatFly(f) => f.uniform_bound(),
+                net => net.capacity() / c.c as f64,
+            }
+            .min(1.0),
+        }
+    }
+
+    /// The worst-case (`GroupShift`) throughput bound per terminal under minimal routing
+    /// on a dragonfly (1/(a·p): a group's terminals share one global link to the next
+    /// group) or a flattened butterfly (1/c), None elsewhere.
+    pub fn group_shift_bound(&self) -> Option<f64> {
+        let cap = |b: f64| {
+            if self.concentration() > 1 {
+                b.min(1.0)
+            } else {
+                b
+            }
+        };
+        match self.router_net() {
+            Topology::Dragonfly(d) => Some(cap(d.group_shift_bound())),
+            Topology::FlatFly(f) => Some(cap(f.group_shift_bound())),
+            _ => None,
+        }
+    }
+
+    /// Directed channels a bisection of the router network cuts, where routemu knows it
+    /// (dragonfly: the global links between two halves of the groups; flattened
+    /// butterfly: halving dimension 0).
+    pub fn bisection_channels(&self) -> Option<usize> {
+        match self.router_net() {
+            Topology::Dragonfly(d) => Some(d.bisection_channels()),
+            Topology::FlatFly(f) => Some(f.bisection_channels()),
+            _ => None,
         }
     }
 
@@ -302,7 +538,16 @@ impl Topology {
             Topology::Hypercube(_) => Some(port),
             Topology::Torus(t) if t.bidirectional => Some(PortId(port.0 ^ 1)),
             Topology::Mesh(_) => Some(PortId(port.0 ^ 1)),
-            Topology::Torus(_) | Topology::ManhattanStreet(_) | Topology::Hosts(_) => None,
+            Topology::FlatFly(f) => {
+                let (d, o) = f.port_dim(port.0 as u32);
+                Some(PortId(f.port(d, f.grid.k - o) as u8))
+            }
+            // Per-router (the dragonfly: `arrival_port`) or without a reverse link.
+            Topology::Torus(_)
+            | Topology::ManhattanStreet(_)
+            | Topology::Hosts(_)
+            | Topology::Dragonfly(_)
+            | Topology::Concentrated(_) => None,
         }
     }
 
@@ -332,6 +577,24 @@ impl Topology {
             Topology::ManhattanStreet(_) => if p == 0 { "row" } else { "col" }.into(),
             // Without the node the port's end is unknown; see `HostNetwork::port_name`.
             Topology::Hosts(_) => format!("port{p}"),
+            Topology::Dragonfly(d) => {
+                if d.is_global(p) {
+                    format!("global{}", p - (d.a - 1))
+                } else {
+                    format!("local{p}")
+                }
+            }
+            Topology::FlatFly(f) => {
+                let (d, o) = f.port_dim(p);
+                format!("{}+{o}", dim_name(d))
+            }
+            Topology::Concentrated(c) => {
+                if c.is_terminal_port(p) {
+                    format!("term{}", p - c.net_degree)
+                } else {
+                    c.net.port_name(port)
+                }
+            }
         }
     }
 
@@ -352,6 +615,25 @@ impl Topology {
             Topology::Mesh(m) => format!("{}-ary {}-dimensional mesh", m.grid.k, m.grid.n),
             Topology::ManhattanStreet(m) => format!("{}×{} Manhattan Street network", m.k, m.k),
             Topology::Hosts(h) => h.describe(),
+            Topology::Dragonfly(d) => format!(
+                "dragonfly of {} groups of {} routers, {} global link(s) per router ({} routers)",
+                d.groups(),
+                d.a,
+                d.h,
+                d.routers()
+            ),
+            Topology::FlatFly(f) => format!(
+                "{}-ary {}-dimensional flattened butterfly ({} routers)",
+                f.grid.k,
+                f.grid.n,
+                f.grid.nodes()
+            ),
+            Topology::Concentrated(c) => format!(
+                "{}, {} terminals per router ({} terminals)",
+                c.net.describe(),
+                c.c,
+                c.routers * c.c
+            ),
         }
     }
 }
@@ -368,13 +650,15 @@ mod tests {
                 k: 2,
                 n: 2,
                 bidirectional: true,
+                c: 1,
             },
             TopologyConfig::Torus {
                 k: 5,
                 n: 2,
                 bidirectional: true,
+                c: 1,
             },
-            TopologyConfig::Mesh { k: 3, n: 2 },
+            TopologyConfig::Mesh { k: 3, n: 2, c: 1 },
         ] {
             let t = Topology::from_config(&cfg).unwrap();
             for u in 0..t.nodes() as u32 {
@@ -486,6 +770,7 @@ mod tests {
                     k,
                     n,
                     bidirectional,
+                    c: 1,
                 });
                 let nodes = (k as usize).pow(n);
                 assert_eq!(t.nodes(), nodes);
@@ -510,7 +795,7 @@ mod tests {
     #[test]
     fn mesh_counts_and_mean_distance_match_closed_forms() {
         for (k, n) in [(2, 1), (4, 2), (5, 2), (3, 3)] {
-            let t = topo(TopologyConfig::Mesh { k, n });
+            let t = topo(TopologyConfig::Mesh { k, n, c: 1 });
             let nodes = (k as usize).pow(n);
             assert_eq!(
                 t.links(),
@@ -598,13 +883,15 @@ mod tests {
                 k: 1,
                 n: 2,
                 bidirectional: true,
+                c: 1,
             },
             TopologyConfig::Torus {
                 k: 4,
                 n: 0,
                 bidirectional: true,
+                c: 1,
             },
-            TopologyConfig::Mesh { k: 1, n: 2 },
+            TopologyConfig::Mesh { k: 1, n: 2, c: 1 },
             TopologyConfig::ManhattanStreet { k: 5 },
         ] {
             assert!(Topology::from_config(&cfg).is_err(), "{cfg:?}");

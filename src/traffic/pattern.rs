@@ -15,6 +15,11 @@
 //! `FixedPoints::ToSelf` makes those sources send to themselves instead, as BookSim's
 //! do ([`DestPattern::with_fixed_points`]).
 //!
+//! `GroupShift` is the dragonfly's adversarial pattern (BookSim's `bad_dragon`): every
+//! terminal of group i sends to a terminal of group (i + 1) mod g drawn uniformly per
+//! message ([`Groups`]); on the
+//! flattened butterfly the groups are the slices of equal first coordinate.
+//!
 //! BookSim2's patterns (`bitrev`, `shuffle`, `tornado`, `neighbor`, `randperm`,
 //! `hotspot`) follow the definitions of its `src/traffic.cpp`: bit patterns act on the
 //! node address (node count a power of two), digit patterns on the base-k coordinates of
@@ -82,6 +87,77 @@ enum Kind {
     RandomPermutation {
         perm: Arc<Vec<u32>>,
     },
+    GroupShift(Groups),
+}
+
+/// The groups of `GroupShift`: on a dragonfly its groups of `a` routers (router
+/// g·a + i), on a flattened butterfly the slices of equal first coordinate (router
+/// g + k·i); each router's terminals (its own node when there is one terminal per router,
+/// terminal nodes `routers + r·c + j` otherwise).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Groups {
+    /// Number of groups.
+    pub groups: u32,
+    /// Routers per group.
+    pub routers_per_group: u32,
+    /// Router numbers: member i of group g is g·`group_stride` + i·`member_stride`.
+    pub group_stride: u32,
+    /// See `group_stride`.
+    pub member_stride: u32,
+    /// Number of routers (terminal nodes start there under concentration).
+    pub routers: u32,
+    /// Terminals per router (1: the router node itself).
+    pub c: u32,
+}
+
+impl Groups {
+    /// The groups of a dragonfly or flattened butterfly, None elsewhere.
+    pub fn of(topology: &Topology) -> Option<Groups> {
+        let (routers, c) = (topology.routers() as u32, topology.concentration());
+        if let Some(d) = topology.dragonfly() {
+            return Some(Groups {
+                groups: d.groups(),
+                routers_per_group: d.a,
+                group_stride: d.a,
+                member_stride: 1,
+                routers,
+                c,
+            });
+        }
+        topology.flatfly().map(|f| Groups {
+            groups: f.grid.k,
+            routers_per_group: (f.grid.nodes() / f.grid.k as usize) as u32,
+            group_stride: 1,
+            member_stride: f.grid.k,
+            routers,
+            c,
+        })
+    }
+
+    /// The group of a terminal (or router) node.
+    pub fn group_of(&self, node: u32) -> u32 {
+        let r = if self.c > 1 {
+            (node - self.routers) / self.c
+        } else {
+            node
+        };
+        (r / self.group_stride) % self.groups
+    }
+
+    /// Terminals per group.
+    pub fn terminals_per_group(&self) -> u32 {
+        self.routers_per_group * self.c
+    }
+
+    /// Terminal `m` (0..terminals_per_group) of group `g`.
+    pub fn terminal(&self, g: u32, m: u32) -> u32 {
+        let r = g * self.group_stride + (m / self.c) * self.member_stride;
+        if self.c > 1 {
+            self.routers + r * self.c + m % self.c
+        } else {
+            r
+        }
+    }
 }
 
 /// The `purpose` of the random stream a random permutation is drawn from (distinct from
@@ -138,7 +214,10 @@ impl DestPattern {
                     Topology::Torus(t) => t.grid.n == 2,
                     Topology::Mesh(m) => m.grid.n == 2,
                     Topology::ManhattanStreet(_) => true,
-                    Topology::Hosts(_) => false,
+                    Topology::Hosts(_)
+                    | Topology::Dragonfly(_)
+                    | Topology::FlatFly(_)
+                    | Topology::Concentrated(_) => false,
                 };
                 if !ok {
                     return Err(Error::config(
@@ -193,7 +272,15 @@ impl DestPattern {
                 } else {
                     "BitReverse"
                 };
-                if matches!(topology, Topology::Hosts(_)) || !n.is_power_of_two() || n < 2 {
+                if !matches!(
+                    topology,
+                    Topology::Hypercube(_)
+                        | Topology::Torus(_)
+                        | Topology::Mesh(_)
+                        | Topology::ManhattanStreet(_)
+                ) || !n.is_power_of_two()
+                    || n < 2
+                {
                     return Err(Error::config(format!(
                         "workload.pattern = {name} permutes the bits of node addresses: it \
                          needs a torus, mesh, hypercube or Manhattan Street network with a \
@@ -225,6 +312,16 @@ impl DestPattern {
                     Kind::Neighbor
                 }
             }
+            PatternConfig::GroupShift => {
+                Kind::GroupShift(Groups::of(topology).ok_or_else(|| {
+                    Error::config(format!(
+                    "workload.pattern = GroupShift sends every terminal of a group to the next \
+                     group: it needs a dragonfly or a flattened butterfly (whose groups are its \
+                     slices of equal first coordinate); this machine is {}",
+                    topology.describe()
+                ))
+                })?)
+            }
             PatternConfig::RandomPermutation => {
                 let ends = topology.endpoints();
                 let mut perm: Vec<u32> = ends.clone().collect();
@@ -255,6 +352,26 @@ impl DestPattern {
                 "a host/switch network takes workload.pattern Uniform (paper 002's), Hotspot, \
                  HotspotNodes or RandomPermutation",
             ));
+        }
+        // Terminals of the networks of today have no coordinates to complement and no
+        // distance classes routemu tabulates: the patterns their studies use.
+        if matches!(
+            topology,
+            Topology::Dragonfly(_) | Topology::FlatFly(_) | Topology::Concentrated(_)
+        ) && !matches!(
+            kind,
+            Kind::Uniform
+                | Kind::UniformWithSelf
+                | Kind::Hotspot { .. }
+                | Kind::HotspotNodes { .. }
+                | Kind::RandomPermutation { .. }
+                | Kind::GroupShift(_)
+        ) {
+            return Err(Error::config(format!(
+                "{} takes workload.pattern Uniform, UniformWithSelf, GroupShift, Hotspot, \
+                 HotspotNodes or RandomPermutation",
+                topology.describe()
+            )));
         }
         if topology.endpoints().len() < 2 {
             return Err(Error::config(
@@ -377,7 +494,7 @@ impl DestPattern {
                 Topology::ManhattanStreet(m) => {
                     complement(crate::topology::Grid { k: m.k, n: 2 }, src)
                 }
-                Topology::Hosts(_) => unreachable!("refused by DestPattern::new"),
+                _ => unreachable!("refused by DestPattern::new"),
             }),
             Kind::Transpose => Some(match &self.topology {
                 Topology::Hypercube(h) => {
@@ -388,7 +505,7 @@ impl DestPattern {
                 Topology::Torus(t) => transpose(t.grid.k, src),
                 Topology::Mesh(m) => transpose(m.grid.k, src),
                 Topology::ManhattanStreet(m) => transpose(m.k, src),
-                Topology::Hosts(_) => unreachable!("refused by DestPattern::new"),
+                _ => unreachable!("refused by DestPattern::new"),
             }),
             _ => None,
         }
@@ -430,6 +547,10 @@ impl DestPattern {
                 self.sphere(s, radius, inside, rng)
             }
             Kind::Decreasing { decay } => self.decreasing(s, decay, rng),
+            Kind::GroupShift(g) => {
+                let next = (g.group_of(s) + 1) % g.groups;
+                g.terminal(next, below(rng, g.terminals_per_group() as u64) as u32)
+            }
             Kind::BitComplement
             | Kind::Transpose
             | Kind::BitReverse { .. }
@@ -611,6 +732,13 @@ impl PairProbabilities {
                 let h = pat.topology.distance(src, dst);
                 decay.powi(h as i32 - 1) / row().0
             }
+            Kind::GroupShift(g) => {
+                if g.group_of(d) == (g.group_of(s) + 1) % g.groups {
+                    1.0 / g.terminals_per_group() as f64
+                } else {
+                    0.0
+                }
+            }
             Kind::BitComplement
             | Kind::Transpose
             | Kind::BitReverse { .. }
@@ -670,6 +798,7 @@ mod tests {
             k: 4,
             n: 2,
             bidirectional: true,
+            c: 1,
         });
         let (with, without) = (
             DestPattern::new(&PatternConfig::UniformWithSelf, &t, 1).unwrap(),
@@ -696,6 +825,7 @@ mod tests {
             k: 4,
             n: 2,
             bidirectional: true,
+            c: 1,
         });
         let mut rng = stream(1, 0, 0, 0);
         let bc = DestPattern::new(&PatternConfig::BitComplement, &t, 1).unwrap();
@@ -734,9 +864,10 @@ mod tests {
                 k: 4,
                 n: 2,
                 bidirectional: true,
+                c: 1,
             }),
             topo(TopologyConfig::Hypercube { dim: 5 }),
-            topo(TopologyConfig::Mesh { k: 8, n: 1 }),
+            topo(TopologyConfig::Mesh { k: 8, n: 1, c: 1 }),
         ] {
             let n = t.nodes() as u32;
             let bits = n.trailing_zeros();
@@ -779,8 +910,9 @@ mod tests {
                     k,
                     n,
                     bidirectional: true,
+                    c: 1,
                 }),
-                topo(TopologyConfig::Mesh { k, n }),
+                topo(TopologyConfig::Mesh { k, n, c: 1 }),
             ] {
                 let nodes = t.nodes() as u32;
                 assert_eq!(
@@ -803,6 +935,7 @@ mod tests {
             k: 8,
             n: 2,
             bidirectional: true,
+            c: 1,
         });
         let full = |seed| {
             let p = DestPattern::new(&PatternConfig::RandomPermutation, &t, seed).unwrap();
@@ -834,7 +967,7 @@ mod tests {
 
     #[test]
     fn hotspot_nodes_send_everything_to_the_other_hot_nodes() {
-        let t = topo(TopologyConfig::Mesh { k: 4, n: 2 });
+        let t = topo(TopologyConfig::Mesh { k: 4, n: 2, c: 1 });
         let p = DestPattern::new(
             &PatternConfig::HotspotNodes {
                 nodes: vec![9, 2, 5],
@@ -876,6 +1009,7 @@ mod tests {
             k: 3,
             n: 2,
             bidirectional: true,
+            c: 1,
         });
         for p in [PatternConfig::BitReverse, PatternConfig::Shuffle] {
             let e = DestPattern::new(&p, &odd, 1).unwrap_err().to_string();
@@ -898,8 +1032,9 @@ mod tests {
                 k: 8,
                 n: 2,
                 bidirectional: true,
+                c: 1,
             },
-            TopologyConfig::Mesh { k: 8, n: 2 },
+            TopologyConfig::Mesh { k: 8, n: 2, c: 1 },
         ] {
             let t = topo(cfg.clone());
             let p = DestPattern::new(
@@ -949,6 +1084,7 @@ mod tests {
             k: 4,
             n: 3,
             bidirectional: true,
+            c: 1,
         });
         assert!(DestPattern::new(&PatternConfig::Transpose, &t, 1).is_err());
         assert!(DestPattern::new(
@@ -978,8 +1114,8 @@ mod tests {
     fn a_sphere_on_a_mesh_whose_centre_sees_nothing_outside_sends_inside_instead_of_looping() {
         // 8×8 mesh, radius 8: the central nodes are at most 8 hops from anything, the
         // corners 14 (hardening D05: the outside draw never ended).
-        let topo =
-            Topology::from_config(&crate::config::TopologyConfig::Mesh { k: 8, n: 2 }).unwrap();
+        let topo = Topology::from_config(&crate::config::TopologyConfig::Mesh { k: 8, n: 2, c: 1 })
+            .unwrap();
         let pat = DestPattern::new(
             &PatternConfig::SphereOfLocality {
                 radius: 8,

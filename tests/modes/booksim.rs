@@ -20,6 +20,7 @@ fn small(name: &str) -> HwConfig {
             k: 4,
             n: 2,
             bidirectional: true,
+            c: 1,
         },
         TopologyConfig::Hypercube { .. } => TopologyConfig::Hypercube { dim: 4 },
         t => t,

@@ -160,6 +160,7 @@ fn unidirectional_and_three_dimensional_tori_with_tight_buffers_conserve_everyth
         k: 4,
         n: 3,
         bidirectional: false,
+        c: 1,
     };
     base.router.buffer_flits = 2;
     base.router.vcs = 3;
@@ -183,6 +184,7 @@ fn unidirectional_and_three_dimensional_tori_with_tight_buffers_conserve_everyth
         k: 5,
         n: 2,
         bidirectional: true,
+        c: 1,
     };
     base.router.speedup = 2;
     base.links.width = 2;

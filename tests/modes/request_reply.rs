@@ -46,6 +46,7 @@ fn torus(k: u32, rate: f64, reply: ReplyConfig) -> HwConfig {
         k,
         n: 2,
         bidirectional: true,
+        c: 1,
     };
     cfg.workload.length = constant(1);
     cfg.workload.rate = rate;
@@ -58,7 +59,7 @@ fn torus(k: u32, rate: f64, reply: ReplyConfig) -> HwConfig {
 /// The 8×8 mesh preset (4 VCs) as a 4×4 mesh with `routing`, otherwise as [`torus`].
 fn mesh(routing: Routing, rate: f64) -> HwConfig {
     let mut cfg = torus(4, rate, read_write());
-    cfg.topology = TopologyConfig::Mesh { k: 4, n: 2 };
+    cfg.topology = TopologyConfig::Mesh { k: 4, n: 2, c: 1 };
     cfg.switching = common::preset("wormhole-mesh-dor.ron").switching;
     let SwitchingConfig::Wormhole {
         routing: ref mut r, ..

@@ -23,7 +23,7 @@ const NEW_ROUTINGS: [Routing; 5] = [
 /// that fires after 2 000 cycles without a flit moving.
 fn mesh(k: u32, routing: Routing, pattern: PatternConfig, flits: f64) -> HwConfig {
     let mut cfg = common::windowed(common::preset("wormhole-mesh-dor.ron"), 1_000, 3_000, 1);
-    cfg.topology = routemu::config::TopologyConfig::Mesh { k, n: 2 };
+    cfg.topology = routemu::config::TopologyConfig::Mesh { k, n: 2, c: 1 };
     let SwitchingConfig::Wormhole {
         routing: ref mut r, ..
     } = cfg.switching

@@ -19,12 +19,13 @@ const NEW_ROUTINGS: [Routing; 3] = [Routing::Valiant, Routing::Romm, Routing::Mi
 fn net(mesh: bool, k: u32, routing: Routing, pattern: PatternConfig, flits: f64) -> HwConfig {
     let mut cfg = common::windowed(common::preset("wormhole-torus-dor.ron"), 1_000, 3_000, 1);
     cfg.topology = if mesh {
-        routemu::config::TopologyConfig::Mesh { k, n: 2 }
+        routemu::config::TopologyConfig::Mesh { k, n: 2, c: 1 }
     } else {
         routemu::config::TopologyConfig::Torus {
             k,
             n: 2,
             bidirectional: true,
+            c: 1,
         }
     };
     set_routing(&mut cfg, routing, TorusVcs::Dateline);

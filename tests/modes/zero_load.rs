@@ -170,6 +170,7 @@ fn tail_arrived_reports_every_statistic_one_cycle_earlier_and_nothing_else_chang
         k: 4,
         n: 2,
         bidirectional: true,
+        c: 1,
     };
     cfg.workload.rate = 0.01;
     cfg.experiment.replications = 2;

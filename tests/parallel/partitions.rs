@@ -234,6 +234,7 @@ fn the_overload_test_of_a_drained_run_sees_the_same_counts_on_any_partitions() {
         k: 4,
         n: 1,
         bidirectional: true,
+        c: 1,
     };
     cfg.router.controller.servers = 2;
     cfg.workload.rate = 0.004179677854772117;

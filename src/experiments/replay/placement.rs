@@ -179,12 +179,15 @@ fn grid_table(shape: &[u32], topo: &Topology) -> Result<Vec<u32>> {
                     .into(),
             ))
         }
-        Topology::Hosts(_) => {
-            return Err(no(
-                "grid placement is for tori, meshes and hypercubes; a host/switch network's \
-                 hosts have no coordinates"
-                    .into(),
-            ))
+        Topology::Hosts(_)
+        | Topology::Dragonfly(_)
+        | Topology::FlatFly(_)
+        | Topology::Concentrated(_) => {
+            return Err(no(format!(
+                "grid placement is for tori, meshes and hypercubes of one terminal per \
+                 router; this machine is {}",
+                topo.describe()
+            )))
         }
     };
     let mut c = vec![0u32; shape.len()];
@@ -246,6 +249,7 @@ mod tests {
             k: 16,
             n: 2,
             bidirectional: true,
+            c: 1,
         });
         let NodeMap::Table(m) = Placement::Grid(vec![8, 8]).build(&t).unwrap() else {
             panic!("a table")
@@ -309,6 +313,7 @@ mod tests {
             k: 4,
             n: 2,
             bidirectional: true,
+            c: 1,
         });
         let e = Placement::Grid(vec![8, 2])
             .build(&t)

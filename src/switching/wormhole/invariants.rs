@@ -116,11 +116,14 @@ pub fn check(sim: &Simulation<WormholeNet>, buffer: u32) -> Result<(), String> {
             let Some(w) = topo.neighbor(NodeId(u as u32), PortId(p as u8)) else {
                 continue;
             };
+            // The input port the channel arrives on (the dragonfly's links name their two
+            // ends by their own routers' ports).
+            let q = topo.arrival_port(NodeId(u as u32), PortId(p as u8)).idx();
             for v in 0..lay.vcs {
-                let key_down = (w.0, p as u8, v as u8);
+                let key_down = (w.0, q as u8, v as u8);
                 let key_up = (u as u32, p as u8, v as u8);
                 let credits = net.outputs.credits[lay.vc_idx(u, p, v)];
-                let down = &net.inputs.vc[lay.vc_idx(w.idx(), p, v)];
+                let down = &net.inputs.vc[lay.vc_idx(w.idx(), q, v)];
                 let total = credits
                     + down.buffered
                     + flits_in_flight.get(&key_down).copied().unwrap_or(0)

@@ -26,6 +26,14 @@
 //! flits per cycle. It holds when no credit stalls the
 //! body: buffer depth ≥ x + ℓ + credit latency + (R−1+a+s). See [`crate::switching::zero_load::wormhole`].
 //!
+//! Links whose latency differs from `links.latency` — a dragonfly's global links
+//! (`links.latency_global`), the terminal links of a concentrated network
+//! (`links.latency_terminal`) — put their own ℓ in that sum for each link on the path
+//! (docs/dragonfly.md). A flit sent on output port q arrives on the downstream node's
+//! input [`Topology::arrival_port`] (q itself except on the dragonfly, whose links' two
+//! ends have each their own router's port number), and its credit goes back to the
+//! upstream output [`Topology::upstream_port`].
+//!
 //! Blocking of a header at a router = cycles from "route ready + a + s" to its switch
 //! grant, i.e. the time lost to VC and switch contention (zero at zero load).
 //!
@@ -134,6 +142,19 @@ pub struct WormholeNet {
     down: Vec<u32>,
     /// [node][port]: the node feeding each network input (u32::MAX: none).
     up: Vec<u32>,
+    /// [node][port]: the downstream input port each network output arrives on, and the
+    /// upstream output port feeding each input; empty where they are the port itself
+    /// (every network but the dragonfly, `Topology::arrival_port`).
+    down_port: Vec<u8>,
+    up_port: Vec<u8>,
+    /// [port]: cycles from switch grant to a flit's arrival, and a credit's latency, on
+    /// each network output; empty where every link has `links.latency` (the dragonfly's
+    /// global links, `links.latency_global`, and terminal links, `links.latency_terminal`,
+    /// have their own).
+    port_delay: Vec<(Cycle, Cycle)>,
+    /// Every link arrives on its own port number with the links' one latency (the three
+    /// tables above empty): the per-flit path skips them.
+    plain_links: bool,
     /// `[node][port]`: flits sent on each network output inside the window.
     pub link_flits: Vec<u64>,
     /// Flits held by injection engines, buffers and links.
@@ -229,7 +250,7 @@ impl WormholeNet {
         let connections = |w: Option<u32>| w.map(|w| (w / l.width.max(1)).max(1) as usize);
         let mut timing = LinkTiming::new(l, p.switch_traversal);
         timing.eject = r.ni.ejection_latency;
-        Ok(WormholeNet {
+        let mut net = WormholeNet {
             topology: topology.clone(),
             layout,
             routing,
@@ -286,6 +307,13 @@ impl WormholeNet {
             up: Self::table(topology, part, "upstream node", |n, p| {
                 topology.upstream(n, p)
             })?,
+            down_port: Self::port_table(topology, part, "arrival port", |n, p| {
+                topology.arrival_port(n, p)
+            })?,
+            up_port: Self::port_table(topology, part, "upstream port", |n, p| {
+                topology.upstream_port(n, p)
+            })?,
+            port_delay: Self::port_delays(topology, l, &timing),
             link_flits: crate::foundation::limits::zeroed_table(
                 nodes.checked_mul(layout.all_ports()),
                 "link flits",
@@ -310,7 +338,11 @@ impl WormholeNet {
                 Some(if replies { nodes } else { 0 }),
                 "reply sequence",
             )?,
-        })
+            plain_links: true,
+        };
+        net.plain_links =
+            net.down_port.is_empty() && net.up_port.is_empty() && net.port_delay.is_empty();
+        Ok(net)
     }
 
     /// Neighbour table [node][port] of the nodes in `range`, so the per-flit path does no
@@ -329,6 +361,108 @@ impl WormholeNet {
                 .map(|(n, p)| f(NodeId(n), PortId(p as u8)).map_or(u32::MAX, |x| x.0)),
             what,
         )
+    }
+
+    /// [node][port] table of the port numbers `f` gives for the nodes in `part`, or an
+    /// empty one when the topology names both ends of a link alike.
+    fn port_table(
+        topology: &Topology,
+        part: &PartNodes,
+        what: &str,
+        f: impl Fn(NodeId, PortId) -> PortId,
+    ) -> Result<Vec<u8>> {
+        if !matches!(topology.router_net(), Topology::Dragonfly(_)) {
+            return Ok(Vec::new());
+        }
+        let d = topology.degree();
+        crate::foundation::limits::collected_table(
+            part.len() * d,
+            part.iter()
+                .flat_map(|n| (0..d).map(move |p| (n, p)))
+                .map(|(n, p)| f(NodeId(n), PortId(p as u8)).0),
+            what,
+        )
+    }
+
+    /// Per output port (flit delay, credit latency), or empty when every link has
+    /// `links.latency`: a dragonfly's global ports take `links.latency_global`, the
+    /// terminal ports of a concentrated network `links.latency_terminal`, their credits
+    /// the credit latency plus the same difference.
+    fn port_delays(
+        topology: &Topology,
+        l: &crate::config::LinkConfig,
+        timing: &LinkTiming,
+    ) -> Vec<(Cycle, Cycle)> {
+        let latency = |port: u32| -> Cycle {
+            if let Topology::Concentrated(c) = topology {
+                if c.is_terminal_port(port) {
+                    return l.latency_terminal.unwrap_or(l.latency);
+                }
+            }
+            match topology.dragonfly() {
+                Some(d) if d.is_global(port) => l.latency_global.unwrap_or(l.latency),
+                _ => l.latency,
+            }
+        };
+        let d = topology.degree() as u32;
+        if (0..d).all(|p| latency(p) == l.latency) {
+            return Vec::new();
+        }
+        (0..d)
+            .map(|p| {
+                let lat = latency(p);
+                (
+                    timing.traversal + lat,
+                    (timing.credit_latency + lat)
+                        .saturating_sub(l.latency)
+                        .max(1),
+                )
+            })
+            .collect()
+    }
+
+    /// Output `op` of local node `n` where links are not all alike (`plain_links`
+    /// false): the downstream input port its flits arrive on, and the cycles from switch
+    /// grant to their arrival.
+    #[inline(never)]
+    fn output_link(&self, n: usize, op: usize) -> (usize, Cycle) {
+        let delay = match self.port_delay.get(op) {
+            Some(&(f, _)) => f,
+            None => self.timing.flit_delay(),
+        };
+        (self.arrival_port(n, op), delay)
+    }
+
+    /// Input `ip` of local node `n` where links are not all alike: the upstream output
+    /// feeding it, and the latency of a credit sent back to it.
+    #[inline(never)]
+    fn input_link(&self, n: usize, ip: usize) -> (usize, Cycle) {
+        let up = self.upstream_port(n, ip);
+        let credit = match self.port_delay.get(up) {
+            Some(&(_, c)) => c,
+            None => self.timing.credit_latency,
+        };
+        (up, credit)
+    }
+
+    /// The input port of the downstream node output `op` of local node `n` arrives on.
+    #[inline]
+    fn arrival_port(&self, n: usize, op: usize) -> usize {
+        if self.down_port.is_empty() {
+            op
+        } else {
+            self.down_port[n * self.layout.ports + op] as usize
+        }
+    }
+
+    /// The output port of the upstream node that feeds input `ip` of local node `n`.
+    #[inline]
+    fn upstream_port(&self, n: usize, ip: usize) -> usize {
+        if self.up_port.is_empty() {
+            ip
+        } else {
+            self.up_port[n * self.layout.ports + ip] as usize
+        }
     }
 
     /// The input VCs (port, vc) of router `n` that hold output VC `ov` of output `op`
@@ -661,6 +795,12 @@ impl WormholeNet {
             g.out_vc as usize,
         );
         let oidx = lay.vc_idx(n, op, ov);
+        // The downstream input port the flits arrive on, and when.
+        let (at, delay) = if self.plain_links || op == local {
+            (op, self.timing.flit_delay())
+        } else {
+            self.output_link(n, op)
+        };
         let i = lay.vc_idx(n, ip, iv);
         let mi = self.inputs.cur(i);
         let slot = &mut self.inputs.vc[i];
@@ -770,14 +910,14 @@ impl WormholeNet {
                 if out.is_local(to) {
                     let m = self
                         .inputs
-                        .at(lay.vc_idx(self.part.local(to), op, ov), q as usize);
+                        .at(lay.vc_idx(self.part.local(to), at, ov), q as usize);
                     self.inputs.msg[m].hdr = hdr;
                 } else {
                     out.remote(
                         to,
                         RemoteHeader {
                             node: to,
-                            port: op as u8,
+                            port: at as u8,
                             vc: ov as u8,
                             q,
                             hdr,
@@ -789,10 +929,10 @@ impl WormholeNet {
                 self.outputs.free[lay.port_idx(n, op)] |= 1 << ov;
             }
             out.send(
-                t + self.timing.flit_delay(),
+                t + delay,
                 LinkEvent::Flit {
                     node: to,
-                    port: op as u8,
+                    port: at as u8,
                     vc: ov as u8,
                     n: k as u16,
                     head,
@@ -807,11 +947,16 @@ impl WormholeNet {
         } else {
             let from = self.up[n * lay.ports + ip];
             debug_assert_ne!(from, u32::MAX, "flits arrive only on existing ports");
+            let (up_port, credit) = if self.plain_links {
+                (ip, self.timing.credit_latency)
+            } else {
+                self.input_link(n, ip)
+            };
             out.send(
-                t + self.timing.credit_latency,
+                t + credit,
                 LinkEvent::Credit {
                     node: from,
-                    port: ip as u8,
+                    port: up_port as u8,
                     vc: iv as u8,
                     n: k as u16,
                     free: tail,
@@ -904,15 +1049,20 @@ impl Network for WormholeNet {
         self.accept_header(r);
     }
     fn horizon(&self) -> Cycle {
-        self.timing.horizon()
+        self.port_delay
+            .iter()
+            .fold(self.timing.horizon(), |h, &(f, c)| h.max(f).max(c))
     }
     // A flit is due downstream `traversal + latency` cycles after its grant, a credit
     // `credit_latency` after it is sent; a head's header is written into the downstream
     // slot with it, and nothing reads that slot before the head arrives.
     fn lookahead(&self) -> Cycle {
-        self.timing
-            .flit_delay()
-            .min(self.timing.credit_latency)
+        self.port_delay
+            .iter()
+            .fold(
+                self.timing.flit_delay().min(self.timing.credit_latency),
+                |m, &(f, c)| m.min(f).min(c),
+            )
             .max(1)
     }
     fn event_key(&self, _e: &LinkEvent) -> u64 {

@@ -31,8 +31,9 @@ pub fn describe(net: &WormholeNet, t: Cycle) -> String {
     };
     // The VC downstream of output (n, op, ov).
     let downstream = |n: usize, op: usize, ov: usize| -> Option<Vc> {
-        topo.neighbor(NodeId(n as u32), PortId(op as u8))
-            .map(|w| (w.idx(), op, ov))
+        let (n, op) = (NodeId(n as u32), PortId(op as u8));
+        topo.neighbor(n, op)
+            .map(|w| (w.idx(), topo.arrival_port(n, op).idx(), ov))
     };
     let mut waits: HashMap<Vc, Vec<(Vc, &'static str)>> = HashMap::new();
     let mut order = Vec::new();
@@ -75,8 +76,10 @@ pub fn describe(net: &WormholeNet, t: Cycle) -> String {
                         }
                     }
                     VcState::Active if s.buffered == 0 && p != local => {
-                        if let Some(u) = topo.upstream(NodeId(n as u32), PortId(p as u8)) {
-                            for (q, w) in net.holders(u.idx(), p, v) {
+                        let (me_n, me_p) = (NodeId(n as u32), PortId(p as u8));
+                        if let Some(u) = topo.upstream(me_n, me_p) {
+                            let up = topo.upstream_port(me_n, me_p).idx();
+                            for (q, w) in net.holders(u.idx(), up, v) {
                                 edges.push(((u.idx(), q, w), "flits from"));
                             }
                         }
