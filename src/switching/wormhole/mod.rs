@@ -770,14 +770,19 @@ impl WormholeNet {
                 .allocate(n, t, &lay, &self.inputs, &self.outputs, self.vca.spec());
             for i in 0..self.xbar.grants().len() {
                 let g = self.xbar.grants()[i];
-                self.traverse(n, t, g, win, out, stats);
+                if self.plain_links {
+                    self.traverse::<true>(n, t, g, win, out, stats);
+                } else {
+                    self.traverse::<false>(n, t, g, win, out, stats);
+                }
             }
         }
     }
 
-    /// Moves the flits of one crossbar connection.
+    /// Moves the flits of one crossbar connection; `PLAIN`: `plain_links`, a constant
+    /// so that the papers' networks carry none of the per-port link tables' work.
     #[inline(never)]
-    fn traverse(
+    fn traverse<const PLAIN: bool>(
         &mut self,
         n: usize,
         t: Cycle,
@@ -796,7 +801,7 @@ impl WormholeNet {
         );
         let oidx = lay.vc_idx(n, op, ov);
         // The downstream input port the flits arrive on, and when.
-        let (at, delay) = if self.plain_links || op == local {
+        let (at, delay) = if PLAIN || op == local {
             (op, self.timing.flit_delay())
         } else {
             self.output_link(n, op)
@@ -947,7 +952,7 @@ impl WormholeNet {
         } else {
             let from = self.up[n * lay.ports + ip];
             debug_assert_ne!(from, u32::MAX, "flits arrive only on existing ports");
-            let (up_port, credit) = if self.plain_links {
+            let (up_port, credit) = if PLAIN {
                 (ip, self.timing.credit_latency)
             } else {
                 self.input_link(n, ip)
