@@ -272,6 +272,17 @@ fn minimal_and_valiant_routing_never_deadlock_past_saturation() {
             PatternConfig::GroupShift,
         ),
         (flatfly, Routing::Valiant, PatternConfig::GroupShift),
+        // One terminal per router: the routers are the terminals.
+        (
+            TopologyConfig::Dragonfly { p: 1, a: 4, h: 2 },
+            Routing::Valiant,
+            PatternConfig::GroupShift,
+        ),
+        (
+            TopologyConfig::FlattenedButterfly { k: 4, n: 2, c: 1 },
+            Routing::Valiant,
+            PatternConfig::Uniform,
+        ),
         (torus, Routing::DimensionOrder, PatternConfig::Uniform),
     ] {
         // 1.5 flits per terminal per cycle: above the terminal link's 1.
