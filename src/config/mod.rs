@@ -717,7 +717,8 @@ pub enum Routing {
     /// per dimension, on every VC (needs 1). Elsewhere `DimensionOrder` is the minimal
     /// deterministic routing.
     Minimal,
-    /// UGAL-L on the dragonfly (issue 33's contract name): at the source router a
+    /// UGAL-L on the dragonfly and the flattened butterfly (issue 33's contract name):
+    /// at the source router a
     /// message is offered both its minimal route's first hop (on the VCs of `Valiant`'s
     /// classes 1 and 2) and its `Valiant` route's first hop, through an intermediate
     /// group drawn as `Valiant` draws it (on class 0), and the router's VC allocation
@@ -725,7 +726,9 @@ pub enum Routing {
     /// ports, by `switching.selection` (the minimal hop first where both are free) —
     /// then the message follows the path it took. Not BookSim's queue × hops rule: the
     /// routing function does not see the router's credits (docs/dragonfly.md). Needs 3
-    /// VCs; dragonflies only.
+    /// VCs on a dragonfly. On a flattened butterfly the same choice between the
+    /// dimension-order hop to the destination (phase 2's half of the VCs) and to a
+    /// random intermediate router (phase 1's half); needs 2.
     UgalLocal,
 }
 

@@ -55,6 +55,14 @@
 //! on VCs `0..V/2`, phase 2 on `V/2..V` (each phase's dimension order is acyclic, and
 //! phase 2 never waits for phase 1): 2 VCs. A phase-1 message passing its destination's
 //! router goes on to its intermediate router, as on meshes.
+//!
+//! `UgalLocal` (UGAL-L): at the source router the minimal first hop is offered as the
+//! adaptive candidate on the VCs of the minimal path's class (dragonfly: class 1, or 2
+//! when the hop is global; flattened butterfly: phase 2's half) and Valiant's first hop
+//! as the escape candidate on class 0 (phase 1's half); the router's VC allocation
+//! picks one from its output VCs' state, and [`RoutingFn::after_hop`] records a minimal
+//! pick as phase 2. The routing function cannot see the router's credits, so BookSim's
+//! `ugal` rule (used credits × hops + threshold) is not what decides (docs/dragonfly.md).
 
 use crate::foundation::types::{MsgId, NodeId, PortId};
 use crate::routing::{mask, mix, Route, RouteState, RoutingFn, VcMask};
@@ -192,6 +200,21 @@ impl RoutingFn {
         let f = topology
             .flatfly()
             .expect("Valiant today: a dragonfly or a flattened butterfly");
+        let half = self.vcs / 2;
+        if self.kind == crate::config::Routing::UgalLocal && cur.0 == s && !state.phase2() {
+            if cur.0 == mid || s == t || !self.halves {
+                // Nothing to choose (or, unsafe, no VC to tell the choice by): minimal.
+                state.set_phase2();
+            } else {
+                // The minimal hop on phase 2's VCs (asked first), Valiant's on phase 1's.
+                return Route {
+                    adaptive_ports: 1 << f.dor_port(cur.0, t),
+                    adaptive_vcs: mask(half..self.vcs),
+                    escape_port: PortId(f.dor_port(cur.0, mid) as u8),
+                    escape_vcs: mask(0..half),
+                };
+            }
+        }
         if !state.phase2() && cur.0 == mid {
             state.set_phase2();
         }
@@ -200,7 +223,6 @@ impl RoutingFn {
                 return one(p, all);
             }
         }
-        let half = self.vcs / 2;
         let (target, vcs) = match (state.phase2(), self.halves) {
             (_, false) => (if state.phase2() { t } else { mid }, all),
             (false, true) => (mid, mask(0..half)),

@@ -214,7 +214,8 @@ impl RoutingFn {
             // Dragonfly: three classes (module `dragonfly`); flattened butterfly: a half
             // of the VCs per phase.
             (Routing::Valiant, false, _) if topology.dragonfly().is_some() => 3,
-            (Routing::UgalLocal, false, _) => 3,
+            (Routing::UgalLocal, false, _) if topology.dragonfly().is_some() => 3,
+            (Routing::UgalLocal, false, _) => 2,
             (Routing::XyYx, false, _) => 2,
             (
                 Routing::WestFirst | Routing::NorthLast | Routing::NegativeFirst | Routing::OddEven,
@@ -244,10 +245,10 @@ impl RoutingFn {
                 topology.describe()
             )));
         }
-        if kind == Routing::UgalLocal && topology.dragonfly().is_none() {
+        if kind == Routing::UgalLocal && !new_net {
             return Err(Error::config(format!(
-                "UgalLocal routing is the dragonfly's; this machine is {} — use Minimal, \
-                 Valiant or (flattened butterfly) Adaptive there",
+                "UgalLocal routing is the dragonfly's and the flattened butterfly's; this \
+                 machine is {} — use Adaptive or Valiant there",
                 topology.describe()
             )));
         }
@@ -341,7 +342,9 @@ impl RoutingFn {
                     "two VCs per phase, each pair split by the torus's ring rule (dateline \
                      or wrap split)"
                 }
-                (Routing::Valiant | Routing::Romm, false) => "one VC per phase",
+                (Routing::Valiant | Routing::Romm | Routing::UgalLocal, false) => {
+                    "one VC per phase"
+                }
                 (Routing::MinAdapt, true) => {
                     "escape VCs 0 and 1 and BookSim's adaptive VC 3 (VC 2 unused)"
                 }
@@ -367,7 +370,10 @@ impl RoutingFn {
             escape: !unsafe_routing && matches!(kind, Routing::Adaptive | Routing::MinAdapt),
             split: false,
             halves: !unsafe_routing
-                && matches!(kind, Routing::XyYx | Routing::Valiant | Routing::Romm),
+                && matches!(
+                    kind,
+                    Routing::XyYx | Routing::Valiant | Routing::Romm | Routing::UgalLocal
+                ),
             salt: 0,
             coin_ties: false,
             vcs,
@@ -630,7 +636,8 @@ impl RoutingFn {
             // the destination's router; a flattened butterfly's may pass it.
             return state.phase2()
                 || self.today
-                || dragonfly::valiant_intermediate(topology, self.salt, id) == here.0;
+                || dragonfly::valiant_intermediate(topology, self.salt, id) == here.0
+                || (self.kind == Routing::UgalLocal && id.src() == here);
         }
         here == dst
             && (state.phase2()

@@ -271,7 +271,17 @@ fn minimal_and_valiant_routing_never_deadlock_past_saturation() {
             Routing::Adaptive,
             PatternConfig::GroupShift,
         ),
-        (flatfly, Routing::Valiant, PatternConfig::GroupShift),
+        (flatfly.clone(), Routing::Valiant, PatternConfig::GroupShift),
+        (
+            flatfly.clone(),
+            Routing::UgalLocal,
+            PatternConfig::GroupShift,
+        ),
+        (
+            TopologyConfig::FlattenedButterfly { k: 4, n: 2, c: 1 },
+            Routing::UgalLocal,
+            PatternConfig::UniformWithSelf,
+        ),
         // One terminal per router: the routers are the terminals.
         (
             TopologyConfig::Dragonfly { p: 1, a: 4, h: 2 },
@@ -478,8 +488,7 @@ fn the_closed_form_bounds_are_the_exact_channel_loads_of_minimal_routing() {
 }
 
 #[test]
-fn valiant_and_ugal_need_three_classes_on_the_dragonfly_and_valiant_two_on_the_flattened_butterfly()
-{
+fn valiant_and_ugal_need_three_classes_on_the_dragonfly_and_two_on_the_flattened_butterfly() {
     let t = topo(&small_dragonfly());
     let err = RoutingFn::new(&t, Routing::Valiant, false, 2)
         .unwrap_err()
@@ -500,10 +509,17 @@ fn valiant_and_ugal_need_three_classes_on_the_dragonfly_and_valiant_two_on_the_f
         .unwrap_err()
         .to_string();
     assert!(err.contains("at least 3"), "{err}");
-    let err = RoutingFn::new(&f, Routing::UgalLocal, false, 4)
+    // UgalLocal on the flattened butterfly: Valiant's halves; refused on a mesh.
+    let err = RoutingFn::new(&f, Routing::UgalLocal, false, 1)
         .unwrap_err()
         .to_string();
-    assert!(err.contains("dragonfly's"), "{err}");
+    assert!(err.contains("one VC per phase"), "{err}");
+    assert!(RoutingFn::new(&f, Routing::UgalLocal, false, 2).is_ok());
+    let mesh = topo(&TopologyConfig::Mesh { k: 4, n: 2, c: 1 });
+    let err = RoutingFn::new(&mesh, Routing::UgalLocal, false, 4)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("flattened butterfly's"), "{err}");
 }
 
 /// Accepted flits per terminal per cycle on the small dragonfly under `routing` and
@@ -568,4 +584,46 @@ fn valiant_and_ugal_give_the_same_report_on_1_and_3_threads() {
         cfg.experiment.threads = 3;
         assert_eq!(one, report(&cfg), "{routing:?} on 3 threads");
     }
+}
+
+/// Accepted flits per terminal per cycle on the flattened butterfly of
+/// `hw/flatfly-booksim.ron` (k = 4, n = 2, c = 4) under `routing` and `pattern`, offered
+/// past saturation, 2 000 + 4 000 cycles.
+fn flatfly_accepted(routing: Routing, pattern: PatternConfig) -> f64 {
+    let mut cfg = quick(
+        TopologyConfig::FlattenedButterfly { k: 4, n: 2, c: 4 },
+        routing,
+        pattern,
+        1.0,
+    );
+    cfg.experiment.saturation_backlog = 1e9;
+    cfg.experiment.drain_limit = 1;
+    cfg.experiment.warmup = 2_000;
+    cfg.experiment.measure = Measure::Cycles(4_000);
+    let r = run(&cfg);
+    assert!(r.deadlock.is_none(), "{routing:?}: {:?}", r.deadlock);
+    r.throughput.accepted
+}
+
+#[test]
+fn on_the_flattened_butterfly_valiant_and_ugal_beat_minimal_under_group_shift() {
+    let shift: Vec<f64> = [Routing::Minimal, Routing::Valiant, Routing::UgalLocal]
+        .map(|r| flatfly_accepted(r, PatternConfig::GroupShift))
+        .to_vec();
+    let uni: Vec<f64> = [Routing::Minimal, Routing::Valiant, Routing::UgalLocal]
+        .map(|r| flatfly_accepted(r, PatternConfig::Uniform))
+        .to_vec();
+    eprintln!(
+        "flattened butterfly, accepted past saturation (minimal, Valiant, UgalLocal): \
+         GroupShift {shift:.4?}; uniform {uni:.4?}"
+    );
+    // GroupShift: minimal routing puts a router's traffic on one dimension-0 channel (1/C).
+    assert!(shift[0] < 0.27, "{shift:?}");
+    assert!(
+        shift[1] > 1.1 * shift[0] && shift[2] > 1.1 * shift[0],
+        "{shift:?}"
+    );
+    // Uniform: Valiant about half of minimal, UGAL well above Valiant.
+    assert!((0.35..0.75).contains(&(uni[1] / uni[0])), "{uni:?}");
+    assert!(uni[2] > 1.2 * uni[1] && uni[2] > 0.65 * uni[0], "{uni:?}");
 }
