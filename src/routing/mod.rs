@@ -20,6 +20,7 @@
 //! | DimensionOrder | — (use Minimal) | as Minimal |
 //! | Adaptive | — | escape VC 0 (dimension order); adaptive VCs 1..V |
 //! | Valiant | VCs 0..V/3 to the intermediate group, V/3..2V/3 from it to the global hop towards the destination, 2V/3..V from that hop on ([`dragonfly`]) | phase 1 VCs 0..V/2, phase 2 V/2..V |
+//! | UgalLocal | as Valiant; the source router's VC allocation picks the minimal hop (classes 1–2) or Valiant's (class 0) | as Valiant; the minimal hop on phase 2's VCs |
 //!
 //! Under concentration (`topology::concentration`) the terminal links take every VC and
 //! the router network's rows above hold between the routers; ROMM, MinAdapt, XY-YX and
