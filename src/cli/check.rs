@@ -319,6 +319,26 @@ fn explain_wormhole(cfg: &HwConfig, m: &Machine, s: &mut String) {
             h = r.vcs / 2
         ),
         (Routing::Minimal, _, _) => "dimension order, one hop per dimension; every VC usable".into(),
+        (Routing::Valiant | Routing::UgalLocal, _, _) if t.dragonfly().is_some() => format!(
+            "{}through a random intermediate group: VCs 0..{a} to that group, {a}..{b} from it \
+             to the global hop towards the destination, {b}..{} from that hop on (BookSim's \
+             VCs 0, 1, 2 of ugal_dragonflynew); terminal links every VC",
+            if routing == Routing::UgalLocal {
+                "the source router's VC allocation picks the minimal hop or Valiant's, "
+            } else {
+                ""
+            },
+            r.vcs,
+            a = r.vcs / 3,
+            b = 2 * r.vcs / 3
+        ),
+        (Routing::UgalLocal, _, _) => format!(
+            "the source router's VC allocation picks the dimension-order hop to the \
+             destination (VCs {h}..{}) or to a random intermediate router (VCs 0..{h}), \
+             then that phase's VCs",
+            r.vcs,
+            h = r.vcs / 2
+        ),
         (Routing::DimensionOrder, true, _) if torus_vcs == crate::config::TorusVcs::WrapSplit => {
             "VCs split in halves per ring: one for messages crossing the wrap-around, one for the others (BookSim)".into()
         }

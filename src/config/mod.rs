@@ -688,6 +688,12 @@ pub enum Routing {
     /// dimension order to its destination. Phase 1 uses the lower half of the VCs
     /// (`0..V/2`), phase 2 the upper half (`V/2..V`); on a torus each half is split again
     /// by the ring rule of `torus_vcs`. Not minimal. Needs 2 VCs on a mesh, 4 on a torus.
+    /// On a dragonfly: a minimal route to an intermediate group drawn uniformly over the
+    /// groups, then a minimal route to the destination, in three VC classes (thirds of
+    /// the VCs: to the intermediate group, from it to the global hop towards the
+    /// destination, from that hop on); needs 3 VCs. On a flattened butterfly: dimension
+    /// order to an intermediate router, then to the destination, a half of the VCs per
+    /// phase; needs 2 (docs/dragonfly.md).
     Valiant,
     /// ROMM (BookSim's `romm_mesh`; meshes and, by the same rule, tori): as `Valiant`,
     /// but the intermediate node is drawn in the minimal rectangle between source and
@@ -711,13 +717,26 @@ pub enum Routing {
     /// per dimension, on every VC (needs 1). Elsewhere `DimensionOrder` is the minimal
     /// deterministic routing.
     Minimal,
+    /// UGAL-L on the dragonfly and the flattened butterfly (issue 33's contract name):
+    /// at the source router a
+    /// message is offered both its minimal route's first hop (on the VCs of `Valiant`'s
+    /// classes 1 and 2) and its `Valiant` route's first hop, through an intermediate
+    /// group drawn as `Valiant` draws it (on class 0), and the router's VC allocation
+    /// picks one from what it knows locally — the free VCs and credits of the two output
+    /// ports, by `switching.selection` (the minimal hop first where both are free) —
+    /// then the message follows the path it took. Not BookSim's queue × hops rule: the
+    /// routing function does not see the router's credits (docs/dragonfly.md). Needs 3
+    /// VCs on a dragonfly. On a flattened butterfly the same choice between the
+    /// dimension-order hop to the destination (phase 2's half of the VCs) and to a
+    /// random intermediate router (phase 1's half); needs 2.
+    UgalLocal,
 }
 
 impl Routing {
     /// Whether every route is minimal (all but `Valiant`, whose detour through its
-    /// intermediate node is not).
+    /// intermediate node is not, and `UgalLocal`, which may take Valiant's).
     pub fn is_minimal(self) -> bool {
-        self != Routing::Valiant
+        !matches!(self, Routing::Valiant | Routing::UgalLocal)
     }
 }
 

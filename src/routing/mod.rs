@@ -19,10 +19,12 @@
 //! | Minimal | VCs 0..V/2 before the global hop, V/2..V on and after it ([`dragonfly`]) | all VCs, dimension order |
 //! | DimensionOrder | — (use Minimal) | as Minimal |
 //! | Adaptive | — | escape VC 0 (dimension order); adaptive VCs 1..V |
+//! | Valiant | VCs 0..V/3 to the intermediate group, V/3..2V/3 from it to the global hop towards the destination, 2V/3..V from that hop on ([`dragonfly`]) | phase 1 VCs 0..V/2, phase 2 V/2..V |
+//! | UgalLocal | as Valiant; the source router's VC allocation picks the minimal hop (classes 1–2) or Valiant's (class 0) | as Valiant; the minimal hop on phase 2's VCs |
 //!
 //! Under concentration (`topology::concentration`) the terminal links take every VC and
-//! the router network's rows above hold between the routers; Valiant, ROMM, MinAdapt,
-//! XY-YX and the turn models are not yet defined there (issue 33, part 2).
+//! the router network's rows above hold between the routers; ROMM, MinAdapt, XY-YX and
+//! the turn models are not defined there, nor Valiant on concentrated meshes and tori.
 //!
 //! Under request/reply traffic (`workload.reply`) every row above holds inside each
 //! message class's half of the VCs: the function is built for V/2 VCs and a reply's
@@ -185,6 +187,9 @@ pub struct RoutingFn {
     dragonfly: bool,
     /// A concentrated network or a dragonfly: routes of their own ([`RoutingFn::route_today`]).
     today: bool,
+    /// A dragonfly or a flattened butterfly (any concentration): Valiant of their own
+    /// ([`dragonfly`]).
+    today_net: bool,
     vcs: u32,
 }
 
@@ -207,6 +212,11 @@ impl RoutingFn {
                     1
                 }
             }
+            // Dragonfly: three classes (module `dragonfly`); flattened butterfly: a half
+            // of the VCs per phase.
+            (Routing::Valiant, false, _) if topology.dragonfly().is_some() => 3,
+            (Routing::UgalLocal, false, _) if topology.dragonfly().is_some() => 3,
+            (Routing::UgalLocal, false, _) => 2,
             (Routing::XyYx, false, _) => 2,
             (
                 Routing::WestFirst | Routing::NorthLast | Routing::NegativeFirst | Routing::OddEven,
@@ -236,10 +246,22 @@ impl RoutingFn {
                 topology.describe()
             )));
         }
-        if topology.dragonfly().is_some() && kind != Routing::Minimal {
+        if kind == Routing::UgalLocal && !new_net {
             return Err(Error::config(format!(
-                "{kind:?} routing is not defined on the dragonfly yet; use Minimal \
-                 (local–global–local, BookSim's min_dragonflynew)"
+                "UgalLocal routing is the dragonfly's and the flattened butterfly's; this \
+                 machine is {} — use Adaptive or Valiant there",
+                topology.describe()
+            )));
+        }
+        if topology.dragonfly().is_some()
+            && !matches!(
+                kind,
+                Routing::Minimal | Routing::Valiant | Routing::UgalLocal
+            )
+        {
+            return Err(Error::config(format!(
+                "{kind:?} routing is not defined on the dragonfly; use Minimal \
+                 (local–global–local, BookSim's min_dragonflynew), Valiant or UgalLocal"
             )));
         }
         let concentrated = matches!(topology, Topology::Concentrated(_));
@@ -248,10 +270,11 @@ impl RoutingFn {
                 kind,
                 Routing::Minimal | Routing::DimensionOrder | Routing::Adaptive
             )
+            && !(new_net && matches!(kind, Routing::Valiant | Routing::UgalLocal))
         {
             return Err(Error::config(format!(
                 "{kind:?} routing is not defined on {} yet; use DimensionOrder, Adaptive or \
-                 (dragonfly, flattened butterfly) Minimal",
+                 (dragonfly, flattened butterfly) Minimal or Valiant",
                 topology.describe()
             )));
         }
@@ -282,7 +305,10 @@ impl RoutingFn {
             )));
         }
         let grid_net = matches!(topology, Topology::Mesh(_) | Topology::Torus(_));
-        if matches!(kind, Routing::Valiant | Routing::Romm | Routing::MinAdapt) && !grid_net {
+        if matches!(kind, Routing::Valiant | Routing::Romm | Routing::MinAdapt)
+            && !grid_net
+            && !(new_net && kind == Routing::Valiant)
+        {
             return Err(Error::config(format!(
                 "{kind:?} routing is defined on meshes and tori (as BookSim's {}); this \
                  machine is {} — use DimensionOrder or Adaptive routing there",
@@ -297,6 +323,11 @@ impl RoutingFn {
         let need = Self::min_vcs(topology, kind, unsafe_routing);
         if vcs < need {
             let why = match (kind, matches!(topology.router_net(), Topology::Torus(_))) {
+                (Routing::Valiant | Routing::UgalLocal, _) if topology.dragonfly().is_some() => {
+                    "VC class 0 to the intermediate group, class 1 from it to the global hop \
+                     towards the destination, class 2 from that hop on: BookSim's VCs 0, 1 \
+                     and 2 of ugal_dragonflynew"
+                }
                 (Routing::Minimal, _) => {
                     "VC class 0 before the global hop and class 1 from it on, BookSim's VCs \
                      0 and 1 of min_dragonflynew"
@@ -312,7 +343,9 @@ impl RoutingFn {
                     "two VCs per phase, each pair split by the torus's ring rule (dateline \
                      or wrap split)"
                 }
-                (Routing::Valiant | Routing::Romm, false) => "one VC per phase",
+                (Routing::Valiant | Routing::Romm | Routing::UgalLocal, false) => {
+                    "one VC per phase"
+                }
                 (Routing::MinAdapt, true) => {
                     "escape VCs 0 and 1 and BookSim's adaptive VC 3 (VC 2 unused)"
                 }
@@ -334,10 +367,14 @@ impl RoutingFn {
             dateline: !unsafe_routing && matches!(topology.router_net(), Topology::Torus(_)),
             dragonfly: !unsafe_routing && topology.dragonfly().is_some(),
             today: concentrated || topology.dragonfly().is_some(),
+            today_net: new_net,
             escape: !unsafe_routing && matches!(kind, Routing::Adaptive | Routing::MinAdapt),
             split: false,
             halves: !unsafe_routing
-                && matches!(kind, Routing::XyYx | Routing::Valiant | Routing::Romm),
+                && matches!(
+                    kind,
+                    Routing::XyYx | Routing::Valiant | Routing::Romm | Routing::UgalLocal
+                ),
             salt: 0,
             coin_ties: false,
             vcs,
@@ -432,6 +469,7 @@ impl RoutingFn {
     fn adaptive_vcs(&self) -> VcMask {
         match (self.kind, self.escape, self.dateline) {
             (Routing::DimensionOrder | Routing::XyYx | Routing::Minimal, _, _) => 0,
+            (Routing::UgalLocal, _, _) => 0,
             (Routing::Adaptive, false, _) => mask(0..self.vcs),
             (
                 Routing::WestFirst | Routing::NorthLast | Routing::NegativeFirst | Routing::OddEven,
@@ -469,6 +507,9 @@ impl RoutingFn {
         state: &mut RouteState,
     ) -> Route {
         match self.kind {
+            Routing::Valiant | Routing::UgalLocal if self.today_net => {
+                return self.route_valiant_today(topology, cur, dst, id, state)
+            }
             Routing::Valiant | Routing::Romm => {
                 return self.route_two_phase(topology, cur, dst, id, state)
             }
@@ -588,6 +629,17 @@ impl RoutingFn {
         id: MsgId,
         state: &RouteState,
     ) -> bool {
+        if self.today_net
+            && here == dst
+            && matches!(self.kind, Routing::Valiant | Routing::UgalLocal)
+        {
+            // A terminal is reached in phase 2 only; a dragonfly's phase 1 never reaches
+            // the destination's router; a flattened butterfly's may pass it.
+            return state.phase2()
+                || self.today
+                || dragonfly::valiant_intermediate(topology, self.salt, id) == here.0
+                || (self.kind == Routing::UgalLocal && id.src() == here);
+        }
         here == dst
             && (state.phase2()
                 || !matches!(self.kind, Routing::Valiant | Routing::Romm)
@@ -596,12 +648,21 @@ impl RoutingFn {
 
     /// Records in `state` what the message's taking VC `vc` on leaving a router whose
     /// candidates were `route` means for its later hops: a MinAdapt message that takes a
-    /// VC outside the adaptive ones is on an escape VC and stays on escape VCs (nothing
-    /// for the other routings).
+    /// VC outside the adaptive ones is on an escape VC and stays on escape VCs; a
+    /// UgalLocal message that takes its minimal hop at its source router follows the
+    /// minimal path (phase 2); nothing for the other routings.
     #[inline]
     pub fn after_hop(&self, route: &Route, vc: usize, state: &mut RouteState) {
         if self.kind == Routing::MinAdapt && route.adaptive_vcs >> vc & 1 == 0 {
             state.set_escaped();
+        }
+        // UgalLocal: a source router's choice route offers the minimal hop on the
+        // adaptive VCs; taking one of them is choosing the minimal path.
+        if self.kind == Routing::UgalLocal
+            && route.adaptive_ports != 0
+            && route.adaptive_vcs >> vc & 1 == 1
+        {
+            state.set_phase2();
         }
     }
 }

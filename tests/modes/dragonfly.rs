@@ -229,7 +229,7 @@ fn a_lone_message_on_the_flattened_butterfly_and_a_concentrated_mesh_takes_its_h
 }
 
 #[test]
-fn minimal_routing_never_deadlocks_past_saturation() {
+fn minimal_and_valiant_routing_never_deadlock_past_saturation() {
     let flatfly = TopologyConfig::FlattenedButterfly { k: 4, n: 2, c: 4 };
     let torus = TopologyConfig::Torus {
         k: 4,
@@ -249,8 +249,50 @@ fn minimal_routing_never_deadlocks_past_saturation() {
             Routing::Minimal,
             PatternConfig::Uniform,
         ),
+        (small_dragonfly(), Routing::Valiant, PatternConfig::Uniform),
+        (
+            small_dragonfly(),
+            Routing::Valiant,
+            PatternConfig::GroupShift,
+        ),
+        (
+            small_dragonfly(),
+            Routing::UgalLocal,
+            PatternConfig::Uniform,
+        ),
+        (
+            small_dragonfly(),
+            Routing::UgalLocal,
+            PatternConfig::GroupShift,
+        ),
         (flatfly.clone(), Routing::Minimal, PatternConfig::Uniform),
-        (flatfly, Routing::Adaptive, PatternConfig::GroupShift),
+        (
+            flatfly.clone(),
+            Routing::Adaptive,
+            PatternConfig::GroupShift,
+        ),
+        (flatfly.clone(), Routing::Valiant, PatternConfig::GroupShift),
+        (
+            flatfly.clone(),
+            Routing::UgalLocal,
+            PatternConfig::GroupShift,
+        ),
+        (
+            TopologyConfig::FlattenedButterfly { k: 4, n: 2, c: 1 },
+            Routing::UgalLocal,
+            PatternConfig::UniformWithSelf,
+        ),
+        // One terminal per router: the routers are the terminals.
+        (
+            TopologyConfig::Dragonfly { p: 1, a: 4, h: 2 },
+            Routing::Valiant,
+            PatternConfig::GroupShift,
+        ),
+        (
+            TopologyConfig::FlattenedButterfly { k: 4, n: 2, c: 1 },
+            Routing::Valiant,
+            PatternConfig::Uniform,
+        ),
         (torus, Routing::DimensionOrder, PatternConfig::Uniform),
     ] {
         // 1.5 flits per terminal per cycle: above the terminal link's 1.
@@ -359,12 +401,13 @@ fn flits_and_credits_balance_over_links_whose_two_ends_have_different_numbers() 
     // links are slower than its local ones: under heavy load every channel's credits,
     // buffered flits and flits in flight still add up to the buffer, and after the
     // workload stops every message is absorbed exactly once.
-    let mut cfg = quick(
-        small_dragonfly(),
-        Routing::Minimal,
-        PatternConfig::Uniform,
-        0.8,
-    );
+    for routing in [Routing::Minimal, Routing::Valiant, Routing::UgalLocal] {
+        balance_under_heavy_load(routing);
+    }
+}
+
+fn balance_under_heavy_load(routing: Routing) {
+    let mut cfg = quick(small_dragonfly(), routing, PatternConfig::Uniform, 0.8);
     cfg.links.latency_global = Some(5);
     cfg.links.latency_terminal = Some(1);
     let buffer = cfg.router.buffer_flits;
@@ -376,9 +419,12 @@ fn flits_and_credits_balance_over_links_whose_two_ends_have_different_numbers() 
             invariants::check(&sim, buffer).unwrap_or_else(|e| panic!("cycle {}: {e}", sim.t));
         }
     }
-    assert!(sim.net.flits_live > 0, "the load was not heavy");
+    assert!(
+        sim.net.flits_live > 0,
+        "{routing:?}: the load was not heavy"
+    );
     sim.stop_workload();
-    assert!(sim.run_until_empty(200_000), "did not drain");
+    assert!(sim.run_until_empty(200_000), "{routing:?}: did not drain");
     invariants::check(&sim, buffer).unwrap();
     let delivered = sim.stats.deliveries.as_ref().unwrap();
     let ids: std::collections::HashSet<_> = delivered.iter().map(|d| d.header.id).collect();
@@ -439,4 +485,145 @@ fn the_closed_form_bounds_are_the_exact_channel_loads_of_minimal_routing() {
         let bound = t.group_shift_bound().unwrap();
         assert!((shift - bound).abs() < 1e-9, "{cfg:?}: {shift} vs {bound}");
     }
+}
+
+#[test]
+fn valiant_and_ugal_need_three_classes_on_the_dragonfly_and_two_on_the_flattened_butterfly() {
+    let t = topo(&small_dragonfly());
+    let err = RoutingFn::new(&t, Routing::Valiant, false, 2)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("at least 3") && err.contains("intermediate group"),
+        "{err}"
+    );
+    assert!(RoutingFn::new(&t, Routing::Valiant, false, 3).is_ok());
+    let f = topo(&TopologyConfig::FlattenedButterfly { k: 4, n: 2, c: 4 });
+    let err = RoutingFn::new(&f, Routing::Valiant, false, 1)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("one VC per phase"), "{err}");
+    assert!(RoutingFn::new(&f, Routing::Valiant, false, 2).is_ok());
+    // UgalLocal: Valiant's three classes; the dragonfly's only.
+    let err = RoutingFn::new(&t, Routing::UgalLocal, false, 2)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("at least 3"), "{err}");
+    // UgalLocal on the flattened butterfly: Valiant's halves; refused on a mesh.
+    let err = RoutingFn::new(&f, Routing::UgalLocal, false, 1)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("one VC per phase"), "{err}");
+    assert!(RoutingFn::new(&f, Routing::UgalLocal, false, 2).is_ok());
+    let mesh = topo(&TopologyConfig::Mesh { k: 4, n: 2, c: 1 });
+    let err = RoutingFn::new(&mesh, Routing::UgalLocal, false, 4)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("flattened butterfly's"), "{err}");
+}
+
+/// Accepted flits per terminal per cycle on the small dragonfly under `routing` and
+/// `pattern`, offered past saturation, 2 000 + 4 000 cycles.
+fn accepted_past_saturation(routing: Routing, pattern: PatternConfig) -> f64 {
+    let mut cfg = quick(small_dragonfly(), routing, pattern, 1.0);
+    cfg.experiment.saturation_backlog = 1e9;
+    cfg.experiment.drain_limit = 1;
+    cfg.experiment.warmup = 2_000;
+    cfg.experiment.measure = Measure::Cycles(4_000);
+    let r = run(&cfg);
+    assert!(r.deadlock.is_none(), "{routing:?}: {:?}", r.deadlock);
+    r.throughput.accepted
+}
+
+#[test]
+fn valiant_and_ugal_beat_minimal_under_group_shift_and_ugal_keeps_minimals_uniform_throughput() {
+    // GroupShift: minimal routing squeezes a group's a·p = 8 terminals through one
+    // global link (1/8); Valiant spreads them over every group's links.
+    let min_shift = accepted_past_saturation(Routing::Minimal, PatternConfig::GroupShift);
+    let val_shift = accepted_past_saturation(Routing::Valiant, PatternConfig::GroupShift);
+    // Uniform: Valiant's detour crosses two global links where minimal routing crosses
+    // one, so it carries about half.
+    let min_uni = accepted_past_saturation(Routing::Minimal, PatternConfig::Uniform);
+    let val_uni = accepted_past_saturation(Routing::Valiant, PatternConfig::Uniform);
+    let ugal_shift = accepted_past_saturation(Routing::UgalLocal, PatternConfig::GroupShift);
+    let ugal_uni = accepted_past_saturation(Routing::UgalLocal, PatternConfig::Uniform);
+    eprintln!(
+        "small dragonfly, accepted past saturation: GroupShift minimal {min_shift:.4} \
+         Valiant {val_shift:.4} UgalLocal {ugal_shift:.4}; uniform minimal {min_uni:.4} \
+         Valiant {val_uni:.4} UgalLocal {ugal_uni:.4}"
+    );
+    assert!(min_shift < 0.14, "minimal under GroupShift {min_shift:.4}");
+    assert!(
+        val_shift > 2.5 * min_shift,
+        "{val_shift:.4} against {min_shift:.4}"
+    );
+    let ratio = val_uni / min_uni;
+    assert!(
+        (0.35..0.75).contains(&ratio),
+        "Valiant/minimal under uniform {ratio:.3}"
+    );
+    // UgalLocal: most of Valiant's gain under GroupShift, most of minimal's throughput
+    // under uniform traffic.
+    assert!(
+        ugal_shift > 2.0 * min_shift,
+        "{ugal_shift:.4} against {min_shift:.4}"
+    );
+    assert!(
+        ugal_uni > 0.8 * min_uni && ugal_uni > val_uni,
+        "{ugal_uni:.4}"
+    );
+}
+
+#[test]
+fn valiant_and_ugal_give_the_same_report_on_1_and_3_threads() {
+    for routing in [Routing::Valiant, Routing::UgalLocal] {
+        let mut cfg = quick(small_dragonfly(), routing, PatternConfig::GroupShift, 0.5);
+        cfg.experiment.partition_min_nodes = Some(1);
+        let report = |c: &HwConfig| common::without_split(serde_json::to_value(run(c)).unwrap());
+        let one = report(&cfg);
+        cfg.experiment.threads = 3;
+        assert_eq!(one, report(&cfg), "{routing:?} on 3 threads");
+    }
+}
+
+/// Accepted flits per terminal per cycle on the flattened butterfly of
+/// `hw/flatfly-booksim.ron` (k = 4, n = 2, c = 4) under `routing` and `pattern`, offered
+/// past saturation, 2 000 + 4 000 cycles.
+fn flatfly_accepted(routing: Routing, pattern: PatternConfig) -> f64 {
+    let mut cfg = quick(
+        TopologyConfig::FlattenedButterfly { k: 4, n: 2, c: 4 },
+        routing,
+        pattern,
+        1.0,
+    );
+    cfg.experiment.saturation_backlog = 1e9;
+    cfg.experiment.drain_limit = 1;
+    cfg.experiment.warmup = 2_000;
+    cfg.experiment.measure = Measure::Cycles(4_000);
+    let r = run(&cfg);
+    assert!(r.deadlock.is_none(), "{routing:?}: {:?}", r.deadlock);
+    r.throughput.accepted
+}
+
+#[test]
+fn on_the_flattened_butterfly_valiant_and_ugal_beat_minimal_under_group_shift() {
+    let shift: Vec<f64> = [Routing::Minimal, Routing::Valiant, Routing::UgalLocal]
+        .map(|r| flatfly_accepted(r, PatternConfig::GroupShift))
+        .to_vec();
+    let uni: Vec<f64> = [Routing::Minimal, Routing::Valiant, Routing::UgalLocal]
+        .map(|r| flatfly_accepted(r, PatternConfig::Uniform))
+        .to_vec();
+    eprintln!(
+        "flattened butterfly, accepted past saturation (minimal, Valiant, UgalLocal): \
+         GroupShift {shift:.4?}; uniform {uni:.4?}"
+    );
+    // GroupShift: minimal routing puts a router's traffic on one dimension-0 channel (1/C).
+    assert!(shift[0] < 0.27, "{shift:?}");
+    assert!(
+        shift[1] > 1.1 * shift[0] && shift[2] > 1.1 * shift[0],
+        "{shift:?}"
+    );
+    // Uniform: Valiant about half of minimal, UGAL well above Valiant.
+    assert!((0.35..0.75).contains(&(uni[1] / uni[0])), "{uni:?}");
+    assert!(uni[2] > 1.2 * uni[1] && uni[2] > 0.65 * uni[0], "{uni:?}");
 }
