@@ -692,7 +692,7 @@ mod tests {
 
     /// One router with 2 network ports of 2 VCs and one DMA engine; VC `(ip, iv)` holds
     /// flits for network output `op`.
-    fn router(active: &[(usize, usize, usize)]) -> (Layout, InputBuffers, OutputVcs) {
+    pub(super) fn router(active: &[(usize, usize, usize)]) -> (Layout, InputBuffers, OutputVcs) {
         let lay = Layout::new(2, 2, 1);
         let mut inputs = InputBuffers::new(1, &lay, 1).unwrap();
         let outputs = OutputVcs::new(1, &lay, 8, false, |_, _| true).unwrap();
@@ -794,25 +794,8 @@ mod tests {
 
 #[cfg(test)]
 mod booksim_allocator_tests {
+    use super::tests::router;
     use super::*;
-    use crate::router::buffers::VcState;
-
-    /// One router with 2 network ports of 2 VCs and one DMA engine; VC `(ip, iv)` holds
-    /// flits for network output `op`.
-    fn router(active: &[(usize, usize, usize)]) -> (Layout, InputBuffers, OutputVcs) {
-        let lay = Layout::new(2, 2, 1);
-        let mut inputs = InputBuffers::new(1, &lay, 1).unwrap();
-        let outputs = OutputVcs::new(1, &lay, 8, false, |_, _| true).unwrap();
-        for &(ip, iv, op) in active {
-            let vc = &mut inputs.vc[lay.vc_idx(0, ip, iv)];
-            vc.state = VcState::Active;
-            vc.buffered = 4;
-            vc.out_port = op as u8;
-            vc.out_vc = 0;
-            inputs.ready.set(0, ip, iv);
-        }
-        (lay, inputs, outputs)
-    }
 
     fn xbar(lay: &Layout, kind: Allocator) -> Crossbar {
         let caps = NiCaps {

@@ -134,6 +134,13 @@ impl VcAllocator {
                 let free = |p: usize| outputs.free[n * np + p];
                 let credits = |p: usize| outputs.credit_sum[n * np + p];
                 let route = &inputs.msg[inputs.cur(i)].route;
+                let who = layout.slot(ip, iv) as u16;
+                let scratch = &mut self.scratch;
+                let mut ask = |req: VcRequest| {
+                    wanted |= 1 << req.port.idx();
+                    let pick = req.pick(free(req.port.idx()));
+                    scratch.push((who, req, pick.trailing_zeros() as u8));
+                };
                 if self.general.is_some()
                     && route.adaptive_ports & !(1 << route.escape_port.idx()) != 0
                 {
@@ -141,38 +148,9 @@ impl VcAllocator {
                     // port's adaptive VCs and the escape port's escape VCs go to the
                     // matcher at once, where BookSim's VC allocator sees its routing
                     // function's output set; no selection function picks a port first.
-                    let who = layout.slot(ip, iv) as u16;
-                    for req in requests(route, free) {
-                        let f = free(req.port.idx());
-                        let pick = if req.first & f != 0 {
-                            req.first & f
-                        } else {
-                            req.second & f
-                        };
-                        wanted |= 1 << req.port.idx();
-                        self.scratch.push((who, req, pick.trailing_zeros() as u8));
-                    }
-                    continue;
-                }
-                if let Some(req) = select(
-                    self.selection,
-                    &inputs.msg[inputs.cur(i)].route,
-                    free,
-                    credits,
-                    rng,
-                ) {
-                    wanted |= 1 << req.port.idx();
-                    let free = outputs.free[n * np + req.port.idx()];
-                    let pick = if req.first & free != 0 {
-                        req.first & free
-                    } else {
-                        req.second & free
-                    };
-                    self.scratch.push((
-                        layout.slot(ip, iv) as u16,
-                        req,
-                        pick.trailing_zeros() as u8,
-                    ));
+                    requests(route, free).for_each(ask);
+                } else if let Some(req) = select(self.selection, route, free, credits, rng) {
+                    ask(req);
                 }
             }
         }
@@ -214,12 +192,7 @@ impl VcAllocator {
             self.order.sort_unstable();
             for &(_, i) in &self.order {
                 let (who, req, _) = self.scratch[i as usize];
-                let free = outputs.free[n * np + op];
-                let pick = if req.first & free != 0 {
-                    req.first & free
-                } else {
-                    req.second & free
-                };
+                let pick = req.pick(outputs.free[n * np + op]);
                 if pick == 0 {
                     continue;
                 }

@@ -28,6 +28,19 @@ pub struct VcRequest {
     pub second: VcMask,
 }
 
+impl VcRequest {
+    /// The VCs the allocator grants from, of those `free` on the port: the preferred
+    /// ones, or failing them the fallback ones.
+    #[inline]
+    pub fn pick(&self, free: VcMask) -> VcMask {
+        if self.first & free != 0 {
+            self.first & free
+        } else {
+            self.second & free
+        }
+    }
+}
+
 /// Every port of `route` with a free VC in its sets, in port order, as the request
 /// that port would get: its adaptive VCs first (on an adaptive port), the escape VCs
 /// second (on the escape port). The candidates of the selection functions, and the
