@@ -54,7 +54,7 @@ pub struct MsgHeader {
     /// Whether the message belongs to the measurement window.
     pub measured: bool,
     /// Per-message routing state (Valiant/ROMM phase, min_adapt's escape), updated by
-    /// the routers on the way (one byte, in what was padding: the header stays 48 bytes).
+    /// the routers on the way (one byte).
     pub routing: RouteState,
     /// Its message class under request/reply traffic (`workload.reply`): 0 a request
     /// (or a one-way message), 1 a reply; each class has its own half of every port's

@@ -104,7 +104,7 @@ pub struct Route {
 }
 
 /// What a header carries from router to router for the routings that need it, as bits
-/// of one byte (the header stays 48 bytes); empty when the message is injected.
+/// of one byte; empty when the message is injected.
 #[derive(
     Clone,
     Copy,
