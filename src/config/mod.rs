@@ -1009,7 +1009,9 @@ pub struct ExperimentConfig {
     /// (the run is then reported as saturated).
     pub drain_limit: u64,
     /// The run is declared saturated when the messages waiting in source queues exceed
-    /// this many per node on average.
+    /// this many per source (per endpoint: switches and routers that create nothing do
+    /// not count) on average. Never applied to saturated sources
+    /// (`workload.process = Saturated`), whose queues the depth bounds.
     pub saturation_backlog: f64,
     /// BookSim's `latency_thres`: a run (or a saturation probe) whose mean latency, in
     /// the definition `latency` asks for, exceeds this many cycles is saturated. None

@@ -117,7 +117,10 @@ pub struct Coordinator {
     exp: ExperimentConfig,
     window: MeasureWindow,
     next_check: Cycle,
-    backlog_limit: u64,
+    /// `experiment.saturation_backlog` × the sources; `None` for saturated sources,
+    /// whose backlog is bounded by construction (`depth` per source) and which the
+    /// backlog guard must never cut short.
+    backlog_limit: Option<u64>,
     /// A saturation guard fired at the last check point in a cycle where nothing moved:
     /// judged at this one (see [`Coordinator::decide`]).
     deferred: bool,
@@ -131,14 +134,23 @@ pub struct Coordinator {
 }
 
 impl Coordinator {
-    /// A coordinator for a network of `nodes` nodes.
-    pub fn new(exp: &ExperimentConfig, window: MeasureWindow, nodes: usize) -> Self {
+    /// A coordinator for a network with `sources` message sources (the topology's
+    /// endpoints: a host/switch network's switches and a concentrated network's routers
+    /// create nothing, so they do not count towards the backlog guard), whose sources
+    /// are saturated (`workload.process = Saturated`) when `saturated_sources`.
+    pub fn new(
+        exp: &ExperimentConfig,
+        window: MeasureWindow,
+        sources: usize,
+        saturated_sources: bool,
+    ) -> Self {
         crate::engine::interrupt::started();
         Coordinator {
             exp: exp.clone(),
             window,
             next_check: CHECK_EVERY,
-            backlog_limit: (exp.saturation_backlog * nodes as f64).max(1.0) as u64,
+            backlog_limit: (!saturated_sources)
+                .then(|| (exp.saturation_backlog * sources as f64).max(1.0) as u64),
             deferred: false,
             // Saturation is judged on the measurement window, so that a saturated run
             // still reports the throughput it accepted there; before that only a far
@@ -218,10 +230,9 @@ impl Coordinator {
             let frozen = live > 0 && now - last >= CHECK_EVERY;
             let quiet = live > 0 && now - last > 1;
             let judged = now >= self.window.start + self.observe;
-            let limit = self
-                .backlog_limit
-                .saturating_mul(if judged { 1 } else { 20 });
-            let over_backlog = sum(|s| s.backlog) > limit;
+            let over_backlog = self.backlog_limit.is_some_and(|l| {
+                sum(|s| s.backlog) > l.saturating_mul(if judged { 1 } else { 20 })
+            });
             let over_drain = self
                 .window
                 .end
@@ -473,7 +484,14 @@ impl<N: Network> Simulation<N> {
             window_messages: 0,
             window_flits: 0,
             endpoints: machine.topology.endpoints().len(),
-            coord: Coordinator::new(&exp, window, machine.topology.nodes()),
+            coord: Coordinator::new(
+                &exp,
+                window,
+                machine.topology.endpoints().len(),
+                // From the configuration, never from this partition's sources: every
+                // partition's coordinator must take the same decisions.
+                depth > 0,
+            ),
             exp,
         })
     }

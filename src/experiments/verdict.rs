@@ -276,11 +276,11 @@ pub fn judge(rule: &Rule, m: &Measured, zero: Option<f64>) -> Verdict {
                     }
                     Some(false) => {
                         "the engine stopped it: the source backlog passed \
-                         experiment.saturation_backlog messages per node"
+                         experiment.saturation_backlog messages per source"
                     }
                     None => {
                         "the engine stopped it: the source backlog passed \
-                         experiment.saturation_backlog messages per node, or the drain \
+                         experiment.saturation_backlog messages per source, or the drain \
                          experiment.drain_limit"
                     }
                 }

@@ -279,8 +279,10 @@ pub struct Timeout {
     pub accepted_per_host: f64,
     /// 95% half-width of `accepted_per_host` over replications.
     pub accepted_per_host_ci95: Option<f64>,
-    /// The maximum throughput: `accepted_per_host` of a run with saturated sources
-    /// (null for other runs).
+    /// The maximum throughput: `accepted_per_host` of a run with saturated sources whose
+    /// every replication ran its window whole and drained (null for other runs, and for
+    /// a saturated-source run cut short: a deadlock, an interrupt, a drain past
+    /// `experiment.drain_limit`).
     pub max_throughput: Option<f64>,
     /// Worms created per host per cycle (γ of one host).
     pub host_arrival_rate: f64,

@@ -374,6 +374,31 @@ fn saturated_hosts_keep_their_links_busy_and_report_the_maximum_throughput() {
 }
 
 #[test]
+fn deep_saturated_sources_are_never_cut_by_the_backlog_guard_and_a_cut_run_reports_no_maximum() {
+    // 36 hosts on 9 switches keep 64 worms each waiting: 2,304 messages, more than the
+    // guard's 50 per source (1,800) — the depth bounds this backlog, it is not growth.
+    let sets = [
+        "topology=SwitchedTorus(k: 3, n: 2, hosts: 4)",
+        "workload.process=Saturated(depth: 64)",
+        "experiment.warmup=2000",
+        "experiment.measure=Cycles(12000)",
+        "experiment.replications=1",
+    ];
+    let r = run_experiment(&preset(&sets), &mut |_, _| {}).unwrap();
+    assert!(!r.saturated, "the guard cut a saturated-source run");
+    let t = r.timeout().unwrap();
+    assert_eq!(t.max_throughput, Some(t.accepted_per_host));
+    // A window that never drains (1 cycle allowed for it) is cut: no maximum then.
+    let mut cut = sets.to_vec();
+    cut.push("experiment.drain_limit=1");
+    let r = run_experiment(&preset(&cut), &mut |_, _| {}).unwrap();
+    assert!(r.saturated, "a drain of 1 cycle cannot complete");
+    let t = r.timeout().unwrap();
+    assert!(t.saturated_sources);
+    assert_eq!(t.max_throughput, None, "a cut run reported a maximum");
+}
+
+#[test]
 fn bad_machines_are_refused_with_the_reason() {
     let dir = tempfile::tempdir().unwrap();
     let cases: Vec<(String, &str)> = vec![

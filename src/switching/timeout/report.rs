@@ -218,7 +218,13 @@ fn timeout_report(ctx: ModeContext<'_>, reps: &[RepResult<TimeoutMeasures>]) -> 
         offered_per_host: per_host(reps.iter().map(|r| r.offered).sum::<f64>() / k),
         accepted_per_host,
         accepted_per_host_ci95: accepted_ci,
-        max_throughput: saturated_sources.then_some(accepted_per_host),
+        // A maximum only from windows that ran whole: a replication cut short (a
+        // deadlock, an interrupt, a network that never drained) measured a transient.
+        max_throughput: (saturated_sources
+            && reps
+                .iter()
+                .all(|r| r.stop == crate::engine::sim::Stop::Drained))
+        .then_some(accepted_per_host),
         host_arrival_rate: gamma,
         host_try_rate: tries as f64 / (hosts * window),
         host_utilization: per_link_cycle(0, classes[0].1.busy),
