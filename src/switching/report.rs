@@ -127,6 +127,46 @@ pub struct Deflection {
     pub output_occupancy: Vec<f64>,
     /// The same for an input link (lanes held by arriving segments, transit or not).
     pub input_occupancy: Vec<f64>,
+    /// Replications detected as collapsed (a livelock: the lanes stay busy with
+    /// deflected and preempted worms while the throughput falls short of the offered
+    /// load — completing less than [`COLLAPSE_SHARE`] of what was offered in the
+    /// window, or with a source backlog that grew through it, the run's overload test),
+    /// kept out of every mean and interval of this block unless every replication
+    /// collapsed (then all are in them).
+    pub collapsed: u32,
+    /// Each replication's own figures, in replication order.
+    pub per_replication: Vec<DeflectionRep>,
+}
+
+/// A replication whose completed throughput is below this share of its offered load is
+/// collapsed (`Deflection::collapsed`): a stable deflection network completes what it is
+/// offered, within the window's noise of a few percent.
+pub const COLLAPSE_SHARE: f64 = 0.8;
+
+/// One replication's paper-003 figures (`Deflection::per_replication`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct DeflectionRep {
+    /// Replication index (0-based).
+    pub replication: u32,
+    /// Detected as collapsed (`Deflection::collapsed`).
+    pub collapsed: bool,
+    /// The engine stopped it as saturated (source backlog past the guard, or a drain
+    /// past `experiment.drain_limit`).
+    pub stopped_saturated: bool,
+    /// Offered λ/m (messages per node per time unit per lane).
+    pub offered_per_channel: f64,
+    /// Completed messages per node per time unit per lane.
+    pub throughput_per_channel: f64,
+    /// Busy fraction of the links' lanes.
+    pub lane_utilization: f64,
+    /// η.
+    pub eta: Option<f64>,
+    /// p (deflection at preference nodes).
+    pub p_deflect: Option<f64>,
+    /// E (preempted segments per accepted one).
+    pub p_preempt: Option<f64>,
+    /// B (first attempts blocked).
+    pub p_block: Option<f64>,
 }
 
 impl Deflection {
@@ -169,6 +209,35 @@ impl Deflection {
             self.hop_limit_drops,
             self.rejected
         );
+        let reps = self.per_replication.len();
+        if self.collapsed > 0 {
+            let whole = self.collapsed as usize == reps;
+            let _ = writeln!(
+                s,
+                "    COLLAPSED: {} of {reps} replication(s) — lanes busy, throughput short of the offered load; {}",
+                self.collapsed,
+                if whole {
+                    "every replication, so the figures above are theirs"
+                } else {
+                    "kept out of the deflection figures above (the latency and throughput lines include them)"
+                }
+            );
+            for r in &self.per_replication {
+                let _ = writeln!(
+                    s,
+                    "      replication {}{}: throughput {:.4} of {:.4} offered, lanes busy {:.3}, η {}  p {}  E {}  B {}",
+                    r.replication,
+                    if r.collapsed { " (collapsed)" } else { "" },
+                    r.throughput_per_channel,
+                    r.offered_per_channel,
+                    r.lane_utilization,
+                    num4(r.eta),
+                    num4(r.p_deflect),
+                    num4(r.p_preempt),
+                    num4(r.p_block),
+                );
+            }
+        }
     }
 }
 

@@ -1,16 +1,22 @@
 //! The deflection block of the run report: paper 003's quantities (η, p, E, B, the
 //! normalised throughput against its bound) from every replication's counters, with 95%
 //! intervals over replications, and the distributions (path lengths, lane occupancies)
-//! from all replications together.
+//! from all replications together — over the replications that did not collapse
+//! (`Deflection::collapsed`: a livelocked replication averaged with stable ones gives
+//! figures neither has), with every replication's own row beside them.
 
 use crate::config::SwitchingConfig;
 use crate::engine::network::{ModeContext, ModeMeasures};
 use crate::engine::replication::RepResult;
+use crate::engine::replication::OVERLOAD_GROWTH_SHARE;
+use crate::engine::sim::Stop;
 use crate::foundation::ci::mean_ci;
 use crate::switching::deflection::measure::DeflectionStats;
 use crate::switching::deflection::DeflectionMeasures;
 use crate::switching::deflection::DeflectionNet;
-use crate::switching::report::{Deflection, ModeReport, PathLengths};
+use crate::switching::report::{
+    Deflection, DeflectionRep, ModeReport, PathLengths, COLLAPSE_SHARE,
+};
 use crate::switching::Mode;
 use crate::traffic::length::LengthDist;
 
@@ -75,7 +81,61 @@ fn fractions(h: &[u64]) -> Vec<f64> {
         .collect()
 }
 
+/// The block: each replication's figures, the collapsed ones found, and the figures
+/// over the replications kept (every one that did not collapse; all when all did).
 fn deflection_report(ctx: ModeContext<'_>, reps: &[RepResult<DeflectionMeasures>]) -> Deflection {
+    let nodes = ctx.topology.nodes() as f64;
+    let per_replication: Vec<DeflectionRep> = reps
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let one = figures(ctx, std::slice::from_ref(r));
+            let stopped_saturated = r.stop == Stop::Saturated;
+            // Falling short of the offered load over the window (a replication that
+            // offered nothing cannot), or a source backlog that grew through the window
+            // (the run's overload test: significantly, and by more than
+            // OVERLOAD_GROWTH_SHARE of the offered messages). Not the engine's stop: a
+            // run told to stop at its window's end (`drain_limit` 0) stops "saturated"
+            // however stable it was.
+            let short = one.offered_per_channel > 0.0
+                && one.throughput_per_channel < COLLAPSE_SHARE * one.offered_per_channel;
+            let growing = r.backlog_growth.as_ref().is_some_and(|g| {
+                g.significant() && g.per_cycle / nodes > OVERLOAD_GROWTH_SHARE * r.offered_messages
+            });
+            DeflectionRep {
+                replication: i as u32,
+                collapsed: short || growing,
+                stopped_saturated,
+                offered_per_channel: one.offered_per_channel,
+                throughput_per_channel: one.throughput_per_channel,
+                lane_utilization: one.lane_utilization,
+                eta: one.eta,
+                p_deflect: one.p_deflect,
+                p_preempt: one.p_preempt,
+                p_block: one.p_block,
+            }
+        })
+        .collect();
+    let collapsed = per_replication.iter().filter(|r| r.collapsed).count();
+    let mut block = if collapsed == 0 || collapsed == reps.len() {
+        figures(ctx, reps)
+    } else {
+        let kept: Vec<RepResult<DeflectionMeasures>> = reps
+            .iter()
+            .zip(&per_replication)
+            .filter(|(_, row)| !row.collapsed)
+            .map(|(r, _)| r.clone())
+            .collect();
+        figures(ctx, &kept)
+    };
+    block.collapsed = collapsed as u32;
+    block.per_replication = per_replication;
+    block
+}
+
+/// The block's figures over `reps` (means and 95% intervals over them, distributions
+/// from all of them together).
+fn figures(ctx: ModeContext<'_>, reps: &[RepResult<DeflectionMeasures>]) -> Deflection {
     let (cfg, topology) = (ctx.cfg, ctx.topology);
     let m = cfg.router.vcs;
     let hop_limit = match cfg.switching {
@@ -187,5 +247,7 @@ fn deflection_report(ctx: ModeContext<'_>, reps: &[RepResult<DeflectionMeasures>
         },
         output_occupancy: fractions(&all.out_occupancy),
         input_occupancy: fractions(&all.in_occupancy),
+        collapsed: 0,
+        per_replication: Vec::new(),
     }
 }
