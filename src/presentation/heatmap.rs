@@ -9,7 +9,7 @@
 //! hypercube with its even dimensions along x and its odd ones along y, links longer than
 //! one step drawn as arcs; a dragonfly as its groups — each group's routers on a small
 //! ring with their local links inside it, the groups on a large circle, global links as
-//! chords bent towards the centre, drawn thicker ([`dragonfly_layout`]); a flattened
+//! chords bent towards the centre, drawn thicker (`dragonfly_layout`); a flattened
 //! butterfly as its router grid, dimension 0 along rows and 1 along columns, a link
 //! between neighbours straight and a longer one as an arc; a host/switch network on a
 //! circle (a plain fallback). Under concentration only the routers and the links between
@@ -188,34 +188,51 @@ fn grid_dir(dim: u32, up: bool) -> (f64, f64) {
     }
 }
 
+/// A dragonfly drawn as a ring of rings (cell units).
+struct Rings {
+    /// Every router's position.
+    pos: Vec<(f64, f64)>,
+    /// The centre of the circle of groups.
+    centre: (f64, f64),
+    /// Each group's centre.
+    groups: Vec<(f64, f64)>,
+    /// The radius of the circle of groups.
+    big: f64,
+    /// The radius of a group's ring.
+    small: f64,
+}
+
 /// Where a dragonfly's routers go: group g's centre on a circle of radius `big` around
-/// (`big + small`, `big + small`), its routers on a ring of radius `small` around it.
-/// Returns the positions, the centre and the group centres.
-#[allow(clippy::type_complexity)]
-fn dragonfly_layout(
-    d: &crate::topology::Dragonfly,
-) -> (Vec<(f64, f64)>, (f64, f64), Vec<(f64, f64)>, f64, f64) {
+/// (`big + small`, `big + small`), clockwise from the top, its routers on a ring of
+/// radius `small` around it.
+fn dragonfly_layout(d: &crate::topology::Dragonfly) -> Rings {
     use std::f64::consts::{FRAC_PI_2, TAU};
     let (a, g) = (d.a as f64, d.groups() as f64);
     // About 1.2 cells between the routers of a ring, 1.5 between two rings.
     let small = (1.2 * a / TAU).max(0.6);
     let big = (g * (2.0 * small + 1.5) / TAU).max(2.0);
-    let c = (big + small, big + small);
-    let centres: Vec<(f64, f64)> = (0..d.groups())
+    let centre = (big + small, big + small);
+    let groups: Vec<(f64, f64)> = (0..d.groups())
         .map(|s| {
             let t = -FRAC_PI_2 + TAU * s as f64 / g;
-            (c.0 + big * t.cos(), c.1 + big * t.sin())
+            (centre.0 + big * t.cos(), centre.1 + big * t.sin())
         })
         .collect();
     let pos = (0..d.routers() as u32)
         .map(|r| {
             let (s, i) = (d.group_of(r), d.index_of(r));
             let t = -FRAC_PI_2 + TAU * s as f64 / g + TAU * (i as f64 + 0.5) / a;
-            let m = centres[s as usize];
+            let m = groups[s as usize];
             (m.0 + small * t.cos(), m.1 + small * t.sin())
         })
         .collect();
-    (pos, c, centres, big, small)
+    Rings {
+        pos,
+        centre,
+        groups,
+        big,
+        small,
+    }
 }
 
 /// Cells between two neighbouring routers of a flattened butterfly.
@@ -228,10 +245,16 @@ fn layout(topo: &Topology) -> Drawing {
         // The routers only, on the router network's layout.
         Topology::Concentrated(c) => return layout(&c.net),
         Topology::Dragonfly(d) => {
-            let (pos, c, centres, big, small) = dragonfly_layout(d);
+            let Rings {
+                pos,
+                centre: c,
+                groups,
+                big,
+                small,
+            } = dragonfly_layout(d);
             // Group numbers outside their rings (while there is room to read them).
-            if centres.len() <= 64 {
-                for (s, m) in centres.iter().enumerate() {
+            if groups.len() <= 64 {
+                for (s, m) in groups.iter().enumerate() {
                     let (dx, dy) = (m.0 - c.0, m.1 - c.1);
                     let len = (dx * dx + dy * dy).sqrt().max(1e-9);
                     let out = small + 0.55;
@@ -673,7 +696,12 @@ pub fn svg(
         s.push_str("<g font-size=\"11\" fill=\"#333\" text-anchor=\"middle\">\n");
         for (p, text) in &d.labels {
             let (x, y) = px(*p);
-            let _ = writeln!(s, "<text x=\"{x:.1}\" y=\"{:.1}\">{}</text>", y + 4.0, esc(text));
+            let _ = writeln!(
+                s,
+                "<text x=\"{x:.1}\" y=\"{:.1}\">{}</text>",
+                y + 4.0,
+                esc(text)
+            );
         }
         s.push_str("</g>\n");
     }
@@ -929,7 +957,8 @@ mod tests {
         let topo = Topology::from_config(&TopologyConfig::Dragonfly { p: 1, a: 4, h: 2 }).unwrap();
         let df = topo.dragonfly().unwrap().clone();
         let d = layout(&topo);
-        let dist = |a: (f64, f64), b: (f64, f64)| ((a.0 - b.0).powi(2) + (a.1 - b.1).powi(2)).sqrt();
+        let dist =
+            |a: (f64, f64), b: (f64, f64)| ((a.0 - b.0).powi(2) + (a.1 - b.1).powi(2)).sqrt();
         // Every router is nearer to each router of its group than to any of another.
         for u in 0..df.routers() as u32 {
             let (mut same, mut other) = (0.0f64, f64::MAX);

@@ -61,12 +61,10 @@ impl Topology {
     pub fn link_kind(&self, node: NodeId, port: PortId) -> Option<LinkKind> {
         let p = port.0 as u32;
         match self {
-            Topology::Dragonfly(d) => {
-                (p < d.degree() as u32).then(|| match d.is_global(p) {
-                    true => LinkKind::Global,
-                    false => LinkKind::Local,
-                })
-            }
+            Topology::Dragonfly(d) => (p < d.degree() as u32).then(|| match d.is_global(p) {
+                true => LinkKind::Global,
+                false => LinkKind::Local,
+            }),
             Topology::FlatFly(f) => {
                 (p < f.degree() as u32).then(|| LinkKind::Dimension(f.port_dim(p).0 as u8))
             }
@@ -113,12 +111,19 @@ mod tests {
             let g = (a * h + 1) as usize;
             let (p, a, h) = (p as usize, a as usize, h as usize);
             let c = counts(&t);
-            assert_eq!(c.get(&Some(LinkKind::Local)).copied(), Some(a * (a - 1) * g));
+            assert_eq!(
+                c.get(&Some(LinkKind::Local)).copied(),
+                Some(a * (a - 1) * g)
+            );
             assert_eq!(c.get(&Some(LinkKind::Global)).copied(), Some(a * h * g));
             // p = 1: the router's own processing element is the terminal, no link.
             let terminal = if p > 1 { Some(2 * p * a * g) } else { None };
             assert_eq!(c.get(&Some(LinkKind::Terminal)).copied(), terminal);
-            assert_eq!(c.values().sum::<usize>(), t.channels(), "every link has a kind");
+            assert_eq!(
+                c.values().sum::<usize>(),
+                t.channels(),
+                "every link has a kind"
+            );
             assert!(!c.contains_key(&None));
         }
     }
@@ -140,8 +145,8 @@ mod tests {
 
     #[test]
     fn a_flattened_butterfly_has_r_k_minus_1_links_per_dimension() {
-        let t =
-            Topology::from_config(&TopologyConfig::FlattenedButterfly { k: 4, n: 2, c: 4 }).unwrap();
+        let t = Topology::from_config(&TopologyConfig::FlattenedButterfly { k: 4, n: 2, c: 4 })
+            .unwrap();
         let c = counts(&t);
         let r = 16;
         assert_eq!(c.get(&Some(LinkKind::Dimension(0))).copied(), Some(r * 3));
@@ -183,7 +188,7 @@ mod tests {
 
     #[test]
     fn kinds_are_named_and_ordered_as_the_report_lists_them() {
-        let mut v = vec![
+        let mut v = [
             LinkKind::Terminal,
             LinkKind::Dimension(1),
             LinkKind::Global,

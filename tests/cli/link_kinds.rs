@@ -30,7 +30,11 @@ fn run_json(hw: &str, extra: &[&str]) -> Value {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("r.json");
     let mut args = short(hw, extra);
-    args.extend(["--per-link".into(), "--json".into(), json.display().to_string()]);
+    args.extend([
+        "--per-link".into(),
+        "--json".into(),
+        json.display().to_string(),
+    ]);
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     routemu_ok(&args);
     read_json(&json)
@@ -54,7 +58,7 @@ fn minimal_routing_under_group_shift_saturates_one_global_link_per_group_pair() 
         "hw/dragonfly-booksim.ron",
         &["--pattern", "groupshift", "--rate", "0.02"],
     );
-    let groups = 9;
+    let groups = 9; // a·h + 1, a = 4, h = 2
     let global = kind(&r, "global");
     let (mean, max) = (
         global["utilization_mean"].as_f64().unwrap(),
@@ -70,6 +74,15 @@ fn minimal_routing_under_group_shift_saturates_one_global_link_per_group_pair() 
         .filter(|l| l["kind"] == "global" && l["utilization"].as_f64().unwrap() > 0.5)
         .collect();
     assert_eq!(hot.len(), groups, "one per group: {hot:?}");
+    // Minimal routing never takes another group pair's global link.
+    assert_eq!(global["count"].as_u64().unwrap(), 72);
+    let idle = r["links"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l["kind"] == "global" && l["flits"] == 0)
+        .count();
+    assert_eq!(idle, 72 - groups, "the rest idle");
     // Each leads from group i's gateway to group i + 1's (routers a·i .. a·i + a).
     for l in hot {
         let (from, to) = (l["from"].as_u64().unwrap(), l["to"].as_u64().unwrap());
@@ -82,7 +95,11 @@ fn link_rows_name_their_kind_and_the_kinds_add_up_to_the_totals() {
     for (hw, kinds) in [
         (
             "hw/dragonfly-booksim.ron",
-            &[("local", 4 * 3 * 9), ("global", 4 * 2 * 9), ("terminal", 2 * 2 * 4 * 9)][..],
+            &[
+                ("local", 4 * 3 * 9),
+                ("global", 4 * 2 * 9),
+                ("terminal", 2 * 2 * 4 * 9),
+            ][..],
         ),
         (
             "hw/flatfly-booksim.ron",
@@ -92,7 +109,10 @@ fn link_rows_name_their_kind_and_the_kinds_add_up_to_the_totals() {
         let r = run_json(hw, &[]);
         let totals = &r["link_totals"];
         let by_kind = totals["by_kind"].as_array().unwrap();
-        let names: Vec<&str> = by_kind.iter().map(|k| k["kind"].as_str().unwrap()).collect();
+        let names: Vec<&str> = by_kind
+            .iter()
+            .map(|k| k["kind"].as_str().unwrap())
+            .collect();
         let expected: Vec<&str> = kinds.iter().map(|k| k.0).collect();
         assert_eq!(names, expected, "{hw}: kinds in the report's order");
         let links = r["links"].as_array().unwrap();
@@ -113,7 +133,10 @@ fn link_rows_name_their_kind_and_the_kinds_add_up_to_the_totals() {
             assert_eq!(k["utilization_max"].as_f64().unwrap(), max);
         }
         assert_eq!(
-            by_kind.iter().map(|k| k["busy"].as_u64().unwrap()).sum::<u64>(),
+            by_kind
+                .iter()
+                .map(|k| k["busy"].as_u64().unwrap())
+                .sum::<u64>(),
             totals["busy"].as_u64().unwrap(),
             "{hw}: the kinds share every link"
         );
