@@ -24,6 +24,8 @@ mod docs;
 mod figures;
 #[path = "cli/limits.rs"]
 mod limits;
+#[path = "cli/link_kinds.rs"]
+mod link_kinds;
 // Installs the counting allocator for this whole binary; its test measures in a process
 // of its own (see the module).
 #[path = "cli/memory_estimate.rs"]

@@ -467,6 +467,10 @@ fn summary_text(
         u(sum.latency_p99),
         u(sum.latency_max),
     );
+    // Dragonfly, flattened butterfly: the links' utilisation by kind (`--per-link`).
+    if let Some(line) = sum.link_totals.as_ref().and_then(|t| t.by_kind_line()) {
+        let _ = writeln!(s, "  {line}");
+    }
     if sum.application.is_none() {
         let _ = writeln!(
             s,

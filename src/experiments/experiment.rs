@@ -46,30 +46,34 @@ pub(crate) struct LinkArrays {
 }
 
 /// The arrays of every replication's observations, each with its link utilisation
-/// (mean, max), on a network of `nodes` nodes; at most `max_links` links and routers
-/// listed.
+/// (mean, max), on `topo` (its nodes; its links' kinds); at most `max_links` links and
+/// routers listed.
 pub(crate) fn link_arrays(
     obs: &[(&RepObs, (f64, f64))],
     max_links: Option<u32>,
-    nodes: usize,
+    topo: &Topology,
 ) -> LinkArrays {
     let only: Vec<&RepObs> = obs.iter().map(|(o, _)| *o).collect();
     // Rows are built for the links listed, and for every link only when a heat map
     // could draw them: a huge network's rows would cost memory for nothing.
     let util = observe::link_utilization(&only);
+    let kinds = only
+        .first()
+        .map_or_else(Vec::new, |o| observe::link_kinds(o, topo));
     let keep = observe::busiest(&util, max_links);
     let all_links = if util.len() <= observe::MAX_DRAWN_LINKS {
         let all: Vec<usize> = (0..util.len()).collect();
-        observe::link_rows(&only, &all)
+        observe::link_rows(&only, &all, &kinds)
     } else {
         Vec::new()
     };
+    let nodes = topo.nodes();
     let routers = observe::busiest(&observe::router_load(&only, nodes), max_links);
     LinkArrays {
-        links: observe::link_rows(&only, &keep),
-        link_totals: observe::link_totals(obs, keep.len()),
+        links: observe::link_rows(&only, &keep, &kinds),
+        link_totals: observe::link_totals(obs, keep.len(), &kinds),
         routers: observe::router_rows(&only, nodes, &routers),
-        all_totals: observe::link_totals(obs, all_links.len()),
+        all_totals: observe::link_totals(obs, all_links.len(), &kinds),
         all_links,
     }
 }
@@ -281,7 +285,7 @@ pub fn aggregate_observed<N: Mode>(
         .filter_map(|r| Some((r.obs.as_deref()?, r.links)))
         .collect();
     if o.per_link && obs.len() == reps.len() && !reps.is_empty() {
-        let a = link_arrays(&obs, o.max_links, topology.nodes());
+        let a = link_arrays(&obs, o.max_links, topology);
         report.links = Some(a.links);
         report.link_totals = Some(a.link_totals);
         report.routers = Some(a.routers);

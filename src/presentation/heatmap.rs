@@ -7,9 +7,17 @@
 //! side by side, their links as short diagonal stubs), wrap-around links as stubs leaving
 //! the node in their direction; a Manhattan Street network on its grid the same way; a
 //! hypercube with its even dimensions along x and its odd ones along y, links longer than
-//! one step drawn as arcs; a host/switch network on a circle (a plain fallback). The
-//! two directions of a link are drawn side by side, each to the right of its direction
-//! of travel.
+//! one step drawn as arcs; a dragonfly as its groups — each group's routers on a small
+//! ring with their local links inside it, the groups on a large circle, global links as
+//! chords bent towards the centre, drawn thicker (`dragonfly_layout`); a flattened
+//! butterfly as its router grid, dimension 0 along rows and 1 along columns, a link
+//! between neighbours straight and a longer one as an arc; a host/switch network on a
+//! circle (a plain fallback). Under concentration only the routers and the links between
+//! them are drawn: the terminal links are left out, their utilisation is the legend's
+//! `terminal` line. The two directions of a link are drawn side by side, each to the
+//! right of its direction of travel. A network whose links have kinds
+//! (`topology::link_kind`) gets a legend of its link kinds, each with its mean and
+//! largest utilisation (`link_totals.by_kind`).
 //!
 //! This module draws only; the numbers are the report's per-link rows
 //! (`stats::observe::LinkRow`, every link, not the `max_links` bound). It writes its SVG
@@ -18,7 +26,7 @@
 
 use crate::foundation::error::{Error, Result};
 use crate::stats::observe::{LinkRow, LinkTotals};
-use crate::topology::Topology;
+use crate::topology::{LinkKind, Topology};
 use std::fmt::Write;
 use std::str::FromStr;
 
@@ -135,13 +143,19 @@ enum Shape {
     Arc((f64, f64), (f64, f64), f64),
     /// A short stub leaving a node position in a direction (unit vector).
     Stub((f64, f64), (f64, f64)),
+    /// A quadratic curve between two node positions through a control point (a
+    /// dragonfly's global link, bent towards the centre).
+    Curve((f64, f64), (f64, f64), (f64, f64)),
 }
 
-/// Node positions (cell units) and each link's shape.
+/// Node positions (cell units) and each link's shape. Only nodes `0..pos.len()` are
+/// drawn (under concentration, the routers), and only the links between them.
 struct Drawing {
     pos: Vec<(f64, f64)>,
     width: f64,
     height: f64,
+    /// Labels placed on the drawing (a dragonfly's group numbers), in cell units.
+    labels: Vec<((f64, f64), String)>,
 }
 
 /// Position of a grid node: dimensions 0 and 1 in a panel, higher dimensions as a grid
@@ -174,9 +188,92 @@ fn grid_dir(dim: u32, up: bool) -> (f64, f64) {
     }
 }
 
+/// A dragonfly drawn as a ring of rings (cell units).
+struct Rings {
+    /// Every router's position.
+    pos: Vec<(f64, f64)>,
+    /// The centre of the circle of groups.
+    centre: (f64, f64),
+    /// Each group's centre.
+    groups: Vec<(f64, f64)>,
+    /// The radius of the circle of groups.
+    big: f64,
+    /// The radius of a group's ring.
+    small: f64,
+}
+
+/// Where a dragonfly's routers go: group g's centre on a circle of radius `big` around
+/// (`big + small`, `big + small`), clockwise from the top, its routers on a ring of
+/// radius `small` around it.
+fn dragonfly_layout(d: &crate::topology::Dragonfly) -> Rings {
+    use std::f64::consts::{FRAC_PI_2, TAU};
+    let (a, g) = (d.a as f64, d.groups() as f64);
+    // About 1.2 cells between the routers of a ring, 1.5 between two rings.
+    let small = (1.2 * a / TAU).max(0.6);
+    let big = (g * (2.0 * small + 1.5) / TAU).max(2.0);
+    let centre = (big + small, big + small);
+    let groups: Vec<(f64, f64)> = (0..d.groups())
+        .map(|s| {
+            let t = -FRAC_PI_2 + TAU * s as f64 / g;
+            (centre.0 + big * t.cos(), centre.1 + big * t.sin())
+        })
+        .collect();
+    let pos = (0..d.routers() as u32)
+        .map(|r| {
+            let (s, i) = (d.group_of(r), d.index_of(r));
+            let t = -FRAC_PI_2 + TAU * s as f64 / g + TAU * (i as f64 + 0.5) / a;
+            let m = groups[s as usize];
+            (m.0 + small * t.cos(), m.1 + small * t.sin())
+        })
+        .collect();
+    Rings {
+        pos,
+        centre,
+        groups,
+        big,
+        small,
+    }
+}
+
+/// Cells between two neighbouring routers of a flattened butterfly.
+const FLATFLY_SPACING: f64 = 2.0;
+
 fn layout(topo: &Topology) -> Drawing {
     let n = topo.nodes();
+    let mut labels = Vec::new();
     let (pos, width, height): (Vec<(f64, f64)>, f64, f64) = match topo {
+        // The routers only, on the router network's layout.
+        Topology::Concentrated(c) => return layout(&c.net),
+        Topology::Dragonfly(d) => {
+            let Rings {
+                pos,
+                centre: c,
+                groups,
+                big,
+                small,
+            } = dragonfly_layout(d);
+            // Group numbers outside their rings (while there is room to read them).
+            if groups.len() <= 64 {
+                for (s, m) in groups.iter().enumerate() {
+                    let (dx, dy) = (m.0 - c.0, m.1 - c.1);
+                    let len = (dx * dx + dy * dy).sqrt().max(1e-9);
+                    let out = small + 0.55;
+                    labels.push((
+                        (m.0 + dx / len * out, m.1 + dy / len * out),
+                        format!("g{s}"),
+                    ));
+                }
+            }
+            let side = 2.0 * (big + small);
+            (pos, side, side)
+        }
+        Topology::FlatFly(f) => {
+            // Routers `FLATFLY_SPACING` cells apart: room for the arcs between them.
+            let (pos, w, h) = grid_layout(f.grid.k, f.grid.n, n);
+            let sp = FLATFLY_SPACING;
+            let pos = pos.into_iter().map(|(x, y)| (x * sp, y * sp)).collect();
+            (pos, w * sp, h * sp)
+        }
         Topology::Torus(t) => grid_layout(t.grid.k, t.grid.n, n),
         Topology::Mesh(m) => grid_layout(m.grid.k, m.grid.n, n),
         Topology::ManhattanStreet(ms) => {
@@ -209,11 +306,7 @@ fn layout(topo: &Topology) -> Drawing {
                 ((1u64 << yb).max(1) - 1) as f64,
             )
         }
-        // Not yet drawn by their groups or coordinates (issue 33, part 2).
-        Topology::Hosts(_)
-        | Topology::Dragonfly(_)
-        | Topology::FlatFly(_)
-        | Topology::Concentrated(_) => {
+        Topology::Hosts(_) => {
             // A circle whose circumference gives every node about one cell.
             let r = (n as f64 / std::f64::consts::TAU).max(1.0);
             let pos = (0..n)
@@ -225,7 +318,12 @@ fn layout(topo: &Topology) -> Drawing {
             (pos, 2.0 * r, 2.0 * r)
         }
     };
-    Drawing { pos, width, height }
+    Drawing {
+        pos,
+        width,
+        height,
+        labels,
+    }
 }
 
 fn grid_layout(k: u32, dims: u32, n: usize) -> (Vec<(f64, f64)>, f64, f64) {
@@ -237,10 +335,45 @@ fn grid_layout(k: u32, dims: u32, n: usize) -> (Vec<(f64, f64)>, f64, f64) {
     (pos, w, h)
 }
 
-/// How link `from → to` (leaving on `port`) is drawn.
-fn shape(topo: &Topology, d: &Drawing, from: u32, port: u8, to: u32) -> Shape {
-    let (a, b) = (d.pos[from as usize], d.pos[to as usize]);
+/// How link `from → to` (leaving on `port`) is drawn; None: not drawn (a terminal link).
+fn shape(topo: &Topology, d: &Drawing, from: u32, port: u8, to: u32) -> Option<Shape> {
+    let (a, b) = (*d.pos.get(from as usize)?, *d.pos.get(to as usize)?);
     let dir = match topo {
+        // Router to router: the router network's ports (numbered alike).
+        Topology::Concentrated(c) => return shape(&c.net, d, from, port, to),
+        Topology::Dragonfly(df) => {
+            if !df.is_global(port as u32) {
+                return Some(Shape::Line(a, b));
+            }
+            // A chord bent towards the centre of the circle of groups, the more the
+            // farther apart its groups are.
+            let c = (d.width / 2.0, d.height / 2.0);
+            let m = ((a.0 + b.0) / 2.0, (a.1 + b.1) / 2.0);
+            let pull = 0.45;
+            return Some(Shape::Curve(
+                a,
+                b,
+                (m.0 + (c.0 - m.0) * pull, m.1 + (c.1 - m.1) * pull),
+            ));
+        }
+        Topology::FlatFly(f) => {
+            let (dim, o) = f.port_dim(port as u32);
+            if dim >= 2 {
+                Some(grid_dir(dim, 2 * o <= f.grid.k))
+            } else {
+                // Routers apart along the dimension (1: neighbours).
+                let span = ((b.0 - a.0).abs() + (b.1 - a.1).abs()) / FLATFLY_SPACING;
+                return Some(if span <= 1.0 + 1e-9 || f.grid.k <= 2 {
+                    Shape::Line(a, b)
+                } else {
+                    // Arcs nest by span, the farthest reaching 0.4 of the gap to the
+                    // next row (or column; a quadratic's apex is half its control
+                    // point's offset); the other direction bulges the other way.
+                    let most = 0.8 * FLATFLY_SPACING;
+                    Shape::Arc(a, b, most * (span - 1.0) / (f.grid.k - 2) as f64)
+                });
+            }
+        }
         Topology::Torus(t) => {
             let (dim, up) = t.port_dim(port as u32);
             Some(grid_dir(dim, up))
@@ -256,25 +389,46 @@ fn shape(topo: &Topology, d: &Drawing, from: u32, port: u8, to: u32) -> Shape {
         }
         Topology::Hypercube(_) => {
             let span = ((b.0 - a.0).abs() + (b.1 - a.1).abs()).max(1.0);
-            return if span <= 1.0 {
+            return Some(if span <= 1.0 {
                 Shape::Line(a, b)
             } else {
                 Shape::Arc(a, b, 0.12 * span)
-            };
+            });
         }
-        Topology::Hosts(_)
-        | Topology::Dragonfly(_)
-        | Topology::FlatFly(_)
-        | Topology::Concentrated(_) => return Shape::Line(a, b),
+        Topology::Hosts(_) => return Some(Shape::Line(a, b)),
     };
     let dir = dir.unwrap_or((1.0, 0.0));
     // A unit step in the port's direction is a plain link; anything else (a wrap-around,
     // a higher dimension) is a stub.
     let step = (b.0 - a.0, b.1 - a.1);
-    if (step.0 - dir.0).abs() < 1e-9 && (step.1 - dir.1).abs() < 1e-9 {
-        Shape::Line(a, b)
-    } else {
-        Shape::Stub(a, dir)
+    Some(
+        if (step.0 - dir.0).abs() < 1e-9 && (step.1 - dir.1).abs() < 1e-9 {
+            Shape::Line(a, b)
+        } else {
+            Shape::Stub(a, dir)
+        },
+    )
+}
+
+/// The legend's entry for a link kind: its name and how it is drawn.
+fn kind_legend(kind: LinkKind) -> String {
+    match kind {
+        LinkKind::Local => "local links (inside a group): thin, straight".into(),
+        LinkKind::Global => "global links (between groups): thick chords".into(),
+        LinkKind::Dimension(0) => "dim0 links (along a row)".into(),
+        LinkKind::Dimension(1) => "dim1 links (along a column)".into(),
+        LinkKind::Dimension(d) => format!("dim{d} links: diagonal stubs"),
+        LinkKind::Network => "network links (router to router)".into(),
+        LinkKind::Terminal => "terminal links: not drawn".into(),
+    }
+}
+
+/// How much thinner than a global link a link of `kind` is drawn: a dragonfly's local
+/// links are thinner, so the eye goes to the global ones first.
+fn weight(kind: Option<LinkKind>) -> f64 {
+    match kind {
+        Some(LinkKind::Local) => 0.55,
+        _ => 1.0,
     }
 }
 
@@ -323,6 +477,21 @@ fn tick(v: f64) -> String {
 const NOTE: &str = "Each direction of a link is drawn to the right of its travel; stubs are \
                     wrap-around (or higher-dimension) links.";
 
+/// The note under a heat map of `topo`.
+fn note(topo: &Topology) -> &'static str {
+    match topo.router_net() {
+        Topology::Dragonfly(_) => {
+            "Each direction of a link is drawn to the right of its travel; a ring is a \
+             group (gN), routers numbered clockwise from the group's first."
+        }
+        Topology::FlatFly(_) => {
+            "Each direction of a link is drawn to the right of its travel; links beyond \
+             the next router are arcs, higher dimensions' are stubs."
+        }
+        _ => NOTE,
+    }
+}
+
 /// The SVG heat map of `links` (every link of the run) on `topo`, coloured by `q`;
 /// `title` heads it, `reps` replications made the numbers.
 pub fn svg(
@@ -354,15 +523,35 @@ pub fn svg(
     let text_w = |t: &str, px: f64| t.chars().count() as f64 * 0.62 * px;
     let width = (draw_w + bar_w)
         .max(text_w(title, 15.0) + 40.0)
-        .max(text_w(NOTE, 11.0) + 20.0)
+        .max(text_w(note(topo), 11.0) + 20.0)
         .max(text_w(&topo.describe(), 11.0) + 20.0)
         .ceil();
-    let height = top + draw_h.max(320.0) + 40.0;
+    // The legend of link kinds under the colour bar: a title, then two lines a kind.
+    let kinds = &totals.by_kind;
+    let legend_h = if kinds.is_empty() {
+        0.0
+    } else {
+        40.0 + 30.0 * kinds.len() as f64
+    };
+    let width = if kinds.is_empty() {
+        width
+    } else {
+        // Room for the legend's longest line right of the drawing.
+        let longest = kinds
+            .iter()
+            .map(|k| kind_legend(k.kind).chars().count())
+            .max()
+            .unwrap_or(0) as f64;
+        width.max(draw_w + 10.0 + 30.0 + longest * 0.62 * 11.0 + 10.0)
+    };
+    let height = top + draw_h.max(320.0 + legend_h) + 40.0;
     let px = |p: (f64, f64)| (margin + p.0 * cell, top + margin + p.1 * cell);
     let values: Vec<Option<f64>> = links.iter().map(|l| q.of(l)).collect();
     let max = values.iter().flatten().copied().fold(0.0, f64::max);
     let scale = if max > 0.0 { max } else { 1.0 };
-    let stroke = (cell * 0.09).max(1.5);
+    // A dragonfly's many chords are drawn thinner than a grid's links.
+    let thin = if topo.dragonfly().is_some() { 0.6 } else { 1.0 };
+    let stroke = (cell * 0.09 * thin).max(1.5);
     let offset = (cell * 0.09).max(1.8);
     let radius = (cell * 0.13).max(2.0);
 
@@ -374,30 +563,44 @@ pub fn svg(
          <rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n\
          <text x=\"{:.1}\" y=\"24\" font-size=\"15\" text-anchor=\"middle\">{}</text>\n\
          <text x=\"10\" y=\"{:.1}\" font-size=\"11\" fill=\"#444\">{}</text>\n\
-         <text x=\"10\" y=\"{:.1}\" font-size=\"11\" fill=\"#444\">{NOTE}</text>\n",
+         <text x=\"10\" y=\"{:.1}\" font-size=\"11\" fill=\"#444\">{}</text>\n",
         width / 2.0,
         esc(title),
         height - 24.0,
         esc(&topo.describe()),
         height - 10.0,
+        note(topo),
     );
     s.push_str("<g stroke-linecap=\"round\" fill=\"none\">\n");
-    for (l, v) in links.iter().zip(&values) {
+    // Where links have kinds (dragonfly, flattened butterfly), the busiest are drawn
+    // last, on top: a hot global link is not hidden under idle ones crossing it.
+    let mut order: Vec<usize> = (0..links.len()).collect();
+    if !totals.by_kind.is_empty() {
+        order.sort_by(|&i, &j| {
+            let v = |k: usize| values[k].unwrap_or(-1.0);
+            v(i).total_cmp(&v(j)).then(i.cmp(&j))
+        });
+    }
+    for (l, v) in order.iter().map(|&i| (&links[i], &values[i])) {
+        let Some(shape) = shape(topo, &d, l.from, l.port, l.to) else {
+            continue;
+        };
         let colour = match v {
             Some(v) => hex(viridis(v / scale)),
             None => "#cccccc".into(),
         };
         let title = format!(
-            "{} → {} (port {}): utilisation {}, flits {}, headers {}, blocking {}",
+            "{} → {} (port {}{}): utilisation {}, flits {}, headers {}, blocking {}",
             l.from,
             l.to,
             l.port,
+            l.kind.map_or(String::new(), |k| format!(", {k} link")),
             Fixed(l.utilization, 4),
             l.flits,
             l.headers,
             l.blocking
         );
-        let path = match shape(topo, &d, l.from, l.port, l.to) {
+        let path = match shape {
             Shape::Line(a, b) => {
                 let (a, b) = (px(a), px(b));
                 let (dx, dy) = (b.0 - a.0, b.1 - a.1);
@@ -434,6 +637,21 @@ pub fn svg(
                     Fixed(b.1 + ny * offset, 1),
                 )
             }
+            Shape::Curve(a, b, c) => {
+                let (a, b, c) = (px(a), px(b), px(c));
+                let (dx, dy) = (b.0 - a.0, b.1 - a.1);
+                let len = (dx * dx + dy * dy).sqrt().max(1e-9);
+                let (nx, ny) = (-dy / len * offset, dx / len * offset);
+                format!(
+                    "M{},{} Q{},{} {},{}",
+                    Fixed(a.0 + nx, 1),
+                    Fixed(a.1 + ny, 1),
+                    Fixed(c.0 + nx, 1),
+                    Fixed(c.1 + ny, 1),
+                    Fixed(b.0 + nx, 1),
+                    Fixed(b.1 + ny, 1),
+                )
+            }
             Shape::Stub(a, dir) => {
                 let a = px(a);
                 let (ox, oy) = (-dir.1 * offset, dir.0 * offset);
@@ -450,7 +668,7 @@ pub fn svg(
         let _ = writeln!(
             s,
             "<path d=\"{path}\" stroke=\"{colour}\" stroke-width=\"{}\"><title>{}</title></path>",
-            Fixed(stroke, 1),
+            Fixed(stroke * weight(l.kind), 1),
             esc(&title)
         );
     }
@@ -470,6 +688,19 @@ pub fn svg(
                 "<text x=\"{:.1}\" y=\"{:.1}\">{i}</text>",
                 x + radius * 0.8 + 2.0,
                 y - radius * 0.8 - 2.0
+            );
+        }
+        s.push_str("</g>\n");
+    }
+    if !d.labels.is_empty() {
+        s.push_str("<g font-size=\"11\" fill=\"#333\" text-anchor=\"middle\">\n");
+        for (p, text) in &d.labels {
+            let (x, y) = px(*p);
+            let _ = writeln!(
+                s,
+                "<text x=\"{x:.1}\" y=\"{:.1}\">{}</text>",
+                y + 4.0,
+                esc(text)
             );
         }
         s.push_str("</g>\n");
@@ -524,6 +755,40 @@ pub fn svg(
             bx + 26.0,
             by + bh + 28.0
         );
+    }
+    if !kinds.is_empty() {
+        // The link kinds: how each is drawn, and its utilisation (`link_totals.by_kind`).
+        let y0 = by + bh + 50.0;
+        let _ = writeln!(
+            s,
+            "<text x=\"{bx:.1}\" y=\"{y0:.1}\" font-size=\"11\" font-weight=\"bold\">link kinds (utilisation)</text>"
+        );
+        for (i, k) in kinds.iter().enumerate() {
+            let y = y0 + 20.0 + 30.0 * i as f64;
+            if k.kind != LinkKind::Terminal {
+                let _ = writeln!(
+                    s,
+                    "<line x1=\"{bx:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\" stroke=\"#555\" \
+                     stroke-width=\"{}\" stroke-linecap=\"round\"/>",
+                    y - 4.0,
+                    bx + 22.0,
+                    y - 4.0,
+                    Fixed(stroke * weight(Some(k.kind)), 1)
+                );
+            }
+            let _ = writeln!(
+                s,
+                "<text x=\"{:.1}\" y=\"{y:.1}\" font-size=\"11\">{}</text>\
+                 <text x=\"{:.1}\" y=\"{:.1}\" font-size=\"11\" fill=\"#444\">mean {}, max {} ({} links)</text>",
+                bx + 30.0,
+                esc(&kind_legend(k.kind)),
+                bx + 30.0,
+                y + 13.0,
+                Fixed(k.utilization_mean, 3),
+                Fixed(k.utilization_max, 3),
+                k.count
+            );
+        }
     }
     s.push_str("</svg>\n");
     Ok(s)
@@ -607,6 +872,118 @@ mod tests {
         }
     }
 
+    /// The totals by kind of `links` (as `stats::observe` makes them from a run).
+    fn by_kind(links: &[LinkRow]) -> LinkTotals {
+        let mut kinds: Vec<LinkKind> = links.iter().filter_map(|l| l.kind).collect();
+        kinds.sort_unstable();
+        kinds.dedup();
+        let by_kind = kinds
+            .into_iter()
+            .map(|kind| {
+                let mine: Vec<f64> = links
+                    .iter()
+                    .filter(|l| l.kind == Some(kind))
+                    .map(|l| l.utilization)
+                    .collect();
+                crate::stats::observe::KindTotals {
+                    kind,
+                    count: mine.len(),
+                    utilization_mean: mine.iter().sum::<f64>() / mine.len() as f64,
+                    utilization_max: mine.iter().copied().fold(0.0, f64::max),
+                    busy: 0,
+                    flits: 0,
+                }
+            })
+            .collect();
+        LinkTotals {
+            by_kind,
+            ..LinkTotals::default()
+        }
+    }
+
+    #[test]
+    fn dragonfly_and_flatfly_draw_their_routers_and_router_links_not_terminals() {
+        for (cfg, kinds) in [
+            (
+                TopologyConfig::Dragonfly { p: 2, a: 4, h: 2 },
+                &["local links", "global links", "terminal links: not drawn"][..],
+            ),
+            (
+                TopologyConfig::Dragonfly { p: 1, a: 3, h: 1 },
+                &["local links", "global links"][..],
+            ),
+            (
+                TopologyConfig::FlattenedButterfly { k: 4, n: 2, c: 4 },
+                &["dim0 links", "dim1 links", "terminal links"][..],
+            ),
+            (
+                TopologyConfig::FlattenedButterfly { k: 3, n: 3, c: 1 },
+                &["dim0 links", "dim1 links", "dim2 links: diagonal stubs"][..],
+            ),
+        ] {
+            let topo = Topology::from_config(&cfg).unwrap();
+            let mut links = rows(&topo);
+            for l in &mut links {
+                l.kind = topo.link_kind(
+                    crate::foundation::types::NodeId(l.from),
+                    crate::foundation::types::PortId(l.port),
+                );
+            }
+            let router_links = links
+                .iter()
+                .filter(|l| l.kind != Some(LinkKind::Terminal))
+                .count();
+            let text = svg(
+                &topo,
+                &links,
+                &by_kind(&links),
+                Quantity::Utilization,
+                "t",
+                1,
+            )
+            .unwrap();
+            assert_eq!(text.matches("<path ").count(), router_links, "{cfg:?}");
+            assert_eq!(text.matches("<circle ").count(), topo.routers(), "{cfg:?}");
+            assert!(!text.contains("NaN"), "{cfg:?}");
+            assert!(text.contains("link kinds (utilisation)"), "{cfg:?}");
+            for k in kinds {
+                assert!(text.contains(k), "{cfg:?}: legend entry {k}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_dragonflys_routers_sit_with_their_group_and_global_links_are_chords() {
+        let topo = Topology::from_config(&TopologyConfig::Dragonfly { p: 1, a: 4, h: 2 }).unwrap();
+        let df = topo.dragonfly().unwrap().clone();
+        let d = layout(&topo);
+        let dist =
+            |a: (f64, f64), b: (f64, f64)| ((a.0 - b.0).powi(2) + (a.1 - b.1).powi(2)).sqrt();
+        // Every router is nearer to each router of its group than to any of another.
+        for u in 0..df.routers() as u32 {
+            let (mut same, mut other) = (0.0f64, f64::MAX);
+            for v in (0..df.routers() as u32).filter(|&v| v != u) {
+                let x = dist(d.pos[u as usize], d.pos[v as usize]);
+                if df.group_of(u) == df.group_of(v) {
+                    same = same.max(x);
+                } else {
+                    other = other.min(x);
+                }
+            }
+            assert!(same < other, "router {u}: {same} ≥ {other}");
+        }
+        assert_eq!(d.labels.len(), df.groups() as usize);
+        let to = topo
+            .neighbor(
+                crate::foundation::types::NodeId(0),
+                crate::foundation::types::PortId(3),
+            )
+            .unwrap()
+            .0;
+        assert!(matches!(shape(&topo, &d, 0, 3, to), Some(Shape::Curve(..))));
+        assert!(matches!(shape(&topo, &d, 0, 0, 1), Some(Shape::Line(..))));
+    }
+
     #[test]
     fn the_canvas_is_as_wide_as_its_title_and_notes() {
         let topo = Topology::from_config(&TopologyConfig::Mesh { k: 2, n: 2, c: 1 }).unwrap();
@@ -649,8 +1026,8 @@ mod tests {
         .unwrap();
         let d = layout(&topo);
         // Node 0 going −x wraps to node 3; going +x reaches node 1.
-        assert!(matches!(shape(&topo, &d, 0, 1, 3), Shape::Stub(_, (x, _)) if x < 0.0));
-        assert!(matches!(shape(&topo, &d, 0, 0, 1), Shape::Line(..)));
+        assert!(matches!(shape(&topo, &d, 0, 1, 3), Some(Shape::Stub(_, (x, _))) if x < 0.0));
+        assert!(matches!(shape(&topo, &d, 0, 0, 1), Some(Shape::Line(..))));
     }
 
     #[test]

@@ -5,7 +5,8 @@
 //! `presentation::heatmap`).
 
 use crate::engine::probe::observe::{IntervalCounts, RepObs, SeriesAcc};
-use crate::foundation::types::Cycle;
+use crate::foundation::types::{Cycle, NodeId, PortId};
+use crate::topology::{LinkKind, Topology};
 use serde::Serialize;
 use std::fmt::Write;
 
@@ -24,6 +25,10 @@ pub struct LinkRow {
     pub port: u8,
     /// The node it leads to.
     pub to: u32,
+    /// What kind of link it is (`local`, `global`, `terminal`, `dim0`, …; absent on the
+    /// papers' networks, whose links have no kinds: `topology::link_kind`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kind: Option<LinkKind>,
     /// Fraction of the link's capacity used in the window (mean over replications).
     pub utilization: f64,
     /// 95% half-width of `utilization` over replications (null with one).
@@ -65,6 +70,99 @@ pub struct LinkTotals {
     pub utilization_mean: f64,
     /// Busiest link's utilisation (largest over replications).
     pub utilization_max: f64,
+    /// The same over each kind of link (dragonfly: local, global, terminal; flattened
+    /// butterfly: each dimension, terminal), in that order; empty (and absent from the
+    /// JSON) on networks whose links have no kinds.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub by_kind: Vec<KindTotals>,
+}
+
+/// Totals over the links of one kind (`link_totals.by_kind`): what a dragonfly routing
+/// study looks at first — whether the global links are the bottleneck, evenly or on a
+/// few hot links.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct KindTotals {
+    /// The kind.
+    pub kind: LinkKind,
+    /// Links of this kind measured.
+    pub count: usize,
+    /// Mean utilisation over the links of this kind (mean over replications).
+    pub utilization_mean: f64,
+    /// Busiest link of this kind's utilisation (largest over replications, as
+    /// `utilization_max`).
+    pub utilization_max: f64,
+    /// Σ busy over these links, summed over replications.
+    pub busy: u64,
+    /// Σ flits over these links, summed over replications.
+    pub flits: u64,
+}
+
+impl LinkTotals {
+    /// The summary's line of per-kind utilisation (None without kinds), e.g.
+    /// `link utilisation by kind: local mean 0.117 max 0.176 (108) | global …`.
+    pub fn by_kind_line(&self) -> Option<String> {
+        if self.by_kind.is_empty() {
+            return None;
+        }
+        let parts: Vec<String> = self
+            .by_kind
+            .iter()
+            .map(|k| {
+                format!(
+                    "{} mean {:.3} max {:.3} ({})",
+                    k.kind, k.utilization_mean, k.utilization_max, k.count
+                )
+            })
+            .collect();
+        Some(format!("link utilisation by kind: {}", parts.join(" | ")))
+    }
+}
+
+/// The kind of every link of a replication's observations (`links` order) on `topo`.
+pub fn link_kinds(rep: &RepObs, topo: &Topology) -> Vec<Option<LinkKind>> {
+    rep.links
+        .iter()
+        .map(|l| topo.link_kind(NodeId(l.from), PortId(l.port)))
+        .collect()
+}
+
+/// The per-kind totals over every link of every replication (each with its `links` in
+/// the same order, of kinds `kinds`); empty when no link has a kind.
+pub fn kind_totals(reps: &[&RepObs], kinds: &[Option<LinkKind>]) -> Vec<KindTotals> {
+    let mut present: Vec<LinkKind> = kinds.iter().flatten().copied().collect();
+    present.sort_unstable();
+    present.dedup();
+    let k = reps.len().max(1) as f64;
+    present
+        .into_iter()
+        .map(|kind| {
+            let mine: Vec<usize> = (0..kinds.len())
+                .filter(|&i| kinds[i] == Some(kind))
+                .collect();
+            let mut t = KindTotals {
+                kind,
+                count: mine.len(),
+                utilization_mean: 0.0,
+                utilization_max: 0.0,
+                busy: 0,
+                flits: 0,
+            };
+            for o in reps {
+                let cap = o.capacity.max(1.0);
+                let mut sum = 0.0;
+                for &i in &mine {
+                    let l = &o.links[i];
+                    let u = l.busy as f64 / cap;
+                    sum += u;
+                    t.utilization_max = t.utilization_max.max(u);
+                    t.busy += l.busy;
+                    t.flits += l.flits;
+                }
+                t.utilization_mean += sum / mine.len().max(1) as f64 / k;
+            }
+            t
+        })
+        .collect()
 }
 
 /// One router in the report's `routers` array: means over replications of each one's
@@ -153,8 +251,9 @@ pub fn link_utilization(reps: &[&RepObs]) -> Vec<f64> {
         .collect()
 }
 
-/// The rows of links `which` (indices into every replication's `links`).
-pub fn link_rows(reps: &[&RepObs], which: &[usize]) -> Vec<LinkRow> {
+/// The rows of links `which` (indices into every replication's `links`, whose kinds are
+/// `kinds`, or empty: no kinds).
+pub fn link_rows(reps: &[&RepObs], which: &[usize], kinds: &[Option<LinkKind>]) -> Vec<LinkRow> {
     let Some(first) = reps.first() else {
         return Vec::new();
     };
@@ -166,6 +265,7 @@ pub fn link_rows(reps: &[&RepObs], which: &[usize]) -> Vec<LinkRow> {
                 from: l.from,
                 port: l.port,
                 to: l.to,
+                kind: kinds.get(i).copied().flatten(),
                 ..LinkRow::default()
             };
             let mut util = Vec::with_capacity(reps.len());
@@ -188,8 +288,13 @@ pub fn link_rows(reps: &[&RepObs], which: &[usize]) -> Vec<LinkRow> {
 }
 
 /// The totals over every link, from every replication's observations and its link
-/// utilisation (mean, max) as the report computed it; `listed` rows are in `links`.
-pub fn link_totals(reps: &[(&RepObs, (f64, f64))], listed: usize) -> LinkTotals {
+/// utilisation (mean, max) as the report computed it; `listed` rows are in `links`;
+/// `kinds` are the links' kinds (empty: none), totalled in `by_kind`.
+pub fn link_totals(
+    reps: &[(&RepObs, (f64, f64))],
+    listed: usize,
+    kinds: &[Option<LinkKind>],
+) -> LinkTotals {
     let Some((first, _)) = reps.first() else {
         return LinkTotals::default();
     };
@@ -207,6 +312,12 @@ pub fn link_totals(reps: &[(&RepObs, (f64, f64))], listed: usize) -> LinkTotals 
             .sum(),
         utilization_mean: reps.iter().map(|(_, u)| u.0).sum::<f64>() / k,
         utilization_max: reps.iter().map(|(_, u)| u.1).fold(0.0, f64::max),
+        by_kind: if kinds.len() == first.links.len() {
+            let only: Vec<&RepObs> = reps.iter().map(|(o, _)| *o).collect();
+            kind_totals(&only, kinds)
+        } else {
+            Vec::new()
+        },
     }
 }
 
@@ -420,6 +531,51 @@ mod tests {
         // 100 flits in the 50 cycles of [100, 150) the run covered, not in 100.
         assert_eq!((rows[1].start, rows[1].end), (100, 150));
         assert_eq!(rows[1].accepted, 100.0 / (2.0 * 50.0));
+    }
+
+    #[test]
+    fn kind_totals_are_the_mean_and_largest_utilisation_of_each_kinds_links() {
+        use crate::engine::probe::observe::LinkObs;
+        let rep = |busy: [u64; 3]| RepObs {
+            links: busy
+                .iter()
+                .enumerate()
+                .map(|(i, &b)| LinkObs {
+                    from: i as u32,
+                    busy: b,
+                    flits: b,
+                    ..LinkObs::default()
+                })
+                .collect(),
+            capacity: 100.0,
+            ..RepObs::default()
+        };
+        let (a, b) = (rep([10, 90, 40]), rep([30, 50, 0]));
+        let kinds = [
+            Some(LinkKind::Global),
+            Some(LinkKind::Local),
+            Some(LinkKind::Global),
+        ];
+        let t = kind_totals(&[&a, &b], &kinds);
+        assert_eq!(t.len(), 2);
+        // Listed in the kinds' order, local first.
+        assert_eq!((t[0].kind, t[0].count), (LinkKind::Local, 1));
+        assert!((t[0].utilization_mean - 0.7).abs() < 1e-12);
+        assert_eq!(t[0].utilization_max, 0.9);
+        // Global: replication means 0.25 and 0.15; the busiest link of either 0.4.
+        assert_eq!((t[1].kind, t[1].count), (LinkKind::Global, 2));
+        assert!((t[1].utilization_mean - 0.2).abs() < 1e-12);
+        assert_eq!(t[1].utilization_max, 0.4);
+        assert_eq!(t[1].flits, 10 + 40 + 30);
+        // The kinds' means weighted by their counts are the mean over every link.
+        let all = [0.1, 0.9, 0.4, 0.3, 0.5, 0.0].iter().sum::<f64>() / 6.0;
+        let weighted = t
+            .iter()
+            .map(|k| k.utilization_mean * k.count as f64)
+            .sum::<f64>()
+            / 3.0;
+        assert!((weighted - all).abs() < 1e-12);
+        assert!(kind_totals(&[&a], &[None, None, None]).is_empty());
     }
 
     #[test]

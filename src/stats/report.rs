@@ -431,6 +431,10 @@ impl Report {
                 w.link_utilization_max
             );
         }
+        // Dragonfly, flattened butterfly: the links' utilisation by kind (`--per-link`).
+        if let Some(line) = self.link_totals.as_ref().and_then(|t| t.by_kind_line()) {
+            let _ = writeln!(s, "  {line}");
+        }
         if let Some(d) = self.deflection() {
             d.summary(&mut s);
         }

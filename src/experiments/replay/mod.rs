@@ -467,7 +467,7 @@ pub fn replay_observed<N: Network + Send>(
         transport,
         partitioning,
         ends,
-        nodes,
+        topology,
         ..
     } = setup;
     let (unit, name) = (src.unit(), src.describe());
@@ -542,7 +542,7 @@ pub fn replay_observed<N: Network + Send>(
     if let Some(e) = ended.held {
         return Err(e);
     }
-    let mut extras = observed::<N>(&cfg, &mut parts, &end, (nodes, ends.len()), &mut sum);
+    let mut extras = observed::<N>(&cfg, &mut parts, &end, (&topology, ends.len()), &mut sum);
     if cfg.experiment.observe.message_log {
         let hops = parts
             .iter_mut()
@@ -563,7 +563,7 @@ pub(super) fn observed<N: Network>(
     cfg: &HwConfig,
     parts: &mut [PartResult<N::Measures>],
     end: &RunEnd,
-    (nodes, endpoints): (usize, usize),
+    (topology, endpoints): (&crate::topology::Topology, usize),
     sum: &mut ReplaySummary,
 ) -> Extras {
     let o = cfg.experiment.observe;
@@ -579,7 +579,7 @@ pub(super) fn observed<N: Network>(
             m.add(&p.measures);
         }
         let obs = observe_parts::<N>(parts, end.servers, t, &m);
-        let a = link_arrays(&[(&obs, m.utilization())], o.max_links, nodes);
+        let a = link_arrays(&[(&obs, m.utilization())], o.max_links, topology);
         sum.links = Some(a.links);
         sum.link_totals = Some(a.link_totals);
         sum.routers = Some(a.routers);

@@ -383,7 +383,7 @@ pub(super) fn replay<N: Network + Send>(
         &cfg,
         &mut parts,
         &end,
-        (nodes, ends.len()),
+        (&topology, ends.len()),
         &mut sum,
     );
     if obs.message_log {
