@@ -12,6 +12,8 @@ mod common;
 
 #[path = "cli/bad_input.rs"]
 mod bad_input;
+#[path = "cli/bench_compare.rs"]
+mod bench_compare;
 #[path = "cli/compare.rs"]
 mod compare;
 #[path = "cli/deadlock_exits.rs"]

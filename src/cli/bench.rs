@@ -3,7 +3,7 @@
 use crate::bench::{
     allocator_scenarios, circuit_scenarios, deflection_scenarios, observe_scenarios,
     partition_scenarios, run, run_busy, run_observe, run_parts, run_ranked, standard_scenarios,
-    timeout_scenarios,
+    timeout_scenarios, Scenario,
 };
 use clap::Args;
 
@@ -26,6 +26,11 @@ pub struct BenchArgs {
     /// replay measurements run only without a filter or when it matches "replay").
     #[arg(long, value_name = "TEXT")]
     pub only: Option<String>,
+    /// Time the single-thread scenarios with this binary and with OLD_BINARY in
+    /// interleaved pairs (`--repeats` pairs each): CPU-time ratios with their range,
+    /// and whether both computed the same results (docs/speed.md).
+    #[arg(long, value_name = "OLD_BINARY")]
+    pub compare: Option<std::path::PathBuf>,
 }
 
 impl BenchArgs {
@@ -34,6 +39,17 @@ impl BenchArgs {
             .as_ref()
             .is_none_or(|o| name.to_lowercase().contains(&o.to_lowercase()))
     }
+}
+
+/// The single-thread scenarios, in the table's order.
+fn single_thread_scenarios(scale: f64) -> crate::foundation::error::Result<Vec<Scenario>> {
+    Ok(standard_scenarios(scale)?
+        .into_iter()
+        .chain(allocator_scenarios(scale)?)
+        .chain(circuit_scenarios(scale)?)
+        .chain(deflection_scenarios(scale)?)
+        .chain(timeout_scenarios(scale)?)
+        .collect())
 }
 
 /// Runs the benchmark and prints a table.
@@ -56,6 +72,13 @@ pub fn bench(a: &BenchArgs) -> crate::foundation::error::Result<i32> {
     if let Some(t) = crate::engine::transport::current() {
         return ranked(a, &*t);
     }
+    if let Some(old) = &a.compare {
+        let scenarios = single_thread_scenarios(a.scale)?
+            .into_iter()
+            .filter(|s| a.wants(&s.name))
+            .collect();
+        return crate::cli::bench_compare::compare(old, scenarios, a.repeats);
+    }
     crate::outln!(
         "{:<58} {:>6} {:>12} {:>9} {:>14} {:>16} {:>8}",
         "scenario (single thread)",
@@ -68,13 +91,8 @@ pub fn bench(a: &BenchArgs) -> crate::foundation::error::Result<i32> {
     )?;
     let mut circuit_secs = Vec::new();
     let mut deflection_secs = Vec::new();
-    let scenarios = standard_scenarios(a.scale)?
-        .into_iter()
-        .chain(allocator_scenarios(a.scale)?)
-        .chain(circuit_scenarios(a.scale)?)
-        .chain(deflection_scenarios(a.scale)?)
-        .chain(timeout_scenarios(a.scale)?);
-    for s in scenarios.filter(|s| a.wants(&s.name)) {
+    let scenarios = single_thread_scenarios(a.scale)?;
+    for s in scenarios.into_iter().filter(|s| a.wants(&s.name)) {
         let r = run(&s, a.repeats)?;
         if r.unit == "message" {
             circuit_secs.push(r.seconds);

@@ -2,6 +2,7 @@
 //! turning flags into configuration live here; everything else is library calls.
 
 pub mod bench;
+pub mod bench_compare;
 pub mod check;
 pub mod compare;
 pub mod interrupt;
