@@ -14,6 +14,7 @@ fn main() {
         repeats: 3,
         threads: 2,
         only: std::env::var("ROUTEMU_BENCH_ONLY").ok(),
+        compare: std::env::var_os("ROUTEMU_BENCH_COMPARE").map(Into::into),
     };
     if let Err(e) = routemu::cli::bench::bench(&args) {
         eprintln!("bench failed: {e}");
