@@ -71,6 +71,7 @@ pub fn bench(a: &BenchArgs) -> crate::foundation::error::Result<i32> {
     let scenarios = standard_scenarios(a.scale)?
         .into_iter()
         .chain(allocator_scenarios(a.scale)?)
+        .chain(crate::bench::dragonfly_scenarios(a.scale)?)
         .chain(circuit_scenarios(a.scale)?)
         .chain(deflection_scenarios(a.scale)?)
         .chain(timeout_scenarios(a.scale)?);
