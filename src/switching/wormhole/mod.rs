@@ -1253,8 +1253,10 @@ impl Network for WormholeNet {
 
 #[cfg(test)]
 mod ring_tests {
-    use super::*;
+    use crate::config::HwConfig;
     use crate::engine::sim::Simulation;
+    use crate::foundation::types::NodeId;
+    use crate::switching::wormhole::{invariants, WormholeNet};
 
     /// hw/booksim-min-torus8.ron (`TailSent`, 8-flit buffers, 12-flit messages: rings of
     /// ⌈8/12⌉ + 1 = 2 message slots) with no traffic of its own.
