@@ -465,3 +465,23 @@ fn block_partitions_over_ranks_write_one_process_json_and_report_their_cut() {
         }
     }
 }
+
+#[test]
+fn a_dragonfly_and_a_flattened_butterfly_split_by_group_over_ranks_write_one_process_json() {
+    let dir = tempfile::tempdir().unwrap();
+    // Global links between 5 and 4 of the dragonfly's 9 groups, each way; links along
+    // the second dimension between the flattened butterfly's two slabs of two rows.
+    for (name, cut) in [("dragonfly-booksim.ron", 40), ("flatfly-booksim.ron", 32)] {
+        let (base, one) = run_in_one_process(dir.path(), name);
+        let base: Vec<&str> = base.iter().map(String::as_str).collect();
+        let many = dir.path().join(format!("{name}.2.json"));
+        let mut a = base.clone();
+        a.extend(["--json", many.to_str().unwrap()]);
+        launch_ok(Some(2), &a, &format!("{name} on 2 ranks"));
+        let v: Value = common::read_json(&many);
+        let p = &v["partitioning"];
+        assert_eq!(p["partitioner"], "Blocks", "{name}: {p}");
+        assert_eq!(p["rank_cut_links"], cut, "{name}: {p}");
+        assert_eq!(statistics(&one), statistics(&many), "{name} on 2 ranks");
+    }
+}

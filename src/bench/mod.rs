@@ -57,6 +57,7 @@ const HYPERCUBE: &str = include_str!("../../hw/wormhole-hypercube.ron");
 const DEFLECTION: &str = include_str!("../../hw/deflection-ms.ron");
 const TIMEOUT_LAN: &str = include_str!("../../hw/timeout-lan-3x3.ron");
 const BOOKSIM_TORUS8: &str = include_str!("../../hw/booksim-min-torus8.ron");
+const DRAGONFLY: &str = include_str!("../../hw/dragonfly-booksim.ron");
 
 /// The dimension-order torus preset `base` made a k×k torus at `load` flits per node per
 /// cycle (its messages are 12 flits).
@@ -178,6 +179,33 @@ pub fn standard_scenarios(scale: f64) -> Result<Vec<Scenario>> {
         cycles,
         baseline_cycles: cycles,
     });
+    Ok(out)
+}
+
+/// The dragonfly scenarios (issue 33): `hw/dragonfly-booksim.ron` (BookSim's
+/// dragonflynew k = 2: 36 routers, 72 terminals) and the same router and links at k = 4
+/// (p = h = 4, a = 8: 264 routers, 1,056 terminals), minimal routing, uniform traffic at
+/// the preset's 0.12 flits per terminal per cycle. Node-cycles count routers and
+/// terminals alike (both are nodes, `topology::concentration`).
+pub fn dragonfly_scenarios(scale: f64) -> Result<Vec<Scenario>> {
+    let base = parse_hw(DRAGONFLY, "hw/dragonfly-booksim.ron")?;
+    let mut out = Vec::new();
+    for (k, cycles) in [(2u32, 200_000.0), (4, 20_000.0)] {
+        let mut cfg = base.clone();
+        cfg.topology = crate::config::TopologyConfig::Dragonfly {
+            p: k,
+            a: 2 * k,
+            h: k,
+        };
+        let cycles = (cycles * scale).max(1000.0) as u64;
+        out.push(Scenario {
+            name: format!("dragonfly k={k} minimal @ 0.12 flits/terminal/cycle"),
+            cfg,
+            load: base.workload.rate * 12.0,
+            cycles,
+            baseline_cycles: (cycles / 4).max(1000),
+        });
+    }
     Ok(out)
 }
 

@@ -46,6 +46,7 @@ fn single_thread_scenarios(scale: f64) -> crate::foundation::error::Result<Vec<S
     Ok(standard_scenarios(scale)?
         .into_iter()
         .chain(allocator_scenarios(scale)?)
+        .chain(crate::bench::dragonfly_scenarios(scale)?)
         .chain(circuit_scenarios(scale)?)
         .chain(deflection_scenarios(scale)?)
         .chain(timeout_scenarios(scale)?)

@@ -4,7 +4,7 @@
 //! order; everything that leaves a partition (events, hops, link rows, records) names
 //! nodes by their global number, so what a run computes does not depend on the split.
 //!
-//! Two partitioners:
+//! Two partitioners, and the split of networks with groups:
 //! - contiguous ranges of ⌈nodes/parts⌉ node numbers (the default): slabs of rows of a
 //!   torus or mesh, subcubes along a hypercube's highest dimensions; no table, a local
 //!   index is the node number minus the partition's first;
@@ -14,6 +14,12 @@
 //!   partition per box; the first cuts separate MPI ranks (`distributed::owners`: a
 //!   rank's partitions are consecutive), the later ones a rank's threads. Two tables of
 //!   a word per node map a node to its partition and local index.
+//!
+//! - by group, whatever the partitioner, on a dragonfly, a flattened butterfly and a
+//!   concentrated network: consecutive groups (slabs of a flattened butterfly along its
+//!   highest dimension; routers of other concentrated networks) per partition, each
+//!   terminal with its router, so only the links between groups cross partitions
+//!   (`group_members`); reported as a block split.
 //!
 //! This module does not own what crosses between partitions (`engine::partition`), nor
 //! how many partitions a run uses (`parallel::partitions_for`, `distributed::plan`).
@@ -184,16 +190,25 @@ pub fn place(
             rs.len()
         )));
     }
-    let extents = match how {
-        Partitioner::Blocks => Some(grid_extents(topology)?),
-        Partitioner::Contiguous => None,
-    };
     let contiguous = || {
         let chunk = rs[0].1 - rs[0].0;
         rs.iter()
             .enumerate()
             .map(|(i, &r)| PartNodes::range(r, chunk, i, rs.len()))
             .collect::<Vec<_>>()
+    };
+    if matches!(
+        topology,
+        Topology::Dragonfly(_) | Topology::FlatFly(_) | Topology::Concentrated(_)
+    ) {
+        return match group_members(topology, rs.len()).filter(|_| rs.len() > 1) {
+            Some(members) => tables(nodes, members, &rs, contiguous),
+            None => Ok((contiguous(), Partitioner::Contiguous)),
+        };
+    }
+    let extents = match how {
+        Partitioner::Blocks => Some(grid_extents(topology)?),
+        Partitioner::Contiguous => None,
     };
     let Some(extents) = extents.filter(|_| rs.len() > 1) else {
         return Ok((contiguous(), Partitioner::Contiguous));
@@ -208,9 +223,20 @@ pub fn place(
         return Ok((contiguous(), Partitioner::Contiguous));
     }
     let members: Vec<Vec<u32>> = boxes.iter().map(|b| b.nodes(&extents)).collect();
+    tables(nodes, members, &rs, contiguous)
+}
+
+/// The views of a split into `members` (each partition's nodes in node order), or the
+/// contiguous ranges `rs` when the members are exactly those.
+fn tables(
+    nodes: usize,
+    members: Vec<Vec<u32>>,
+    rs: &[(usize, usize)],
+    contiguous: impl Fn() -> Vec<PartNodes>,
+) -> Result<(Vec<PartNodes>, Partitioner)> {
     let same_as_ranges = members
         .iter()
-        .zip(&rs)
+        .zip(rs)
         .all(|(m, &(lo, hi))| m.len() == hi - lo && m.first() == Some(&(lo as u32)));
     if same_as_ranges {
         return Ok((contiguous(), Partitioner::Contiguous));
@@ -243,6 +269,43 @@ pub fn place(
     Ok((views, Partitioner::Blocks))
 }
 
+/// The split of a dragonfly, a flattened butterfly or a concentrated network into
+/// `parts` partitions along its structure, whatever the partitioner: each partition gets
+/// consecutive units — a dragonfly's groups, a flattened butterfly's slabs along its
+/// highest dimension (routers with the same last coordinate), otherwise single routers —
+/// with every terminal in its router's partition, so only links between units (a
+/// dragonfly's global links) cross partitions and no terminal link does. Units are
+/// shared as [`ranges`] shares nodes; when there are fewer units than partitions, single
+/// routers are. None for other networks, or fewer routers than partitions.
+fn group_members(topology: &Topology, parts: usize) -> Option<Vec<Vec<u32>>> {
+    let (net, c) = match topology {
+        Topology::Concentrated(cn) => (&*cn.net, cn.c as usize),
+        Topology::Dragonfly(_) | Topology::FlatFly(_) => (topology, 0),
+        _ => return None,
+    };
+    let routers = net.nodes();
+    let unit = match net {
+        Topology::Dragonfly(d) => d.a as usize,
+        Topology::FlatFly(f) => (f.grid.k as usize).pow(f.grid.n.saturating_sub(1)),
+        _ => 1,
+    }
+    .max(1);
+    let split = |unit: usize| {
+        let units = ranges(routers / unit, parts);
+        (units.len() == parts).then(|| {
+            units
+                .iter()
+                .map(|&(lo, hi)| {
+                    let rs = (lo * unit) as u32..(hi * unit) as u32;
+                    let terms = (lo * unit * c + routers) as u32..(hi * unit * c + routers) as u32;
+                    rs.chain(terms).collect::<Vec<u32>>()
+                })
+                .collect::<Vec<_>>()
+        })
+    };
+    split(unit).or_else(|| split(1))
+}
+
 /// The extent of each dimension of the node grid, dimension 0 varying fastest in the
 /// node number (what makes a box of nodes a block).
 fn grid_extents(topology: &Topology) -> Result<Vec<u32>> {
@@ -253,9 +316,7 @@ fn grid_extents(topology: &Topology) -> Result<Vec<u32>> {
         Topology::ManhattanStreet(m) => vec![m.k, m.k],
         Topology::Dragonfly(_) | Topology::FlatFly(_) | Topology::Concentrated(_) => {
             return Err(Error::config(format!(
-                "experiment.partitioner = Blocks cuts a torus, mesh, hypercube or Manhattan \
-                 Street network into blocks; this machine is {} (leave \
-                 experiment.partitioner at Contiguous)",
+                "internal: {} is split by group, not into grid blocks",
                 topology.describe()
             )))
         }
@@ -564,6 +625,65 @@ mod tests {
                     }
                     assert!(seen.iter().all(|&s| s), "{parts} parts: a node left out");
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn a_dragonfly_is_split_by_group_and_only_its_global_links_are_cut() {
+        // p = h = 2, a = 4: 9 groups of 4 routers, each with 2 terminals.
+        let t = Topology::from_config(&TopologyConfig::Dragonfly { p: 2, a: 4, h: 2 }).unwrap();
+        let d = t.dragonfly().unwrap().clone();
+        let routers = 36u32;
+        let group = |n: u32| {
+            if n < routers {
+                n / 4
+            } else {
+                (n - routers) / 2 / 4
+            }
+        };
+        for how in [Partitioner::Contiguous, Partitioner::Blocks] {
+            for parts in [2, 3] {
+                let (ps, _) = place(&t, &one_process(parts), how).unwrap();
+                assert_eq!(ps.len(), parts);
+                for n in 0..t.nodes() as u32 {
+                    let same: Vec<u32> = (0..t.nodes() as u32)
+                        .filter(|&m| group(m) == group(n))
+                        .collect();
+                    assert!(same.iter().all(|&m| ps[0].part_of(m) == ps[0].part_of(n)));
+                }
+                // Every cut link is a global one.
+                let mut global_cut = 0;
+                for u in 0..t.nodes() as u32 {
+                    for port in 0..t.degree() {
+                        let Some(v) = t.neighbor(NodeId(u), PortId(port as u8)) else {
+                            continue;
+                        };
+                        if ps[0].part_of(u) != ps[0].part_of(v.0) {
+                            assert!(u < routers && d.is_global(port as u32), "{u}:{port}");
+                            global_cut += 1;
+                        }
+                    }
+                }
+                let (cut_links, _) = cut(&t, &ps, &one_process(parts));
+                assert!(cut_links > 0);
+                assert_eq!(cut_links, global_cut);
+            }
+        }
+    }
+
+    #[test]
+    fn a_flattened_butterfly_is_split_into_slabs_along_its_last_dimension() {
+        let t = Topology::from_config(&TopologyConfig::FlattenedButterfly { k: 4, n: 2, c: 2 })
+            .unwrap();
+        let (ps, how) = place(&t, &one_process(2), Partitioner::Contiguous).unwrap();
+        assert_eq!(how, Partitioner::Blocks);
+        // Routers 0..8 (rows 0 and 1) and their terminals in the first partition.
+        for r in 0..16u32 {
+            let expect = (r / 8) as usize;
+            assert_eq!(ps[0].part_of(r), expect);
+            for j in 0..2 {
+                assert_eq!(ps[0].part_of(16 + 2 * r + j), expect);
             }
         }
     }

@@ -34,21 +34,24 @@ impl MemoryCheck {
             None => "no memory limit could be read".to_string(),
         };
         format!(
-            "needs ~{} ({} bytes per node × {} replication(s) at once), {limit}",
+            "needs ~{} ({} bytes per node × {} replication(s) at once, and ~{} for the \
+             program itself), {limit}",
             gib(self.need),
             self.per_node,
-            self.at_once
+            self.at_once,
+            gib(PROGRAM_BYTES)
         )
     }
 }
 
 /// Bytes of per-node tables a wormhole router needs: per VC slot the buffer state, the
 /// message slot, the controller queue entry and the output side's credits; per port the
-/// masks, counters and pointers (a generous round figure).
+/// masks, counters, pointers and the allocators' arbiters (a round figure, 144 bytes a
+/// port, which a dragonfly's high-radix routers need).
 pub fn wormhole_bytes_per_node(ports: usize, vcs: usize, dma: usize) -> u64 {
     let slots = (ports * vcs + dma) as u64;
     let all_ports = ports as u64 + 1;
-    slots * (24 + 96 + 16 + 6) + all_ports * 96 + 512
+    slots * (24 + 96 + 16 + 6) + all_ports * 144 + 512
 }
 
 /// Bytes of per-node tables a deflection router needs: per lane of its two outputs the
@@ -72,6 +75,12 @@ pub fn timeout_bytes_per_node(channels: u64, nodes: u64, buffer_flits: u64) -> u
     (channels * (70 * buffer_flits + 160)).div_ceil(nodes.max(1)) + 1250
 }
 
+/// Resident bytes of the program whatever the network: its code and libraries, the
+/// configuration, the report (a 64-node torus and a 108-node dragonfly peak at 10–11 MB
+/// resident, `/usr/bin/time -v routemu run hw/…`), added once to the estimate so that it
+/// stays near the measured peak on small networks too.
+const PROGRAM_BYTES: u64 = 10 << 20;
+
 /// Bytes the engine keeps per node whatever the mode: random streams, the next
 /// creation, calendars, activity lists and the per-node statistics.
 const ENGINE_BYTES_PER_NODE: u64 = 256;
@@ -89,8 +98,19 @@ pub fn bytes_per_node(cfg: &HwConfig, m: &Machine) -> u64 {
         SwitchingConfig::Wormhole { .. } => {
             let mut b = wormhole_bytes_per_node(ports, vcs, dma);
             if r.vc_release == VcRelease::TailSent {
-                // A VC then keeps a ring of `buffer_flits` message slots (96 bytes each).
-                b += (ports * vcs + dma) as u64 * 96 * r.buffer_flits as u64;
+                // The VCs of the input ports that exist (one per channel) keep a ring of
+                // message slots (96 bytes each, `router::buffers::ring_slots`) in place of
+                // one slot per VC, the DMA engines one each; a VC's offset into them and
+                // its upstream count of messages in the ring add 8 bytes.
+                let ring = crate::router::buffers::ring_slots(
+                    r.buffer_flits,
+                    crate::switching::wormhole::min_length(&m.workload),
+                ) as u64;
+                let rings =
+                    (t.channels() as u64 * vcs as u64 * ring).div_ceil(t.nodes().max(1) as u64);
+                b = b - (ports * vcs + dma) as u64 * 96
+                    + (rings + dma as u64) * 96
+                    + (ports * vcs + dma) as u64 * 8;
             }
             b
         }
@@ -158,7 +178,7 @@ pub fn memory_check(cfg: &HwConfig, m: &Machine) -> MemoryCheck {
         }
     };
     MemoryCheck {
-        need,
+        need: need.saturating_add(PROGRAM_BYTES),
         per_node,
         at_once,
         limit: memory_limit(),
@@ -367,6 +387,7 @@ mod tests {
              experiment: (replications: 10, jobs: 4))",
             1 << 40,
         );
-        assert_eq!(four.need, 4 * one.need);
+        // The program itself is there once.
+        assert_eq!(four.need - PROGRAM_BYTES, 4 * (one.need - PROGRAM_BYTES));
     }
 }

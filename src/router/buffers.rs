@@ -8,12 +8,14 @@
 //! the output VC is free once the tail is sent, so the next message's flits queue in the
 //! downstream buffer behind the previous one's: the buffer is still a count, because the
 //! messages in it are in FIFO order and the one at the front has all its remaining flits
-//! there once the next head has arrived; each VC keeps a ring of message slots (as many
-//! as it has flits of buffer, the most messages that can hold credits of it at once),
-//! the upstream router writing a head's header at its own position in the ring and the
-//! VC reading them in order. The local input port's VCs are the injection DMA engines;
-//! their "buffer" is the message in memory, so it holds all flits of the message at
-//! once.
+//! there once the next head has arrived; each VC keeps a ring of message slots, the
+//! upstream router writing a head's header at its own position in the ring and the VC
+//! reading them in order. The ring has `⌈B/L⌉ + 1` slots for a buffer of B flits
+//! and messages of at least L flits ([`ring_slots`]), and only the network ports that
+//! exist have rings ([`InputBuffers::new`]): a terminal node of a concentrated network
+//! (one network port) keeps the rings of that port, not of its router's radix. The
+//! local input port's VCs are the injection DMA engines; their "buffer" is the message
+//! in memory, so it holds all flits of the message at once (one slot each).
 
 use crate::foundation::types::{Cycle, MsgId, NodeId};
 use crate::router::Layout;
@@ -176,11 +178,17 @@ impl VcMasks {
 pub struct InputBuffers {
     /// `[node][port][slot]`
     pub vc: Vec<InVc>,
-    /// `[node][port][slot][ring]`: the occupying message (and, under `TailSent`, the
-    /// ones queued behind it); see [`InputBuffers::cur`].
+    /// The occupying message of every VC (and, under `TailSent`, the ones queued behind
+    /// it): with one slot per VC indexed as `vc`; with rings, `ring` slots from
+    /// `msg_base[i]` for each VC `i` of an existing network port and one for each DMA
+    /// engine. See [`InputBuffers::cur`].
     pub msg: Vec<VcMsg>,
-    /// Message slots per VC: 1, or `buffer_flits` under `TailSent`.
+    /// Message slots per network VC: 1, or [`ring_slots`] under `TailSent`.
     pub ring: usize,
+    /// `[node][port][slot]`: where VC `i`'s slots start in `msg` (empty when `ring` is
+    /// 1); VCs of ports that do not exist have none and point at slot 0, which they never
+    /// read.
+    pub msg_base: Vec<u32>,
     /// VCs waiting for virtual-channel allocation.
     pub wait_vc: VcMasks,
     /// Active VCs holding at least one flit: candidates for the switch.
@@ -192,21 +200,48 @@ pub struct InputBuffers {
 }
 
 impl InputBuffers {
-    /// Empty buffers with `ring` message slots per VC; an error when the memory cannot
-    /// be had.
+    /// Empty buffers with `ring` message slots per VC of each network port `(n, p)` for
+    /// which `exists(n, p)` (local node numbers), one per DMA engine; an error when the
+    /// memory cannot be had.
     pub fn new(
         nodes: usize,
         layout: &Layout,
         ring: usize,
+        exists: impl Fn(usize, usize) -> bool,
     ) -> crate::foundation::error::Result<Self> {
+        use crate::foundation::limits::zeroed_table;
         let slots = nodes.checked_mul(layout.per_node);
+        let (msg_base, msgs) = if ring == 1 {
+            (Vec::new(), slots)
+        } else {
+            let mut base: Vec<u32> = zeroed_table(slots, "message slot offset")?;
+            let mut next = 0u64;
+            for n in 0..nodes {
+                for p in 0..layout.all_ports() {
+                    let k = if p == layout.local() {
+                        1
+                    } else if exists(n, p) {
+                        ring as u64
+                    } else {
+                        continue;
+                    };
+                    for v in 0..layout.vcs_of(p) {
+                        base[layout.vc_idx(n, p, v)] = u32::try_from(next).map_err(|_| {
+                            crate::foundation::error::Error::Limit(format!(
+                                "more than 2^32 message slots ({nodes} nodes, {ring} per VC)"
+                            ))
+                        })?;
+                        next += k;
+                    }
+                }
+            }
+            (base, usize::try_from(next).ok())
+        };
         Ok(InputBuffers {
-            vc: crate::foundation::limits::zeroed_table(slots, "input virtual-channel")?,
-            msg: crate::foundation::limits::zeroed_table(
-                slots.and_then(|s| s.checked_mul(ring)),
-                "input message",
-            )?,
+            vc: zeroed_table(slots, "input virtual-channel")?,
+            msg: zeroed_table(msgs, "input message")?,
             ring,
+            msg_base,
             wait_vc: VcMasks::new(nodes, layout)?,
             ready: VcMasks::new(nodes, layout)?,
             new_head: crate::foundation::limits::zeroed_table(Some(nodes), "new head")?,
@@ -223,15 +258,37 @@ impl InputBuffers {
         if self.ring == 1 {
             i
         } else {
-            i * self.ring + self.vc[i].front as usize
+            self.msg_base[i] as usize + self.vc[i].front as usize
         }
     }
 
     /// Index in `msg` of ring position `q` of VC `i`.
     #[inline]
     pub fn at(&self, i: usize, q: usize) -> usize {
-        i * self.ring + q
+        if self.ring == 1 {
+            i
+        } else {
+            self.msg_base[i] as usize + q
+        }
     }
+}
+
+/// Message slots a VC buffer of `buffer` flits needs under `TailSent` when every message
+/// has at least `min_len` flits: `⌈buffer/min_len⌉ + 1`.
+///
+/// Why that many: a message keeps its slot from the cycle its head is sent upstream to
+/// the cycle the upstream router gets its tail's credit back. Credits come back in the
+/// order flits leave, and flits leave in message order, so when a tail is sent, of the
+/// k messages holding slots (that one included) all but the oldest have every flit's
+/// credit outstanding (≥ L each) and the oldest at least its tail's: (k − 1)·L + 1 ≤ B,
+/// so k ≤ ⌈B/L⌉, one fewer than the slots, and the next message allocated the output VC
+/// finds a slot when its head is sent. The upstream router counts its messages in the
+/// ring (`OutputVcs::in_ring`) and frees an output VC at its tail only while the ring has
+/// room, which under that bound is always: a message shorter than `min_len` (a trace's,
+/// replayed on a machine configured for longer ones) waits for a slot, its output VC
+/// held until a tail's credit comes back, rather than overwriting one.
+pub fn ring_slots(buffer: u32, min_len: u32) -> usize {
+    (buffer.max(1) as usize).div_ceil(min_len.max(1) as usize) + 1
 }
 
 /// The output side of every router of a partition: credits for the downstream VC
@@ -250,6 +307,12 @@ pub struct OutputVcs {
     /// `[node][port][slot]`: ring position of the downstream VC the next head sent on it
     /// writes its header to (`TailSent` only; empty otherwise).
     pub ring_pos: Vec<u16>,
+    /// `[node][port][slot]`: messages sent on the output VC whose tail's credit has not
+    /// come back, i.e. holding a slot of the downstream ring (`TailSent` only).
+    pub in_ring: Vec<u32>,
+    /// `[node][port]`: output VCs whose tail was sent while the downstream ring was full,
+    /// freed when a tail's credit comes back (`TailSent` only; see [`ring_slots`]).
+    pub held: Vec<u64>,
 }
 
 impl OutputVcs {
@@ -271,6 +334,8 @@ impl OutputVcs {
             credit_sum: zeroed_table(ports, "output port credit")?,
             holder: zeroed_table(slots, "output VC holder")?,
             ring_pos: zeroed_table(if ring { slots } else { Some(0) }, "output VC ring")?,
+            in_ring: zeroed_table(if ring { slots } else { Some(0) }, "output VC ring count")?,
+            held: zeroed_table(if ring { ports } else { Some(0) }, "held output VC")?,
         };
         for n in 0..nodes {
             for p in 0..np {

@@ -77,6 +77,11 @@ fn the_memory_estimate_covers_what_building_each_mode_allocates_without_doubling
             &["topology.k=128", "router.vc_release=TailSent"],
         ),
         ("booksim-min-torus16.ron", &["topology.k=128"]),
+        // Terminal nodes of one port, rings only where links are (`TailSent`, 256 flits).
+        (
+            "dragonfly-booksim.ron",
+            &["topology=Dragonfly(p: 4, a: 8, h: 4)"],
+        ),
         ("deflection-ms.ron", &["topology.k=128"]),
         ("deflection-ms.ron", &["topology.k=128", "router.vcs=8"]),
         ("timeout-lan-3x3.ron", &["topology.k=64"]),

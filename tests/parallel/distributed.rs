@@ -182,3 +182,22 @@ fn a_network_smaller_than_the_ranks_is_refused() {
         assert!(e.contains("cannot be split over 3 MPI ranks"), "{e}");
     }
 }
+
+#[test]
+fn a_dragonfly_on_ranks_is_split_by_group_and_gives_one_process_report() {
+    // dragonfly-booksim: 9 groups; 2 ranks hold 5 and 4 of them, and exchange over the
+    // global links between those only (one between every pair of groups, each way).
+    let mut cfg = short(
+        "dragonfly-booksim.ron",
+        common::preset("dragonfly-booksim.ron"),
+    );
+    cfg.experiment.replications = 1;
+    let one = report(&cfg);
+    let (reports, _) = common::on_local_ranks(2, || {
+        serde_json::to_value(run_experiment(&cfg, &mut |_, _| {}).unwrap()).unwrap()
+    });
+    let p = &reports[0]["partitioning"];
+    assert_eq!(p["partitioner"], "Blocks", "{p}");
+    assert_eq!(p["rank_cut_links"], 2 * 5 * 4, "{p}");
+    assert_eq!(one, ranked(&cfg, 2));
+}

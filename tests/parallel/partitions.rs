@@ -252,3 +252,61 @@ fn the_overload_test_of_a_drained_run_sees_the_same_counts_on_any_partitions() {
     assert_eq!(one["saturated"], two["saturated"]);
     assert_eq!(one, two);
 }
+
+/// Links between the groups of different partitions when `groups` groups with one
+/// global link between every pair (both directions) are shared out as contiguous ranges
+/// of ⌈groups/parts⌉.
+fn global_links_between_partitions(groups: u64, parts: u64) -> u64 {
+    let chunk = groups.div_ceil(parts);
+    let sizes: Vec<u64> = (0..parts)
+        .map(|p| (groups.min((p + 1) * chunk)).saturating_sub(p * chunk))
+        .collect();
+    let pairs: u64 = (0..sizes.len())
+        .flat_map(|i| (i + 1..sizes.len()).map(move |j| (i, j)))
+        .map(|(i, j)| sizes[i] * sizes[j])
+        .sum();
+    2 * pairs
+}
+
+#[test]
+fn the_dragonfly_preset_splits_by_group_and_gives_the_same_report_on_1_2_and_3_partitions() {
+    // dragonfly-booksim: 9 groups of 4 routers with 2 terminals each, 108 nodes.
+    let cfg = short(
+        "dragonfly-booksim.ron",
+        common::preset("dragonfly-booksim.ron"),
+    );
+    let one = report(&cfg);
+    for t in [2u64, 3] {
+        let mut c = cfg.clone();
+        c.experiment.threads = t as u32;
+        let r = serde_json::to_value(run_experiment(&c, &mut |_, _| {}).unwrap()).unwrap();
+        let p = &r["partitioning"];
+        assert_eq!(p["partitions"], t, "{p}");
+        assert_eq!(p["partitioner"], "Blocks", "{p}");
+        // Only global links cross: the links between groups of different partitions.
+        assert_eq!(
+            p["cut_links"].as_u64(),
+            Some(global_links_between_partitions(9, t)),
+            "{p}"
+        );
+        assert_eq!(one, report(&c), "dragonfly with {t} threads");
+    }
+}
+
+#[test]
+fn the_flattened_butterfly_preset_splits_into_slabs_with_the_same_report() {
+    // flatfly-booksim: 4×4 routers with 4 terminals each; two slabs of two rows cut the
+    // links along the second dimension between them: per column 2·2 pairs, both ways.
+    let cfg = short("flatfly-booksim.ron", common::preset("flatfly-booksim.ron"));
+    let one = report(&cfg);
+    let mut c = cfg.clone();
+    c.experiment.threads = 2;
+    let r = serde_json::to_value(run_experiment(&c, &mut |_, _| {}).unwrap()).unwrap();
+    assert_eq!(
+        r["partitioning"]["cut_links"],
+        4 * 2 * 2 * 2,
+        "{}",
+        r["partitioning"]
+    );
+    assert_eq!(one, report(&c));
+}

@@ -143,8 +143,11 @@ pub fn check(sim: &Simulation<WormholeNet>, buffer: u32) -> Result<(), String> {
                 let allocated = net.outputs.free[lay.port_idx(u, p)] >> v & 1 == 0;
                 // Under `TailSent` an output VC is free from the cycle its tail is sent,
                 // whatever the downstream buffer still holds.
-                let tail_sent = net.inputs.ring > 1;
+                let tail_sent = net.tail_sent();
+                // Or, under `TailSent`, held for want of a slot in the downstream ring.
+                let held = tail_sent && net.outputs.held[lay.port_idx(u, p)] >> v & 1 != 0;
                 let occupied = holders == 1
+                    || held
                     || (!tail_sent
                         && (down.state != VcState::Idle
                             || heads_in_flight.contains_key(&key_down)

@@ -83,6 +83,26 @@ fn obs_vec<T: Clone + Default>(cfg: &HwConfig, n: Option<usize>, what: &str) -> 
     crate::foundation::limits::filled_table(n, T::default(), what)
 }
 
+/// The fewest flits a message of `w` can have (requests, writes and replies): what
+/// bounds the message slots of a VC buffer under `TailSent` (`router::buffers::ring_slots`).
+pub fn min_length(w: &crate::traffic::Workload) -> u32 {
+    use crate::traffic::length::LengthDist;
+    let least = |d: &LengthDist| match d {
+        LengthDist::Constant(l) => *l,
+        LengthDist::Uniform(a, _) => *a,
+        LengthDist::Mixed(pairs) => pairs.iter().map(|&(l, _)| l).min().unwrap_or(1),
+        LengthDist::Exponential(_) => 1,
+    };
+    let mut l = least(&w.length);
+    if let Some(r) = &w.reply {
+        l = l.min(least(&r.read_reply));
+        if let Some((_, req, rep)) = &r.writes {
+            l = l.min(least(req)).min(least(rep));
+        }
+    }
+    l.max(1)
+}
+
 /// A message header that travels to another partition with its head flit: the sender
 /// writes it into the downstream VC's message slot, which belongs to the receiver.
 #[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
@@ -240,10 +260,17 @@ impl WormholeNet {
                 .neighbor(NodeId(part.node(n)), PortId(p as u8))
                 .is_some()
         };
+        // An input port has a ring when a link feeds it (on the Manhattan Street network
+        // the inputs are not the outputs).
+        let fed = |n: usize, p: usize| {
+            topology
+                .upstream(NodeId(part.node(n)), PortId(p as u8))
+                .is_some()
+        };
         let p = &r.pipeline;
         let tail_sent = r.vc_release == VcRelease::TailSent;
         let ring = if tail_sent {
-            r.buffer_flits as usize
+            crate::router::buffers::ring_slots(r.buffer_flits, min_length(&machine.workload))
         } else {
             1
         };
@@ -254,7 +281,7 @@ impl WormholeNet {
             topology: topology.clone(),
             layout,
             routing,
-            inputs: InputBuffers::new(nodes, &layout, ring)?,
+            inputs: InputBuffers::new(nodes, &layout, ring, fed)?,
             outputs: OutputVcs::new(nodes, &layout, r.buffer_flits, tail_sent, exists)?,
             ctrl: Controllers::new(nodes, r.controller.servers as usize, layout.per_node)?,
             vca: VcAllocator::new(
@@ -482,6 +509,11 @@ impl WormholeNet {
             })
     }
 
+    /// Whether output VCs are freed when the tail is sent (`VcRelease::TailSent`).
+    pub fn tail_sent(&self) -> bool {
+        self.tail_sent
+    }
+
     /// Servers per routing controller.
     pub fn ctrl_servers(&self) -> usize {
         self.ctrl.servers()
@@ -555,7 +587,19 @@ impl WormholeNet {
                 // hold the next message, which this credit may wake.
                 if free && !self.tail_sent {
                     self.outputs.free[lay.port_idx(node, port)] |= 1 << vc;
-                } else if was == 0 {
+                    return;
+                }
+                if free {
+                    // A message left the downstream ring; an output VC held for want of
+                    // a slot there is free now.
+                    self.outputs.in_ring[o] -= 1;
+                    let pi = lay.port_idx(node, port);
+                    if self.outputs.held[pi] >> vc & 1 != 0 {
+                        self.outputs.held[pi] &= !(1 << vc);
+                        self.outputs.free[pi] |= 1 << vc;
+                    }
+                }
+                if was == 0 {
                     // Wake the VC that stalled on this output for want of credits.
                     let h = self.outputs.holder[o] as usize;
                     let (hp, hv) = lay.unslot(h);
@@ -906,6 +950,7 @@ impl WormholeNet {
                 let hdr = msg.hdr;
                 // The downstream VC's ring position for this message (`TailSent`).
                 let q = if self.tail_sent {
+                    self.outputs.in_ring[oidx] += 1;
                     let q = self.outputs.ring_pos[oidx];
                     self.outputs.ring_pos[oidx] = ((q as usize + 1) % self.inputs.ring) as u16;
                     q
@@ -931,7 +976,13 @@ impl WormholeNet {
                 }
             }
             if tail && self.tail_sent {
-                self.outputs.free[lay.port_idx(n, op)] |= 1 << ov;
+                // The next message's head needs a slot of the downstream ring: always
+                // there for messages of the workload's lengths (`ring_slots`).
+                if (self.outputs.in_ring[oidx] as usize) < self.inputs.ring {
+                    self.outputs.free[lay.port_idx(n, op)] |= 1 << ov;
+                } else {
+                    self.outputs.held[lay.port_idx(n, op)] |= 1 << ov;
+                }
             }
             out.send(
                 t + delay,
@@ -972,8 +1023,8 @@ impl WormholeNet {
         if promote {
             // The next message in this VC reaches the front of the buffer: it joins the
             // routing controller's queue as a head arriving next cycle would.
+            let mi = self.inputs.cur(i);
             let slot = &mut self.inputs.vc[i];
-            let mi = i * self.inputs.ring + slot.front as usize;
             slot.left = self.inputs.msg[mi].hdr.len;
             slot.head = true;
             slot.state = VcState::Routing;
@@ -1196,6 +1247,70 @@ impl Network for WormholeNet {
             link_busy_max: max,
             link_count: count,
             link_capacity: (end - start).max(1) as f64 * self.timing.width as f64,
+        }
+    }
+}
+
+#[cfg(test)]
+mod ring_tests {
+    use crate::config::HwConfig;
+    use crate::engine::sim::Simulation;
+    use crate::foundation::types::NodeId;
+    use crate::switching::wormhole::{invariants, WormholeNet};
+
+    /// hw/booksim-min-torus8.ron (`TailSent`, 8-flit buffers, 12-flit messages: rings of
+    /// ⌈8/12⌉ + 1 = 2 message slots) with no traffic of its own.
+    fn machine() -> HwConfig {
+        let mut cfg = crate::config::load::parse_hw(
+            include_str!("../../../hw/booksim-min-torus8.ron"),
+            "hw/booksim-min-torus8.ron",
+        )
+        .unwrap();
+        cfg.workload.rate = 1e-12;
+        cfg
+    }
+
+    #[test]
+    fn rings_hold_as_many_messages_as_the_shortest_fill_a_buffer_plus_one() {
+        use crate::router::buffers::ring_slots;
+        assert_eq!(ring_slots(8, 12), 2);
+        assert_eq!(ring_slots(256, 12), 23);
+        assert_eq!(ring_slots(256, 1), 257);
+        assert_eq!(ring_slots(24, 12), 3);
+        let sim = Simulation::<WormholeNet>::build(&machine(), 0).unwrap();
+        assert_eq!(sim.net.inputs.ring, 2);
+        // Network VCs of the 4 ports (4 VCs each) have rings, the 64 nodes' DMA engines
+        // one slot each.
+        let dma = sim.net.layout.dma;
+        assert_eq!(sim.net.inputs.msg.len(), 64 * (4 * 4 * 2 + dma));
+    }
+
+    #[test]
+    fn one_flit_messages_wait_for_a_ring_slot_and_arrive_intact() {
+        let cfg = machine();
+        let mut sim = Simulation::<WormholeNet>::build(&cfg, 0).unwrap();
+        sim.record_deliveries();
+        let mut sent = std::collections::BTreeSet::new();
+        for i in 0..40u32 {
+            for src in [0u32, 1] {
+                sent.insert(sim.inject(NodeId(src), NodeId(3), 1 + i % 2 * 2));
+            }
+        }
+        let mut held = false;
+        for _ in 0..2_000 {
+            sim.step();
+            held |= sim.net.outputs.held.iter().any(|&h| h != 0);
+            invariants::check(&sim, cfg.router.buffer_flits).unwrap();
+        }
+        assert!(held, "some output VC waited for a slot of a full ring");
+        assert!(sim.run_until_empty(100_000), "messages never delivered");
+        let d = sim.stats.deliveries.take().unwrap();
+        let got: std::collections::BTreeSet<_> = d.iter().map(|d| d.header.id).collect();
+        assert_eq!(got, sent);
+        for x in &d {
+            assert_eq!(x.header.dst, NodeId(3));
+            let i = x.header.id.seq() as u32;
+            assert_eq!(x.header.len, 1 + i % 2 * 2, "{:?}", x.header);
         }
     }
 }
