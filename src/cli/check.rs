@@ -286,6 +286,7 @@ fn explain_wormhole(cfg: &HwConfig, m: &Machine, s: &mut String) {
         unsafe_routing,
         torus_vcs,
         torus_tie,
+        valiant_intermediate,
     } = cfg.switching
     else {
         return;
@@ -319,23 +320,36 @@ fn explain_wormhole(cfg: &HwConfig, m: &Machine, s: &mut String) {
             h = r.vcs / 2
         ),
         (Routing::Minimal, _, _) => "dimension order, one hop per dimension; every VC usable".into(),
+        (Routing::Valiant | Routing::UgalLocal, _, _)
+            if t.dragonfly().is_some()
+                && valiant_intermediate == crate::config::ValiantIntermediate::Router =>
+        {
+            format!(
+                "{}through a random intermediate router: VCs 0..{a} to its group, {a}..{b} \
+                 to the router, {b}..{c} from it to the global hop towards the destination, \
+                 {c}..{} from that hop on (BookSim's ugal_dragonflynew has 3, with a \
+                 dependency cycle); terminal links every VC",
+                ugal_rule(routing),
+                r.vcs,
+                a = r.vcs / 4,
+                b = 2 * r.vcs / 4,
+                c = 3 * r.vcs / 4
+            )
+        }
         (Routing::Valiant | Routing::UgalLocal, _, _) if t.dragonfly().is_some() => format!(
             "{}through a random intermediate group: VCs 0..{a} to that group, {a}..{b} from it \
              to the global hop towards the destination, {b}..{} from that hop on (BookSim's \
              VCs 0, 1, 2 of ugal_dragonflynew); terminal links every VC",
-            if routing == Routing::UgalLocal {
-                "the source router's VC allocation picks the minimal hop or Valiant's, "
-            } else {
-                ""
-            },
+            ugal_rule(routing),
             r.vcs,
             a = r.vcs / 3,
             b = 2 * r.vcs / 3
         ),
         (Routing::UgalLocal, _, _) => format!(
-            "the source router's VC allocation picks the dimension-order hop to the \
-             destination (VCs {h}..{}) or to a random intermediate router (VCs 0..{h}), \
-             then that phase's VCs",
+            "{}the dimension-order route to the destination (VCs {h}..{}) or through a \
+             random intermediate router (VCs 0..{h}, then {h}..{})",
+            ugal_rule(routing),
+            r.vcs,
             r.vcs,
             h = r.vcs / 2
         ),
@@ -642,4 +656,15 @@ fn explain_circuit(cfg: &HwConfig, m: &Machine, s: &mut String) {
         "  data alone keeps {:.1}% of the links busy (λ·N·M·T_data / links); set-up and release add to it",
         100.0 * held / n_links.max(1) as f64
     );
+}
+
+/// The words `check` puts before the VC classes of a routing that decides at the source
+/// router: BookSim's UGAL rule.
+fn ugal_rule(routing: Routing) -> &'static str {
+    if routing == Routing::UgalLocal {
+        "at the source router, minimal if used credits of the minimal port <= 2 x those of \
+         Valiant's first port + 30 (BookSim's ugal), else "
+    } else {
+        ""
+    }
 }

@@ -439,6 +439,11 @@ pub enum SwitchingConfig {
         /// even k (both directions minimal).
         #[serde(default)]
         torus_tie: TorusTie,
+        /// What `Valiant` and `UgalLocal` on a dragonfly draw as the intermediate: a
+        /// group (routemu's default, 3 VCs) or a router (BookSim's `ugal_dragonflynew`,
+        /// 4 VCs here). Ignored elsewhere (the flattened butterfly always draws a router).
+        #[serde(default)]
+        valiant_intermediate: ValiantIntermediate,
     },
     /// Circuit switching (papers 000 and 001): path set-up hop by hop through each node's
     /// routing controller, an ack back to the source, data streamed by the source DMA
@@ -717,18 +722,16 @@ pub enum Routing {
     /// per dimension, on every VC (needs 1). Elsewhere `DimensionOrder` is the minimal
     /// deterministic routing.
     Minimal,
-    /// UGAL-L on the dragonfly and the flattened butterfly (issue 33's contract name):
-    /// at the source router a
-    /// message is offered both its minimal route's first hop (on the VCs of `Valiant`'s
-    /// classes 1 and 2) and its `Valiant` route's first hop, through an intermediate
-    /// group drawn as `Valiant` draws it (on class 0), and the router's VC allocation
-    /// picks one from what it knows locally — the free VCs and credits of the two output
-    /// ports, by `switching.selection` (the minimal hop first where both are free) —
-    /// then the message follows the path it took. Not BookSim's queue × hops rule: the
-    /// routing function does not see the router's credits (docs/dragonfly.md). Needs 3
-    /// VCs on a dragonfly. On a flattened butterfly the same choice between the
-    /// dimension-order hop to the destination (phase 2's half of the VCs) and to a
-    /// random intermediate router (phase 1's half); needs 2.
+    /// UGAL-L on the dragonfly and the flattened butterfly (issue 33's contract name),
+    /// BookSim's `ugal` rule: at the source router the message draws its `Valiant`
+    /// intermediate, and goes minimal when the intermediate is in the source's or the
+    /// destination's group (dragonfly), or when `q_min ≤ 2 · q_nonmin + 30`, where q is
+    /// the flits the router has sent on the minimal and on `Valiant`'s first hop's output
+    /// port, summed over the port's VCs, that the downstream buffer has not yet returned
+    /// as credits (BookSim's `GetUsedCredit`); else it takes `Valiant`'s route. The
+    /// decision is taken once and kept in the header's phase. `Valiant`'s VC classes:
+    /// 3 VCs on a dragonfly (4 with `valiant_intermediate: Router`), 2 on a flattened
+    /// butterfly.
     UgalLocal,
 }
 
@@ -769,6 +772,21 @@ pub enum TorusVcs {
     /// the crossing ones take the upper half, downwards the lower, as BookSim numbers
     /// them). Every message uses half the VCs.
     WrapSplit,
+}
+
+/// The intermediate of `Valiant` and `UgalLocal` on a dragonfly (docs/dragonfly.md,
+/// "Valiant and UGAL routing").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ValiantIntermediate {
+    /// A group drawn uniformly; phase 1 ends on arriving in it (no local hop there to an
+    /// intermediate router). VC classes in thirds; needs 3 VCs.
+    #[default]
+    Group,
+    /// A router drawn uniformly over all routers, as BookSim's `ugal_dragonflynew` draws
+    /// a terminal; phase 1 ends at that router, so a message may take a local hop to it
+    /// in the intermediate group. VC classes in quarters (BookSim's 3 VCs have a
+    /// dependency cycle); needs 4 VCs.
+    Router,
 }
 
 /// Selection functions of adaptive routing.

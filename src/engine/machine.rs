@@ -97,18 +97,34 @@ pub fn validate(cfg: &HwConfig) -> Result<Machine> {
             unsafe_routing,
             torus_vcs,
             torus_tie,
+            valiant_intermediate,
             ..
         } => {
             // Request/reply traffic: the routing runs inside each message class's half
             // of the VCs (`Route::in_class`).
             let vcs = match cfg.workload.reply {
-                Some(_) => class_vcs(&topology, routing, unsafe_routing, r.vcs)?,
+                Some(_) => class_vcs(
+                    &topology,
+                    routing,
+                    unsafe_routing,
+                    valiant_intermediate,
+                    r.vcs,
+                )?,
                 None => r.vcs,
             };
             Some(
-                RoutingFn::new(&topology, routing, unsafe_routing, vcs)?
-                    .with_torus_vcs(torus_vcs)
-                    .with_torus_tie(torus_tie),
+                RoutingFn::build(
+                    &topology,
+                    routing,
+                    unsafe_routing,
+                    vcs,
+                    valiant_intermediate,
+                )?
+                .with_torus_vcs(torus_vcs)
+                .with_torus_tie(torus_tie)
+                // UgalLocal reads used credits: the port's VCs' buffers less its free
+                // credits (BookSim's GetUsedCredit over all VCs of the port).
+                .with_port_flits(r.vcs.saturating_mul(r.buffer_flits)),
             )
         }
         SwitchingConfig::Circuit { .. } => {
@@ -296,9 +312,10 @@ fn class_vcs(
     topology: &Topology,
     routing: crate::config::Routing,
     unsafe_routing: bool,
+    intermediate: crate::config::ValiantIntermediate,
     vcs: u32,
 ) -> Result<u32> {
-    let need = RoutingFn::min_vcs(topology, routing, unsafe_routing);
+    let need = RoutingFn::min_vcs(topology, routing, unsafe_routing, intermediate);
     if !vcs.is_multiple_of(2) || vcs < 2 * need || vcs > MAX_VCS {
         return Err(Error::config(format!(
             "router.vcs = {vcs} with workload.reply: requests and replies each have half of \

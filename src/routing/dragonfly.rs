@@ -56,14 +56,30 @@
 //! phase 2 never waits for phase 1): 2 VCs. A phase-1 message passing its destination's
 //! router goes on to its intermediate router, as on meshes.
 //!
-//! `UgalLocal` (UGAL-L): at the source router the minimal first hop is offered as the
-//! adaptive candidate on the VCs of the minimal path's class (dragonfly: class 1, or 2
-//! when the hop is global; flattened butterfly: phase 2's half) and Valiant's first hop
-//! as the escape candidate on class 0 (phase 1's half); the router's VC allocation
-//! picks one from its output VCs' state, and [`RoutingFn::after_hop`] records a minimal
-//! pick as phase 2. The routing function cannot see the router's credits, so BookSim's
-//! `ugal` rule (used credits × hops + threshold) is not what decides (docs/dragonfly.md).
+//! `valiant_intermediate: Router` (BookSim's draw): the intermediate is a router, uniform
+//! over all routers, and phase 1 ends at it ([`valiant_step_router`]). Four VC classes in
+//! quarters of the V VCs: class 0 for the source group's local hop and the global link to
+//! the intermediate group; class 1 for the local hop in that group to the intermediate
+//! router; class 2 for the local hop from it to the global hop towards the destination,
+//! and for the source group's local hop of a minimal route; class 3 for that global hop
+//! and after it (and the one hop within a group). Class 0 goes local → global, classes 1
+//! and 2 are one local hop each leading to a higher class, class 3 goes global → local:
+//! acyclic with 4 VCs. BookSim's 3 (VC = phase) put the hop to the intermediate router
+//! on VC 0 with the source group's hops that wait for VC-0 global links, a cycle
+//! global → local → global between groups; no 3-class arrangement was found (the two
+//! local hops around the intermediate router close local cycles in one class).
+//!
+//! `UgalLocal` (UGAL-L) is BookSim's `ugal_dragonflynew` rule: at the source router the
+//! message draws its Valiant intermediate; a destination in the source's group or an
+//! intermediate in either end's group gives the minimal route, else it goes minimal iff
+//! [`ugal_takes_minimal`]`(q_min, q_nonmin)`, q the used credits (flits sent and not
+//! credited back, over all VCs) of the two first hops' output ports, which the wormhole
+//! routing controller supplies ([`RoutingFn::route_msg_with`]). The decision is kept in
+//! the header's phase bit: minimal = phase 2 from the source, on Valiant's later classes.
+//! On the flattened butterfly the same rule between the dimension-order hops to the
+//! destination's router and to Valiant's intermediate router.
 
+use crate::config::Routing;
 use crate::foundation::types::{MsgId, NodeId, PortId};
 use crate::routing::{mask, mix, Route, RouteState, RoutingFn, VcMask};
 use crate::topology::concentration::Place;
@@ -97,6 +113,63 @@ pub fn valiant_intermediate(topology: &Topology, salt: u64, id: MsgId) -> u32 {
     }
 }
 
+/// BookSim's UGAL threshold (`adaptive_threshold` of `ugal_dragonflynew`): the flits
+/// by which the minimal port's queue may exceed twice the non-minimal one's.
+pub const UGAL_THRESHOLD: u64 = 30;
+
+/// BookSim's UGAL-L decision: the minimal route when `used_min ≤ 2 · used_nonmin + 30`,
+/// the used credits (flits sent, not yet credited back) of the minimal and the
+/// non-minimal first hop's output ports summed over their VCs; 2 is BookSim's
+/// hard-coded non-minimal hop weight (1 the minimal one's).
+#[inline]
+pub fn ugal_takes_minimal(used_min: u32, used_nonmin: u32) -> bool {
+    used_min as u64 <= 2 * used_nonmin as u64 + UGAL_THRESHOLD
+}
+
+/// Valiant's intermediate *router* on the dragonfly (`valiant_intermediate: Router`),
+/// uniform over all routers, as BookSim's `ugal_dragonflynew` draws a terminal (its
+/// router is then uniform): a pure function of the message id and the salt.
+#[inline]
+pub fn valiant_router(d: &Dragonfly, salt: u64, id: MsgId) -> u32 {
+    draw(mix(id.0 ^ salt ^ 0x4446_4c59_5641_4c21), d.routers() as u32)
+}
+
+/// One Valiant step on the dragonfly through intermediate router `mid`
+/// (`valiant_intermediate: Router`) at router `cur` towards router `dst` of a message
+/// from router `src`: enters phase 2 in `state` at `mid` (or at once where the draw or
+/// the destination is in the source's group, or the draw in the destination's), and
+/// returns the port and the VC class (0 to 3, module doc).
+#[inline]
+pub fn valiant_step_router(
+    d: &Dragonfly,
+    cur: u32,
+    dst: u32,
+    src: u32,
+    mid: u32,
+    state: &mut RouteState,
+) -> (PortId, u32) {
+    let (gc, gd, gs, gm) = (
+        d.group_of(cur),
+        d.group_of(dst),
+        d.group_of(src),
+        d.group_of(mid),
+    );
+    if !state.phase2() && (cur == mid || gs == gm || gd == gm || gs == gd) {
+        state.set_phase2();
+    }
+    if state.phase2() {
+        let port = d.min_port(cur, dst);
+        let class = if d.is_global(port) || gc == gd { 3 } else { 2 };
+        (PortId(port as u8), class)
+    } else if gc == gm {
+        // Arrived in the intermediate group: the local hop to the intermediate router.
+        (PortId(d.min_port(cur, mid) as u8), 1)
+    } else {
+        let landing = d.gateway(gm, gs).0;
+        (PortId(d.min_port(cur, landing) as u8), 0)
+    }
+}
+
 /// One Valiant step on the dragonfly at router `cur` towards router `dst` of a message
 /// from router `src` whose intermediate group is `mid`: enters phase 2 in `state` where
 /// this router starts it, and returns the port and the VC class (0, 1 or 2, module doc).
@@ -127,13 +200,22 @@ pub fn valiant_step(
 /// The VCs of class `class` (0, 1, 2) of `vcs` VCs split in thirds.
 #[inline]
 pub fn third(class: u32, vcs: u32) -> VcMask {
-    mask(class * vcs / 3..(class + 1) * vcs / 3)
+    class_vcs(class, 3, vcs)
+}
+
+/// The VCs of class `class` of `vcs` VCs split into `classes` equal parts (the last
+/// takes the remainder).
+#[inline]
+pub fn class_vcs(class: u32, classes: u32, vcs: u32) -> VcMask {
+    mask(class * vcs / classes..(class + 1) * vcs / classes)
 }
 
 impl RoutingFn {
-    /// Valiant's candidates on the dragonfly and the flattened butterfly (any
-    /// concentration): the terminal link from a terminal or, in phase 2, to the
+    /// Valiant's and UGAL-L's candidates on the dragonfly and the flattened butterfly
+    /// (any concentration): the terminal link from a terminal or, in phase 2, to the
     /// destination terminal (every VC); else the phase's step on its class's VCs.
+    /// `used(p)`: the flits sent on output port p of `cur` not yet returned as credits
+    /// (read by `UgalLocal` at the source router only).
     pub(super) fn route_valiant_today(
         &self,
         topology: &Topology,
@@ -141,6 +223,7 @@ impl RoutingFn {
         dst: NodeId,
         id: MsgId,
         state: &mut RouteState,
+        used: impl Fn(u32) -> u32,
     ) -> Route {
         let one = |port: u32, vcs: VcMask| Route {
             adaptive_ports: 0,
@@ -160,7 +243,7 @@ impl RoutingFn {
             }
         }
         let (s, t) = (topology.router_of(id.src()).0, topology.router_of(dst).0);
-        let mid = valiant_intermediate(topology, self.salt, id);
+        let ugal_here = self.kind == Routing::UgalLocal && cur.0 == s && !state.phase2();
         if let Some(d) = topology.dragonfly() {
             if let Some(c) = conc {
                 if let Some(p) = c.terminal_step(cur.0, dst.0) {
@@ -168,30 +251,35 @@ impl RoutingFn {
                     return one(p, all);
                 }
             }
-            if self.kind == crate::config::Routing::UgalLocal && cur.0 == s && !state.phase2() {
-                let mut minimal = RouteState::default();
-                minimal.set_phase2();
-                let (pm, cm) = valiant_step(d, cur.0, t, s, mid, &mut minimal);
-                let (pv, cv) = valiant_step(d, cur.0, t, s, mid, state);
-                if !state.phase2() && self.dragonfly {
-                    // The choice: minimal hop as the adaptive candidate (asked first),
-                    // Valiant's as the escape one; `after_hop` records which was taken.
-                    return Route {
-                        adaptive_ports: 1 << pm.0,
-                        adaptive_vcs: third(cm, self.vcs),
-                        escape_port: pv,
-                        escape_vcs: third(cv, self.vcs),
-                    };
-                }
-                if !state.phase2() {
-                    // Unsafe routing: one class, the choice cannot be told by the VC.
+            let (gs, gd) = (d.group_of(s), d.group_of(t));
+            // The intermediate router (`by_router`) or group, and its group.
+            let (mid, mid_group) = if self.by_router {
+                let r = valiant_router(d, self.salt, id);
+                (r, d.group_of(r))
+            } else {
+                let g = valiant_intermediate(topology, self.salt, id);
+                (g, g)
+            };
+            if ugal_here {
+                // BookSim's rule; a draw of either end's group is the minimal route
+                // (BookSim compares the same port twice there and goes minimal too).
+                let minimal = gs == gd || mid_group == gs || mid_group == gd || {
+                    let landing = d.gateway(mid_group, gs).0;
+                    ugal_takes_minimal(used(d.min_port(s, t)), used(d.min_port(s, landing)))
+                };
+                if minimal {
                     state.set_phase2();
-                    return one(pm.0 as u32, all);
                 }
             }
-            let (port, class) = valiant_step(d, cur.0, t, s, mid, state);
+            let (port, class, classes) = if self.by_router {
+                let (p, c) = valiant_step_router(d, cur.0, t, s, mid, state);
+                (p, c, 4)
+            } else {
+                let (p, c) = valiant_step(d, cur.0, t, s, mid, state);
+                (p, c, 3)
+            };
             let vcs = if self.dragonfly {
-                third(class, self.vcs)
+                class_vcs(class, classes, self.vcs)
             } else {
                 all
             };
@@ -201,19 +289,13 @@ impl RoutingFn {
             .flatfly()
             .expect("Valiant today: a dragonfly or a flattened butterfly");
         let half = self.vcs / 2;
-        if self.kind == crate::config::Routing::UgalLocal && cur.0 == s && !state.phase2() {
-            if cur.0 == mid || s == t || !self.halves {
-                // Nothing to choose (or, unsafe, no VC to tell the choice by): minimal.
-                state.set_phase2();
-            } else {
-                // The minimal hop on phase 2's VCs (asked first), Valiant's on phase 1's.
-                return Route {
-                    adaptive_ports: 1 << f.dor_port(cur.0, t),
-                    adaptive_vcs: mask(half..self.vcs),
-                    escape_port: PortId(f.dor_port(cur.0, mid) as u8),
-                    escape_vcs: mask(0..half),
-                };
-            }
+        let mid = valiant_intermediate(topology, self.salt, id);
+        if ugal_here
+            && (cur.0 == mid
+                || s == t
+                || ugal_takes_minimal(used(f.dor_port(cur.0, t)), used(f.dor_port(cur.0, mid))))
+        {
+            state.set_phase2();
         }
         if !state.phase2() && cur.0 == mid {
             state.set_phase2();
@@ -333,45 +415,152 @@ mod tests {
         assert_eq!(third(0, 6) | third(1, 6) | third(2, 6), 0b111111);
     }
     #[test]
-    fn ugal_offers_both_first_hops_at_the_source_and_follows_the_one_taken() {
-        use crate::config::{Routing, TopologyConfig};
+    fn ugal_goes_minimal_up_to_twice_the_non_minimal_queue_plus_30() {
+        assert!(ugal_takes_minimal(0, 0));
+        assert!(ugal_takes_minimal(30, 0));
+        assert!(!ugal_takes_minimal(31, 0));
+        assert!(ugal_takes_minimal(50, 10));
+        assert!(!ugal_takes_minimal(51, 10));
+        assert!(ugal_takes_minimal(u32::MAX, u32::MAX), "no overflow");
+    }
+
+    /// A message from router 0 (group 0) to router 9 (group 2) of the p = 1, a = 4,
+    /// h = 2 dragonfly whose intermediate group is `want`'s, under `r`.
+    fn message_via(t: &Topology, r: &RoutingFn, want: impl Fn(u32) -> bool) -> MsgId {
+        (0..)
+            .map(|s| MsgId::new(NodeId(0), s))
+            .find(|&id| want(valiant_intermediate(t, r.salt, id)))
+            .unwrap()
+    }
+
+    #[test]
+    fn ugal_at_the_source_router_decides_by_the_two_ports_used_credits_once() {
+        use crate::config::TopologyConfig;
         let t = Topology::from_config(&TopologyConfig::Dragonfly { p: 1, a: 4, h: 2 }).unwrap();
         let d = t.dragonfly().unwrap();
         let r = RoutingFn::new(&t, Routing::UgalLocal, false, 3)
             .unwrap()
-            .with_salt(1, 0);
-        // Router 0 (group 0) to router 9 (group 2), a message whose intermediate group
-        // is neither.
+            .with_salt(1, 0)
+            .with_port_flits(3 * 64);
         let (src, dst) = (NodeId(0), NodeId(9));
-        let id = (0..)
-            .map(|s| MsgId::new(src, s))
-            .find(|&id| !matches!(valiant_intermediate(&t, r.salt, id), 0 | 2))
-            .unwrap();
-        let route = r.route(&t, src, dst, id);
-        assert_eq!(
-            route.adaptive_ports,
-            1 << d.min_port(0, 9),
-            "the minimal hop"
-        );
-        assert_eq!(route.adaptive_vcs & route.escape_vcs, 0, "told apart by VC");
-        assert_eq!(route.escape_vcs, third(0, 3), "Valiant's hop on class 0");
-        for (vc, minimal) in [(route.adaptive_vcs.trailing_zeros(), true), (0, false)] {
+        let id = message_via(&t, &r, |g| !matches!(g, 0 | 2));
+        let mid = valiant_intermediate(&t, r.salt, id);
+        let min_port = d.min_port(0, 9);
+        let val_port = d.min_port(0, d.gateway(mid, 0).0);
+        assert_ne!(min_port, val_port, "a message whose two first hops differ");
+        // Free credits (of 192) such that the minimal port has `qm` flits in use and
+        // Valiant's `qv`.
+        let route = |qm: u32, qv: u32| {
             let mut state = RouteState::default();
-            let first = r.route_msg(&t, src, dst, id, &mut state);
-            r.after_hop(&first, vc as usize, &mut state);
-            assert_eq!(state.phase2(), minimal);
-            let port = if minimal {
-                first.adaptive_ports.trailing_zeros() as u8
-            } else {
-                first.escape_port.0
+            let free = |p: u32| {
+                192 - if p == min_port {
+                    qm
+                } else if p == val_port {
+                    qv
+                } else {
+                    0
+                }
             };
-            let next = d.neighbor(0, port as u32).unwrap();
-            let again = r.route_msg(&t, NodeId(next), dst, id, &mut state);
-            // Past the source no choice: one port.
-            assert_eq!(again.adaptive_ports, 0);
+            let route = r.route_msg_with(&t, src, dst, id, &mut state, free);
+            (route, state)
+        };
+        for (qm, qv, minimal) in [
+            (0, 0, true),
+            (30, 0, true),
+            (31, 0, false),
+            (70, 20, true),
+            (71, 20, false),
+        ] {
+            let (route, state) = route(qm, qv);
+            assert_eq!(state.phase2(), minimal, "q_min {qm}, q_nonmin {qv}");
+            assert_eq!(route.adaptive_ports, 0, "one candidate port");
             if minimal {
-                assert_eq!(again.escape_port.0 as u32, d.min_port(next, 9));
+                assert_eq!(route.escape_port.0 as u32, min_port);
+                assert_ne!(route.escape_vcs & (third(1, 3) | third(2, 3)), 0);
+            } else {
+                assert_eq!(route.escape_port.0 as u32, val_port);
+                assert_eq!(route.escape_vcs, third(0, 3), "Valiant's class 0");
+                // Past the source the decision stands, whatever the credits.
+                let mut state = state;
+                let next = NodeId(d.neighbor(0, val_port).unwrap());
+                let again = r.route_msg_with(&t, next, dst, id, &mut state, |_| 0);
+                assert!(!state.phase2());
+                assert_eq!(again.escape_vcs, third(0, 3));
             }
         }
+        // An intermediate in the destination's (or the source's) group: minimal, however
+        // loaded the minimal port.
+        for g in [0, 2] {
+            let id = message_via(&t, &r, |x| x == g);
+            let mut state = RouteState::default();
+            let route = r.route_msg_with(&t, src, dst, id, &mut state, |p| {
+                if p == min_port {
+                    0
+                } else {
+                    192
+                }
+            });
+            assert!(state.phase2(), "intermediate group {g}");
+            assert_eq!(route.escape_port.0 as u32, min_port);
+        }
+    }
+
+    #[test]
+    fn valiant_through_a_router_visits_it_and_its_four_classes_only_rise() {
+        let d = Dragonfly { p: 2, a: 4, h: 2 };
+        let r = d.routers() as u32;
+        let mut through = vec![0u32; r as usize];
+        let mut local_to_mid = 0;
+        for s in 0..r {
+            for t in 0..r {
+                for mid in 0..r {
+                    let mut state = RouteState::default();
+                    let (mut cur, mut last) = (s, (0u32, false));
+                    let (mut hops, mut globals, mut visited) = (0, 0, false);
+                    while cur != t {
+                        let (q, class) = valiant_step_router(&d, cur, t, s, mid, &mut state);
+                        let global = d.is_global(q.0 as u32);
+                        // Within class 0 only local → global, within class 3 only
+                        // global → local; classes 1 and 2 are one local hop each.
+                        let same = match class {
+                            0 => global && !last.1,
+                            3 => !global && last.1,
+                            _ => false,
+                        };
+                        assert!(
+                            hops == 0 || class > last.0 || (class == last.0 && same),
+                            "{s}->{t} via {mid}: class {class} after {last:?}"
+                        );
+                        assert!(!(class == 1 || class == 2) || !global);
+                        local_to_mid += u32::from(class == 1);
+                        last = (class, global);
+                        globals += u32::from(global);
+                        cur = d.neighbor(cur, q.0 as u32).unwrap();
+                        visited |= cur == mid;
+                        hops += 1;
+                        assert!(hops <= 6, "{s}->{t} via {mid} loops");
+                    }
+                    let (gs, gt, gm) = (d.group_of(s), d.group_of(t), d.group_of(mid));
+                    if gs == gt || gm == gs || gm == gt {
+                        assert_eq!(hops, d.distance(s, t), "{s}->{t} via {mid}");
+                    } else {
+                        assert!(visited && globals == 2, "{s}->{t} via {mid}");
+                        through[mid as usize] += 1;
+                    }
+                }
+            }
+        }
+        assert!(through.iter().all(|&n| n == through[0]), "{through:?}");
+        assert!(local_to_mid > 0, "class 1 is used");
+    }
+
+    #[test]
+    fn the_intermediate_router_is_drawn_uniformly() {
+        let d = Dragonfly { p: 2, a: 4, h: 2 };
+        let mut count = [0u32; 36];
+        for seq in 0..36_000 {
+            count[valiant_router(&d, 5, MsgId::new(NodeId(40), seq)) as usize] += 1;
+        }
+        assert!(count.iter().all(|&c| (850..1150).contains(&c)), "{count:?}");
     }
 }

@@ -20,7 +20,8 @@
 //! | DimensionOrder | — (use Minimal) | as Minimal |
 //! | Adaptive | — | escape VC 0 (dimension order); adaptive VCs 1..V |
 //! | Valiant | VCs 0..V/3 to the intermediate group, V/3..2V/3 from it to the global hop towards the destination, 2V/3..V from that hop on ([`dragonfly`]) | phase 1 VCs 0..V/2, phase 2 V/2..V |
-//! | UgalLocal | as Valiant; the source router's VC allocation picks the minimal hop (classes 1–2) or Valiant's (class 0) | as Valiant; the minimal hop on phase 2's VCs |
+//! | Valiant, `valiant_intermediate: Router` | VCs in quarters: to the intermediate group, to the intermediate router, from it to the global hop, from that hop on ([`dragonfly`]) | as Valiant |
+//! | UgalLocal | as Valiant; at the source router BookSim's rule (used credits of the two first hops' ports) picks the minimal route (classes 1–2) or Valiant's (class 0) | as Valiant; the minimal route on phase 2's VCs |
 //!
 //! Under concentration (`topology::concentration`) the terminal links take every VC and
 //! the router network's rows above hold between the routers; ROMM, MinAdapt, XY-YX and
@@ -77,7 +78,7 @@ pub mod oblivious;
 pub mod selection;
 pub mod turn;
 
-use crate::config::{Routing, TorusTie, TorusVcs};
+use crate::config::{Routing, TorusTie, TorusVcs, ValiantIntermediate};
 use crate::foundation::error::{Error, Result};
 use crate::foundation::types::{MsgId, NodeId, PortId};
 use crate::topology::Topology;
@@ -190,6 +191,12 @@ pub struct RoutingFn {
     /// A dragonfly or a flattened butterfly (any concentration): Valiant of their own
     /// ([`dragonfly`]).
     today_net: bool,
+    /// Dragonfly `Valiant`/`UgalLocal`: the intermediate is a router (VC classes in
+    /// quarters), not a group (thirds).
+    by_router: bool,
+    /// `UgalLocal`: flits of downstream buffer behind one output port (its VCs' buffers
+    /// summed), so that free credits give the used ones.
+    port_flits: u32,
     vcs: u32,
 }
 
@@ -198,11 +205,24 @@ fn mask(range: std::ops::Range<u32>) -> VcMask {
 }
 
 impl RoutingFn {
-    /// Fewest VCs per port the routing needs to be deadlock-free on this topology.
-    pub fn min_vcs(topology: &Topology, kind: Routing, unsafe_routing: bool) -> u32 {
+    /// Fewest VCs per port the routing needs to be deadlock-free on this topology, with
+    /// `intermediate` as what dragonfly `Valiant` and `UgalLocal` draw.
+    pub fn min_vcs(
+        topology: &Topology,
+        kind: Routing,
+        unsafe_routing: bool,
+        intermediate: ValiantIntermediate,
+    ) -> u32 {
         let torus = matches!(topology.router_net(), Topology::Torus(_));
+        let by_router = intermediate == ValiantIntermediate::Router;
         match (kind, unsafe_routing, torus) {
             (_, true, _) => 1,
+            // Four classes with a local hop to the intermediate router (module `dragonfly`).
+            (Routing::Valiant | Routing::UgalLocal, false, _)
+                if topology.dragonfly().is_some() && by_router =>
+            {
+                4
+            }
             // Dragonfly: VC classes 0 and 1 (before and from the global hop); flattened
             // butterfly: dimension order in one class.
             (Routing::Minimal, false, _) => {
@@ -236,8 +256,27 @@ impl RoutingFn {
     }
 
     /// Binds a routing function, checking that the topology supports it and that there
-    /// are enough virtual channels.
+    /// are enough virtual channels; dragonfly `Valiant` and `UgalLocal` draw an
+    /// intermediate group ([`RoutingFn::build`] for the other choice).
     pub fn new(topology: &Topology, kind: Routing, unsafe_routing: bool, vcs: u32) -> Result<Self> {
+        Self::build(
+            topology,
+            kind,
+            unsafe_routing,
+            vcs,
+            ValiantIntermediate::Group,
+        )
+    }
+
+    /// [`RoutingFn::new`] with `intermediate` as what dragonfly `Valiant` and `UgalLocal`
+    /// draw (`switching.valiant_intermediate`).
+    pub fn build(
+        topology: &Topology,
+        kind: Routing,
+        unsafe_routing: bool,
+        vcs: u32,
+        intermediate: ValiantIntermediate,
+    ) -> Result<Self> {
         let new_net = topology.dragonfly().is_some() || topology.flatfly().is_some();
         if kind == Routing::Minimal && !new_net {
             return Err(Error::config(format!(
@@ -320,9 +359,18 @@ impl RoutingFn {
                 topology.describe()
             )));
         }
-        let need = Self::min_vcs(topology, kind, unsafe_routing);
+        let need = Self::min_vcs(topology, kind, unsafe_routing, intermediate);
+        let by_router = intermediate == ValiantIntermediate::Router;
         if vcs < need {
             let why = match (kind, matches!(topology.router_net(), Topology::Torus(_))) {
+                (Routing::Valiant | Routing::UgalLocal, _)
+                    if topology.dragonfly().is_some() && by_router =>
+                {
+                    "valiant_intermediate: Router: VC class 0 to the intermediate group, \
+                     class 1 to the intermediate router, class 2 from it to the global hop \
+                     towards the destination, class 3 from that hop on; BookSim's 3 VCs of \
+                     ugal_dragonflynew, one per phase, have a dependency cycle"
+                }
                 (Routing::Valiant | Routing::UgalLocal, _) if topology.dragonfly().is_some() => {
                     "VC class 0 to the intermediate group, class 1 from it to the global hop \
                      towards the destination, class 2 from that hop on: BookSim's VCs 0, 1 \
@@ -377,8 +425,18 @@ impl RoutingFn {
                 ),
             salt: 0,
             coin_ties: false,
+            by_router: by_router && topology.dragonfly().is_some(),
+            port_flits: 0,
             vcs,
         })
+    }
+
+    /// Gives `UgalLocal` the flits of downstream buffer behind each output port (VCs per
+    /// port × `router.buffer_flits`): its rule reads used credits as this minus the
+    /// port's free credits.
+    pub fn with_port_flits(mut self, flits: u32) -> Self {
+        self.port_flits = flits;
+        self
     }
 
     /// Chooses how dimension-order routing, and each phase of Valiant and ROMM, splits a
@@ -496,7 +554,9 @@ impl RoutingFn {
 
     /// The candidates of a header of message `id` at `cur` bound for `dst` whose header
     /// carries `state` and is not delivered at `cur` ([`RoutingFn::delivers`]); updates `state` where this router changes it (a
-    /// Valiant/ROMM message at its intermediate node enters phase 2).
+    /// Valiant/ROMM message at its intermediate node enters phase 2). A router whose
+    /// output ports hold no flits (`UgalLocal` then goes minimal):
+    /// [`RoutingFn::route_msg_with`] with every port's credits free.
     #[inline]
     pub fn route_msg(
         &self,
@@ -506,9 +566,28 @@ impl RoutingFn {
         id: MsgId,
         state: &mut RouteState,
     ) -> Route {
+        let free = self.port_flits;
+        self.route_msg_with(topology, cur, dst, id, state, |_| free)
+    }
+
+    /// [`RoutingFn::route_msg`] at a router whose output port p has `free_credits(p)`
+    /// credits free, summed over its VCs — what `UgalLocal` decides by at the source
+    /// router (BookSim's `GetUsedCredit` is [`RoutingFn::with_port_flits`] minus it);
+    /// the other routings never call it.
+    #[inline]
+    pub fn route_msg_with(
+        &self,
+        topology: &Topology,
+        cur: NodeId,
+        dst: NodeId,
+        id: MsgId,
+        state: &mut RouteState,
+        free_credits: impl Fn(u32) -> u32,
+    ) -> Route {
         match self.kind {
             Routing::Valiant | Routing::UgalLocal if self.today_net => {
-                return self.route_valiant_today(topology, cur, dst, id, state)
+                let used = |p: u32| self.port_flits.saturating_sub(free_credits(p));
+                return self.route_valiant_today(topology, cur, dst, id, state, used);
             }
             Routing::Valiant | Routing::Romm => {
                 return self.route_two_phase(topology, cur, dst, id, state)
@@ -648,21 +727,12 @@ impl RoutingFn {
 
     /// Records in `state` what the message's taking VC `vc` on leaving a router whose
     /// candidates were `route` means for its later hops: a MinAdapt message that takes a
-    /// VC outside the adaptive ones is on an escape VC and stays on escape VCs; a
-    /// UgalLocal message that takes its minimal hop at its source router follows the
-    /// minimal path (phase 2); nothing for the other routings.
+    /// VC outside the adaptive ones is on an escape VC and stays on escape VCs; nothing
+    /// for the other routings.
     #[inline]
     pub fn after_hop(&self, route: &Route, vc: usize, state: &mut RouteState) {
         if self.kind == Routing::MinAdapt && route.adaptive_vcs >> vc & 1 == 0 {
             state.set_escaped();
-        }
-        // UgalLocal: a source router's choice route offers the minimal hop on the
-        // adaptive VCs; taking one of them is choosing the minimal path.
-        if self.kind == Routing::UgalLocal
-            && route.adaptive_ports != 0
-            && route.adaptive_vcs >> vc & 1 == 1
-        {
-            state.set_phase2();
         }
     }
 }

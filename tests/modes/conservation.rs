@@ -84,6 +84,7 @@ fn with(mut cfg: HwConfig, routing: Routing, selection: Selection, rate: f64) ->
         unsafe_routing: false,
         torus_vcs: Default::default(),
         torus_tie: Default::default(),
+        valiant_intermediate: Default::default(),
     };
     cfg.workload.rate = rate;
     cfg.experiment.warmup = 0;

@@ -43,6 +43,7 @@ fn the_same_ring_with_dateline_classes_does_not_deadlock() {
         unsafe_routing: false,
         torus_vcs: Default::default(),
         torus_tie: Default::default(),
+        valiant_intermediate: Default::default(),
     };
     cfg.router.vcs = 2;
     cfg.workload.rate = 0.02;

@@ -776,9 +776,13 @@ impl WormholeNet {
                         escape_vcs: u64::MAX >> (64 - lay.dma),
                     }
                 } else {
-                    // Valiant/ROMM switch phase at the intermediate node (header state).
+                    // Valiant/ROMM switch phase at the intermediate node (header state);
+                    // UgalLocal reads this router's output credits at the source router.
+                    let credit_sum = &self.outputs.credit_sum;
                     self.routing
-                        .route_msg(&self.topology, here, dst, id, &mut msg.hdr.routing)
+                        .route_msg_with(&self.topology, here, dst, id, &mut msg.hdr.routing, |p| {
+                            credit_sum[lay.port_idx(n, p as usize)]
+                        })
                         .in_class(msg.hdr.class, self.class_vcs)
                 };
                 slot.state = VcState::WaitVc;
