@@ -14,6 +14,18 @@ use crate::engine::parallel::{SpinBarrier, StdBarrier};
 use crate::foundation::error::Result;
 use std::time::Instant;
 
+/// `cfg` as a whole experiment times it: one replication on one job, a warm-up of a
+/// tenth of `cycles`, then `cycles` as the window.
+pub fn windowed(cfg: &HwConfig, cycles: u64) -> HwConfig {
+    let mut cfg = cfg.clone();
+    let e = &mut cfg.experiment;
+    e.replications = 1;
+    e.jobs = 1;
+    e.warmup = (cycles / 10).max(1);
+    e.measure = Measure::Cycles(cycles);
+    cfg
+}
+
 /// A benchmark scenario.
 #[derive(Clone, Debug)]
 pub struct Scenario {
@@ -707,12 +719,7 @@ pub fn run_ranked(
     use crate::engine::transport::without_transport;
     let nodes = crate::engine::machine::validate(&s.cfg)?.topology.nodes();
     let ranks = t.ranks();
-    let mut cfg = s.cfg.clone();
-    let e = &mut cfg.experiment;
-    e.replications = 1;
-    e.jobs = 1;
-    e.warmup = (s.cycles / 10).max(1);
-    e.measure = Measure::Cycles(s.cycles);
+    let cfg = windowed(&s.cfg, s.cycles);
     let speed = |threads: usize| -> Result<f64> {
         let mut cfg = cfg.clone();
         cfg.experiment.threads = threads as u32;

@@ -16,7 +16,6 @@
 //! binaries alike.
 
 use crate::bench::Scenario;
-use crate::config::Measure;
 use crate::foundation::error::{Error, Result};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -158,13 +157,8 @@ fn pairs_of(
 /// of a tenth of its cycles, then its cycles as the window; the saturation guard off
 /// (a scenario past saturation is timed, not stopped).
 fn as_run(s: &Scenario) -> crate::config::HwConfig {
-    let mut cfg = s.cfg.clone();
-    let e = &mut cfg.experiment;
-    e.replications = 1;
-    e.jobs = 1;
-    e.warmup = (s.cycles / 10).max(1);
-    e.measure = Measure::Cycles(s.cycles);
-    e.saturation_backlog = 1e15;
+    let mut cfg = crate::bench::windowed(&s.cfg, s.cycles);
+    cfg.experiment.saturation_backlog = 1e15;
     cfg
 }
 
