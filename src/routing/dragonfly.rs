@@ -288,7 +288,6 @@ impl RoutingFn {
         let f = topology
             .flatfly()
             .expect("Valiant today: a dragonfly or a flattened butterfly");
-        let half = self.vcs / 2;
         let mid = valiant_intermediate(topology, self.salt, id);
         if ugal_here
             && (cur.0 == mid
@@ -305,12 +304,11 @@ impl RoutingFn {
                 return one(p, all);
             }
         }
-        let (target, vcs) = match (state.phase2(), self.halves) {
-            (_, false) => (if state.phase2() { t } else { mid }, all),
-            (false, true) => (mid, mask(0..half)),
-            (true, true) => (t, mask(half..self.vcs)),
-        };
-        one(f.dor_port(cur.0, target), vcs)
+        let target = if state.phase2() { t } else { mid };
+        one(
+            f.dor_port(cur.0, target),
+            self.half(self.halves, state.phase2()),
+        )
     }
 }
 

@@ -488,11 +488,18 @@ impl RoutingFn {
     /// The half of the VCs BookSim's `dim_order_torus` gives a message going `up` (or
     /// down) whose path in the ring crosses the wrap-around link or not.
     fn split_vcs(&self, crosses: bool, up: bool) -> VcMask {
+        self.half(true, crosses == up)
+    }
+
+    /// Every VC unless `split`; split, the upper half of the VCs when `upper`, else the
+    /// lower: the two classes of the routings that keep two (XY-YX's orders, the
+    /// dragonfly's minimal classes, a two-phase route's phases).
+    pub(crate) fn half(&self, split: bool, upper: bool) -> VcMask {
         let half = self.vcs / 2;
-        if crosses == up {
-            mask(half..self.vcs)
-        } else {
-            mask(0..half)
+        match (split, upper) {
+            (false, _) => mask(0..self.vcs),
+            (true, false) => mask(0..half),
+            (true, true) => mask(half..self.vcs),
         }
     }
 
@@ -620,16 +627,11 @@ impl RoutingFn {
                 } else {
                     dor::mesh_step_descending(&m.grid, cur, dst)
                 };
-                let half = self.vcs / 2;
                 return Route {
                     adaptive_ports: 0,
                     adaptive_vcs: 0,
                     escape_port: port,
-                    escape_vcs: match (self.halves, xy) {
-                        (false, _) => mask(0..self.vcs),
-                        (true, true) => mask(0..half),
-                        (true, false) => mask(half..self.vcs),
-                    },
+                    escape_vcs: self.half(self.halves, !xy),
                 };
             }
         }
@@ -683,16 +685,11 @@ impl RoutingFn {
         let d = topology.dragonfly()?;
         let (s, t) = (topology.router_of(src), topology.router_of(dst));
         let (port, after) = dragonfly::min_step(d, cur, t, s);
-        let half = self.vcs / 2;
         Some(Route {
             adaptive_ports: 0,
             adaptive_vcs: 0,
             escape_port: port,
-            escape_vcs: match (self.dragonfly, after) {
-                (false, _) => mask(0..self.vcs),
-                (true, false) => mask(0..half),
-                (true, true) => mask(half..self.vcs),
-            },
+            escape_vcs: self.half(self.dragonfly, after),
         })
     }
 
