@@ -337,6 +337,37 @@ mod tests {
             }
         }
     }
+    /// A Valiant route from router `s` to `t` through `mid`, stepped by `step` until it
+    /// arrives: the routers it leaves (the source first) and the (class, global) of each
+    /// hop, checking that the classes only rise — within class 0 only local → global,
+    /// within the last class `top` only global → local.
+    fn walk(
+        d: &Dragonfly,
+        (s, t, mid): (u32, u32, u32),
+        top: u32,
+        step: impl Fn(u32, &mut RouteState) -> (PortId, u32),
+    ) -> (Vec<u32>, Vec<(u32, bool)>) {
+        let mut state = RouteState::default();
+        let (mut cur, mut path, mut hops) = (s, vec![], Vec::<(u32, bool)>::new());
+        while cur != t {
+            let (q, class) = step(cur, &mut state);
+            let global = d.is_global(q.0 as u32);
+            if let Some(&last) = hops.last() {
+                let same = (class == 0 && global && !last.1) || (class == top && !global && last.1);
+                assert!(
+                    class > last.0 || (class == last.0 && same),
+                    "{s}->{t} via {mid}: class {class} after {last:?}"
+                );
+            }
+            path.push(cur);
+            hops.push((class, global));
+            cur = d.neighbor(cur, q.0 as u32).unwrap();
+            assert!(hops.len() <= 6, "{s}->{t} via {mid} loops");
+        }
+        path.push(t);
+        (path, hops)
+    }
+
     #[test]
     fn valiant_goes_through_its_intermediate_group_and_its_classes_only_rise() {
         let d = Dragonfly { p: 2, a: 4, h: 2 };
@@ -345,36 +376,18 @@ mod tests {
         for s in 0..r {
             for t in 0..r {
                 for mid in 0..d.groups() {
-                    let mut state = RouteState::default();
-                    let (mut cur, mut last) = (s, (0u32, false));
-                    let (mut hops, mut globals, mut visited_mid) = (0, 0, false);
-                    while cur != t {
-                        let (q, class) = valiant_step(&d, cur, t, s, mid, &mut state);
-                        let global = d.is_global(q.0 as u32);
-                        // Within class 0 only local → global, within class 2 only
-                        // global → local; else the class rises.
-                        let same = match class {
-                            0 => global && !last.1,
-                            2 => !global && last.1,
-                            _ => false,
-                        };
-                        assert!(
-                            hops == 0 || class > last.0 || (class == last.0 && same),
-                            "{s}->{t} via {mid}: class {class} after {last:?}"
-                        );
-                        last = (class, global);
-                        globals += u32::from(global);
-                        cur = d.neighbor(cur, q.0 as u32).unwrap();
-                        visited_mid |= d.group_of(cur) == mid;
-                        hops += 1;
-                        assert!(hops <= 5, "{s}->{t} via {mid} loops");
-                    }
+                    let (path, hops) = walk(&d, (s, t, mid), 2, |cur, state| {
+                        valiant_step(&d, cur, t, s, mid, state)
+                    });
+                    assert!(hops.len() <= 5, "{s}->{t} via {mid}");
+                    let globals = hops.iter().filter(|h| h.1).count();
                     let (gs, gt) = (d.group_of(s), d.group_of(t));
                     if gs == gt || mid == gs || mid == gt {
                         // The minimal route, on classes 1 and 2.
-                        assert_eq!(hops, d.distance(s, t), "{s}->{t} via {mid}");
+                        assert_eq!(hops.len() as u32, d.distance(s, t), "{s}->{t} via {mid}");
                     } else {
-                        assert!(visited_mid && globals == 2, "{s}->{t} via {mid}");
+                        let visited = path.iter().any(|&x| d.group_of(x) == mid);
+                        assert!(visited && globals == 2, "{s}->{t} via {mid}");
                         through[mid as usize] += 1;
                     }
                 }
@@ -512,37 +525,20 @@ mod tests {
         for s in 0..r {
             for t in 0..r {
                 for mid in 0..r {
-                    let mut state = RouteState::default();
-                    let (mut cur, mut last) = (s, (0u32, false));
-                    let (mut hops, mut globals, mut visited) = (0, 0, false);
-                    while cur != t {
-                        let (q, class) = valiant_step_router(&d, cur, t, s, mid, &mut state);
-                        let global = d.is_global(q.0 as u32);
-                        // Within class 0 only local → global, within class 3 only
-                        // global → local; classes 1 and 2 are one local hop each.
-                        let same = match class {
-                            0 => global && !last.1,
-                            3 => !global && last.1,
-                            _ => false,
-                        };
-                        assert!(
-                            hops == 0 || class > last.0 || (class == last.0 && same),
-                            "{s}->{t} via {mid}: class {class} after {last:?}"
-                        );
+                    let (path, hops) = walk(&d, (s, t, mid), 3, |cur, state| {
+                        valiant_step_router(&d, cur, t, s, mid, state)
+                    });
+                    // Classes 1 and 2 are one local hop each.
+                    for &(class, global) in &hops {
                         assert!(!(class == 1 || class == 2) || !global);
                         local_to_mid += u32::from(class == 1);
-                        last = (class, global);
-                        globals += u32::from(global);
-                        cur = d.neighbor(cur, q.0 as u32).unwrap();
-                        visited |= cur == mid;
-                        hops += 1;
-                        assert!(hops <= 6, "{s}->{t} via {mid} loops");
                     }
+                    let globals = hops.iter().filter(|h| h.1).count();
                     let (gs, gt, gm) = (d.group_of(s), d.group_of(t), d.group_of(mid));
                     if gs == gt || gm == gs || gm == gt {
-                        assert_eq!(hops, d.distance(s, t), "{s}->{t} via {mid}");
+                        assert_eq!(hops.len() as u32, d.distance(s, t), "{s}->{t} via {mid}");
                     } else {
-                        assert!(visited && globals == 2, "{s}->{t} via {mid}");
+                        assert!(path.contains(&mid) && globals == 2, "{s}->{t} via {mid}");
                         through[mid as usize] += 1;
                     }
                 }
