@@ -146,8 +146,9 @@ impl ObserveArgs {
         extras: &mut Extras,
     ) -> Result<Vec<(String, Rendered)>> {
         let context = format!(
-            "at {:.4} flits/node/cycle offered",
-            report.throughput.offered
+            "at {:.4} flits/{}/cycle offered",
+            report.throughput.offered,
+            topo.endpoint_noun()
         );
         let series = report.series.as_deref().unwrap_or(&[]);
         self.render_with(cfg, topo, (&context, report.replications), series, extras)

@@ -279,6 +279,16 @@ impl Topology {
         }
     }
 
+    /// What an endpoint is called in a per-endpoint unit ("flits/terminal/cycle"): a
+    /// host of a host/switch network, a terminal of a concentrated one, else a node.
+    pub fn endpoint_noun(&self) -> &'static str {
+        match self {
+            Topology::Hosts(_) => "host",
+            Topology::Concentrated(_) => "terminal",
+            _ => "node",
+        }
+    }
+
     /// Network ports per node (the crossbar is (degree+1)×(degree+1)).
     pub fn degree(&self) -> usize {
         match self {
