@@ -215,6 +215,9 @@ pub struct TopologyInfo {
     pub diameter: u32,
     /// Mean distance between distinct nodes.
     pub mean_distance: f64,
+    /// What the per-endpoint figures (throughputs, counts) are per: "node", "host" (a
+    /// host/switch network) or "terminal" (a concentrated network).
+    pub endpoint: &'static str,
 }
 
 /// A deadlock report.
@@ -405,11 +408,7 @@ impl Report {
         let _ = writeln!(
             s,
             "  throughput (flits/{}/cycle): offered {:.4}  accepted {:.4}  (capacity {:.3}{}){}",
-            if self.timeout().is_some() {
-                "host"
-            } else {
-                "node"
-            },
+            self.topology.endpoint,
             t.offered,
             t.accepted,
             t.capacity,
