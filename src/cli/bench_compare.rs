@@ -5,11 +5,14 @@
 //! results. It owns the child processes, their CPU time and the comparison of their
 //! JSON; the scenarios are `crate::bench`'s, the table is printed here.
 //!
-//! Each scenario's machine is written as a RON file and run by both binaries as
-//! `BINARY run FILE --threads 1 --json OUT` (one replication, a warm-up of a tenth of
-//! the scenario's cycles, then its cycles as the window): an older binary that cannot
-//! read the file (a setting it does not know) is reported for that scenario, not
-//! guessed around. Pairs alternate their order (new first, then old first) so that
+//! Each scenario's machine is written as a RON file, without the settings at their
+//! defaults (a setting is added with a default that keeps the machines before it as
+//! they were, so an older binary reads the file as the same machine), and run by both
+//! binaries as `BINARY run FILE --threads 1 --json OUT` (one replication, a warm-up of
+//! a tenth of the scenario's cycles, then its cycles as the window): an older binary
+//! that still cannot read it (a setting it does not know, away from its default) is
+//! reported for that scenario, not guessed around. The results are compared value by
+//! value where both reports have them. Pairs alternate their order (new first, then old first) so that
 //! neither binary always runs on a machine the other has just warmed. The CPU time of a
 //! child is read from `getrusage(RUSAGE_CHILDREN)` before and after it (children run
 //! one at a time), so the load other processes put on the machine weighs on both
@@ -73,8 +76,10 @@ fn run_once(binary: &Path, file: &Path, out: &Path) -> std::result::Result<(f64,
     }
 }
 
-/// The run JSON's top-level keys whose values differ between `a` and `b` (both parsed),
-/// leaving out [`UNCOMPARED`].
+/// Where the run JSONs `a` and `b` differ: the paths of the values both have and that
+/// differ (objects are compared key by key; a key only one side has is a change of the
+/// report's schema between the binaries, not of the results), leaving out the top-level
+/// [`UNCOMPARED`] keys.
 fn differing_keys(a: &str, b: &str) -> Vec<String> {
     let (Ok(a), Ok(b)) = (
         serde_json::from_str::<serde_json::Value>(a),
@@ -82,16 +87,75 @@ fn differing_keys(a: &str, b: &str) -> Vec<String> {
     ) else {
         return vec!["(unreadable JSON)".into()];
     };
-    let (Some(a), Some(b)) = (a.as_object(), b.as_object()) else {
-        return vec!["(not a JSON object)".into()];
+    let mut out = Vec::new();
+    fn walk(path: &str, a: &serde_json::Value, b: &serde_json::Value, out: &mut Vec<String>) {
+        match (a.as_object(), b.as_object()) {
+            (Some(x), Some(y)) => {
+                for (k, v) in x {
+                    if path.is_empty() && UNCOMPARED.contains(&k.as_str()) {
+                        continue;
+                    }
+                    if let Some(w) = y.get(k) {
+                        let p = if path.is_empty() {
+                            k.clone()
+                        } else {
+                            format!("{path}.{k}")
+                        };
+                        walk(&p, v, w, out);
+                    }
+                }
+            }
+            _ if a != b => out.push(path.to_string()),
+            _ => {}
+        }
+    }
+    walk("", &a, &b, &mut out);
+    out
+}
+
+/// `cfg` as RON text without the settings at their defaults, so that a binary older
+/// than one of them still reads the file: each field (one line, or a block of lines) of
+/// the pretty-printed text is left out, from the last up, where the text without it
+/// still reads as the same machine.
+fn minimal_ron(cfg: &crate::config::HwConfig) -> Result<String> {
+    let text = ron::ser::to_string_pretty(cfg, ron::ser::PrettyConfig::default())
+        .map_err(|e| Error::Arg(format!("writing the machine: {e}")))?;
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let same = |lines: &[String]| {
+        crate::config::load::parse_hw(&lines.join("\n"), "scenario").is_ok_and(|c| c == *cfg)
     };
-    let mut keys: Vec<&String> = a.keys().chain(b.keys()).collect();
-    keys.sort();
-    keys.dedup();
-    keys.into_iter()
-        .filter(|k| !UNCOMPARED.contains(&k.as_str()) && a.get(*k) != b.get(*k))
-        .cloned()
-        .collect()
+    let depth = |l: &str| {
+        l.chars()
+            .map(|c| match c {
+                '(' | '[' | '{' => 1i32,
+                ')' | ']' | '}' => -1,
+                _ => 0,
+            })
+            .sum::<i32>()
+    };
+    let mut i = lines.len();
+    while i > 0 {
+        i -= 1;
+        let t = lines[i].trim_start();
+        let is_field = t.split_once(':').is_some_and(|(k, _)| {
+            !k.is_empty() && k.chars().all(|c| c.is_alphanumeric() || c == '_')
+        });
+        if !is_field {
+            continue;
+        }
+        // The field's lines: until its brackets close.
+        let (mut j, mut d) = (i, depth(&lines[i]));
+        while d > 0 && j + 1 < lines.len() {
+            j += 1;
+            d += depth(&lines[j]);
+        }
+        let mut without = lines.clone();
+        without.drain(i..=j);
+        if same(&without) {
+            lines = without;
+        }
+    }
+    Ok(lines.join("\n"))
 }
 
 /// The median of `v` (not empty), sorting it.
@@ -197,8 +261,7 @@ pub fn compare(old: &Path, scenarios: Vec<Scenario>, pairs: usize) -> Result<i32
     let mut failed = 0;
     for (i, s) in scenarios.iter().enumerate() {
         let file = dir.path().join(format!("scenario-{i}.ron"));
-        let text = ron::ser::to_string_pretty(&as_run(s), ron::ser::PrettyConfig::default())
-            .map_err(|e| Error::Arg(format!("scenario {}: {e}", s.name)))?;
+        let text = minimal_ron(&as_run(s))?;
         std::fs::write(&file, text).map_err(|e| Error::Arg(format!("{}: {e}", file.display())))?;
         let nodes = crate::engine::machine::validate(&s.cfg)?.topology.nodes();
         match pairs_of(&new, old, &file, dir.path(), pairs) {
@@ -227,7 +290,16 @@ pub fn compare(old: &Path, scenarios: Vec<Scenario>, pairs: usize) -> Result<i32
                     }
                 )?;
                 if !p.differing.is_empty() {
-                    crate::outln!("    results differ in: {}", p.differing.join(", "))?;
+                    let shown = p.differing.len().min(8);
+                    crate::outln!(
+                        "    results differ in: {}{}",
+                        p.differing[..shown].join(", "),
+                        if p.differing.len() > shown {
+                            format!(" … ({} values in all)", p.differing.len())
+                        } else {
+                            String::new()
+                        }
+                    )?;
                 }
             }
             Err(e) => {
@@ -237,7 +309,7 @@ pub fn compare(old: &Path, scenarios: Vec<Scenario>, pairs: usize) -> Result<i32
         }
     }
     crate::outln!(
-        "results: the run JSON of the first pair compared key by key ({} left out)",
+        "results: the first pair's run JSONs compared value by value where both have them ({} left out)",
         UNCOMPARED.join(", ")
     )?;
     Ok(if failed > 0 { 1 } else { 0 })
@@ -252,8 +324,25 @@ mod tests {
         let a = r#"{"routemu":"0.1","wall_seconds":1.0,"latency":{"mean":3.0},"messages":5}"#;
         let b = r#"{"routemu":"0.2","wall_seconds":2.5,"latency":{"mean":3.0},"messages":5}"#;
         assert!(differing_keys(a, b).is_empty());
-        let c = r#"{"routemu":"0.2","latency":{"mean":3.5},"messages":5,"extra":1}"#;
-        assert_eq!(differing_keys(a, c), vec!["extra", "latency"]);
+        // A key only one side has is the schema's growth, not a result.
+        let c = r#"{"routemu":"0.2","latency":{"mean":3.5,"p50":3},"messages":5,"extra":1}"#;
+        assert_eq!(differing_keys(a, c), vec!["latency.mean"]);
+    }
+
+    #[test]
+    fn a_machine_is_written_without_its_defaults_and_reads_back_the_same() {
+        let cfg = crate::config::load::parse_hw(
+            include_str!("../../hw/booksim-min-torus8.ron"),
+            "hw/booksim-min-torus8.ron",
+        )
+        .unwrap();
+        let full = ron::ser::to_string_pretty(&cfg, ron::ser::PrettyConfig::default()).unwrap();
+        let small = minimal_ron(&cfg).unwrap();
+        assert!(small.lines().count() < full.lines().count(), "{small}");
+        // A setting left at its default is not written; one away from it is.
+        assert!(!small.contains("valiant_intermediate"), "{small}");
+        assert!(small.contains("sequential_injection: true"), "{small}");
+        assert_eq!(crate::config::load::parse_hw(&small, "x").unwrap(), cfg);
     }
 
     #[test]
