@@ -156,10 +156,7 @@ pub fn explain(cfg: &HwConfig, origin: &str) -> Result<String> {
             )
         }
     };
-    let unit = match cfg.switching {
-        SwitchingConfig::Timeout { .. } => "host",
-        _ => "node",
-    };
+    let unit = t.endpoint_noun();
     let _ = writeln!(
         s,
         "  workload: {} messages/{unit}/cycle = {:.4} flits/{unit}/cycle{bound}; {:?}; {:?}; {:?}",

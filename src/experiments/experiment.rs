@@ -570,15 +570,7 @@ pub fn pattern_bound(cfg: &HwConfig, topology: &crate::topology::Topology) -> Op
             .ok()?
             .with_fixed_points(cfg.workload.fixed_points);
     let load = crate::routing::channel_load::channel_load(topology, &pattern, routing, torus_tie)?;
-    let per_channel = capacity_per_channel(cfg, topology);
-    let sender = load.sender_bound(per_channel)?;
-    // The channel loads are the router network's; a terminal's own link carries at most
-    // one channel's flits, whatever the pattern.
-    let sender = match topology {
-        crate::topology::Topology::Concentrated(_) => sender.min(per_channel),
-        _ => sender,
-    };
-    Some(sender * load.senders as f64 / load.endpoints.max(1) as f64)
+    load.bound(capacity_per_channel(cfg, topology))
 }
 
 /// Flits a channel carries per cycle: the link width, halved on half-duplex links that
