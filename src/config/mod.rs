@@ -235,12 +235,21 @@ pub struct NetworkInterface {
     /// (its source writes a packet flit by flit into the router's injection buffer and
     /// starts the next one when the tail is in): an idle engine takes the next message
     /// only when the source has had the cycles to write the last one into the channel
-    /// (its length over `injection` flits per cycle, counted from its start) and every
-    /// message being injected has at most `router.buffer_flits` flits left to send; at
-    /// most one message starts per cycle, in the first idle engine after the one taken
-    /// last (BookSim's choice of injection VC). False: every idle engine takes a message
-    /// at once, the lowest first.
+    /// (its length over `injection` flits per cycle, counted from its start) and could
+    /// write the tail of every message being injected: the rest fits in the router's
+    /// buffer and the credit saying so is back (`credit_latency`), or, on a terminal node
+    /// of a concentrated network, the rest goes out on its terminal link's credits
+    /// (`router::source`); at most one message starts per cycle, in the first idle
+    /// engine after the one taken last (BookSim's choice of injection VC). False: every
+    /// idle engine takes a message at once, the lowest first.
     pub sequential_injection: bool,
+    /// Cycles a credit of the router's injection buffer takes back to a sequential
+    /// source (`sequential_injection`): the source writes a message's tail, and starts
+    /// the next one the cycle after, only once the credit saying the rest fits is back.
+    /// None: `injection_latency`, the channel's latency both ways (as `links.credit_latency`
+    /// defaults to `links.latency`). Terminal nodes of a concentrated network read their
+    /// terminal link's credits instead.
+    pub credit_latency: Option<u64>,
 }
 
 impl Default for NetworkInterface {
@@ -251,6 +260,7 @@ impl Default for NetworkInterface {
             injection_latency: 0,
             ejection_latency: 1,
             sequential_injection: false,
+            credit_latency: None,
         }
     }
 }

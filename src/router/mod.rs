@@ -1,8 +1,8 @@
 //! The node's hardware, as flat arrays over the nodes of one partition: input
 //! virtual-channel buffers ([`buffers`]), the routing controller ([`controller`]), the
 //! virtual-channel allocator ([`vc_alloc`]), the crossbar and its switch allocator
-//! ([`crossbar`]), the DMA engines and source queues ([`dma`]) and link timing
-//! ([`link`]). How these are sequenced in a cycle is the switching mode's business
+//! ([`crossbar`]), the DMA engines and source queues ([`dma`]), a BookSim-style
+//! terminal's sequential source ([`source`]) and link timing ([`link`]). How these are sequenced in a cycle is the switching mode's business
 //! (`switching/`).
 
 pub mod alloc;
@@ -11,6 +11,7 @@ pub mod controller;
 pub mod crossbar;
 pub mod dma;
 pub mod link;
+pub mod source;
 pub mod vc_alloc;
 
 /// Shape of every router of a network: how per-node arrays are indexed.

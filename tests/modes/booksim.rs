@@ -302,3 +302,36 @@ fn the_booksim_allocator_gives_the_ring_tornado_its_booksim_share() {
     assert!(booksim > 0.215, "SeparableInputFirst accepted {booksim}");
     assert!(port_level < 0.215, "PortLevel accepted {port_level}");
 }
+
+#[test]
+fn a_blocked_source_starts_its_next_packet_only_once_the_credit_saying_the_rest_fits_is_back() {
+    // Nodes 0 and 2 of a 4×4 torus send 40-flit packets to node 1 at once; they share
+    // node 1's one-flit ejection channel, so node 0's first packet leaves its router's
+    // 8-flit injection buffer at about half a flit per cycle. Node 0's second packet (to
+    // node 4, out of another port, so nothing delays its head once started) can start
+    // only once the first one's rest fits in that buffer and the source has the credit
+    // that says so: a credit latency later (BookSim's terminal, docs/booksim.md).
+    let cfg = small("booksim-min-torus8.ron");
+    let second_head = |credit_latency| {
+        let mut c = cfg.clone();
+        c.router.ni.credit_latency = Some(credit_latency);
+        let mut d = run(&c, &[(0, 1, 40), (2, 1, 40), (0, 4, 12)]);
+        d.sort_by_key(|d| d.header.id);
+        let second = d
+            .iter()
+            .filter(|d| d.header.id.src() == NodeId(0))
+            .nth(1)
+            .unwrap();
+        second.header.injected
+    };
+    let base = second_head(0);
+    for lat in [1, 2, 5] {
+        // The head then takes the shared injection channel's next free cycle: the first
+        // packet still sends a flit every other cycle.
+        let head = second_head(lat);
+        assert!(
+            (base + lat..=base + lat + 1).contains(&head),
+            "credit latency {lat}: head out at {head}, {base} without"
+        );
+    }
+}

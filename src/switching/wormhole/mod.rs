@@ -65,6 +65,7 @@ use crate::router::controller::{Controllers, CtrlRequest};
 use crate::router::crossbar::{Crossbar, NiCaps};
 use crate::router::dma::{Dma, PendingMsg};
 use crate::router::link::{LinkEvent, LinkTiming};
+use crate::router::source::{SequentialSource, SourceView};
 use crate::router::vc_alloc::VcAllocator;
 use crate::router::Layout;
 use crate::routing::{Route, RoutingFn};
@@ -146,15 +147,9 @@ pub struct WormholeNet {
     inj_latency: Cycle,
     /// Output VCs are free when the tail is sent (`VcRelease::TailSent`).
     tail_sent: bool,
-    /// Sequential injection: a message starts when those being injected have at most
-    /// this many flits left.
-    feed_limit: Option<u32>,
-    /// Sequential injection: flits per cycle the source writes into the injection
-    /// channel (`router.ni.injection`; 0: unlimited).
-    feed_rate: u32,
-    /// [node] Sequential injection: the first cycle at which the source has written
-    /// every flit of the message it started last (its start plus ⌈length / rate⌉).
-    fed_at: Vec<Cycle>,
+    /// Sequential injection (`router.ni.sequential_injection`): when each node's source
+    /// may start its next message; None: every idle engine takes one at once.
+    source: Option<SequentialSource>,
     vc_alloc_delay: Cycle,
     switch_alloc_delay: Cycle,
     router_rng: Vec<NodeRng>,
@@ -314,12 +309,27 @@ impl WormholeNet {
             route_service: r.controller.route,
             inj_latency: r.ni.injection_latency,
             tail_sent,
-            feed_limit: r.ni.sequential_injection.then_some(r.buffer_flits),
-            feed_rate: r.ni.injection.unwrap_or(0),
-            fed_at: if r.ni.sequential_injection {
-                crate::foundation::limits::zeroed_table(Some(nodes), "source feed times")?
+            source: if r.ni.sequential_injection {
+                let view = if topology.concentration() > 1 {
+                    // Only terminals create messages on a concentrated network.
+                    let lead =
+                        r.controller.route + r.ni.injection_latency + p.vc_alloc + p.switch_alloc;
+                    SourceView::Terminal {
+                        lead: lead.min(u32::MAX as u64) as u32,
+                    }
+                } else {
+                    SourceView::Router {
+                        buffer: r.buffer_flits,
+                        credit_latency: r.ni.credit_latency.unwrap_or(r.ni.injection_latency),
+                    }
+                };
+                Some(SequentialSource::new(
+                    nodes,
+                    view,
+                    r.ni.injection.unwrap_or(0),
+                )?)
             } else {
-                Vec::new()
+                None
             },
             vc_alloc_delay: p.vc_alloc,
             switch_alloc_delay: p.switch_alloc,
@@ -658,27 +668,13 @@ impl WormholeNet {
     }
 
     /// Whether `n`'s injection channel may start a message at `t`: always, unless it
-    /// feeds one message at a time (`router.ni.sequential_injection`) and the source is
-    /// still writing the last message it started. BookSim's source writes a packet flit
-    /// by flit (one per cycle on its injection channel) into the router's input buffer
-    /// and writes the next head after the tail; it is done when both (a) the channel has
-    /// had time for every flit (`fed_at`) and (b) the rest of every message still being
-    /// injected fits in the buffer (a blocked message holds the source back). (a) alone
-    /// is the unblocked case: without it the next message would start while the last
-    /// one streams and share the channel with it flit by flit, delaying its tail.
+    /// feeds one message at a time (`router.ni.sequential_injection`), when its
+    /// [`SequentialSource`] decides.
     #[inline]
     fn feed_open(&self, n: usize, t: Cycle) -> bool {
-        let Some(limit) = self.feed_limit else {
-            return true;
-        };
-        if t < self.fed_at[n] {
-            return false;
-        }
-        let lay = self.layout;
-        (0..lay.dma).all(|e| {
-            let s = &self.inputs.vc[lay.vc_idx(n, lay.local(), e)];
-            s.state == VcState::Idle || s.left <= limit
-        })
+        self.source
+            .as_ref()
+            .is_none_or(|s| s.open(n, t, &self.layout, &self.inputs, &self.outputs))
     }
 
     /// One cycle of router `n` (steps 1–5 of the module documentation).
@@ -711,8 +707,8 @@ impl WormholeNet {
         }
         if self.dma.can_inject(n) && self.feed_open(n, t) {
             let (inputs, ctrl, live) = (&mut self.inputs, &mut self.ctrl, &mut self.flits_live);
-            let one = self.feed_limit.is_some();
-            let (rate, fed_at) = (self.feed_rate, &mut self.fed_at);
+            let mut source = self.source.as_mut();
+            let one = source.is_some();
             let started = self.dma.start(n, t, one, |e, m| {
                 let i = lay.vc_idx(n, local, e);
                 let mi = inputs.cur(i);
@@ -731,8 +727,8 @@ impl WormholeNet {
                 slot.left = m.len;
                 slot.head = true;
                 slot.buffered = m.len;
-                if one && rate > 0 {
-                    fed_at[n] = t + m.len.div_ceil(rate) as Cycle;
+                if let Some(s) = source.as_deref_mut() {
+                    s.started(n, t, m.len);
                 }
                 slot.state = VcState::Routing;
                 *live += m.len as i64;
@@ -865,6 +861,7 @@ impl WormholeNet {
         debug_assert!(k > 0);
         let head = slot.head;
         slot.head = false;
+        let slot_left_before = slot.left;
         slot.buffered -= k;
         slot.left -= k;
         let tail = slot.left == 0;
@@ -1001,6 +998,9 @@ impl WormholeNet {
         }
 
         if ip == local {
+            if let Some(s) = &mut self.source {
+                s.sent(n, t, slot_left_before, slot_left_before - k);
+            }
             if tail {
                 self.dma.release(n, iv);
             }
