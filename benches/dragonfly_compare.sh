@@ -5,6 +5,8 @@
 # BookSim's side is run by hand with the configuration files that page gives.
 #
 # usage: benches/dragonfly_compare.sh [minimal|knobs|ugal|k4]...   (default: all four)
+# EXTRA="--set a=b ..." adds settings to every run (e.g. EXTRA="--set
+# router.ni.credit_latency=0" for the source before it waited for its credits).
 # Needs python3 (to read the JSON reports). Builds the release binary first unless BIN
 # names one.
 set -e
@@ -21,7 +23,7 @@ reps=${REPS:-3}
 point() {
   label=$1; hw=$2; load=$3; shift 3
   r=$(python3 -c "print($load / 12)")
-  $BIN run "$hw" --rate "$r" --replications "$reps" --warmup 10000 --cycles 30000 "$@" --json - 2>/dev/null |
+  $BIN run "$hw" --rate "$r" --replications "$reps" --warmup 10000 --cycles 30000 "$@" $EXTRA --json - 2>/dev/null |
     python3 -c "import json,sys; d=json.load(sys.stdin); print('$label', 'latency at $load:', round(d['latency']['mean'], 2), '±', round(d['latency']['ci95'] or 0, 2), 'accepted', round(d['throughput']['accepted'], 4), 'saturated' if d['saturated'] else '')"
 }
 
@@ -30,7 +32,7 @@ sat() {
   label=$1; hw=$2; load=$3; shift 3
   r=$(python3 -c "print($load / 12)")
   $BIN run "$hw" --rate "$r" --replications "$reps" --warmup 10000 --cycles 20000 \
-      --set experiment.saturation_backlog=1e9 "$@" --json - 2>/dev/null |
+      --set experiment.saturation_backlog=1e9 "$@" $EXTRA --json - 2>/dev/null |
     python3 -c "import json,sys; d=json.load(sys.stdin); print('$label', 'accepted at $load:', round(d['throughput']['accepted'], 4), '±', round(d['throughput']['accepted_ci95'] or 0, 4))"
 }
 
@@ -67,6 +69,7 @@ for part in $parts; do
       sat "k4n2c1 separable output-first" $F 0.9 --set "$n2" --set $c1 --set $e1 --set router.allocator=SeparableOutputFirst
       sat "k4n1c1 preset" $F 0.9 --set "$n1" --set $c1 --set $e1
       sat "k4n1c1 1 VC dma 4" $F 0.9 --set "$n1" --set $c1 --set $e1 --set router.vcs=1
+      sat "k4n1c1 1 VC dma 1" $F 0.9 --set "$n1" --set $c1 --set $e1 --set router.vcs=1 --set "router.dma=Some(1)"
       for e in 1 2 3 4 8; do
         sat "k4n1c1 4 VCs dma $e" $F 0.9 --set "$n1" --set $c1 --set $e1 --set "router.dma=Some($e)"
       done
