@@ -125,9 +125,13 @@ pub fn summary(cfg: &HwConfig, r: &SaturationResult) -> String {
         (Some(c), _) => format!(" ± {c} (95% CI)"),
         _ => " (no interval)".into(),
     };
+    // Per terminal on a concentrated network, per host on a host/switch one, as the run
+    // summary and `check` say.
+    let per =
+        crate::topology::Topology::from_config(&cfg.topology).map_or("node", |t| t.endpoint_noun());
     let _ = writeln!(
         s,
-        "  saturation throughput: {}{ci} flits/node/cycle over {} replication(s)",
+        "  saturation throughput: {}{ci} flits/{per}/cycle over {} replication(s)",
         sat.throughput,
         sat.per_replication.len()
     );
