@@ -804,6 +804,8 @@ impl WormholeNet {
                             id,
                             &mut msg.hdr.routing,
                             |r, p| {
+                                // Groups are whole in a partition (checked in `new_part`).
+                                debug_assert!(part.is_local(r.0), "router {} elsewhere", r.0);
                                 let pi = lay.port_idx(part.local(r.0), p as usize);
                                 outputs.credits_at_start(pi, t)
                             },
