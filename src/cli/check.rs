@@ -317,7 +317,7 @@ fn explain_wormhole(cfg: &HwConfig, m: &Machine, s: &mut String) {
             h = r.vcs / 2
         ),
         (Routing::Minimal, _, _) => "dimension order, one hop per dimension; every VC usable".into(),
-        (Routing::Valiant | Routing::UgalLocal, _, _)
+        (Routing::Valiant | Routing::UgalLocal | Routing::UgalGlobal, _, _)
             if t.dragonfly().is_some()
                 && valiant_intermediate == crate::config::ValiantIntermediate::Router =>
         {
@@ -333,7 +333,10 @@ fn explain_wormhole(cfg: &HwConfig, m: &Machine, s: &mut String) {
                 c = 3 * r.vcs / 4
             )
         }
-        (Routing::Valiant | Routing::UgalLocal, _, _) if t.dragonfly().is_some() => format!(
+        (Routing::Valiant | Routing::UgalLocal | Routing::UgalGlobal, _, _)
+            if t.dragonfly().is_some() =>
+        {
+            format!(
             "{}through a random intermediate group: VCs 0..{a} to that group, {a}..{b} from it \
              to the global hop towards the destination, {b}..{} from that hop on (BookSim's \
              VCs 0, 1, 2 of ugal_dragonflynew); terminal links every VC",
@@ -341,7 +344,8 @@ fn explain_wormhole(cfg: &HwConfig, m: &Machine, s: &mut String) {
             r.vcs,
             a = r.vcs / 3,
             b = 2 * r.vcs / 3
-        ),
+        )
+        }
         (Routing::UgalLocal, _, _) => format!(
             "{}the dimension-order route to the destination (VCs {h}..{}) or through a \
              random intermediate router (VCs 0..{h}, then {h}..{})",
@@ -656,12 +660,19 @@ fn explain_circuit(cfg: &HwConfig, m: &Machine, s: &mut String) {
 }
 
 /// The words `check` puts before the VC classes of a routing that decides at the source
-/// router: BookSim's UGAL rule.
+/// router: BookSim's UGAL rule, on the source router's ports (UGAL-L) or on the source
+/// group's global channels (UGAL-G).
 fn ugal_rule(routing: Routing) -> &'static str {
-    if routing == Routing::UgalLocal {
-        "at the source router, minimal if used credits of the minimal port <= 2 x those of \
-         Valiant's first port + 30 (BookSim's ugal), else "
-    } else {
-        ""
+    match routing {
+        Routing::UgalLocal => {
+            "at the source router, minimal if used credits of the minimal port <= 2 x those \
+             of Valiant's first port + 30 (BookSim's ugal), else "
+        }
+        Routing::UgalGlobal => {
+            "at the source router, minimal if used credits of the minimal route's global \
+             channel out of the source group <= 2 x those of Valiant's + 30 (UGAL-G, \
+             BookSim's constants), else "
+        }
+        _ => "",
     }
 }

@@ -449,7 +449,7 @@ pub enum SwitchingConfig {
         /// even k (both directions minimal).
         #[serde(default)]
         torus_tie: TorusTie,
-        /// What `Valiant` and `UgalLocal` on a dragonfly draw as the intermediate: a
+        /// What `Valiant`, `UgalLocal` and `UgalGlobal` on a dragonfly draw as the intermediate: a
         /// group (routemu's default, 3 VCs) or a router (BookSim's `ugal_dragonflynew`,
         /// 4 VCs here). Ignored elsewhere (the flattened butterfly always draws a router).
         #[serde(default)]
@@ -743,13 +743,41 @@ pub enum Routing {
     /// 3 VCs on a dragonfly (4 with `valiant_intermediate: Router`), 2 on a flattened
     /// butterfly.
     UgalLocal,
+    /// UGAL-G on the dragonfly (Kim, Dally, Scott, Abts 2008; the paper's idealised
+    /// upper bound of UGAL, since a real router cannot see it): the choice of
+    /// `UgalLocal`, made at the source router from the same draw and by the same rule
+    /// `q_min ≤ 2 · q_nonmin + 30`, but q is the used credits (flits sent and not yet
+    /// credited back, over the port's VCs) of the *global channel* each route would
+    /// take out of the source group — the global output port of the source group's
+    /// gateway router towards the destination's group (minimal) and towards the
+    /// intermediate's group (non-minimal) — read as they stood when the cycle's routing
+    /// began (after its arrivals, before any of its flits left), so that the result
+    /// does not depend on the order routers are stepped in nor on the thread count.
+    /// BookSim has no UGAL-G and the paper gives no threshold: BookSim's UGAL-L
+    /// constants, so the two differ only in what they read. `UgalLocal`'s VC classes
+    /// (3 VCs, 4 with `valiant_intermediate: Router`). The dragonfly's only (on the
+    /// flattened butterfly both routes' first channels leave the source router, which
+    /// `UgalLocal` reads already). Each dragonfly group must be stepped by one
+    /// partition: a split of threads × MPI ranks that cuts a group is refused, naming
+    /// the largest count that keeps them whole (docs/dragonfly.md, "UGAL-G").
+    UgalGlobal,
 }
 
 impl Routing {
     /// Whether every route is minimal (all but `Valiant`, whose detour through its
-    /// intermediate node is not, and `UgalLocal`, which may take Valiant's).
+    /// intermediate node is not, and `UgalLocal` and `UgalGlobal`, which may take
+    /// Valiant's).
     pub fn is_minimal(self) -> bool {
-        !matches!(self, Routing::Valiant | Routing::UgalLocal)
+        !matches!(
+            self,
+            Routing::Valiant | Routing::UgalLocal | Routing::UgalGlobal
+        )
+    }
+
+    /// Whether the routing chooses between the minimal route and Valiant's at the
+    /// source router from channel occupancy (`UgalLocal`, `UgalGlobal`).
+    pub fn is_ugal(self) -> bool {
+        matches!(self, Routing::UgalLocal | Routing::UgalGlobal)
     }
 }
 
@@ -784,7 +812,7 @@ pub enum TorusVcs {
     WrapSplit,
 }
 
-/// The intermediate of `Valiant` and `UgalLocal` on a dragonfly (docs/dragonfly.md,
+/// The intermediate of `Valiant`, `UgalLocal` and `UgalGlobal` on a dragonfly (docs/dragonfly.md,
 /// "Valiant and UGAL routing").
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ValiantIntermediate {

@@ -122,8 +122,8 @@ pub fn validate(cfg: &HwConfig) -> Result<Machine> {
                 )?
                 .with_torus_vcs(torus_vcs)
                 .with_torus_tie(torus_tie)
-                // UgalLocal reads used credits: the port's VCs' buffers less its free
-                // credits (BookSim's GetUsedCredit over all VCs of the port).
+                // UgalLocal and UgalGlobal read used credits: the port's VCs' buffers
+                // less its free credits (BookSim's GetUsedCredit over all VCs of the port).
                 .with_port_flits(r.vcs.saturating_mul(r.buffer_flits)),
             )
         }

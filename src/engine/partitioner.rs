@@ -19,7 +19,10 @@
 //!   concentrated network: consecutive groups (slabs of a flattened butterfly along its
 //!   highest dimension; routers of other concentrated networks) per partition, each
 //!   terminal with its router, so only the links between groups cross partitions
-//!   (`group_members`); reported as a block split.
+//!   (`group_members`); reported as a block split. When there are fewer groups than
+//!   partitions, or they do not share out evenly (9 groups in chunks of 3 make 3
+//!   partitions, not 4), single routers are split instead; a routing that needs whole
+//!   groups (`UgalGlobal`) refuses such a run ([`require_whole_groups`]).
 //!
 //! This module does not own what crosses between partitions (`engine::partition`), nor
 //! how many partitions a run uses (`parallel::partitions_for`, `distributed::plan`).
@@ -304,6 +307,56 @@ fn group_members(topology: &Topology, parts: usize) -> Option<Vec<Vec<u32>>> {
         })
     };
     split(unit).or_else(|| split(1))
+}
+
+/// The dragonfly of `topology`, bare or concentrated (whose routers are nodes
+/// `0..routers`); None for other networks.
+fn dragonfly_of(topology: &Topology) -> Option<&crate::topology::Dragonfly> {
+    match topology {
+        Topology::Concentrated(cn) => cn.net.dragonfly(),
+        t => t.dragonfly(),
+    }
+}
+
+/// Whether the split `part` belongs to puts every router of each dragonfly group in one
+/// partition (always for other networks): what a routing that reads the credits of
+/// other routers of the source's group needs (`UgalGlobal`). `part` knows every node's
+/// partition, so every partition of a run, on any rank, answers alike.
+pub fn groups_whole_in(topology: &Topology, part: &PartNodes) -> bool {
+    dragonfly_of(topology).is_none_or(|d| {
+        (0..d.routers() as u32).all(|r| part.part_of(r) == part.part_of(r / d.a * d.a))
+    })
+}
+
+/// Whether [`place`] splitting `topology` into `parts` partitions keeps every dragonfly
+/// group's routers in one partition ([`groups_whole_in`]); false for a count `place`
+/// cannot make.
+pub fn keeps_groups_whole(topology: &Topology, parts: usize) -> bool {
+    parts <= 1
+        || place(topology, &one_process(parts), Partitioner::Contiguous)
+            .is_ok_and(|(ps, _)| ps.len() == parts && groups_whole_in(topology, &ps[0]))
+}
+
+/// Refuses a run whose split (the one `part` belongs to) cuts a dragonfly group, for a
+/// routing that reads state across a group (`why`), naming the largest partition
+/// count up to the run's that keeps the groups whole (dragonflies are split by group
+/// whatever the partitioner, `group_members`).
+pub fn require_whole_groups(topology: &Topology, part: &PartNodes, why: &str) -> Result<()> {
+    if groups_whole_in(topology, part) {
+        return Ok(());
+    }
+    let parts = part.parts();
+    let groups = dragonfly_of(topology).map_or(1, |d| d.groups());
+    let best = (1..parts)
+        .rev()
+        .find(|&n| keeps_groups_whole(topology, n))
+        .unwrap_or(1);
+    Err(Error::config(format!(
+        "{why}, so each dragonfly group must be stepped by one partition; this run's {parts} \
+         partitions (experiment.threads × MPI ranks) would split its {groups} groups — \
+         {best} is the largest count below that keeps them whole: run on {best} threads \
+         (over all ranks)"
+    )))
 }
 
 /// The extent of each dimension of the node grid, dimension 0 varying fastest in the
@@ -627,6 +680,43 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn whole_groups_are_promised_exactly_where_the_split_keeps_them_and_refused_elsewhere() {
+        // 9 groups of 4 routers with 2 terminals each (108 nodes).
+        let t = Topology::from_config(&TopologyConfig::Dragonfly { p: 2, a: 4, h: 2 }).unwrap();
+        let split = |parts: usize| {
+            place(&t, &one_process(parts), Partitioner::Blocks)
+                .unwrap()
+                .0
+        };
+        for parts in 1..=12 {
+            let ps = split(parts);
+            let whole = (0..36u32).all(|r| ps[0].part_of(r) == ps[0].part_of(r / 4 * 4));
+            assert_eq!(keeps_groups_whole(&t, parts), whole, "{parts} parts");
+            assert_eq!(groups_whole_in(&t, &ps[parts - 1]), whole, "{parts} parts");
+        }
+        // 9 groups in chunks of 3 make 3 partitions, not 4, and in chunks of 2, 5; past
+        // that single routers are split, or (7) nodes in ranges that happen to fall on
+        // group boundaries.
+        let kept: Vec<usize> = (1..=12).filter(|&n| keeps_groups_whole(&t, n)).collect();
+        assert_eq!(kept, [1, 2, 3, 5, 7, 9]);
+        assert!(require_whole_groups(&t, &split(3)[1], "why").is_ok());
+        let err = require_whole_groups(&t, &split(4)[0], "UgalGlobal reads")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("UgalGlobal reads") && err.contains("run on 3 threads"),
+            "{err}"
+        );
+        let err = require_whole_groups(&t, &split(12)[5], "x")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("run on 9 threads"), "{err}");
+        // Other networks have no groups to keep.
+        let torus = torus(4, 2);
+        assert!(keeps_groups_whole(&torus, 8));
     }
 
     #[test]

@@ -301,6 +301,10 @@ pub struct OutputVcs {
     pub free: Vec<u64>,
     /// `[node][port]`: credits summed over the port's VCs.
     pub credit_sum: Vec<u32>,
+    /// `[node][port]`: `credit_sum` as it stood before the port's first flit of cycle
+    /// `.1` left, written by [`OutputVcs::snapshot`] (routings that read other routers'
+    /// credits, `UgalGlobal`; empty otherwise, [`OutputVcs::with_snapshots`]).
+    pub credit_snap: Vec<(u32, Cycle)>,
     /// `[node][port][slot]`: the input VC slot (`Layout::slot`) the output VC is allocated to,
     /// so a returning credit can wake the VC that stalled waiting for it.
     pub holder: Vec<u16>,
@@ -332,6 +336,7 @@ impl OutputVcs {
             credits: zeroed_table(slots, "output VC credit")?,
             free: zeroed_table(ports, "free output VC")?,
             credit_sum: zeroed_table(ports, "output port credit")?,
+            credit_snap: Vec::new(),
             holder: zeroed_table(slots, "output VC holder")?,
             ring_pos: zeroed_table(if ring { slots } else { Some(0) }, "output VC ring")?,
             in_ring: zeroed_table(if ring { slots } else { Some(0) }, "output VC ring count")?,
@@ -353,5 +358,40 @@ impl OutputVcs {
             }
         }
         Ok(o)
+    }
+
+    /// Keeps, per port, the credits it had when the cycle began ([`OutputVcs::snapshot`],
+    /// [`OutputVcs::credits_at_start`]); an error when the memory cannot be had.
+    pub fn with_snapshots(mut self) -> crate::foundation::error::Result<Self> {
+        self.credit_snap = crate::foundation::limits::collected_table(
+            self.credit_sum.len(),
+            std::iter::repeat_n((0, Cycle::MAX), self.credit_sum.len()),
+            "output port credit snapshot",
+        )?;
+        Ok(self)
+    }
+
+    /// Records port `pi`'s summed credits as they stand, once per cycle `t`: called
+    /// before the port's first flit of the cycle leaves. Credits only arrive before any
+    /// router's step of a cycle (the engine delivers first), so this is their value when
+    /// the cycle's routing began. Nothing without snapshots.
+    #[inline]
+    pub fn snapshot(&mut self, pi: usize, t: Cycle) {
+        if let Some(s) = self.credit_snap.get_mut(pi) {
+            if s.1 != t {
+                *s = (self.credit_sum[pi], t);
+            }
+        }
+    }
+
+    /// Port `pi`'s summed credits when cycle `t`'s routing began, whether its router
+    /// has sent flits in cycle `t` already or not: the same for any order routers are
+    /// stepped in (the current value without snapshots).
+    #[inline]
+    pub fn credits_at_start(&self, pi: usize, t: Cycle) -> u32 {
+        match self.credit_snap.get(pi) {
+            Some(&(v, at)) if at == t => v,
+            _ => self.credit_sum[pi],
+        }
     }
 }

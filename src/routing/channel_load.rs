@@ -110,7 +110,7 @@ pub fn channel_load(
             return None
         }
         // Its choice depends on the routers' state: no static load.
-        Routing::UgalLocal => return None,
+        Routing::UgalLocal | Routing::UgalGlobal => return None,
         Routing::Valiant => {
             // Every sender's flow, and every destination's inflow, spread evenly over the
             // N intermediate nodes.

@@ -78,6 +78,22 @@
 //! the header's phase bit: minimal = phase 2 from the source, on Valiant's later classes.
 //! On the flattened butterfly the same rule between the dimension-order hops to the
 //! destination's router and to Valiant's intermediate router.
+//!
+//! `UgalGlobal` (UGAL-G, Kim, Dally, Scott & Abts 2008) makes the same choice at the same
+//! place from the same draw, but q is the used credits of the *global channel* each
+//! route would leave the source group by: the global output port of the source group's
+//! gateway router towards the destination's group ([`Dragonfly::gateway`]; q_min) and
+//! towards the intermediate's group (q_nonmin). Both gateways are in the source group,
+//! which the partitioner keeps in one partition (a run that would split one is refused).
+//! The paper treats UGAL-G as the ideal, global information no real router has, and
+//! gives no threshold; BookSim has no UGAL-G. So the rule is [`ugal_takes_minimal`]
+//! with BookSim's constants, and UGAL-L and UGAL-G differ only in the channels they
+//! read. Which instant they read is the caller's ([`RoutingFn::route_msg_with`]): the
+//! wormhole network gives both the credits as they stood when the cycle's routing began
+//! (after the cycle's arrivals, before any flit of it left), so a gateway's credits do
+//! not depend on whether it was stepped before the source router in that cycle, nor on
+//! the thread count. The dragonfly's only: on the flattened butterfly both routes'
+//! first channels leave the source router, which `UgalLocal` reads already.
 
 use crate::config::Routing;
 use crate::foundation::types::{MsgId, NodeId, PortId};
@@ -211,11 +227,12 @@ pub fn class_vcs(class: u32, classes: u32, vcs: u32) -> VcMask {
 }
 
 impl RoutingFn {
-    /// Valiant's and UGAL-L's candidates on the dragonfly and the flattened butterfly
-    /// (any concentration): the terminal link from a terminal or, in phase 2, to the
-    /// destination terminal (every VC); else the phase's step on its class's VCs.
-    /// `used(p)`: the flits sent on output port p of `cur` not yet returned as credits
-    /// (read by `UgalLocal` at the source router only).
+    /// Valiant's, UGAL-L's and UGAL-G's candidates on the dragonfly and the flattened
+    /// butterfly (any concentration): the terminal link from a terminal or, in phase 2,
+    /// to the destination terminal (every VC); else the phase's step on its class's VCs.
+    /// `used(r, p)`: the flits sent on output port p of router r not yet returned as
+    /// credits (read at the source router only: `UgalLocal` its own ports, `UgalGlobal`
+    /// the source group's gateways' global ports).
     pub(super) fn route_valiant_today(
         &self,
         topology: &Topology,
@@ -223,7 +240,7 @@ impl RoutingFn {
         dst: NodeId,
         id: MsgId,
         state: &mut RouteState,
-        used: impl Fn(u32) -> u32,
+        used: impl Fn(NodeId, u32) -> u32,
     ) -> Route {
         let one = |port: u32, vcs: VcMask| Route {
             adaptive_ports: 0,
@@ -243,7 +260,7 @@ impl RoutingFn {
             }
         }
         let (s, t) = (topology.router_of(id.src()).0, topology.router_of(dst).0);
-        let ugal_here = self.kind == Routing::UgalLocal && cur.0 == s && !state.phase2();
+        let ugal_here = self.kind.is_ugal() && cur.0 == s && !state.phase2();
         if let Some(d) = topology.dragonfly() {
             if let Some(c) = conc {
                 if let Some(p) = c.terminal_step(cur.0, dst.0) {
@@ -264,8 +281,19 @@ impl RoutingFn {
                 // BookSim's rule; a draw of either end's group is the minimal route
                 // (BookSim compares the same port twice there and goes minimal too).
                 let minimal = gs == gd || mid_group == gs || mid_group == gd || {
-                    let landing = d.gateway(mid_group, gs).0;
-                    ugal_takes_minimal(used(d.min_port(s, t)), used(d.min_port(s, landing)))
+                    let (q_min, q_nonmin) = if self.kind == Routing::UgalGlobal {
+                        // The two global channels out of the source group (module doc).
+                        let (rm, pm) = d.gateway(gs, gd);
+                        let (rv, pv) = d.gateway(gs, mid_group);
+                        (used(NodeId(rm), pm), used(NodeId(rv), pv))
+                    } else {
+                        let landing = d.gateway(mid_group, gs).0;
+                        (
+                            used(cur, d.min_port(s, t)),
+                            used(cur, d.min_port(s, landing)),
+                        )
+                    };
+                    ugal_takes_minimal(q_min, q_nonmin)
                 };
                 if minimal {
                     state.set_phase2();
@@ -292,7 +320,10 @@ impl RoutingFn {
         if ugal_here
             && (cur.0 == mid
                 || s == t
-                || ugal_takes_minimal(used(f.dor_port(cur.0, t)), used(f.dor_port(cur.0, mid))))
+                || ugal_takes_minimal(
+                    used(cur, f.dor_port(cur.0, t)),
+                    used(cur, f.dor_port(cur.0, mid)),
+                ))
         {
             state.set_phase2();
         }
@@ -463,7 +494,7 @@ mod tests {
         // Valiant's `qv`.
         let route = |qm: u32, qv: u32| {
             let mut state = RouteState::default();
-            let free = |p: u32| {
+            let free = |_: NodeId, p: u32| {
                 192 - if p == min_port {
                     qm
                 } else if p == val_port {
@@ -494,7 +525,7 @@ mod tests {
                 // Past the source the decision stands, whatever the credits.
                 let mut state = state;
                 let next = NodeId(d.neighbor(0, val_port).unwrap());
-                let again = r.route_msg_with(&t, next, dst, id, &mut state, |_| 0);
+                let again = r.route_msg_with(&t, next, dst, id, &mut state, |_, _| 0);
                 assert!(!state.phase2());
                 assert_eq!(again.escape_vcs, third(0, 3));
             }
@@ -504,7 +535,7 @@ mod tests {
         for g in [0, 2] {
             let id = message_via(&t, &r, |x| x == g);
             let mut state = RouteState::default();
-            let route = r.route_msg_with(&t, src, dst, id, &mut state, |p| {
+            let route = r.route_msg_with(&t, src, dst, id, &mut state, |_, p| {
                 if p == min_port {
                     0
                 } else {
@@ -514,6 +545,62 @@ mod tests {
             assert!(state.phase2(), "intermediate group {g}");
             assert_eq!(route.escape_port.0 as u32, min_port);
         }
+    }
+
+    #[test]
+    fn ugal_global_reads_the_gateways_global_channels_where_ugal_local_reads_its_own_ports() {
+        use crate::config::TopologyConfig;
+        let t = Topology::from_config(&TopologyConfig::Dragonfly { p: 1, a: 4, h: 2 }).unwrap();
+        let d = t.dragonfly().unwrap();
+        let build = |kind| {
+            RoutingFn::new(&t, kind, false, 3)
+                .unwrap()
+                .with_salt(1, 0)
+                .with_port_flits(192)
+        };
+        let (global, local) = (build(Routing::UgalGlobal), build(Routing::UgalLocal));
+        // Router 0 to router 13 (group 3): the global link to group 3 is router 1's.
+        let (src, dst) = (NodeId(0), NodeId(13));
+        let (gw, gw_port) = d.gateway(0, 3);
+        assert_eq!(
+            gw, 1,
+            "the minimal route's gateway is not the source router"
+        );
+        let to_gw = d.min_port(0, gw);
+        let id = message_via(&t, &global, |g| !matches!(g, 0 | 3));
+        let (gv, pv) = d.gateway(0, valiant_intermediate(&t, global.salt, id));
+        // Free credits (of 192) with `busy` flits in use on (router, port) `at`.
+        let decide = |r: &RoutingFn, at: (u32, u32), busy: u32| {
+            let mut state = RouteState::default();
+            let seen = std::cell::RefCell::new(vec![]);
+            r.route_msg_with(&t, src, dst, id, &mut state, |n, p| {
+                seen.borrow_mut().push((n.0, p));
+                192 - if (n.0, p) == at { busy } else { 0 }
+            });
+            (state.phase2(), seen.into_inner())
+        };
+        // A congested global channel behind the gateway: UGAL-G detours, UGAL-L, whose
+        // port to the gateway is idle, stays minimal.
+        let (minimal, seen) = decide(&global, (gw, gw_port), 31);
+        assert!(!minimal, "UgalGlobal detours");
+        assert_eq!(
+            seen,
+            vec![(gw, gw_port), (gv, pv)],
+            "the two global channels"
+        );
+        let (minimal, seen) = decide(&local, (gw, gw_port), 192);
+        assert!(minimal, "UgalLocal does not see it");
+        assert!(seen.iter().all(|&(n, _)| n == 0), "{seen:?}");
+        // The threshold is BookSim's: 30 used flits are still minimal.
+        assert!(decide(&global, (gw, gw_port), 30).0);
+        // A busy local port to an idle gateway: the other way round.
+        assert!(!decide(&local, (0, to_gw), 31).0, "UgalLocal detours");
+        assert!(
+            decide(&global, (0, to_gw), 192).0,
+            "UgalGlobal stays minimal"
+        );
+        // Valiant's channel congested instead: UGAL-G stays minimal.
+        assert!(decide(&global, (gv, pv), 192).0);
     }
 
     #[test]

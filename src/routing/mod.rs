@@ -22,6 +22,7 @@
 //! | Valiant | VCs 0..V/3 to the intermediate group, V/3..2V/3 from it to the global hop towards the destination, 2V/3..V from that hop on ([`dragonfly`]) | phase 1 VCs 0..V/2, phase 2 V/2..V |
 //! | Valiant, `valiant_intermediate: Router` | VCs in quarters: to the intermediate group, to the intermediate router, from it to the global hop, from that hop on ([`dragonfly`]) | as Valiant |
 //! | UgalLocal | as Valiant; at the source router BookSim's rule (used credits of the two first hops' ports) picks the minimal route (classes 1–2) or Valiant's (class 0) | as Valiant; the minimal route on phase 2's VCs |
+//! | UgalGlobal | as UgalLocal, the rule reading the used credits of the two routes' global channels out of the source group | — (use UgalLocal) |
 //!
 //! Under concentration (`topology::concentration`) the terminal links take every VC and
 //! the router network's rows above hold between the routers; ROMM, MinAdapt, XY-YX and
@@ -191,11 +192,11 @@ pub struct RoutingFn {
     /// A dragonfly or a flattened butterfly (any concentration): Valiant of their own
     /// ([`dragonfly`]).
     today_net: bool,
-    /// Dragonfly `Valiant`/`UgalLocal`: the intermediate is a router (VC classes in
+    /// Dragonfly `Valiant`/`UgalLocal`/`UgalGlobal`: the intermediate is a router (VC classes in
     /// quarters), not a group (thirds).
     by_router: bool,
-    /// `UgalLocal`: flits of downstream buffer behind one output port (its VCs' buffers
-    /// summed), so that free credits give the used ones.
+    /// `UgalLocal`, `UgalGlobal`: flits of downstream buffer behind one output port (its
+    /// VCs' buffers summed), so that free credits give the used ones.
     port_flits: u32,
     vcs: u32,
 }
@@ -218,7 +219,7 @@ impl RoutingFn {
         match (kind, unsafe_routing, torus) {
             (_, true, _) => 1,
             // Four classes with a local hop to the intermediate router (module `dragonfly`).
-            (Routing::Valiant | Routing::UgalLocal, false, _)
+            (Routing::Valiant | Routing::UgalLocal | Routing::UgalGlobal, false, _)
                 if topology.dragonfly().is_some() && by_router =>
             {
                 4
@@ -235,8 +236,12 @@ impl RoutingFn {
             // Dragonfly: three classes (module `dragonfly`); flattened butterfly: a half
             // of the VCs per phase.
             (Routing::Valiant, false, _) if topology.dragonfly().is_some() => 3,
-            (Routing::UgalLocal, false, _) if topology.dragonfly().is_some() => 3,
-            (Routing::UgalLocal, false, _) => 2,
+            (Routing::UgalLocal | Routing::UgalGlobal, false, _)
+                if topology.dragonfly().is_some() =>
+            {
+                3
+            }
+            (Routing::UgalLocal | Routing::UgalGlobal, false, _) => 2,
             (Routing::XyYx, false, _) => 2,
             (
                 Routing::WestFirst | Routing::NorthLast | Routing::NegativeFirst | Routing::OddEven,
@@ -292,15 +297,30 @@ impl RoutingFn {
                 topology.describe()
             )));
         }
+        if kind == Routing::UgalGlobal && topology.dragonfly().is_none() {
+            return Err(Error::config(if topology.flatfly().is_some() {
+                "UgalGlobal routing is the dragonfly's: on the flattened butterfly the \
+                 minimal route's and Valiant's first channels both leave the source router, \
+                 whose used credits UgalLocal reads already — use UgalLocal there"
+                    .to_string()
+            } else {
+                format!(
+                    "UgalGlobal routing is the dragonfly's (it reads the global channels of \
+                     the source's group); this machine is {} — use Adaptive or Valiant there",
+                    topology.describe()
+                )
+            }));
+        }
         if topology.dragonfly().is_some()
             && !matches!(
                 kind,
-                Routing::Minimal | Routing::Valiant | Routing::UgalLocal
+                Routing::Minimal | Routing::Valiant | Routing::UgalLocal | Routing::UgalGlobal
             )
         {
             return Err(Error::config(format!(
                 "{kind:?} routing is not defined on the dragonfly; use Minimal \
-                 (local–global–local, BookSim's min_dragonflynew), Valiant or UgalLocal"
+                 (local–global–local, BookSim's min_dragonflynew), Valiant, UgalLocal or \
+                 UgalGlobal"
             )));
         }
         let concentrated = matches!(topology, Topology::Concentrated(_));
@@ -309,7 +329,7 @@ impl RoutingFn {
                 kind,
                 Routing::Minimal | Routing::DimensionOrder | Routing::Adaptive
             )
-            && !(new_net && matches!(kind, Routing::Valiant | Routing::UgalLocal))
+            && !(new_net && (kind == Routing::Valiant || kind.is_ugal()))
         {
             return Err(Error::config(format!(
                 "{kind:?} routing is not defined on {} yet; use DimensionOrder, Adaptive or \
@@ -363,7 +383,7 @@ impl RoutingFn {
         let by_router = intermediate == ValiantIntermediate::Router;
         if vcs < need {
             let why = match (kind, matches!(topology.router_net(), Topology::Torus(_))) {
-                (Routing::Valiant | Routing::UgalLocal, _)
+                (Routing::Valiant | Routing::UgalLocal | Routing::UgalGlobal, _)
                     if topology.dragonfly().is_some() && by_router =>
                 {
                     "valiant_intermediate: Router: VC class 0 to the intermediate group, \
@@ -371,7 +391,9 @@ impl RoutingFn {
                      towards the destination, class 3 from that hop on; BookSim's 3 VCs of \
                      ugal_dragonflynew, one per phase, have a dependency cycle"
                 }
-                (Routing::Valiant | Routing::UgalLocal, _) if topology.dragonfly().is_some() => {
+                (Routing::Valiant | Routing::UgalLocal | Routing::UgalGlobal, _)
+                    if topology.dragonfly().is_some() =>
+                {
                     "VC class 0 to the intermediate group, class 1 from it to the global hop \
                      towards the destination, class 2 from that hop on: BookSim's VCs 0, 1 \
                      and 2 of ugal_dragonflynew"
@@ -421,7 +443,11 @@ impl RoutingFn {
             halves: !unsafe_routing
                 && matches!(
                     kind,
-                    Routing::XyYx | Routing::Valiant | Routing::Romm | Routing::UgalLocal
+                    Routing::XyYx
+                        | Routing::Valiant
+                        | Routing::Romm
+                        | Routing::UgalLocal
+                        | Routing::UgalGlobal
                 ),
             salt: 0,
             coin_ties: false,
@@ -431,9 +457,9 @@ impl RoutingFn {
         })
     }
 
-    /// Gives `UgalLocal` the flits of downstream buffer behind each output port (VCs per
-    /// port × `router.buffer_flits`): its rule reads used credits as this minus the
-    /// port's free credits.
+    /// Gives `UgalLocal` and `UgalGlobal` the flits of downstream buffer behind each
+    /// output port (VCs per port × `router.buffer_flits`): their rule reads used credits
+    /// as this minus the port's free credits.
     pub fn with_port_flits(mut self, flits: u32) -> Self {
         self.port_flits = flits;
         self
@@ -534,7 +560,7 @@ impl RoutingFn {
     fn adaptive_vcs(&self) -> VcMask {
         match (self.kind, self.escape, self.dateline) {
             (Routing::DimensionOrder | Routing::XyYx | Routing::Minimal, _, _) => 0,
-            (Routing::UgalLocal, _, _) => 0,
+            (Routing::UgalLocal | Routing::UgalGlobal, _, _) => 0,
             (Routing::Adaptive, false, _) => mask(0..self.vcs),
             (
                 Routing::WestFirst | Routing::NorthLast | Routing::NegativeFirst | Routing::OddEven,
@@ -561,8 +587,8 @@ impl RoutingFn {
 
     /// The candidates of a header of message `id` at `cur` bound for `dst` whose header
     /// carries `state` and is not delivered at `cur` ([`RoutingFn::delivers`]); updates `state` where this router changes it (a
-    /// Valiant/ROMM message at its intermediate node enters phase 2). A router whose
-    /// output ports hold no flits (`UgalLocal` then goes minimal):
+    /// Valiant/ROMM message at its intermediate node enters phase 2). A network whose
+    /// output ports hold no flits (`UgalLocal` and `UgalGlobal` then go minimal):
     /// [`RoutingFn::route_msg_with`] with every port's credits free.
     #[inline]
     pub fn route_msg(
@@ -574,13 +600,16 @@ impl RoutingFn {
         state: &mut RouteState,
     ) -> Route {
         let free = self.port_flits;
-        self.route_msg_with(topology, cur, dst, id, state, |_| free)
+        self.route_msg_with(topology, cur, dst, id, state, |_, _| free)
     }
 
-    /// [`RoutingFn::route_msg`] at a router whose output port p has `free_credits(p)`
-    /// credits free, summed over its VCs — what `UgalLocal` decides by at the source
-    /// router (BookSim's `GetUsedCredit` is [`RoutingFn::with_port_flits`] minus it);
-    /// the other routings never call it.
+    /// [`RoutingFn::route_msg`] where output port p of router r has
+    /// `free_credits(r, p)` credits free, summed over its VCs — what `UgalLocal` decides
+    /// by at the source router, reading that router's ports (BookSim's `GetUsedCredit`
+    /// is [`RoutingFn::with_port_flits`] minus it), and `UgalGlobal`, reading the global
+    /// ports of gateway routers of the source's group (module [`dragonfly`]); the other
+    /// routings never call it. The caller gives every router the same view of another
+    /// router's credits in a cycle, whatever order it steps them in.
     #[inline]
     pub fn route_msg_with(
         &self,
@@ -589,11 +618,11 @@ impl RoutingFn {
         dst: NodeId,
         id: MsgId,
         state: &mut RouteState,
-        free_credits: impl Fn(u32) -> u32,
+        free_credits: impl Fn(NodeId, u32) -> u32,
     ) -> Route {
         match self.kind {
-            Routing::Valiant | Routing::UgalLocal if self.today_net => {
-                let used = |p: u32| self.port_flits.saturating_sub(free_credits(p));
+            Routing::Valiant | Routing::UgalLocal | Routing::UgalGlobal if self.today_net => {
+                let used = |r: NodeId, p: u32| self.port_flits.saturating_sub(free_credits(r, p));
                 return self.route_valiant_today(topology, cur, dst, id, state, used);
             }
             Routing::Valiant | Routing::Romm => {
@@ -705,16 +734,13 @@ impl RoutingFn {
         id: MsgId,
         state: &RouteState,
     ) -> bool {
-        if self.today_net
-            && here == dst
-            && matches!(self.kind, Routing::Valiant | Routing::UgalLocal)
-        {
+        if self.today_net && here == dst && (self.kind == Routing::Valiant || self.kind.is_ugal()) {
             // A terminal is reached in phase 2 only; a dragonfly's phase 1 never reaches
             // the destination's router; a flattened butterfly's may pass it.
             return state.phase2()
                 || self.today
                 || dragonfly::valiant_intermediate(topology, self.salt, id) == here.0
-                || (self.kind == Routing::UgalLocal && id.src() == here);
+                || (self.kind.is_ugal() && id.src() == here);
         }
         here == dst
             && (state.phase2()

@@ -341,8 +341,13 @@ fn valiant_and_ugal_never_deadlock_past_saturation_with_either_intermediate() {
             (Routing::Valiant, PatternConfig::Uniform),
             (Routing::UgalLocal, PatternConfig::Uniform),
             (Routing::UgalLocal, PatternConfig::GroupShift),
+            (Routing::UgalGlobal, PatternConfig::GroupShift),
         ] {
-            let cfg = quick(small_dragonfly(), routing, pattern.clone(), 1.5);
+            let mut cfg = quick(small_dragonfly(), routing, pattern.clone(), 1.5);
+            if routing == Routing::UgalGlobal {
+                // Long global links, so that UGAL-G takes both routes.
+                cfg.links.latency_global = Some(40);
+            }
             let r = run(&via(deep(cfg), intermediate));
             common::assert_saturated_without_deadlock(
                 &r,
@@ -455,7 +460,12 @@ fn flits_and_credits_balance_over_links_whose_two_ends_have_different_numbers() 
     // links are slower than its local ones: under heavy load every channel's credits,
     // buffered flits and flits in flight still add up to the buffer, and after the
     // workload stops every message is absorbed exactly once.
-    for routing in [Routing::Minimal, Routing::Valiant, Routing::UgalLocal] {
+    for routing in [
+        Routing::Minimal,
+        Routing::Valiant,
+        Routing::UgalLocal,
+        Routing::UgalGlobal,
+    ] {
         balance_under_heavy_load(routing);
     }
 }
@@ -587,6 +597,34 @@ fn valiant_and_ugal_need_three_classes_on_the_dragonfly_and_two_on_the_flattened
         .unwrap_err()
         .to_string();
     assert!(err.contains("flattened butterfly's"), "{err}");
+    // UgalGlobal: UgalLocal's classes, the dragonfly's only; on the flattened butterfly
+    // UgalLocal already reads both routes' first channels.
+    let err = RoutingFn::new(&t, Routing::UgalGlobal, false, 2)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("at least 3"), "{err}");
+    assert!(RoutingFn::new(&t, Routing::UgalGlobal, false, 3).is_ok());
+    let err = RoutingFn::build(
+        &t,
+        Routing::UgalGlobal,
+        false,
+        3,
+        ValiantIntermediate::Router,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("at least 4"), "{err}");
+    let err = RoutingFn::new(&f, Routing::UgalGlobal, false, 4)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("both leave the source router") && err.contains("use UgalLocal"),
+        "{err}"
+    );
+    let err = RoutingFn::new(&mesh, Routing::UgalGlobal, false, 4)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("the dragonfly's"), "{err}");
 }
 
 /// Accepted flits per terminal per cycle on the small dragonfly under `routing` and
@@ -641,11 +679,15 @@ fn valiant_and_ugal_beat_minimal_under_group_shift_and_ugal_keeps_minimals_unifo
     let val_shift_r = accepted_via(Routing::Valiant, PatternConfig::GroupShift, Router);
     let ugal_shift_r = accepted_via(Routing::UgalLocal, PatternConfig::GroupShift, Router);
     let ugal_uni_r = accepted_via(Routing::UgalLocal, PatternConfig::Uniform, Router);
+    // UGAL-G: the same choice read from the two routes' global channels.
+    let ugalg_shift = accepted_past_saturation(Routing::UgalGlobal, PatternConfig::GroupShift);
+    let ugalg_uni = accepted_past_saturation(Routing::UgalGlobal, PatternConfig::Uniform);
     eprintln!(
         "small dragonfly, accepted past saturation ({Group:?}; {Router:?}): GroupShift \
          minimal {min_shift:.4} Valiant {val_shift:.4}; {val_shift_r:.4} UgalLocal \
-         {ugal_shift:.4}; {ugal_shift_r:.4}; uniform minimal {min_uni:.4} Valiant \
-         {val_uni:.4} UgalLocal {ugal_uni:.4}; {ugal_uni_r:.4}"
+         {ugal_shift:.4}; {ugal_shift_r:.4} UgalGlobal {ugalg_shift:.4}; uniform minimal \
+         {min_uni:.4} Valiant {val_uni:.4} UgalLocal {ugal_uni:.4}; {ugal_uni_r:.4} \
+         UgalGlobal {ugalg_uni:.4}"
     );
     assert!(min_shift < 0.14, "minimal under GroupShift {min_shift:.4}");
     for (what, got) in [
@@ -678,6 +720,19 @@ fn valiant_and_ugal_beat_minimal_under_group_shift_and_ugal_keeps_minimals_unifo
         (0.35..0.75).contains(&ratio),
         "Valiant/minimal under uniform {ratio:.3}"
     );
+    // UGAL-G on BookSim's rule reads used credits of the global channels: a bottleneck
+    // global link of 2 cycles drains its downstream buffer as fast as it fills it, so
+    // its used credits stay near its credit round trip, well under the threshold of
+    // 30, and the queue builds up upstream, where the rule does not look: all but
+    // minimal under GroupShift (`ugal_global_needs_global_links_long_enough_...`).
+    assert!(
+        (0.95 * min_shift..1.25 * min_shift).contains(&ugalg_shift),
+        "UgalGlobal under GroupShift {ugalg_shift:.4} against minimal {min_shift:.4}"
+    );
+    assert!(
+        ugalg_uni > 0.9 * min_uni && ugalg_uni > val_uni,
+        "UgalGlobal under uniform {ugalg_uni:.4} against minimal {min_uni:.4}"
+    );
     // UgalLocal keeps close to minimal's throughput under uniform traffic; through a
     // router, whose detours are a local hop longer on one VC per class, less close.
     for (what, got, share) in [
@@ -689,6 +744,37 @@ fn valiant_and_ugal_beat_minimal_under_group_shift_and_ugal_keeps_minimals_unifo
             "{what} under uniform {got:.4} against minimal {min_uni:.4}"
         );
     }
+}
+
+#[test]
+fn ugal_global_needs_global_links_long_enough_for_their_used_credits_to_pass_the_threshold() {
+    // 40-cycle global links: a busy one has some 80 flits in flight, past the rule's 30,
+    // so UGAL-G detours under GroupShift — well above minimal, below Valiant.
+    let shift = |routing| {
+        let mut cfg = deep(quick(
+            small_dragonfly(),
+            routing,
+            PatternConfig::GroupShift,
+            1.0,
+        ));
+        cfg.links.latency_global = Some(40);
+        accepted_of(cfg)
+    };
+    let [min, val, local, global] = [
+        Routing::Minimal,
+        Routing::Valiant,
+        Routing::UgalLocal,
+        Routing::UgalGlobal,
+    ]
+    .map(shift);
+    eprintln!(
+        "small dragonfly, 40-cycle global links, GroupShift past saturation: minimal \
+         {min:.4} Valiant {val:.4} UgalLocal {local:.4} UgalGlobal {global:.4}"
+    );
+    assert!(
+        global > 1.5 * min && global < val,
+        "UgalGlobal {global:.4} against minimal {min:.4} and Valiant {val:.4}"
+    );
 }
 
 #[test]
@@ -711,6 +797,71 @@ fn valiant_and_ugal_give_the_same_report_on_1_and_3_threads() {
             "{routing:?} {intermediate:?} on 3 threads"
         );
     }
+}
+
+/// Hops of `probes` 4-flit messages from router 0 to router 13 of the p = 1, a = 4,
+/// h = 2 dragonfly under `routing`, sent once router 1 — the gateway of group 0's global
+/// link to group 3, not the probes' source — has that link backed up: routers 1, 13,
+/// 14 and 15 send long messages to router 12, where the link lands, whose ejection
+/// they share. Also the probes' minimal distance.
+fn probe_hops(routing: Routing, probes: u64) -> (Vec<u64>, u64) {
+    let topology = TopologyConfig::Dragonfly { p: 1, a: 4, h: 2 };
+    let mut cfg = deep(quick(topology, routing, PatternConfig::Uniform, 0.0));
+    cfg.workload.rate = 1e-12;
+    let t = topo(&cfg.topology);
+    let d = t.dragonfly().unwrap().clone();
+    let (gw, port) = d.gateway(0, 3);
+    let landing = d.neighbor(gw, port).unwrap();
+    assert_eq!((gw, landing), (1, 12), "the set-up this test describes");
+    let mut sim = Simulation::<WormholeNet>::build(&cfg, 0).unwrap();
+    sim.record_deliveries();
+    for _ in 0..60 {
+        for src in [1, 13, 14, 15] {
+            sim.inject(NodeId(src), NodeId(12), 16);
+        }
+    }
+    while sim.t < 400 {
+        sim.step();
+    }
+    let mut ids = std::collections::HashSet::new();
+    while (ids.len() as u64) < probes {
+        if sim.t.is_multiple_of(10) {
+            ids.insert(sim.inject(NodeId(0), NodeId(13), 4));
+        }
+        sim.step();
+    }
+    assert!(sim.run_until_empty(200_000), "{routing:?}: did not drain");
+    let hops = sim
+        .stats
+        .deliveries
+        .take()
+        .unwrap()
+        .iter()
+        .filter(|m| ids.contains(&m.header.id))
+        .map(|m| m.header.hops as u64)
+        .collect::<Vec<_>>();
+    assert_eq!(hops.len() as u64, probes);
+    (hops, d.distance(0, 13) as u64)
+}
+
+#[test]
+fn ugal_global_detours_around_a_busy_global_link_behind_another_router_ugal_local_cannot_see() {
+    // UgalLocal at router 0 reads its own port towards router 1, which only the probes
+    // use: every probe minimal. UgalGlobal reads router 1's global port, backed up: the
+    // probes whose intermediate group is neither end's (7 of 9 groups) take Valiant's
+    // route, through another group — longer than the minimal one.
+    let (local, distance) = probe_hops(Routing::UgalLocal, 40);
+    let (global, _) = probe_hops(Routing::UgalGlobal, 40);
+    let longer = global.iter().filter(|&&h| h > distance).count();
+    eprintln!(
+        "probes 0 -> 13 (distance {distance}): UgalLocal hops {local:?}; UgalGlobal hops \
+         {global:?}, {longer} of 40 longer"
+    );
+    assert!(local.iter().all(|&h| h == distance), "{local:?}");
+    assert!(
+        longer >= 20,
+        "UgalGlobal: {longer} of 40 detoured: {global:?}"
+    );
 }
 
 /// Accepted flits per terminal per cycle on the flattened butterfly of

@@ -310,3 +310,52 @@ fn the_flattened_butterfly_preset_splits_into_slabs_with_the_same_report() {
     );
     assert_eq!(one, report(&c));
 }
+
+/// The small dragonfly of `dragonfly-booksim.ron` under `UgalGlobal` past saturation
+/// under `GroupShift`: 2-cycle local links, 40-cycle global links (long enough for a busy
+/// one's used credits to pass UGAL's threshold, so that both routes are taken), 4 VCs of
+/// 64 flits, partitions of any size.
+fn ugal_global() -> HwConfig {
+    use routemu::config::{PatternConfig, Routing, SwitchingConfig};
+    let mut cfg = common::windowed(common::preset("dragonfly-booksim.ron"), 1_000, 3_000, 1);
+    cfg.links.latency = 2;
+    cfg.links.credit_latency = Some(2);
+    cfg.links.latency_global = Some(40);
+    cfg.router.buffer_flits = 64;
+    cfg.router.vcs = 4;
+    let SwitchingConfig::Wormhole {
+        ref mut routing, ..
+    } = cfg.switching
+    else {
+        unreachable!("a wormhole preset")
+    };
+    *routing = Routing::UgalGlobal;
+    cfg.workload.pattern = PatternConfig::GroupShift;
+    cfg.workload.rate = 0.5 / 12.0;
+    cfg.experiment.saturation_backlog = 1e9;
+    cfg.experiment.drain_limit = 1;
+    cfg.experiment.partition_min_nodes = Some(1);
+    cfg
+}
+
+#[test]
+fn ugal_global_gives_the_same_report_on_1_2_and_3_partitions_and_refuses_to_split_a_group() {
+    let cfg = ugal_global();
+    let one = report(&cfg);
+    // Both routes taken: GroupShift well past minimal routing's 1/(a·p) = 1/8.
+    let accepted = one["throughput"]["accepted"].as_f64().unwrap();
+    assert!(accepted > 0.15, "accepted {accepted}");
+    for t in [2, 3] {
+        let mut c = cfg.clone();
+        c.experiment.threads = t;
+        assert_eq!(one, report(&c), "UgalGlobal with {t} threads");
+    }
+    // 4 partitions: 9 groups do not share out 4 ways, so routers would be split.
+    let mut c = cfg.clone();
+    c.experiment.threads = 4;
+    let err = run_experiment(&c, &mut |_, _| {}).unwrap_err().to_string();
+    assert!(
+        err.contains("UgalGlobal") && err.contains("run on 3 threads"),
+        "{err}"
+    );
+}

@@ -248,6 +248,16 @@ impl WormholeNet {
             })?
             // XY-YX draws each message's order from its id and this run's seed.
             .with_salt(seed, rep);
+        // UgalGlobal reads the source group's gateways' credits: every group in one
+        // partition, and their credits as each cycle began (`OutputVcs::snapshot`).
+        let global_view = routing.kind() == crate::config::Routing::UgalGlobal;
+        if global_view {
+            crate::engine::partitioner::require_whole_groups(
+                topology,
+                part,
+                "UgalGlobal routing reads the global channels of the source's group",
+            )?;
+        }
         let nodes = part.len();
         let layout = Layout::new(topology.degree(), r.vcs as usize, dma as usize);
         let exists = |n: usize, p: usize| {
@@ -277,7 +287,14 @@ impl WormholeNet {
             layout,
             routing,
             inputs: InputBuffers::new(nodes, &layout, ring, fed)?,
-            outputs: OutputVcs::new(nodes, &layout, r.buffer_flits, tail_sent, exists)?,
+            outputs: {
+                let o = OutputVcs::new(nodes, &layout, r.buffer_flits, tail_sent, exists)?;
+                if global_view {
+                    o.with_snapshots()?
+                } else {
+                    o
+                }
+            },
             ctrl: Controllers::new(nodes, r.controller.servers as usize, layout.per_node)?,
             vca: VcAllocator::new(
                 nodes,
@@ -377,8 +394,11 @@ impl WormholeNet {
             )?,
             plain_links: true,
         };
-        net.plain_links =
-            net.down_port.is_empty() && net.up_port.is_empty() && net.port_delay.is_empty();
+        // Snapshots of the credits are written on the per-port path.
+        net.plain_links = net.down_port.is_empty()
+            && net.up_port.is_empty()
+            && net.port_delay.is_empty()
+            && !global_view;
         Ok(net)
     }
 
@@ -773,12 +793,23 @@ impl WormholeNet {
                     }
                 } else {
                     // Valiant/ROMM switch phase at the intermediate node (header state);
-                    // UgalLocal reads this router's output credits at the source router.
-                    let credit_sum = &self.outputs.credit_sum;
+                    // UgalLocal reads this router's output credits at the source router,
+                    // UgalGlobal its group's gateways' as the cycle began.
+                    let (outputs, part) = (&self.outputs, &self.part);
                     self.routing
-                        .route_msg_with(&self.topology, here, dst, id, &mut msg.hdr.routing, |p| {
-                            credit_sum[lay.port_idx(n, p as usize)]
-                        })
+                        .route_msg_with(
+                            &self.topology,
+                            here,
+                            dst,
+                            id,
+                            &mut msg.hdr.routing,
+                            |r, p| {
+                                // Groups are whole in a partition (checked in `new_part`).
+                                debug_assert!(part.is_local(r.0), "router {} elsewhere", r.0);
+                                let pi = lay.port_idx(part.local(r.0), p as usize);
+                                outputs.credits_at_start(pi, t)
+                            },
+                        )
                         .in_class(msg.hdr.class, self.class_vcs)
                 };
                 slot.state = VcState::WaitVc;
@@ -940,6 +971,10 @@ impl WormholeNet {
                 }
             }
         } else {
+            if !PLAIN {
+                // UgalGlobal's view of this port as the cycle began.
+                self.outputs.snapshot(lay.port_idx(n, op), t);
+            }
             self.outputs.credits[oidx] -= k;
             self.outputs.credit_sum[lay.port_idx(n, op)] -= k;
             if win.contains(t) {
