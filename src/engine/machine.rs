@@ -374,6 +374,11 @@ fn check_network_interface(cfg: &HwConfig, wormhole: bool) -> Result<()> {
             ni.injection_latency
         )));
     }
+    if let Some(c) = ni.credit_latency.filter(|&c| c > MAX_DELAY) {
+        return Err(Error::config(format!(
+            "router.ni.credit_latency = {c}: at most {MAX_DELAY} cycles"
+        )));
+    }
     if ni.ejection_latency == 0 || ni.ejection_latency > MAX_DELAY {
         return Err(Error::config(format!(
             "router.ni.ejection_latency = {}: 1 to {MAX_DELAY} cycles (writing a flit into \

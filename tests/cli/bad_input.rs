@@ -136,6 +136,15 @@ fn virtual_channels_the_routing_cannot_use_are_refused() {
         ],
         "links.latency",
     );
+    fails_with(
+        &[
+            "run",
+            "hw/booksim-min-torus8.ron",
+            "--set",
+            "router.ni.credit_latency=99999999999",
+        ],
+        "router.ni.credit_latency = 99999999999: at most",
+    );
 }
 
 #[test]
