@@ -149,14 +149,19 @@ mod tests {
         s.out_vc = 0;
     }
 
-    #[test]
-    fn a_router_source_starts_the_next_message_a_credit_latency_after_the_rest_fits() {
-        let (lay, mut inputs, outputs) = node();
+    /// A router's own source: 8-flit buffer, credits back in 2 cycles, 1 flit per cycle.
+    fn router_source() -> SequentialSource {
         let view = SourceView::Router {
             buffer: 8,
             credit_latency: 2,
         };
-        let mut src = SequentialSource::new(1, view, 1).unwrap();
+        SequentialSource::new(1, view, 1).unwrap()
+    }
+
+    #[test]
+    fn a_router_source_starts_the_next_message_a_credit_latency_after_the_rest_fits() {
+        let (lay, mut inputs, outputs) = node();
+        let mut src = router_source();
         src.started(0, 0, 20);
         injecting(&lay, &mut inputs, 0, 9);
         // The channel is busy for 20 cycles, and 9 flits do not fit in 8.
@@ -176,11 +181,7 @@ mod tests {
     #[test]
     fn a_message_that_fits_from_the_start_waits_only_for_the_channel() {
         let (lay, mut inputs, outputs) = node();
-        let view = SourceView::Router {
-            buffer: 8,
-            credit_latency: 2,
-        };
-        let mut src = SequentialSource::new(1, view, 1).unwrap();
+        let mut src = router_source();
         src.started(0, 100, 6);
         injecting(&lay, &mut inputs, 1, 6);
         assert!(!src.open(0, 105, &lay, &inputs, &outputs));
