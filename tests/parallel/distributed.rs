@@ -204,27 +204,9 @@ fn a_dragonfly_on_ranks_is_split_by_group_and_gives_one_process_report() {
 
 #[test]
 fn ugal_global_on_ranks_gives_one_process_report_and_every_rank_refuses_a_split_group() {
-    use routemu::config::{PatternConfig, Routing, SwitchingConfig};
     // The small dragonfly past saturation under GroupShift, 40-cycle global links so that
-    // UGAL-G takes both routes (tests/parallel/partitions.rs, `ugal_global`).
-    let mut cfg = common::windowed(common::preset("dragonfly-booksim.ron"), 1_000, 3_000, 1);
-    cfg.links.latency = 2;
-    cfg.links.credit_latency = Some(2);
-    cfg.links.latency_global = Some(40);
-    cfg.router.buffer_flits = 64;
-    cfg.router.vcs = 4;
-    let SwitchingConfig::Wormhole {
-        ref mut routing, ..
-    } = cfg.switching
-    else {
-        unreachable!("a wormhole preset")
-    };
-    *routing = Routing::UgalGlobal;
-    cfg.workload.pattern = PatternConfig::GroupShift;
-    cfg.workload.rate = 0.5 / 12.0;
-    cfg.experiment.saturation_backlog = 1e9;
-    cfg.experiment.drain_limit = 1;
-    cfg.experiment.partition_min_nodes = Some(1);
+    // UGAL-G takes both routes.
+    let mut cfg = crate::partitions::ugal_global();
     assert_eq!(report(&cfg), ranked(&cfg, 2));
     // 2 ranks × 2 threads: 4 partitions would split the 9 groups; every rank says so.
     cfg.experiment.threads = 2;

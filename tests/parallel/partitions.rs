@@ -314,8 +314,8 @@ fn the_flattened_butterfly_preset_splits_into_slabs_with_the_same_report() {
 /// The small dragonfly of `dragonfly-booksim.ron` under `UgalGlobal` past saturation
 /// under `GroupShift`: 2-cycle local links, 40-cycle global links (long enough for a busy
 /// one's used credits to pass UGAL's threshold, so that both routes are taken), 4 VCs of
-/// 64 flits, partitions of any size.
-fn ugal_global() -> HwConfig {
+/// 64 flits, partitions of any size (also tests/parallel/distributed.rs's).
+pub(crate) fn ugal_global() -> HwConfig {
     use routemu::config::{PatternConfig, Routing, SwitchingConfig};
     let mut cfg = common::windowed(common::preset("dragonfly-booksim.ron"), 1_000, 3_000, 1);
     cfg.links.latency = 2;
