@@ -45,13 +45,16 @@ impl MemoryCheck {
 }
 
 /// Bytes of per-node tables a wormhole router needs: per VC slot the buffer state, the
-/// message slot, the controller queue entry and the output side's credits; per port the
-/// masks, counters, pointers and the allocators' arbiters (a round figure, 144 bytes a
-/// port, which a dragonfly's high-radix routers need).
+/// message slot's handle, room in the message pool for one message (its header and
+/// route, 104 bytes, and its spare-list entry: the pool of a saturated network, every VC
+/// holding a message, `router::buffers::MsgSlots`), the controller queue entry and the
+/// output side's credits; per port the masks, counters, pointers and the allocators'
+/// arbiters (a round figure, 144 bytes a port, which a dragonfly's high-radix routers
+/// need). Below saturation most of the pool's room is address space never touched.
 pub fn wormhole_bytes_per_node(ports: usize, vcs: usize, dma: usize) -> u64 {
     let slots = (ports * vcs + dma) as u64;
     let all_ports = ports as u64 + 1;
-    slots * (24 + 96 + 16 + 6) + all_ports * 144 + 512
+    slots * (24 + 4 + 108 + 16 + 6) + all_ports * 144 + 512
 }
 
 /// Bytes of per-node tables a deflection router needs: per lane of its two outputs the
@@ -99,17 +102,17 @@ pub fn bytes_per_node(cfg: &HwConfig, m: &Machine) -> u64 {
             let mut b = wormhole_bytes_per_node(ports, vcs, dma);
             if r.vc_release == VcRelease::TailSent {
                 // The VCs of the input ports that exist (one per channel) keep a ring of
-                // message slots (96 bytes each, `router::buffers::ring_slots`) in place of
-                // one slot per VC, the DMA engines one each; a VC's offset into them and
-                // its upstream count of messages in the ring add 8 bytes.
+                // message slots (a 4-byte handle each, `router::buffers::ring_slots`) in
+                // place of one slot per VC, the DMA engines one each; a VC's offset into
+                // them and its upstream count of messages in the ring add 8 bytes.
                 let ring = crate::router::buffers::ring_slots(
                     r.buffer_flits,
                     crate::switching::wormhole::min_length(&m.workload),
                 ) as u64;
                 let rings =
                     (t.channels() as u64 * vcs as u64 * ring).div_ceil(t.nodes().max(1) as u64);
-                b = b - (ports * vcs + dma) as u64 * 96
-                    + (rings + dma as u64) * 96
+                b = b - (ports * vcs + dma) as u64 * 4
+                    + (rings + dma as u64) * 4
                     + (ports * vcs + dma) as u64 * 8;
             }
             b

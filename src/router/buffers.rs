@@ -16,6 +16,12 @@
 //! (one network port) keeps the rings of that port, not of its router's radix. The
 //! local input port's VCs are the injection DMA engines; their "buffer" is the message
 //! in memory, so it holds all flits of the message at once (one slot each).
+//!
+//! Message slots hold a 4-byte handle, not the message: the headers and routing
+//! decisions live in a pool ([`InputBuffers::occupy`], [`InputBuffers::vacate`]) with
+//! one entry per message present in a VC, so the memory for them follows the messages
+//! in flight, not nodes × VCs × ring slots (most slots are empty below saturation, and a
+//! TailSent ring's extra slots cost 4 bytes each, not a header's 100).
 
 use crate::foundation::types::{Cycle, MsgId, NodeId};
 use crate::router::Layout;
@@ -109,10 +115,9 @@ pub struct InVc {
     pub queued: u16,
 }
 
-/// The message occupying an input VC: its header and routing decision. All zeros is its
-/// default, so the array of them is allocated zeroed: the operating system maps pages
-/// only when a message first occupies one of their VCs, and a large, lightly loaded
-/// network (a d = 20 hypercube at low load) never pays for most of them.
+/// The message occupying an input VC: its header and routing decision, an entry of
+/// [`InputBuffers`]'s pool from the cycle its header reaches the VC to the cycle its
+/// tail leaves it.
 #[derive(Clone, Copy, Debug, Default, bytemuck::Zeroable)]
 pub struct VcMsg {
     /// The occupying message's header (valid unless the VC is Idle).
@@ -178,11 +183,11 @@ impl VcMasks {
 pub struct InputBuffers {
     /// `[node][port][slot]`
     pub vc: Vec<InVc>,
-    /// The occupying message of every VC (and, under `TailSent`, the ones queued behind
-    /// it): with one slot per VC indexed as `vc`; with rings, `ring` slots from
-    /// `msg_base[i]` for each VC `i` of an existing network port and one for each DMA
-    /// engine. See [`InputBuffers::cur`].
-    pub msg: Vec<VcMsg>,
+    /// The message slots of every VC (the occupying message and, under `TailSent`, the
+    /// ones queued behind it): one slot per VC indexed as `vc`; with rings, `ring` slots
+    /// from `msg_base[i]` for each VC `i` of an existing network port and one for each
+    /// DMA engine. See [`InputBuffers::cur`].
+    pub msg: MsgSlots,
     /// Message slots per network VC: 1, or [`ring_slots`] under `TailSent`.
     pub ring: usize,
     /// `[node][port][slot]`: where VC `i`'s slots start in `msg` (empty when `ring` is
@@ -239,7 +244,7 @@ impl InputBuffers {
         };
         Ok(InputBuffers {
             vc: zeroed_table(slots, "input virtual-channel")?,
-            msg: zeroed_table(msgs, "input message")?,
+            msg: MsgSlots::new(msgs, slots)?,
             ring,
             msg_base,
             wait_vc: VcMasks::new(nodes, layout)?,
@@ -270,6 +275,107 @@ impl InputBuffers {
         } else {
             self.msg_base[i] as usize + q
         }
+    }
+}
+
+/// Message slots and the pool of the messages in them (see the module doc): a slot holds
+/// its message's index in the pool, 0 when empty. All zeros is the empty table, allocated
+/// zeroed, so the operating system maps its pages only when a message first reaches one
+/// of their VCs (a d = 20 hypercube at low load never pays for most of them).
+#[derive(Clone, Debug)]
+pub struct MsgSlots {
+    slot: Vec<u32>,
+    /// The messages present; entry 0 is what an empty slot reads (a default message,
+    /// never written), the others are reused through `spare`, so the pool grows to the
+    /// largest number of messages present at once.
+    pool: Vec<VcMsg>,
+    /// Entries of `pool` free for the next message.
+    spare: Vec<u32>,
+}
+
+impl MsgSlots {
+    /// `slots` empty slots, with room reserved for `vcs` messages (one in every VC, a
+    /// saturated network's occupancy); an error when there is no memory for them. The
+    /// reserve is address space: its pages are mapped as the pool grows into them, and
+    /// a pool that outgrows it (a `TailSent` ring holding more than one message in many
+    /// VCs at once) is moved to a larger one.
+    pub fn new(slots: Option<usize>, vcs: Option<usize>) -> crate::foundation::error::Result<Self> {
+        let no_memory = || {
+            crate::foundation::error::Error::Limit(
+                "no memory for the message pool of the input buffers".into(),
+            )
+        };
+        let room = vcs.and_then(|v| v.checked_add(1)).ok_or_else(no_memory)?;
+        let mut pool = Vec::new();
+        pool.try_reserve_exact(room).map_err(|_| no_memory())?;
+        pool.push(VcMsg::default());
+        let mut spare = Vec::new();
+        spare.try_reserve_exact(room).map_err(|_| no_memory())?;
+        Ok(MsgSlots {
+            slot: crate::foundation::limits::zeroed_table(slots, "input message slot")?,
+            pool,
+            spare,
+        })
+    }
+
+    /// Number of message slots (ring positions and DMA engines included).
+    pub fn len(&self) -> usize {
+        self.slot.len()
+    }
+
+    /// Whether there are no slots at all.
+    pub fn is_empty(&self) -> bool {
+        self.slot.is_empty()
+    }
+
+    /// The message in slot `s` (a [`InputBuffers::cur`] or [`InputBuffers::at`]); an
+    /// empty slot reads as a default message.
+    #[inline]
+    pub fn get(&self, s: usize) -> &VcMsg {
+        &self.pool[self.slot[s] as usize]
+    }
+
+    /// The message in slot `s`, which holds one.
+    #[inline]
+    pub fn get_mut(&mut self, s: usize) -> &mut VcMsg {
+        let h = self.slot[s] as usize;
+        debug_assert_ne!(h, 0, "message slot {s} is empty");
+        &mut self.pool[h]
+    }
+
+    /// Puts the message with header `hdr` in the empty slot `s` (its head is on its way
+    /// to the VC); its route is computed when the head reaches the front.
+    #[inline]
+    pub fn occupy(&mut self, s: usize, hdr: MsgHeader) {
+        debug_assert_eq!(self.slot[s], 0, "message slot {s} is taken");
+        let m = VcMsg {
+            hdr,
+            ..VcMsg::default()
+        };
+        let h = match self.spare.pop() {
+            Some(h) => {
+                self.pool[h as usize] = m;
+                h
+            }
+            None => {
+                self.pool.push(m);
+                (self.pool.len() - 1) as u32
+            }
+        };
+        self.slot[s] = h;
+    }
+
+    /// Empties slot `s`: its message's tail has left the VC.
+    #[inline]
+    pub fn vacate(&mut self, s: usize) {
+        let h = std::mem::take(&mut self.slot[s]);
+        debug_assert_ne!(h, 0, "message slot {s} is already empty");
+        self.spare.push(h);
+    }
+
+    /// Messages present in the partition's VCs.
+    pub fn present(&self) -> usize {
+        self.pool.len() - 1 - self.spare.len()
     }
 }
 
@@ -393,5 +499,42 @@ impl OutputVcs {
             Some(&(v, at)) if at == t => v,
             _ => self.credit_sum[pi],
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn header(len: u32) -> MsgHeader {
+        MsgHeader {
+            len,
+            ..MsgHeader::default()
+        }
+    }
+
+    #[test]
+    fn the_message_pool_holds_only_the_messages_present_and_reuses_what_leaves() {
+        let mut m = MsgSlots::new(Some(8), Some(4)).unwrap();
+        assert_eq!(m.len(), 8);
+        // An empty slot reads as a default message.
+        assert_eq!(m.get(5).hdr, MsgHeader::default());
+        m.occupy(5, header(12));
+        m.occupy(6, header(3));
+        assert_eq!(
+            (m.present(), m.get(5).hdr.len, m.get(6).hdr.len),
+            (2, 12, 3)
+        );
+        m.get_mut(6).hdr.hops = 7;
+        assert_eq!(m.get(6).hdr.hops, 7);
+        m.vacate(5);
+        assert_eq!(m.present(), 1);
+        assert_eq!(m.get(5).hdr, MsgHeader::default());
+        // The entry that left is the next one taken, with nothing of its old message.
+        m.occupy(0, header(1));
+        assert_eq!((m.present(), m.pool.len()), (2, 3));
+        assert_eq!(m.get(0).hdr.len, 1);
+        assert_eq!(m.get(0).routed_at, 0);
+        assert_eq!(m.get(6).hdr.hops, 7);
     }
 }

@@ -133,7 +133,7 @@ impl VcAllocator {
                 }
                 let free = |p: usize| outputs.free[n * np + p];
                 let credits = |p: usize| outputs.credit_sum[n * np + p];
-                let route = &inputs.msg[inputs.cur(i)].route;
+                let route = &inputs.msg.get(inputs.cur(i)).route;
                 let who = layout.slot(ip, iv) as u16;
                 let scratch = &mut self.scratch;
                 let mut ask = |req: VcRequest| {

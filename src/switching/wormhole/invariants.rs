@@ -79,7 +79,7 @@ pub fn check(sim: &Simulation<WormholeNet>, buffer: u32) -> Result<(), String> {
                 }
                 if net.class_vcs > 0 && s.state != VcState::Idle {
                     let i = lay.vc_idx(u, p, v);
-                    let class = net.inputs.msg[net.inputs.cur(i)].hdr.class as usize;
+                    let class = net.inputs.msg.get(net.inputs.cur(i)).hdr.class as usize;
                     let per = net.class_vcs as usize;
                     if p < lay.ports && v / per != class {
                         return Err(format!(

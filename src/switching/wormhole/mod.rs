@@ -560,7 +560,7 @@ impl WormholeNet {
             .layout
             .vc_idx(self.part.local(r.node), r.port as usize, r.vc as usize);
         let m = self.inputs.at(i, r.q as usize);
-        self.inputs.msg[m].hdr = r.hdr;
+        self.inputs.msg.occupy(m, r.hdr);
     }
 
     /// Applies a flit or credit arriving this cycle.
@@ -586,7 +586,7 @@ impl WormholeNet {
                         debug_assert!(self.tail_sent, "VC reallocated while occupied");
                         slot.queued += 1;
                     } else {
-                        slot.left = self.inputs.msg[mi].hdr.len;
+                        slot.left = self.inputs.msg.get(mi).hdr.len;
                         slot.head = true;
                         slot.state = VcState::Routing;
                         self.inputs.new_head[node] |= 1 << port;
@@ -733,17 +733,20 @@ impl WormholeNet {
                 let i = lay.vc_idx(n, local, e);
                 let mi = inputs.cur(i);
                 let slot = &mut inputs.vc[i];
-                inputs.msg[mi].hdr = MsgHeader {
-                    id: m.id,
-                    dst: m.dst,
-                    len: m.len,
-                    created: m.created,
-                    measured: m.measured,
-                    class: m.class,
-                    reply_len: m.reply_len,
-                    request_latency: m.request_latency,
-                    ..MsgHeader::default()
-                };
+                inputs.msg.occupy(
+                    mi,
+                    MsgHeader {
+                        id: m.id,
+                        dst: m.dst,
+                        len: m.len,
+                        created: m.created,
+                        measured: m.measured,
+                        class: m.class,
+                        reply_len: m.reply_len,
+                        request_latency: m.request_latency,
+                        ..MsgHeader::default()
+                    },
+                );
                 slot.left = m.len;
                 slot.head = true;
                 slot.buffered = m.len;
@@ -776,7 +779,7 @@ impl WormholeNet {
                 let (ip, iv) = (req.port as usize, req.vc as usize);
                 let i = lay.vc_idx(n, ip, iv);
                 let mi = self.inputs.cur(i);
-                let (slot, msg) = (&mut self.inputs.vc[i], &mut self.inputs.msg[mi]);
+                let (slot, msg) = (&mut self.inputs.vc[i], self.inputs.msg.get_mut(mi));
                 msg.hdr.ctrl_wait = msg.hdr.ctrl_wait.saturating_add((t - req.arrived) as u32);
                 let here = NodeId(self.part.node(n));
                 let (id, dst) = (msg.hdr.id, msg.hdr.dst);
@@ -898,7 +901,7 @@ impl WormholeNet {
         let tail = slot.left == 0;
         self.last_move = t;
         self.flit_moves += k as u64;
-        let msg = &mut self.inputs.msg[mi];
+        let msg = self.inputs.msg.get_mut(mi);
         if head {
             let lost =
                 t.saturating_sub(msg.routed_at + self.vc_alloc_delay + self.switch_alloc_delay);
@@ -997,7 +1000,7 @@ impl WormholeNet {
                     let m = self
                         .inputs
                         .at(lay.vc_idx(self.part.local(to), at, ov), q as usize);
-                    self.inputs.msg[m].hdr = hdr;
+                    self.inputs.msg.occupy(m, hdr);
                 } else {
                     out.remote(
                         to,
@@ -1032,6 +1035,10 @@ impl WormholeNet {
             );
         }
 
+        if tail {
+            // The message has left this VC: its header went on with its head.
+            self.inputs.msg.vacate(mi);
+        }
         if ip == local {
             if let Some(s) = &mut self.source {
                 s.sent(n, t, slot_left_before, slot_left_before - k);
@@ -1064,7 +1071,7 @@ impl WormholeNet {
             // routing controller's queue as a head arriving next cycle would.
             let mi = self.inputs.cur(i);
             let slot = &mut self.inputs.vc[i];
-            slot.left = self.inputs.msg[mi].hdr.len;
+            slot.left = self.inputs.msg.get(mi).hdr.len;
             slot.head = true;
             slot.state = VcState::Routing;
             self.ctrl.push(
@@ -1343,6 +1350,8 @@ mod ring_tests {
         }
         assert!(held, "some output VC waited for a slot of a full ring");
         assert!(sim.run_until_empty(100_000), "messages never delivered");
+        // Every message left every VC it crossed: no header stays behind in the pool.
+        assert_eq!(sim.net.inputs.msg.present(), 0);
         let d = sim.stats.deliveries.take().unwrap();
         let got: std::collections::BTreeSet<_> = d.iter().map(|d| d.header.id).collect();
         assert_eq!(got, sent);

@@ -20,7 +20,7 @@ pub fn describe(net: &WormholeNet, t: Cycle) -> String {
     let local = lay.local();
     let label = |(n, p, v): Vc| {
         let i = lay.vc_idx(n, p, v);
-        let (s, m) = (&net.inputs.vc[i], &net.inputs.msg[net.inputs.cur(i)]);
+        let (s, m) = (&net.inputs.vc[i], net.inputs.msg.get(net.inputs.cur(i)));
         format!(
             "node {n} input {} vc {v} (message {} to node {}, {} flits buffered)",
             topo.port_name(PortId(p as u8)),
@@ -45,7 +45,11 @@ pub fn describe(net: &WormholeNet, t: Cycle) -> String {
                 let mut edges = Vec::new();
                 match s.state {
                     VcState::WaitVc => {
-                        let r = net.inputs.msg[net.inputs.cur(lay.vc_idx(n, p, v))].route;
+                        let r = net
+                            .inputs
+                            .msg
+                            .get(net.inputs.cur(lay.vc_idx(n, p, v)))
+                            .route;
                         for op in BitIter(r.adaptive_ports | 1 << r.escape_port.idx()) {
                             let mut vcs = 0;
                             if r.adaptive_ports >> op & 1 == 1 {
