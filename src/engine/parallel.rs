@@ -1,22 +1,30 @@
-//! Partitioned stepping: the nodes are split into T partitions (`engine::partitioner`), one scoped thread
-//! each, and every cycle ends with one barrier.
+//! Partitioned stepping: the nodes are split into T partitions (`engine::partitioner`),
+//! stepped by T scoped threads, and every cycle ends with one barrier.
 //!
-//! A cycle, for the thread of partition p:
-//! 1. step its own nodes ([`Simulation::step_local`]); events for other partitions
+//! A cycle, for partition p (whichever thread steps it):
+//! 1. take what the others sent it in the previous cycle (mailboxes q → p), read every
+//!    summary, and let its own copy of the [`Coordinator`](crate::engine::sim::Coordinator)
+//!    decide where the clock goes next, or whether to stop;
+//! 2. step its own nodes ([`Simulation::step_local`]); events for other partitions
 //!    collect in its outbox;
-//! 2. hand those over — swap each outbox vector into the mailbox (p → q) of this cycle's
-//!    parity — and publish its [`Summary`];
-//! 3. wait at the barrier;
-//! 4. take what the others sent it (mailboxes q → p), read every summary, and let its own
-//!    copy of the [`Coordinator`](crate::engine::sim::Coordinator) decide where the clock goes next, or whether to stop.
+//! 3. hand those over — swap each outbox vector into the mailbox (p → q) of this cycle's
+//!    parity — and publish its [`Summary`].
 //!
-//! Mailboxes and summaries are double-buffered by cycle parity: what a thread writes in
-//! cycle t+1 goes to the other half, and no thread writes a half again before every
-//! thread has passed the barrier of the cycle that read it, so one barrier per cycle is
-//! enough. Every thread feeds identical summaries to identical coordinators, so all take
+//! Then every thread waits at the barrier. A partition is not tied to a thread: each
+//! cycle, every thread claims partitions (its own first, then any left) until none is
+//! left, so when the machine is busy and a thread is not running, the one that is steps
+//! both partitions instead of waiting at the barrier for it (`routemu bench`'s
+//! busy-machine scenarios). On a machine with a core per thread each thread steps its own
+//! partition every cycle, its caches warm.
+//!
+//! Mailboxes and summaries are double-buffered by cycle parity: what a partition writes in
+//! cycle t+1 goes to the other half, and no partition writes a half again before every
+//! partition has passed the barrier of the cycle that read it, so one barrier per cycle is
+//! enough. Every partition feeds identical summaries to identical coordinators, so all take
 //! the same decision, which is also the decision a single partition takes: results do not
-//! depend on T. Events cross partitions only with a delay of at least one cycle (a link
-//! is a register pipeline), so handing them over at the end of the cycle is exact.
+//! depend on T, nor on which thread stepped which partition (a partition's state is its
+//! own). Events cross partitions only with a delay of at least one cycle (a link is a
+//! register pipeline), so handing them over at the end of the cycle is exact.
 
 use crate::config::HwConfig;
 use crate::engine::network::Network;
@@ -27,7 +35,7 @@ use crate::foundation::error::Result;
 use crate::foundation::types::Cycle;
 use crossbeam_utils::CachePadded;
 use std::ops::Range;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
@@ -327,8 +335,8 @@ pub fn build_partitions<N: Network>(
         .collect()
 }
 
-/// Steps the partitions, one thread each, until the run stops or the clock reaches
-/// `until` (then [`Stop::CycleLimit`]).
+/// Steps the partitions, as many threads as partitions, until the run stops or the clock
+/// reaches `until` (then [`Stop::CycleLimit`]).
 pub fn step_partitioned<N: Network + Send, B: CycleBarrier>(
     sims: &mut [Simulation<N>],
     barrier: &B,
@@ -340,6 +348,16 @@ pub fn step_partitioned<N: Network + Send, B: CycleBarrier>(
     let sums: Vec<Mutex<Summary>> = (0..2 * t).map(|_| Mutex::new(Summary::default())).collect();
     let edges: Vec<Mutex<Vec<WaitEdge>>> = (0..2 * t).map(|_| Mutex::new(Vec::new())).collect();
     let failed = Failed(AtomicBool::new(false));
+    // Never contended: a partition's lock is taken only by the thread that claimed it.
+    let parts: Vec<Mutex<Part<'_, N>>> = sims
+        .iter_mut()
+        .map(|sim| Mutex::new(Part { sim, check: false }))
+        .collect();
+    let claims: Vec<CachePadded<AtomicU64>> = (0..t)
+        .map(|_| CachePadded::new(AtomicU64::new(0)))
+        .collect();
+    let outcome = Mutex::new(None);
+    let clock = AtomicU64::new(0);
     let shared = Shared {
         mail: &mail,
         edges: &edges,
@@ -347,15 +365,16 @@ pub fn step_partitioned<N: Network + Send, B: CycleBarrier>(
         barrier,
         failed: &failed,
         until,
+        parts: &parts,
+        claims: &claims,
+        outcome: &outcome,
+        clock: &clock,
     };
     std::thread::scope(|scope| {
-        let (first, rest) = sims.split_first_mut().expect("at least one partition");
-        let handles: Vec<_> = rest
-            .iter_mut()
-            .enumerate()
-            .map(|(i, sim)| scope.spawn(move || partition_loop(i + 1, t, sim, shared, &mut |_| {})))
+        let handles: Vec<_> = (1..t)
+            .map(|i| scope.spawn(move || worker(i, t, shared, &mut |_| {})))
             .collect();
-        let stop = partition_loop(0, t, first, shared, progress);
+        let stop = worker(0, t, shared, progress);
         join_partitions(handles, stop)
     })
 }
@@ -431,73 +450,135 @@ pub(crate) fn mailboxes<N: Network>(t: usize) -> Vec<Mutex<Mail<N>>> {
 }
 
 /// What the partitions' threads share.
-struct Shared<'a, N: Network, B> {
+struct Shared<'a, 's, N: Network, B> {
     mail: &'a [Mutex<Mail<N>>],
     edges: &'a [Mutex<Vec<WaitEdge>>],
     sums: &'a [Mutex<Summary>],
     barrier: &'a B,
     failed: &'a Failed,
     until: Cycle,
+    parts: &'a [Mutex<Part<'s, N>>],
+    /// Per partition: the cycles (counted from this call) it has been claimed for; a
+    /// thread claims it for cycle g by moving it from g to g + 1.
+    claims: &'a [CachePadded<AtomicU64>],
+    /// How the run ended and in which cycle (counted from this call), once a
+    /// partition's coordinator decided it (all decide alike, in the same cycle).
+    outcome: &'a Mutex<Option<(u64, Stop)>>,
+    /// The cycle partition 0's coordinator last reported progress at.
+    clock: &'a AtomicU64,
 }
 
-impl<N: Network, B> Clone for Shared<'_, N, B> {
+/// A partition and whether its last cycle collected wait-for edges.
+struct Part<'s, N: Network> {
+    sim: &'s mut Simulation<N>,
+    check: bool,
+}
+
+impl<N: Network, B> Clone for Shared<'_, '_, N, B> {
     fn clone(&self) -> Self {
         *self
     }
 }
-impl<N: Network, B> Copy for Shared<'_, N, B> {}
+impl<N: Network, B> Copy for Shared<'_, '_, N, B> {}
 
-/// One partition's thread; None when another thread failed.
-fn partition_loop<N: Network, B: CycleBarrier>(
-    p: usize,
+/// Thread `i` of `t`: every cycle, steps the partitions it claims (its own first), then
+/// waits at the barrier; the run's outcome once decided, None when another thread failed.
+fn worker<N: Network, B: CycleBarrier>(
+    i: usize,
     t: usize,
-    sim: &mut Simulation<N>,
-    sh: Shared<'_, N, B>,
+    sh: Shared<'_, '_, N, B>,
     progress: &mut dyn FnMut(Cycle),
 ) -> Option<Stop> {
     let _guard = FailOnPanic(sh.failed);
-    let (mail, sums, until) = (sh.mail, sh.sums, sh.until);
-    let mut parity = 0;
     let mut all = vec![Summary::default(); t];
-    loop {
-        sim.step_local();
-        hand_over(p, parity, sim, mail, 0..t);
-        *lock(&sums[parity * t + p]) = sim.summary();
-        let check = sim.check_due();
-        if check {
-            let mut e = lock(&sh.edges[parity * t + p]);
-            e.clear();
-            sim.net.wait_edges(&mut e);
+    let mut union = Vec::new();
+    let mut reported = 0;
+    for g in 0u64.. {
+        for k in 0..t {
+            let p = (i + k) % t;
+            let claim =
+                sh.claims[p].compare_exchange(g, g + 1, Ordering::AcqRel, Ordering::Relaxed);
+            if claim.is_ok() {
+                let mut part = lock(&sh.parts[p]);
+                cycle(p, g, &mut part, sh, &mut all, &mut union);
+            }
         }
         sh.barrier.wait(&sh.failed.0);
         if sh.failed.0.load(Ordering::Acquire) {
             return None;
         }
-        take_over(p, parity, sim, mail, 0..t);
-        for (q, s) in all.iter_mut().enumerate() {
-            *s = *lock(&sums[parity * t + q]);
+        let now = sh.clock.load(Ordering::Relaxed);
+        if now != reported {
+            reported = now;
+            progress(now);
         }
-        if check {
+        // A faster thread may already be deciding the next cycle's fate: only an
+        // outcome decided in this cycle, before the barrier, ends it.
+        if let Some((h, stop)) = lock(sh.outcome).clone() {
+            if h <= g {
+                return Some(stop);
+            }
+        }
+    }
+    unreachable!("the cycle count does not run out")
+}
+
+/// Partition `p`'s part of cycle `g` (counted from this call): the previous cycle's
+/// decision, then, unless the run ends, this cycle's step (see the module doc).
+fn cycle<N: Network, B>(
+    p: usize,
+    g: u64,
+    part: &mut Part<'_, N>,
+    sh: Shared<'_, '_, N, B>,
+    all: &mut [Summary],
+    union: &mut Vec<WaitEdge>,
+) {
+    let t = all.len();
+    let sim = &mut *part.sim;
+    if g > 0 {
+        let parity = ((g - 1) % 2) as usize;
+        take_over(p, parity, sim, sh.mail, 0..t);
+        for (q, s) in all.iter_mut().enumerate() {
+            *s = *lock(&sh.sums[parity * t + q]);
+        }
+        if part.check {
             // A deadlock's waits may span partitions: look at the union of their edges.
-            let mut union = Vec::new();
+            union.clear();
             for q in 0..t {
                 union.extend_from_slice(&lock(&sh.edges[parity * t + q]));
             }
-            all[0].proven_stall = has_cycle(&union);
+            all[0].proven_stall = has_cycle(union);
         }
-        match sim.coordinate(&all, progress) {
+        let clock = sh.clock;
+        let decision = sim.coordinate(all, &mut |now| {
+            if p == 0 {
+                clock.store(now, Ordering::Relaxed);
+            }
+        });
+        match decision {
             Decision::Continue { next, window_end } => {
                 sim.advance(next, window_end);
-                if next >= until {
-                    return Some(Stop::CycleLimit);
+                if next >= sh.until {
+                    *lock(sh.outcome) = Some((g, Stop::CycleLimit));
+                    return;
                 }
             }
             Decision::Stop(stop, window_end) => {
                 sim.finish(window_end);
-                return Some(stop);
+                *lock(sh.outcome) = Some((g, stop));
+                return;
             }
         }
-        parity ^= 1;
+    }
+    let parity = (g % 2) as usize;
+    sim.step_local();
+    hand_over(p, parity, sim, sh.mail, 0..t);
+    *lock(&sh.sums[parity * t + p]) = sim.summary();
+    part.check = sim.check_due();
+    if part.check {
+        let mut e = lock(&sh.edges[parity * t + p]);
+        e.clear();
+        sim.net.wait_edges(&mut e);
     }
 }
 

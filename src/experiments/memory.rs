@@ -44,17 +44,16 @@ impl MemoryCheck {
     }
 }
 
-/// Bytes of per-node tables a wormhole router needs: per VC slot the buffer state, the
-/// message slot's handle, room in the message pool for one message (its header and
-/// route, 104 bytes, and its spare-list entry: the pool of a saturated network, every VC
-/// holding a message, `router::buffers::MsgSlots`), the controller queue entry and the
-/// output side's credits; per port the masks, counters, pointers and the allocators'
-/// arbiters (a round figure, 144 bytes a port, which a dragonfly's high-radix routers
-/// need). Below saturation most of the pool's room is address space never touched.
-pub fn wormhole_bytes_per_node(ports: usize, vcs: usize, dma: usize) -> u64 {
+/// Bytes of per-node tables a wormhole router needs with `present` messages in its VCs
+/// at once: per VC slot the buffer state, the message slot's handle, the controller queue
+/// entry and the output side's credits; per message present its pool entry (header and
+/// route, 104 bytes, and its spare-list entry, `router::buffers::MsgSlots`); per port the
+/// masks, counters, pointers and the allocators' arbiters (a round figure, 144 bytes a
+/// port, which a dragonfly's high-radix routers need).
+pub fn wormhole_bytes_per_node(ports: usize, vcs: usize, dma: usize, present: f64) -> u64 {
     let slots = (ports * vcs + dma) as u64;
     let all_ports = ports as u64 + 1;
-    slots * (24 + 4 + 108 + 16 + 6) + all_ports * 144 + 512
+    slots * (24 + 4 + 16 + 6) + (108.0 * present).ceil() as u64 + all_ports * 144 + 512
 }
 
 /// Bytes of per-node tables a deflection router needs: per lane of its two outputs the
@@ -99,7 +98,8 @@ pub fn bytes_per_node(cfg: &HwConfig, m: &Machine) -> u64 {
     let (ports, vcs, dma) = (t.degree(), r.vcs as usize, m.dma as usize);
     let tables = match cfg.switching {
         SwitchingConfig::Wormhole { .. } => {
-            let mut b = wormhole_bytes_per_node(ports, vcs, dma);
+            let present = crate::switching::wormhole::messages_present(cfg, m);
+            let mut b = wormhole_bytes_per_node(ports, vcs, dma, present);
             if r.vc_release == VcRelease::TailSent {
                 // The VCs of the input ports that exist (one per channel) keep a ring of
                 // message slots (a 4-byte handle each, `router::buffers::ring_slots`) in

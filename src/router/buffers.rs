@@ -206,13 +206,15 @@ pub struct InputBuffers {
 
 impl InputBuffers {
     /// Empty buffers with `ring` message slots per VC of each network port `(n, p)` for
-    /// which `exists(n, p)` (local node numbers), one per DMA engine; an error when the
+    /// which `exists(n, p)` (local node numbers), one per DMA engine, and room for
+    /// `messages` messages present at once before the pool grows; an error when the
     /// memory cannot be had.
     pub fn new(
         nodes: usize,
         layout: &Layout,
         ring: usize,
         exists: impl Fn(usize, usize) -> bool,
+        messages: usize,
     ) -> crate::foundation::error::Result<Self> {
         use crate::foundation::limits::zeroed_table;
         let slots = nodes.checked_mul(layout.per_node);
@@ -244,7 +246,7 @@ impl InputBuffers {
         };
         Ok(InputBuffers {
             vc: zeroed_table(slots, "input virtual-channel")?,
-            msg: MsgSlots::new(msgs, slots)?,
+            msg: MsgSlots::new(msgs, Some(messages))?,
             ring,
             msg_base,
             wait_vc: VcMasks::new(nodes, layout)?,
@@ -294,18 +296,20 @@ pub struct MsgSlots {
 }
 
 impl MsgSlots {
-    /// `slots` empty slots, with room reserved for `vcs` messages (one in every VC, a
-    /// saturated network's occupancy); an error when there is no memory for them. The
-    /// reserve is address space: its pages are mapped as the pool grows into them, and
-    /// a pool that outgrows it (a `TailSent` ring holding more than one message in many
-    /// VCs at once) is moved to a larger one.
-    pub fn new(slots: Option<usize>, vcs: Option<usize>) -> crate::foundation::error::Result<Self> {
+    /// `slots` empty slots, with room reserved for `room` messages (those expected at
+    /// once, `switching::wormhole::messages_present`: beyond it the pool doubles as the
+    /// messages present reach a new peak, a handful of times in a run at most, mostly in
+    /// the warm-up); an error when there is no memory for them.
+    pub fn new(
+        slots: Option<usize>,
+        room: Option<usize>,
+    ) -> crate::foundation::error::Result<Self> {
         let no_memory = || {
             crate::foundation::error::Error::Limit(
                 "no memory for the message pool of the input buffers".into(),
             )
         };
-        let room = vcs.and_then(|v| v.checked_add(1)).ok_or_else(no_memory)?;
+        let room = room.and_then(|v| v.checked_add(1)).ok_or_else(no_memory)?;
         let mut pool = Vec::new();
         pool.try_reserve_exact(room).map_err(|_| no_memory())?;
         pool.push(VcMsg::default());

@@ -694,7 +694,7 @@ mod tests {
     /// flits for network output `op`.
     pub(super) fn router(active: &[(usize, usize, usize)]) -> (Layout, InputBuffers, OutputVcs) {
         let lay = Layout::new(2, 2, 1);
-        let mut inputs = InputBuffers::new(1, &lay, 1, |_, _| true).unwrap();
+        let mut inputs = InputBuffers::new(1, &lay, 1, |_, _| true, 1).unwrap();
         let outputs = OutputVcs::new(1, &lay, 8, false, |_, _| true).unwrap();
         for &(ip, iv, op) in active {
             let vc = &mut inputs.vc[lay.vc_idx(0, ip, iv)];

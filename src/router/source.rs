@@ -134,7 +134,7 @@ mod tests {
     /// One node with one network port of one VC and two injection engines.
     fn node() -> (Layout, InputBuffers, OutputVcs) {
         let lay = Layout::new(1, 1, 2);
-        let inputs = InputBuffers::new(1, &lay, 1, |_, _| true).unwrap();
+        let inputs = InputBuffers::new(1, &lay, 1, |_, _| true, 1).unwrap();
         let outputs = OutputVcs::new(1, &lay, 8, false, |_, _| true).unwrap();
         (lay, inputs, outputs)
     }

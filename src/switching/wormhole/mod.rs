@@ -104,6 +104,24 @@ pub fn min_length(w: &crate::traffic::Workload) -> u32 {
     l.max(1)
 }
 
+/// Messages a node's input VCs are expected to hold at once at the run's offered load,
+/// by Little's law: a message holds each of the D + 1 input VCs of its path (its DMA
+/// engine's and one per hop, D the mean distance) for about its length plus a hop's head
+/// latency; twice that for the blocking that lengthens the holding times towards
+/// saturation, at least one and at most one per VC (a saturated network, every VC
+/// holding a message; a `TailSent` ring holds more only while a tail drains). The room
+/// the message pool starts with (`router::buffers::MsgSlots`) and what the memory check
+/// counts for it.
+pub fn messages_present(cfg: &HwConfig, m: &Machine) -> f64 {
+    let len = m.workload.mean_message_flits().max(1.0);
+    let messages = cfg.workload.rate.max(0.0) * m.workload.flits_per_creation() / len;
+    let hop = (crate::switching::zero_load::wormhole_router(cfg) + cfg.links.latency) as f64;
+    let d = m.topology.mean_distance();
+    let vcs = m.topology.degree() * cfg.router.vcs as usize + m.dma as usize;
+    let present = 2.0 * messages * (d + 1.0) * (len + hop);
+    present.clamp(1.0, vcs as f64)
+}
+
 /// A message header that travels to another partition with its head flit: the sender
 /// writes it into the downstream VC's message slot, which belongs to the receiver.
 #[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
@@ -286,7 +304,13 @@ impl WormholeNet {
             topology: topology.clone(),
             layout,
             routing,
-            inputs: InputBuffers::new(nodes, &layout, ring, fed)?,
+            inputs: InputBuffers::new(
+                nodes,
+                &layout,
+                ring,
+                fed,
+                (messages_present(cfg, machine) * nodes as f64).ceil() as usize,
+            )?,
             outputs: {
                 let o = OutputVcs::new(nodes, &layout, r.buffer_flits, tail_sent, exists)?;
                 if global_view {
