@@ -119,7 +119,7 @@ pub enum TopologyConfig {
         #[serde(default = "default_one")]
         hosts: u32,
         /// The source routes over the switches (default `DimensionOrder`).
-        #[serde(default, skip_serializing_if = "TorusRoutes::is_default")]
+        #[serde(default)]
         routes: TorusRoutes,
     },
     /// Hosts and switches read from a graph file (links with their own propagation
@@ -150,14 +150,6 @@ pub enum TorusRoutes {
     /// direction carries the same number of pair routes; with n ≥ 2 the ties split evenly
     /// too, and every switch-to-switch link carries the same number.
     Spread,
-}
-
-impl TorusRoutes {
-    /// Whether this is the default (`DimensionOrder`), which the configuration's echo
-    /// leaves out.
-    pub fn is_default(&self) -> bool {
-        *self == TorusRoutes::DimensionOrder
-    }
 }
 
 fn default_two() -> u32 {

@@ -190,7 +190,12 @@ impl Topology {
                 grid(k, 2, "Manhattan Street network")?;
                 Topology::ManhattanStreet(ManhattanStreet::new(k))
             }
-            TopologyConfig::SwitchedTorus { k, n, hosts, routes } => {
+            TopologyConfig::SwitchedTorus {
+                k,
+                n,
+                hosts,
+                routes,
+            } => {
                 grid(k, n, "torus of switches")?;
                 Topology::Hosts(HostNetwork::torus_routed(k, n, hosts, routes)?)
             }
