@@ -711,6 +711,7 @@ fn q1_section(md: &mut String, q1: &[Q1Setup], effort: Effort) {
          tolerance 1%, margin 1%; {SEARCH_REPLICATIONS} searches of {warmup} + {window}-cycle \
          probes). The model is the paper's; `error` is (model − emulated) / emulated, ✓ \
          within 10%.\n\n\
+         ![p002-q1](validation/p002-q1.svg)\n\n\
          | hosts per switch | routes | model | (a) depth {DEPTH} | error | | (b) depth 1 | error | | (c) search | error | |\n\
          |---|---|---|---|---|---|---|---|---|---|---|---|"
     );
@@ -788,6 +789,43 @@ fn q1_section(md: &mut String, q1: &[Q1Setup], effort: Effort) {
          |---|---|---|---|---|---|---|\n{mrows}"
     );
     md.push_str(&q1_mechanism(q1));
+}
+
+/// Q1's figure: the emulated maximum by each definition against hosts per switch, for
+/// each kind of route, and the model's maximum.
+fn q1_figure(q1: &[Q1Setup]) -> Figure {
+    let mut series = Vec::new();
+    for routes in [TorusRoutes::DimensionOrder, TorusRoutes::Spread] {
+        let rows: Vec<&Q1Setup> = q1.iter().filter(|q| q.setup.routes == routes).collect();
+        for (d, name) in DEFINITIONS.iter().enumerate() {
+            series.push(Series {
+                label: format!("{}, {}", route_name(routes), short_definition(name)),
+                measured: rows
+                    .iter()
+                    .map(|q| (q.setup.hosts as f64, q.emulated[d].0, q.emulated[d].1))
+                    .collect(),
+                ..Series::default()
+            });
+        }
+        series.push(Series {
+            label: route_name(routes).into(),
+            model: rows
+                .iter()
+                .filter_map(|q| Some((q.setup.hosts as f64, q.model?)))
+                .collect(),
+            ..Series::default()
+        });
+    }
+    Figure {
+        log_y: false,
+        log_x: false,
+        join: true,
+        title: "Paper 002 Q1 per set-up: maximum throughput (3×3, L = 100, τ = 20, ℓ = 1)".into(),
+        x_label: "hosts per switch".into(),
+        y_label: "maximum throughput (flits per host per cycle)".into(),
+        series,
+        ..Figure::default()
+    }
 }
 
 /// The mechanism paragraph of "Q1 per set-up", its numbers from `q1`.
@@ -1535,6 +1573,7 @@ pub fn section(
     md.push_str(&crate::claims::comments(&table_claims(&md)));
     md.push('\n');
     q1_section(&mut md, &q1, effort);
+    figures.push(("p002-q1".into(), q1_figure(&q1)));
 
     // --- Figures and their tables ------------------------------------------------------
     for (stem, title, curves) in [

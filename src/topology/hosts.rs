@@ -594,7 +594,7 @@ impl HostNetwork {
                 let from = self.switch_of(src);
                 let s = self.spread_parity(torus, *per, src, dst);
                 for i in 0..n {
-                    let dim = if s % 2 == 0 { i } else { n - 1 - i };
+                    let dim = if s.is_multiple_of(2) { i } else { n - 1 - i };
                     let st = torus.dim_step(cur, target, dim);
                     if st.hops == 0 {
                         continue;
@@ -603,7 +603,7 @@ impl HostNetwork {
                     // the ring is shorter that way.
                     let up = if st.up && st.down {
                         debug_assert_eq!(torus.dim_step(from, target, dim).hops, k / 2);
-                        (s + k / 2) % 2 == 0
+                        (s + k / 2).is_multiple_of(2)
                     } else {
                         st.up
                     };
