@@ -597,7 +597,7 @@ fn random_machine(rng: &mut NodeRng, presets: &[(String, String)]) -> Option<HwC
             *n = small(rng, 1, 2);
         }
         TopologyConfig::ManhattanStreet { k } => *k = 2 * small(rng, 1, 4),
-        TopologyConfig::SwitchedTorus { k, n, hosts } => {
+        TopologyConfig::SwitchedTorus { k, n, hosts, .. } => {
             *k = small(rng, 2, 4);
             *n = small(rng, 1, 2);
             *hosts = small(rng, 1, 2);

@@ -118,6 +118,9 @@ pub enum TopologyConfig {
         /// Hosts per switch.
         #[serde(default = "default_one")]
         hosts: u32,
+        /// The source routes over the switches (default `DimensionOrder`).
+        #[serde(default)]
+        routes: TorusRoutes,
     },
     /// Hosts and switches read from a graph file (links with their own propagation
     /// delays, optional source routes; format in `topology::hosts`). A relative path is
@@ -126,6 +129,27 @@ pub enum TopologyConfig {
         /// The graph file.
         file: String,
     },
+}
+
+/// The source routes of a `SwitchedTorus`: the minimal route over the switches that each
+/// ordered pair of hosts uses, fixed per pair (the host attaches it to every try of a
+/// worm, and paper 002's model follows the same routes). Spec paper 002, A2.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum TorusRoutes {
+    /// Every pair in dimension order, lowest dimension first; an offset of exactly k/2 on
+    /// an even ring goes towards +. On the 3×3 torus with one host per switch a switch's
+    /// X outputs are then asked for by its own host alone.
+    #[default]
+    DimensionOrder,
+    /// The dimension order spread over the pairs: with d_i the ring offset (0..k) from the
+    /// source's switch to the destination's in dimension i and j_a, j_b the two hosts'
+    /// positions on their switches, a pair takes the dimensions lowest first when
+    /// s = Σ d_i + j_a + j_b is even and highest first when it is odd; an offset of exactly
+    /// k/2 in dimension i goes towards + when s − k/2 is even, towards − when it is odd.
+    /// The rule depends on the offsets, not on where the pair sits, so every link of one
+    /// direction carries the same number of pair routes; with n ≥ 2 the ties split evenly
+    /// too, and every switch-to-switch link carries the same number.
+    Spread,
 }
 
 fn default_two() -> u32 {

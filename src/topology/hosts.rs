@@ -11,10 +11,27 @@
 //! the torus's (2i: +i, 2i+1: −i) and ports 2n..2n+hosts lead to the switch's hosts; a host
 //! has one port, 0, to its switch.
 //!
-//! Source routes: the host decides the whole path. On the torus it is dimension order over
-//! the switches (lowest dimension first; at offset k/2 on an even ring, towards +), as the
-//! spec recommends (A2); a graph file may give a route per host pair, and otherwise a
-//! shortest path (lowest port first) is used.
+//! Source routes: the host decides the whole path, one fixed minimal route per ordered
+//! pair of hosts (the model of `model::wormhole_timeout` reads the same routes). On the
+//! torus the configuration's [`TorusRoutes`] chooses them:
+//!
+//! - `DimensionOrder` (the default, as the spec recommends, A2): lowest dimension first; at
+//!   offset k/2 on an even ring, towards +. On the 3×3 torus with one host per switch a
+//!   route has at most one X hop, from its source's switch, so a switch's X outputs are
+//!   asked for by its own host alone.
+//! - `Spread`: the dimension order and the direction of ties spread over the pairs by the
+//!   parity of s = Σ d_i + j_a + j_b (d_i the ring offset 0..k from the source's switch to
+//!   the destination's in dimension i, j_a and j_b the hosts' positions on their
+//!   switches): lowest dimension first when s is even, highest first when odd; a tie
+//!   (d_i = k/2) towards + when s − k/2 is even. The choice depends on the offsets and
+//!   positions, not on where the pair sits, so translating a route over the torus gives
+//!   another pair's route: every link of one direction carries the same number of pair
+//!   routes, whatever the order, and with n ≥ 2 the ties split evenly between + and −, so
+//!   every switch-to-switch link carries the same number. With n = 1 there is no order to
+//!   spread, and ties split only by the hosts' positions.
+//!
+//! A graph file may give a route per host pair, and otherwise a shortest path (lowest port
+//! first) is used.
 //!
 //! # Graph file
 //!
@@ -32,6 +49,7 @@
 //! other. A route names a chain of linked switches from the source's switch to the
 //! destination's.
 
+pub use crate::config::TorusRoutes;
 use crate::foundation::error::{Error, Result};
 use crate::topology::torus::Torus;
 use crate::topology::Grid;
@@ -75,8 +93,12 @@ pub struct HostPort {
 /// How routes are found.
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Shape {
-    /// k-ary n-cube of switches, `per` hosts each.
-    Torus { torus: Torus, per: u32 },
+    /// k-ary n-cube of switches, `per` hosts each, and how routes are chosen.
+    Torus {
+        torus: Torus,
+        per: u32,
+        routes: TorusRoutes,
+    },
     /// Any graph: all-pairs hop distances between switches (row-major S×S), and routes
     /// given by the file (switch chains, by (source host, destination host)).
     Graph {
@@ -103,8 +125,13 @@ pub struct HostNetwork {
 pub const MAX_GRAPH_SWITCHES: u32 = 4096;
 
 impl HostNetwork {
-    /// A k-ary n-cube of switches with `per` hosts on each.
+    /// A k-ary n-cube of switches with `per` hosts on each, dimension-order routes.
     pub fn torus(k: u32, n: u32, per: u32) -> Result<Self> {
+        Self::torus_routed(k, n, per, TorusRoutes::DimensionOrder)
+    }
+
+    /// A k-ary n-cube of switches with `per` hosts on each and the routes `routes`.
+    pub fn torus_routed(k: u32, n: u32, per: u32, routes: TorusRoutes) -> Result<Self> {
         if k < 2 || n < 1 {
             return Err(Error::config(format!(
                 "topology: a torus of switches needs k ≥ 2 and n ≥ 1 (got k = {k}, n = {n})"
@@ -162,12 +189,16 @@ impl HostNetwork {
             hosts: s * per,
             start,
             ports,
-            shape: Shape::Torus { torus, per },
+            shape: Shape::Torus { torus, per, routes },
             description: format!(
-                "{}-ary {}-cube torus of {s} switches with {per} host(s) each ({} hosts)",
+                "{}-ary {}-cube torus of {s} switches with {per} host(s) each ({} hosts){}",
                 k,
                 n,
-                s * per
+                s * per,
+                match routes {
+                    TorusRoutes::DimensionOrder => "",
+                    TorusRoutes::Spread => ", spread routes",
+                }
             ),
         })
     }
@@ -541,12 +572,42 @@ impl HostNetwork {
             return self.ports(dst)[0].peer_port;
         }
         match &self.shape {
-            Shape::Torus { torus, .. } => {
+            Shape::Torus {
+                torus,
+                routes: TorusRoutes::DimensionOrder,
+                ..
+            } => {
                 for dim in 0..torus.grid.n {
                     let st = torus.dim_step(cur, target, dim);
                     if st.hops > 0 {
                         return torus.port(dim, st.up) as u8;
                     }
+                }
+                unreachable!("cur is not the target switch")
+            }
+            Shape::Torus {
+                torus,
+                per,
+                routes: TorusRoutes::Spread,
+            } => {
+                let (k, n) = (torus.grid.k, torus.grid.n);
+                let from = self.switch_of(src);
+                let s = self.spread_parity(torus, *per, src, dst);
+                for i in 0..n {
+                    let dim = if s.is_multiple_of(2) { i } else { n - 1 - i };
+                    let st = torus.dim_step(cur, target, dim);
+                    if st.hops == 0 {
+                        continue;
+                    }
+                    // A tie is decided once, from the pair; after one step the rest of
+                    // the ring is shorter that way.
+                    let up = if st.up && st.down {
+                        debug_assert_eq!(torus.dim_step(from, target, dim).hops, k / 2);
+                        (s + k / 2).is_multiple_of(2)
+                    } else {
+                        st.up
+                    };
+                    return torus.port(dim, up) as u8;
                 }
                 unreachable!("cur is not the target switch")
             }
@@ -575,6 +636,17 @@ impl HostNetwork {
         }
     }
 
+    /// `Spread`'s s = Σ d_i + j_a + j_b for the pair (`src`, `dst`) (module documentation).
+    fn spread_parity(&self, torus: &Torus, per: u32, src: u32, dst: u32) -> u32 {
+        let (k, n) = (torus.grid.k, torus.grid.n);
+        let (a, b) = (self.switch_of(src), self.switch_of(dst));
+        let offsets: u32 = (0..n)
+            .map(|d| (torus.grid.coord(b, d) + k - torus.grid.coord(a, d)) % k)
+            .sum();
+        let pos = |h: u32| (h - self.switches) % per;
+        offsets + pos(src) + pos(dst)
+    }
+
     /// Links of the route from host `src` to host `dst`.
     pub fn route_len(&self, src: u32, dst: u32) -> u32 {
         let mut cur = src;
@@ -595,9 +667,9 @@ impl HostNetwork {
         }
         let s = self.switches;
         match &self.shape {
-            // Dimension-order routes are shortest: hosts on the same switch take 2 links,
+            // Both kinds of route are shortest: hosts on the same switch take 2 links,
             // others 2 + the switch distance.
-            Shape::Torus { torus, per } => {
+            Shape::Torus { torus, per, .. } => {
                 let sn = s as f64;
                 let per = *per as f64;
                 let pairs = self.hosts as f64 * (self.hosts as f64 - 1.0);
@@ -703,6 +775,107 @@ mod tests {
             .map(|(a, b)| t4.route_len(a, b))
             .sum();
         assert!((t4.mean_route() - brute as f64 / (36.0 * 35.0)).abs() < 1e-12);
+    }
+
+    /// The (node, port) of every link the route from `a` to `b` crosses.
+    fn route(t: &HostNetwork, a: u32, b: u32) -> Vec<(u32, u8)> {
+        let mut cur = a;
+        let mut links = Vec::new();
+        while cur != b {
+            let p = t.route_port(a, b, cur);
+            links.push((cur, p));
+            cur = t.ports(cur)[p as usize].peer;
+            assert!(links.len() <= t.nodes(), "{a} → {b} loops");
+        }
+        links
+    }
+
+    fn host_pairs(t: &HostNetwork) -> impl Iterator<Item = (u32, u32)> + '_ {
+        let hosts = t.switches..t.switches + t.hosts;
+        hosts
+            .clone()
+            .flat_map(move |a| hosts.clone().map(move |b| (a, b)))
+            .filter(|(a, b)| a != b)
+    }
+
+    /// Pair routes crossing each switch-to-switch link.
+    fn ss_loads(t: &HostNetwork) -> Vec<usize> {
+        let mut load = HashMap::new();
+        for s in 0..t.switches {
+            for (p, end) in t.ports(s).iter().enumerate() {
+                if !t.is_host(end.peer) {
+                    load.insert((s, p as u8), 0);
+                }
+            }
+        }
+        for (a, b) in host_pairs(t) {
+            for l in route(t, a, b) {
+                if let Some(n) = load.get_mut(&l) {
+                    *n += 1;
+                }
+            }
+        }
+        load.into_values().collect()
+    }
+
+    #[test]
+    fn both_kinds_of_torus_route_are_minimal() {
+        for (k, n, per) in [(3, 2, 1), (4, 2, 2), (2, 2, 1), (4, 3, 1), (6, 1, 2)] {
+            for routes in [TorusRoutes::DimensionOrder, TorusRoutes::Spread] {
+                let t = HostNetwork::torus_routed(k, n, per, routes).unwrap();
+                for (a, b) in host_pairs(&t) {
+                    let r = route(&t, a, b);
+                    assert_eq!(r.len() as u32, t.distance(a, b), "{routes:?} {a} → {b}");
+                    assert_eq!(r.len() as u32, t.route_len(a, b));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn spread_routes_take_the_dimensions_in_both_orders() {
+        // The first switch-to-switch hop of the pairs whose switches differ in X and Y.
+        let first_dims = |routes| {
+            let t = HostNetwork::torus_routed(3, 2, 1, routes).unwrap();
+            let mut seen = std::collections::BTreeSet::new();
+            for (a, b) in host_pairs(&t) {
+                let r = route(&t, a, b);
+                if r.len() == 4 {
+                    seen.insert(r[1].1 / 2);
+                }
+            }
+            seen
+        };
+        assert_eq!(first_dims(TorusRoutes::DimensionOrder), [0].into());
+        assert_eq!(first_dims(TorusRoutes::Spread), [0, 1].into());
+    }
+
+    #[test]
+    fn spread_routes_load_every_switch_to_switch_link_alike() {
+        for (k, per) in [(3, 1), (3, 2), (4, 1), (4, 2)] {
+            let t = HostNetwork::torus_routed(k, 2, per, TorusRoutes::Spread).unwrap();
+            let loads = ss_loads(&t);
+            assert_eq!(loads.len() as u32, 4 * k * k);
+            assert!(loads.iter().all(|&l| l == loads[0]), "{k}×{k}: {loads:?}");
+            // The total is the pairs' switch hops: nothing lost.
+            let hops: u32 = host_pairs(&t).map(|(a, b)| t.distance(a, b) - 2).sum();
+            assert_eq!(loads.iter().sum::<usize>(), hops as usize);
+        }
+        // Dimension order sends every tie of the 4×4 torus towards +: not balanced.
+        let dor = ss_loads(&HostNetwork::torus(4, 2, 1).unwrap());
+        assert!(dor.iter().any(|&l| l != dor[0]));
+    }
+
+    #[test]
+    fn the_route_kind_is_named_in_the_description() {
+        assert!(!HostNetwork::torus(3, 2, 1)
+            .unwrap()
+            .describe()
+            .contains("spread"));
+        assert!(HostNetwork::torus_routed(3, 2, 1, TorusRoutes::Spread)
+            .unwrap()
+            .describe()
+            .contains("spread routes"));
     }
 
     #[test]

@@ -190,9 +190,14 @@ impl Topology {
                 grid(k, 2, "Manhattan Street network")?;
                 Topology::ManhattanStreet(ManhattanStreet::new(k))
             }
-            TopologyConfig::SwitchedTorus { k, n, hosts } => {
+            TopologyConfig::SwitchedTorus {
+                k,
+                n,
+                hosts,
+                routes,
+            } => {
                 grid(k, n, "torus of switches")?;
-                Topology::Hosts(HostNetwork::torus(k, n, hosts)?)
+                Topology::Hosts(HostNetwork::torus_routed(k, n, hosts, routes)?)
             }
             TopologyConfig::HostGraph { ref file } => {
                 Topology::Hosts(HostNetwork::from_file(file)?)

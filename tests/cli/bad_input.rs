@@ -202,3 +202,33 @@ fn an_unwritable_report_leaves_nothing_behind() {
     assert!(!target.exists());
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
 }
+
+#[test]
+fn an_unknown_kind_of_torus_route_is_refused_with_the_kinds() {
+    for args in [
+        vec![
+            "check",
+            "hw/timeout-lan-3x3.ron",
+            "--set",
+            "topology.routes=Zigzag",
+        ],
+        vec![
+            "run",
+            "hw/timeout-lan-3x3.ron",
+            "--set",
+            "topology=SwitchedTorus(k: 3, routes: Random)",
+        ],
+    ] {
+        fails_with(&args, "`DimensionOrder` or `Spread`");
+    }
+    // Routes belong to the torus of switches only.
+    fails_with(
+        &[
+            "check",
+            "hw/wormhole-torus-dor.ron",
+            "--set",
+            "topology.routes=Spread",
+        ],
+        "routes",
+    );
+}

@@ -205,13 +205,15 @@ fn a_blocked_worm_times_out_after_the_timeout_its_reset_crosses_the_links_back_a
 fn every_worm_is_delivered_once_with_flits_and_credits_conserved_however_many_resets() {
     // Heavy load, a short timeout and long propagation: many resets overtaking worms,
     // flits in flight when their worm is dropped, worms back to back in one FIFO.
-    for (release, arbiter, lat) in [
-        ("TailSent", "Fifo", 1u64),
-        ("TailCredit", "RoundRobin", 5),
-        ("TailSent", "Fifo", 7),
+    for (release, arbiter, lat, routes) in [
+        ("TailSent", "Fifo", 1u64, "DimensionOrder"),
+        ("TailCredit", "RoundRobin", 5, "DimensionOrder"),
+        ("TailSent", "Fifo", 7, "DimensionOrder"),
+        ("TailSent", "Fifo", 1, "Spread"),
     ] {
         let cfg = preset(&[
             "topology.hosts=2",
+            &format!("topology.routes={routes}"),
             &format!("links.latency={lat}"),
             &format!("router.buffer_flits={}", 2 * lat + 1),
             &format!("switching.release={release}"),
@@ -228,7 +230,7 @@ fn every_worm_is_delivered_once_with_flits_and_credits_conserved_however_many_re
             if sim.t.is_multiple_of(7) {
                 let events: Vec<_> = sim.in_flight().copied().collect();
                 if let Err(e) = sim.net.audit(&events) {
-                    panic!("{release}/{arbiter}/ℓ {lat}, cycle {}: {e}", sim.t);
+                    panic!("{release}/{arbiter}/ℓ {lat}/{routes}, cycle {}: {e}", sim.t);
                 }
             }
         }
@@ -620,4 +622,38 @@ fn saturated_hosts_with_one_worm_waiting_retry_into_the_same_busy_link_and_carry
         gap(&one),
         gap(&deep)
     );
+}
+
+/// Timeouts at the switches' X outputs (ports 0 and 1) and at all switch-to-switch
+/// outputs of saturated hosts on the 3×3 torus with one host a switch.
+fn x_and_ss_timeouts(routes: &str, threads: u32) -> (u64, u64, serde_json::Value) {
+    let mut cfg = preset(&[
+        &format!("topology.routes={routes}"),
+        "workload.process=Saturated(depth: 8)",
+        "experiment.warmup=2000",
+        "experiment.measure=Cycles(20000)",
+        "experiment.replications=1",
+    ]);
+    cfg.experiment.threads = threads;
+    let r = run_experiment(&cfg, &mut |_, _| {}).unwrap();
+    let t = r.timeout().unwrap();
+    let ss = t.links.iter().filter(|l| l.class == "ss");
+    let x = ss.clone().filter(|l| l.port < 2).map(|l| l.timeouts).sum();
+    let all = ss.map(|l| l.timeouts).sum();
+    (x, all, serde_json::to_value(&r).unwrap())
+}
+
+#[test]
+fn with_spread_routes_the_x_outputs_are_waited_for_and_a_run_is_the_same_on_any_thread_count() {
+    // Dimension order: a switch's X outputs serve its own host alone and never time out,
+    // though the Y outputs do. Spread: worms turning from Y to X wait for them too.
+    let (x, all, _) = x_and_ss_timeouts("DimensionOrder", 1);
+    assert_eq!(x, 0);
+    assert!(all > 0);
+    let (x, _, one) = x_and_ss_timeouts("Spread", 1);
+    assert!(x > 0, "no X output timed out under Spread");
+    assert!(one["config"]["topology"]["SwitchedTorus"]["routes"] == "Spread");
+    let (_, _, three) = x_and_ss_timeouts("Spread", 3);
+    let diff = common::json_diff(&common::without_split(one), &common::without_split(three));
+    assert!(diff.is_empty(), "{:#?}", &diff[..diff.len().min(20)]);
 }

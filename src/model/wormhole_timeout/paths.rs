@@ -288,6 +288,16 @@ mod tests {
     }
 
     #[test]
+    fn spread_routes_feed_every_link_of_the_3x3_torus_from_several_inputs() {
+        use crate::topology::hosts::TorusRoutes;
+        let net = HostNetwork::torus_routed(3, 2, 1, TorusRoutes::Spread).unwrap();
+        let ps = PathSet::new(&net, 1).unwrap();
+        for (l, x) in ps.links.iter().enumerate() {
+            assert!(!ps.single_input[l], "{x:?} has one input");
+        }
+    }
+
+    #[test]
     fn a_network_with_too_many_host_pairs_is_refused_with_the_count() {
         let big = HostNetwork::torus(17, 2, 2).unwrap();
         match PathSet::new(&big, 1) {
