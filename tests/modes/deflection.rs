@@ -692,3 +692,22 @@ fn the_free_abort_is_accepted_by_check_and_run_and_refused_on_a_split_network() 
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn a_stable_replication_past_the_knee_falls_short_of_its_load_without_being_collapsed() {
+    // m = 2 at λ/m = 1, far past the knee (about 0.28): every replication completes a
+    // fraction of what it is offered, but its lanes carry worms that arrive.
+    let cfg = at(2, 2.0, 100, 30, 2);
+    let r = run_experiment(&cfg, &mut |_, _| {}).unwrap();
+    let d = r.deflection().unwrap();
+    for x in &d.per_replication {
+        assert!(
+            x.throughput_per_channel < 0.5 * x.offered_per_channel,
+            "past the knee: {x:?}"
+        );
+        let share = x.delivered_lane_share.unwrap();
+        assert!(share > 0.9, "its lanes carry what it completes: {x:?}");
+        assert!(!x.collapsed, "{x:?}");
+    }
+    assert_eq!(d.collapsed, 0);
+}

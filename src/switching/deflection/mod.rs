@@ -71,6 +71,8 @@
 pub mod measure;
 mod report;
 
+pub use report::{collapsed, delivered_lane_share};
+
 use crate::config::{AbortSignal, BackoffDist, HwConfig, Resume, SwitchingConfig, Victim};
 use crate::engine::machine::Machine;
 use crate::engine::network::{NetMeasures, Network};
