@@ -624,8 +624,14 @@ fn under_the_free_abort_a_dropped_worm_leaves_every_lane_in_the_cycle_after_its_
     // X1 and X2 hold two lanes each (5 → 0 → 1) for 1000 cycles; everything else held
     // at the drop is C's.
     let (at_drop, after, sim) = dropped_worm("Free");
-    assert!(at_drop > 4, "C holds lanes when its header is dropped: {at_drop}");
-    assert_eq!(after, 4, "only X1's and X2's lanes are held once C is purged");
+    assert!(
+        at_drop > 4,
+        "C holds lanes when its header is dropped: {at_drop}"
+    );
+    assert_eq!(
+        after, 4,
+        "only X1's and X2's lanes are held once C is purged"
+    );
     let (signal_drop, signal_after, signal) = dropped_worm("Signal");
     assert_eq!(signal_drop, at_drop, "the same drop, in the same cycle");
     assert!(
@@ -671,7 +677,10 @@ fn the_free_abort_is_accepted_by_check_and_run_and_refused_on_a_split_network() 
         ]
         .concat(),
     );
-    assert!(j["deflection"]["hop_limit_drops"].as_u64().unwrap() > 0, "{j}");
+    assert!(
+        j["deflection"]["hop_limit_drops"].as_u64().unwrap() > 0,
+        "{j}"
+    );
     let out = common::routemu(
         &[
             &["run", "hw/deflection-ms-hop-limit.ron"][..],

@@ -59,6 +59,21 @@
 //! counted as wasted lane time. The source keeps the message until no abort can reach
 //! it any more.
 //!
+//! `abort: Free` is the paper's idealised drop (its simulation has no per-hop delay, so a
+//! header's fate is known before its body streams). The node dropping the header in cycle
+//! t walks the segment's lanes back towards its source (input lane → the upstream output
+//! lane feeding it → that lane's input lane …, while they are still the segment's) and
+//! sends each node a `Purge` for t + 1, and its source the abort for t + 1: at the start
+//! of t + 1, before any other decision, every lane the segment still holds is freed (no
+//! end mark), the source stops, and the flits rejoin the remainder as above. Freeing the
+//! lanes of other nodes inside cycle t would depend on the order nodes are decided in;
+//! the walk reads them in the middle of cycle t, but a purge frees only a lane the segment
+//! still holds at t + 1, so the outcome does not. An end mark of a purged segment finds
+//! its input lane free and is dropped. The waste — lane i of the path held from i·δ after
+//! the segment's start until its end mark passed or t + 1 — is counted as dropped lane
+//! time and stands for the segment's flits × links in the lanes' identity. The walk
+//! reads other nodes' lanes, so the network must be one partition (refused otherwise).
+//!
 //! # Order of decisions in a node-cycle (spec A10) and determinism
 //!
 //! Events of one node in one cycle are applied in a fixed order: segment ends at sources,
@@ -1080,7 +1095,14 @@ impl DeflectionNet {
         self.segs_live -= 1;
         out.send(
             t + 1,
-            self.event(ev.node as usize, Kind::Purge, ev.port as usize, ev.lane as usize, 1, s),
+            self.event(
+                ev.node as usize,
+                Kind::Purge,
+                ev.port as usize,
+                ev.lane as usize,
+                1,
+                s,
+            ),
         );
         let (mut v, mut p, mut y) = (ev.node, ev.port, ev.lane);
         // At most one step per link the header took (a looping segment can hold two
