@@ -634,8 +634,20 @@ pub enum AbortSignal {
     /// A signal travels back over the worm's path, one link latency per hop.
     #[default]
     Signal,
-    /// The source knows in the next cycle (an oracle, for what-if studies).
+    /// The source knows in the next cycle (an oracle, for what-if studies); the dropped
+    /// segment's lanes are still freed by its end mark.
     Instant,
+    /// Paper 003's idealised drop, where a dropped worm costs nothing but its retry (the
+    /// paper's simulation has no per-hop delay, so a header's fate is known before its
+    /// body streams). The drop decided in cycle t removes the segment from every lane it
+    /// holds at the start of cycle t + 1, before any decision of that cycle (no end mark
+    /// to wait for; deciding it inside cycle t would depend on the order nodes are
+    /// stepped in), and its source stops sending in t + 1; the segment's flits rejoin the
+    /// message's remainder for the retry as with `Signal` and `Instant`. What is still
+    /// wasted — the lane-cycles the segment held up to t + 1 — is counted in
+    /// `dropped_lane_fraction`. The network must run as one partition (the drop frees
+    /// lanes of every node on the path at once): a split over threads or ranks is refused.
+    Free,
 }
 
 /// Which originating worm a transit worm preempts.

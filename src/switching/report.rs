@@ -130,7 +130,10 @@ pub struct Deflection {
     /// Replications detected as collapsed (a livelock: the lanes stay busy with
     /// deflected and preempted worms while the throughput falls short of the offered
     /// load — completing less than [`COLLAPSE_SHARE`] of what was offered in the
-    /// window, or with a source backlog that grew through it, the run's overload test),
+    /// window, or with a source backlog that grew through it, the run's overload test —
+    /// and less than [`COLLAPSE_SHARE`] of the lanes' busy time carried worms that
+    /// arrived, `DeflectionRep::delivered_lane_share`; a stable replication past the knee
+    /// falls short of its load too, but its lanes carry what it completes),
     /// kept out of every mean and interval of this block unless every replication
     /// collapsed (then all are in them).
     pub collapsed: u32,
@@ -138,9 +141,13 @@ pub struct Deflection {
     pub per_replication: Vec<DeflectionRep>,
 }
 
-/// A replication whose completed throughput is below this share of its offered load is
-/// collapsed (`Deflection::collapsed`): a stable deflection network completes what it is
-/// offered, within the window's noise of a few percent.
+/// A replication whose completed throughput is below this share of its offered load,
+/// and whose lanes' busy time is below this share carrying worms that arrive, is
+/// collapsed (`Deflection::collapsed`): a stable deflection network below its knee
+/// completes what it is offered, within the window's noise of a few percent, and one
+/// past it still delivers what its lanes carry (measured: a delivered lane share of
+/// 0.97–1.4 in every stable replication of docs/validation.md's paper-003 runs, 0–0.66
+/// in the livelocked ones).
 pub const COLLAPSE_SHARE: f64 = 0.8;
 
 /// One replication's paper-003 figures (`Deflection::per_replication`).
@@ -159,6 +166,11 @@ pub struct DeflectionRep {
     pub throughput_per_channel: f64,
     /// Busy fraction of the links' lanes.
     pub lane_utilization: f64,
+    /// Share of the lanes' busy time (less dropped flits') that carried worms which
+    /// arrived (`switching::deflection::delivered_lane_share`; None: no lane busy, or a
+    /// report written before it was counted).
+    #[serde(default)]
+    pub delivered_lane_share: Option<f64>,
     /// η.
     pub eta: Option<f64>,
     /// p (deflection at preference nodes).

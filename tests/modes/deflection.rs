@@ -287,6 +287,17 @@ fn every_worm_is_delivered_once_whatever_cuts_it_into_pieces() {
         0.005,
     );
     assert!(s.dropped > 100 && s.preempted > 100, "{s:?}");
+    // The idealised drop: lanes purged at once, stale end marks ignored.
+    let s = conserved(
+        &[
+            "router.vcs=2",
+            "switching.hop_limit=Some(1.5)",
+            "switching.abort=Free",
+            "switching.resume=OnPreemptorTail",
+        ],
+        0.005,
+    );
+    assert!(s.dropped > 100 && s.preempted > 100, "{s:?}");
     let s = conserved(
         &[
             "router.vcs=3",
@@ -564,4 +575,148 @@ fn a_collapsed_replication_is_counted_shown_apart_and_kept_out_of_the_means() {
     let text = r.summary();
     let line = format!("COLLAPSED: {} of 5", collapsed.len());
     assert!(text.contains(&line), "{text}");
+}
+
+/// The deflection scene of the test above with a hop limit of one (any deflection is
+/// dropped) and `abort`: X1, X2 (5 → 1, 1000 flits) hold both lanes of node 0's row link;
+/// C (30 → dst, 200 flits) is deflected at node 0, and its header dropped a few hops later,
+/// again at every retry until X1 and X2 are gone. Returns, for C's first drop, the lanes
+/// held in the cycle after the drop cycle and in the cycle after that, and the finished
+/// simulation.
+fn dropped_worm(abort: &str) -> (usize, usize, Simulation<DeflectionNet>) {
+    let cfg = machine(&[
+        "router.vcs=2",
+        "switching.hop_limit=Some(1.0)",
+        &format!("switching.abort={abort}"),
+    ]);
+    let t = topology(&cfg);
+    let d = |a: u32, b: u32| t.distance(NodeId(a), NodeId(b));
+    // A destination C must reach over node 0's row link, from node 30 whose only
+    // shortest move is to node 0, and not through node 5 or 1 (X's path).
+    let dst = (0..36)
+        .find(|&b| {
+            ![0, 1, 5, 6].contains(&b)
+                && only_minimal(&t, 30, b) == Some(1)
+                && only_minimal(&t, 0, b) == Some(0)
+                && d(30, b) >= 3
+        })
+        .expect("a destination that shows the drop");
+    let mut sim = common::scripted::<DeflectionNet>(&cfg);
+    sim.inject(NodeId(5), NodeId(1), 1000);
+    until(&mut sim, 1);
+    sim.inject(NodeId(5), NodeId(1), 1000);
+    until(&mut sim, 10);
+    sim.inject(NodeId(30), NodeId(dst), 200);
+    while sim.net.stats.dropped == 0 {
+        assert!(sim.t < 1000, "C is dropped");
+        sim.step();
+    }
+    // The drop was decided in cycle sim.t − 1.
+    let at_drop = sim.net.lanes_held();
+    sim.step();
+    let after = sim.net.lanes_held();
+    assert!(sim.run_until_empty(100_000));
+    (at_drop, after, sim)
+}
+
+#[test]
+fn under_the_free_abort_a_dropped_worm_leaves_every_lane_in_the_cycle_after_its_drop() {
+    // X1 and X2 hold two lanes each (5 → 0 → 1) for 1000 cycles; everything else held
+    // at the drop is C's.
+    let (at_drop, after, sim) = dropped_worm("Free");
+    assert!(
+        at_drop > 4,
+        "C holds lanes when its header is dropped: {at_drop}"
+    );
+    assert_eq!(
+        after, 4,
+        "only X1's and X2's lanes are held once C is purged"
+    );
+    let (signal_drop, signal_after, signal) = dropped_worm("Signal");
+    assert_eq!(signal_drop, at_drop, "the same drop, in the same cycle");
+    assert!(
+        signal_after > 4,
+        "under Signal C's lanes wait for its end: {signal_after}"
+    );
+    // C is still delivered once, with all its flits, after as many drops as it takes;
+    // the lanes' identity holds (a purged segment counts the lane-cycles it held).
+    for s in [&sim, &signal] {
+        let dl = deliveries(s);
+        assert_eq!(dl.len(), 3);
+        assert_eq!(s.net.lane_identity().0, s.net.lane_identity().1);
+    }
+    let (free, sig) = (&sim.net.stats, &signal.net.stats);
+    assert!(free.dropped >= 1 && sig.dropped >= 1);
+    assert!(
+        (free.dropped_lane_cycles as f64 / free.dropped as f64)
+            < (sig.dropped_lane_cycles as f64 / sig.dropped as f64),
+        "a free drop wastes less lane time per drop: {} / {} against {} / {}",
+        free.dropped_lane_cycles,
+        free.dropped,
+        sig.dropped_lane_cycles,
+        sig.dropped
+    );
+}
+
+#[test]
+fn the_free_abort_is_accepted_by_check_and_run_and_refused_on_a_split_network() {
+    let free = ["--set", "switching.abort=Free"];
+    common::routemu_ok(&[&["check", "hw/deflection-ms-hop-limit.ron"][..], &free[..]].concat());
+    let j = common::routemu_json(
+        &[
+            &["run", "hw/deflection-ms-hop-limit.ron", "--json", "-"][..],
+            &free[..],
+            &[
+                "--set",
+                "experiment.measure=Cycles(3000)",
+                "--set",
+                "experiment.warmup=500",
+                "--set",
+                "experiment.replications=1",
+            ][..],
+        ]
+        .concat(),
+    );
+    assert!(
+        j["deflection"]["hop_limit_drops"].as_u64().unwrap() > 0,
+        "{j}"
+    );
+    let out = common::routemu(
+        &[
+            &["run", "hw/deflection-ms-hop-limit.ron"][..],
+            &free[..],
+            &[
+                "--set",
+                "experiment.threads=2",
+                "--set",
+                "experiment.partition_min_nodes=Some(4)",
+            ][..],
+        ]
+        .concat(),
+    );
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("one partition"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn a_stable_replication_past_the_knee_falls_short_of_its_load_without_being_collapsed() {
+    // m = 2 at λ/m = 1, far past the knee (about 0.28): every replication completes a
+    // fraction of what it is offered, but its lanes carry worms that arrive.
+    let cfg = at(2, 2.0, 100, 30, 2);
+    let r = run_experiment(&cfg, &mut |_, _| {}).unwrap();
+    let d = r.deflection().unwrap();
+    for x in &d.per_replication {
+        assert!(
+            x.throughput_per_channel < 0.5 * x.offered_per_channel,
+            "past the knee: {x:?}"
+        );
+        let share = x.delivered_lane_share.unwrap();
+        assert!(share > 0.9, "its lanes carry what it completes: {x:?}");
+        assert!(!x.collapsed, "{x:?}");
+    }
+    assert_eq!(d.collapsed, 0);
 }

@@ -59,6 +59,21 @@
 //! counted as wasted lane time. The source keeps the message until no abort can reach
 //! it any more.
 //!
+//! `abort: Free` is the paper's idealised drop (its simulation has no per-hop delay, so a
+//! header's fate is known before its body streams). The node dropping the header in cycle
+//! t walks the segment's lanes back towards its source (input lane → the upstream output
+//! lane feeding it → that lane's input lane …, while they are still the segment's) and
+//! sends each node a `Purge` for t + 1, and its source the abort for t + 1: at the start
+//! of t + 1, before any other decision, every lane the segment still holds is freed (no
+//! end mark), the source stops, and the flits rejoin the remainder as above. Freeing the
+//! lanes of other nodes inside cycle t would depend on the order nodes are decided in;
+//! the walk reads them in the middle of cycle t, but a purge frees only a lane the segment
+//! still holds at t + 1, so the outcome does not. An end mark of a purged segment finds
+//! its input lane free and is dropped. The waste — lane i of the path held from i·δ after
+//! the segment's start until its end mark passed or t + 1 — is counted as dropped lane
+//! time and stands for the segment's flits × links in the lanes' identity. The walk
+//! reads other nodes' lanes, so the network must be one partition (refused otherwise).
+//!
 //! # Order of decisions in a node-cycle (spec A10) and determinism
 //!
 //! Events of one node in one cycle are applied in a fixed order: segment ends at sources,
@@ -70,6 +85,8 @@
 
 pub mod measure;
 mod report;
+
+pub use report::{collapsed, delivered_lane_share};
 
 use crate::config::{AbortSignal, BackoffDist, HwConfig, Resume, SwitchingConfig, Victim};
 use crate::engine::machine::Machine;
@@ -138,14 +155,20 @@ pub enum Kind {
     SourceDone = 0,
     /// A hop-limit drop reaches the segment's source.
     Abort = 1,
+    /// `abort: Free`: the segment dropped in the previous cycle leaves output lane
+    /// (`port`, `lane`) of this node and the input lane feeding it (`flits` 0), or, at the
+    /// drop node, the input lane (`port`, `lane`) its header arrived on (`flits` 1).
+    /// Before end marks and headers, so a stale end mark finds its lane free and a header
+    /// can take the lane in this cycle.
+    Purge = 2,
     /// A segment's end reaches the node on input lane (`port`, `lane`), `flits` long.
-    EndMark = 2,
+    EndMark = 3,
     /// A header is decided at the node, having arrived on input lane (`port`, `lane`).
-    Head = 3,
+    Head = 4,
     /// A message's retry delay (or the router's delay before a first attempt) is over.
-    Retry = 4,
+    Retry = 5,
     /// A fully sent message can no longer be dropped: its source forgets it.
-    Forget = 5,
+    Forget = 6,
 }
 
 /// An event for a node.
@@ -314,6 +337,9 @@ pub struct DeflectionNet {
     victim: Victim,
     max_pending: Option<u32>,
     part: PartNodes,
+    /// `abort: Free`: per local input link, the node whose output link feeds it (the
+    /// drop walks the dropped segment's lanes back through it); empty otherwise.
+    up: Vec<u32>,
     /// Whether this partition holds every node: only then does it link the
     /// per-message log's hops (an index names a hop of its own vector).
     whole: bool,
@@ -404,8 +430,31 @@ impl DeflectionNet {
                 }
             }
         }
+        let whole = n == topology.nodes();
+        let mut up = Vec::new();
+        if abort == AbortSignal::Free {
+            if !whole {
+                return Err(Error::config(format!(
+                    "switching.abort = Free frees a dropped worm's lanes on every node of its \
+                     path at once, so the network must run as one partition; this run splits \
+                     its {} nodes (threads × MPI ranks): run it on one thread and one rank, or \
+                     raise experiment.partition_min_nodes",
+                    topology.nodes()
+                )));
+            }
+            up = filled_table(links, u32::MAX, "deflection upstream node")?;
+            for (li, u) in part.iter().enumerate() {
+                for p in 0..PORTS {
+                    let v = down[li * PORTS + p];
+                    if v != u32::MAX {
+                        up[part.local(v) * PORTS + p] = u;
+                    }
+                }
+            }
+        }
         let router = crate::switching::zero_load::router_delay(cfg);
         Ok(DeflectionNet {
+            up,
             m,
             router,
             latency: cfg.links.latency,
@@ -418,7 +467,7 @@ impl DeflectionNet {
             victim,
             max_pending,
             part: part.clone(),
-            whole: n == topology.nodes(),
+            whole,
             down,
             out: filled_table(lanes, FREE_LANE, "deflection output lane")?,
             inp: filled_table(lanes, InLane::Free, "deflection input lane")?,
@@ -470,6 +519,11 @@ impl DeflectionNet {
     /// (equal once the network is empty: Little's law on the lanes).
     pub fn lane_identity(&self) -> (u64, u64) {
         (self.stats.lane_cycles_total, self.stats.flit_hops_total)
+    }
+
+    /// Output lanes held now, by any segment (tests follow a drop with it).
+    pub fn lanes_held(&self) -> usize {
+        self.out.iter().filter(|o| o.holder != Holder::Free).count()
     }
 
     /// Counts a change of the busy lanes of a link.
@@ -738,7 +792,7 @@ impl DeflectionNet {
             let h = k.limit as u64;
             let back = match abort {
                 AbortSignal::Signal => h * latency,
-                AbortSignal::Instant => 1,
+                AbortSignal::Instant | AbortSignal::Free => 1,
             };
             k.forget_at = k.forget_at.max(t + h * hop + back + 1);
         }
@@ -930,6 +984,10 @@ impl DeflectionNet {
             let back = match self.abort {
                 AbortSignal::Signal => s.hops as Cycle * self.latency,
                 AbortSignal::Instant => 1,
+                AbortSignal::Free => {
+                    self.free_drop(ev, t, out);
+                    1
+                }
             };
             let src = s.id.src().idx();
             out.send(t + back, self.event(src, Kind::Abort, 0, 0, 0, s));
@@ -1023,6 +1081,94 @@ impl DeflectionNet {
         );
     }
 
+    /// `abort: Free`: the header `ev` is dropped at its node in cycle t. Walks the
+    /// segment's lanes back from the drop (input lane → the output lane feeding it → that
+    /// lane's input lane …) while they are still the segment's, and sends each node a
+    /// [`Kind::Purge`] for cycle t + 1; the source's own lane is its abort's to free. The
+    /// walk reads other nodes' lanes as they stand in the middle of cycle t, but the
+    /// purges only free what the segment still holds at t + 1 (a lane its end mark freed
+    /// in cycle t is skipped), so what is freed does not depend on the order nodes are
+    /// decided in.
+    fn free_drop(&mut self, ev: &DeflEvent, t: Cycle, out: &mut Out) {
+        let s = ev.seg;
+        // The segment ends here: nothing of it reaches a destination or a drop node.
+        self.segs_live -= 1;
+        out.send(
+            t + 1,
+            self.event(
+                ev.node as usize,
+                Kind::Purge,
+                ev.port as usize,
+                ev.lane as usize,
+                1,
+                s,
+            ),
+        );
+        let (mut v, mut p, mut y) = (ev.node, ev.port, ev.lane);
+        // At most one step per link the header took (a looping segment can hold two
+        // lanes of one link; the walk follows lanes, and the bound ends it regardless).
+        for _ in 0..s.hops {
+            let u = self.up[Self::link(self.part.local(v), p as usize)];
+            let l = Self::link(self.part.local(u), p as usize);
+            let o = self.out[self.lane(l, y as usize)];
+            if o.owner != (s.id, s.no) {
+                break; // its end mark has passed
+            }
+            let Holder::Transit { port, lane } = o.holder else {
+                break; // the source's lane
+            };
+            out.send(
+                t + 1,
+                self.event(u as usize, Kind::Purge, p as usize, y as usize, 0, s),
+            );
+            (v, p, y) = (u, port, lane);
+        }
+    }
+
+    /// `abort: Free`, cycle t (the cycle after the drop): node `ev.node` lets go of what
+    /// the dropped segment still holds there (see [`Kind::Purge`]).
+    fn purge(&mut self, ev: &DeflEvent, t: Cycle, win: &MeasureWindow) {
+        let li = self.part.local(ev.node);
+        if ev.flits == 1 {
+            // The drop node's input lane: nothing else can have taken it.
+            let l_in = Self::link(li, ev.port as usize);
+            let i_in = self.lane(l_in, ev.lane as usize);
+            debug_assert!(matches!(self.inp[i_in], InLane::Drop { .. }));
+            self.inp[i_in] = InLane::Free;
+            self.input_level(l_in, t, false, win);
+            return;
+        }
+        let l = Self::link(li, ev.port as usize);
+        let o = self.out[self.lane(l, ev.lane as usize)];
+        if o.owner != (ev.seg.id, ev.seg.no) {
+            return; // freed by the segment's end mark in the drop cycle
+        }
+        let Holder::Transit { port, lane } = o.holder else {
+            unreachable!("a purge names a transit lane");
+        };
+        let l_in = Self::link(li, port as usize);
+        let i_in = self.lane(l_in, lane as usize);
+        self.inp[i_in] = InLane::Free;
+        self.input_level(l_in, t, false, win);
+        self.release_lane(l, ev.lane as usize, t, win);
+    }
+
+    /// `abort: Free`: the dropped segment that started at its source in cycle `start`
+    /// with its header `hops` links out held lane i (taken at start + i·δ) for its `flits`
+    /// cycles, or until it was purged in cycle t: its lane-cycles, counted as wasted and
+    /// standing in the lanes' identity for its flits × links (its lanes are freed before
+    /// its flits have crossed them).
+    fn free_waste(&mut self, start: Cycle, hops: u32, flits: u32, t: Cycle, measured: bool) {
+        let held: u64 = (0..hops as u64)
+            .map(|i| (flits as u64).min(t - (start + i * self.hop)))
+            .sum();
+        self.stats.flit_hops_total += held;
+        if measured {
+            self.stats.dropped_flits += flits as u64;
+            self.stats.dropped_lane_cycles += held;
+        }
+    }
+
     /// A segment's end reaches `node` in cycle t.
     fn end_mark(
         &mut self,
@@ -1035,6 +1181,10 @@ impl DeflectionNet {
         let li = self.part.local(ev.node);
         let l_in = Self::link(li, ev.port as usize);
         let i_in = self.lane(l_in, ev.lane as usize);
+        if self.abort == AbortSignal::Free && matches!(self.inp[i_in], InLane::Free) {
+            // The end of a segment dropped and purged before its end came by.
+            return;
+        }
         let entry = std::mem::replace(&mut self.inp[i_in], InLane::Free);
         self.input_level(l_in, t, false, win);
         let flits = ev.flits;
@@ -1177,6 +1327,7 @@ impl DeflectionNet {
         };
         match ev.kind {
             Kind::Head => self.head(&ev, t, win, out, stats),
+            Kind::Purge => self.purge(&ev, t, win),
             Kind::EndMark => self.end_mark(&ev, t, win, out, stats),
             Kind::SourceDone => {
                 if !mine(self) {
@@ -1202,13 +1353,25 @@ impl DeflectionNet {
                     debug_assert!(false, "an abort for a message its source forgot");
                     return;
                 }
+                let free = self.abort == AbortSignal::Free;
+                // Free: the drop was decided in the previous cycle, its header `hops` links
+                // out of a segment that started hops·δ before it.
+                let dropped_at = t - 1;
+                let start = dropped_at.saturating_sub(ev.seg.hops as Cycle * self.hop);
+                let measured = win.contains(dropped_at);
                 let k = &self.msgs[slot as usize];
                 if k.state == State::Sending && k.next_seg - 1 == ev.seg.no {
                     // Still sending the dropped segment: stop, and send it all again.
                     let flits = (t - k.start) as u32;
                     let (q, y) = (k.port as usize, k.lane as usize);
-                    self.end_source_segment(li, slot, t, flits, win, out);
                     let l = Self::link(li, q);
+                    if free {
+                        // No end mark: every other lane it held is purged this cycle.
+                        self.account_end(l, y, t, win);
+                        self.free_waste(start, ev.seg.hops, flits, t, measured);
+                    } else {
+                        self.end_source_segment(li, slot, t, flits, win, out);
+                    }
                     self.vacate(l, y, t, win);
                     let k = &mut self.msgs[slot as usize];
                     k.unsent += k.planned;
@@ -1222,6 +1385,10 @@ impl DeflectionNet {
                 };
                 let (_, flits) = k.ended.swap_remove(pos);
                 k.unsent += flits;
+                if free {
+                    self.free_waste(start, ev.seg.hops, flits, t, measured);
+                }
+                let k = &mut self.msgs[slot as usize];
                 if k.state == State::Sent {
                     self.sent_idle -= 1;
                     self.schedule_retry(li, slot, t, out);
@@ -1329,7 +1496,7 @@ impl Network for DeflectionNet {
     // abort signal is instantaneous; retries and releases stay on the node.
     fn lookahead(&self) -> Cycle {
         match self.abort {
-            AbortSignal::Instant => 1,
+            AbortSignal::Instant | AbortSignal::Free => 1,
             AbortSignal::Signal => self.hop.min(self.latency).max(1),
         }
     }
@@ -1341,6 +1508,7 @@ impl Network for DeflectionNet {
     fn event_key(&self, e: &DeflEvent) -> u64 {
         let low = match e.kind {
             Kind::SourceDone | Kind::EndMark | Kind::Head => ((e.port as u64) << 8) | e.lane as u64,
+            Kind::Purge => ((e.flits as u64 & 1) << 16) | ((e.port as u64) << 8) | e.lane as u64,
             Kind::Abort | Kind::Retry | Kind::Forget => {
                 (e.seg.id.seq() << 20) | (e.seg.no as u64 & 0xF_FFFF)
             }

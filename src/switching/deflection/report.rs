@@ -81,6 +81,33 @@ fn fractions(h: &[u64]) -> Vec<f64> {
         .collect()
 }
 
+/// The share of the lanes' busy time (less the time spent on flits a hop limit dropped)
+/// that carried worms which arrived: completed worms × mean length × mean path over
+/// the lane-cycles busy, from a replication's normalised throughput, η, D(0), lane
+/// utilisation and dropped lane fraction (None when no lane was busy). About one in a
+/// working network, below the knee or past it (the lanes carry what is completed);
+/// well below one in a livelock, where the lanes stay busy with headers that keep being
+/// deflected and preempted and rarely arrive.
+pub fn delivered_lane_share(
+    throughput_per_channel: f64,
+    eta: Option<f64>,
+    mean_path_zero_load: f64,
+    lane_utilization: f64,
+    dropped_lane_fraction: Option<f64>,
+) -> Option<f64> {
+    let busy = lane_utilization - dropped_lane_fraction.unwrap_or(0.0);
+    (busy > 0.0)
+        .then(|| throughput_per_channel * eta.unwrap_or(0.0) * mean_path_zero_load / (2.0 * busy))
+}
+
+/// A replication collapsed (`Deflection::collapsed`): it fell short of its offered load
+/// (or its source backlog grew through the window) *and* its lanes carried little that
+/// arrived — a delivered lane share below [`COLLAPSE_SHARE`]. Falling short alone is
+/// also what every stable replication past the knee does.
+pub fn collapsed(short_of_load: bool, delivered_lane_share: Option<f64>) -> bool {
+    short_of_load && delivered_lane_share.is_some_and(|s| s < COLLAPSE_SHARE)
+}
+
 /// The block: each replication's figures, the collapsed ones found, and the figures
 /// over the replications kept (every one that did not collapse; all when all did).
 fn deflection_report(ctx: ModeContext<'_>, reps: &[RepResult<DeflectionMeasures>]) -> Deflection {
@@ -102,9 +129,19 @@ fn deflection_report(ctx: ModeContext<'_>, reps: &[RepResult<DeflectionMeasures>
             let growing = r.backlog_growth.as_ref().is_some_and(|g| {
                 g.significant() && g.per_cycle / nodes > OVERLOAD_GROWTH_SHARE * r.offered_messages
             });
+            // Short of the load is also what a stable network past its knee is; a livelock
+            // is one whose lanes are busy with worms that do not arrive.
+            let share = delivered_lane_share(
+                one.throughput_per_channel,
+                one.eta,
+                one.mean_path_zero_load,
+                one.lane_utilization,
+                one.dropped_lane_fraction,
+            );
             DeflectionRep {
                 replication: i as u32,
-                collapsed: short || growing,
+                collapsed: collapsed(short || growing, share),
+                delivered_lane_share: share,
                 stopped_saturated,
                 offered_per_channel: one.offered_per_channel,
                 throughput_per_channel: one.throughput_per_channel,
