@@ -29,6 +29,12 @@ pub trait Transport: Send + Sync {
     fn quiet_barrier(&self) {
         self.all_gather(&[]);
     }
+
+    /// Whether the ranks are threads of one process, which then share its record of the
+    /// input files read (`foundation::inputs`).
+    fn shares_process(&self) -> bool {
+        false
+    }
 }
 
 thread_local! {

@@ -101,6 +101,10 @@ impl Transport for LocalRanks {
         self.rank
     }
 
+    fn shares_process(&self) -> bool {
+        true
+    }
+
     fn ranks(&self) -> usize {
         self.slots.ranks
     }
