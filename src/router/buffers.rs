@@ -18,7 +18,7 @@
 //! in memory, so it holds all flits of the message at once (one slot each).
 //!
 //! Message slots hold a 4-byte handle, not the message: the headers and routing
-//! decisions live in a pool ([`InputBuffers::occupy`], [`InputBuffers::vacate`]) with
+//! decisions live in a pool ([`MsgSlots::occupy`], [`MsgSlots::vacate`]) with
 //! one entry per message present in a VC, so the memory for them follows the messages
 //! in flight, not nodes × VCs × ring slots (most slots are empty below saturation, and a
 //! TailSent ring's extra slots cost 4 bytes each, not a header's 100).
