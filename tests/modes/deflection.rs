@@ -136,6 +136,17 @@ fn a_transit_worm_preempts_the_worm_originating_on_its_link_which_resumes_where_
     assert_eq!(sim.net.lane_identity().0, sim.net.lane_identity().1);
 }
 
+/// The deflection scene's start on a 2-lane machine: X1 and X2 (5 → 1, 1000 flits each,
+/// one cycle apart) hold both lanes of node 0's row link as transit worms by cycle 10.
+fn row_link_of_node_0_held(cfg: &HwConfig) -> Simulation<DeflectionNet> {
+    let mut sim = common::scripted::<DeflectionNet>(cfg);
+    sim.inject(NodeId(5), NodeId(1), 1000);
+    until(&mut sim, 1);
+    sim.inject(NodeId(5), NodeId(1), 1000);
+    until(&mut sim, 10);
+    sim
+}
+
 #[test]
 fn a_transit_worm_facing_a_link_full_of_transit_worms_is_deflected_to_the_other_link() {
     // Two lanes. X1 and X2 (5 → 1, long) hold both lanes of node 0's row link as transit
@@ -160,11 +171,7 @@ fn a_transit_worm_facing_a_link_full_of_transit_worms_is_deflected_to_the_other_
         })
         .expect("a destination that shows the deflection");
     assert_eq!(next(&t, 0, 1), 6);
-    let mut sim = common::scripted::<DeflectionNet>(&cfg);
-    sim.inject(NodeId(5), NodeId(1), 1000);
-    until(&mut sim, 1);
-    sim.inject(NodeId(5), NodeId(1), 1000);
-    until(&mut sim, 10);
+    let mut sim = row_link_of_node_0_held(&cfg);
     sim.inject(NodeId(30), NodeId(dst), 20);
     assert!(sim.run_until_empty(10_000));
     let dl = deliveries(&sim);
@@ -577,7 +584,9 @@ fn a_collapsed_replication_is_counted_shown_apart_and_kept_out_of_the_means() {
     assert!(text.contains(&line), "{text}");
 }
 
-/// The deflection scene of the test above with a hop limit of one (any deflection is
+/// The deflection scene of
+/// `a_transit_worm_facing_a_link_full_of_transit_worms_is_deflected_to_the_other_link`
+/// with a hop limit of one (any deflection is
 /// dropped) and `abort`: X1, X2 (5 → 1, 1000 flits) hold both lanes of node 0's row link;
 /// C (30 → dst, 200 flits) is deflected at node 0, and its header dropped a few hops later,
 /// again at every retry until X1 and X2 are gone. Returns, for C's first drop, the lanes
@@ -601,11 +610,7 @@ fn dropped_worm(abort: &str) -> (usize, usize, Simulation<DeflectionNet>) {
                 && d(30, b) >= 3
         })
         .expect("a destination that shows the drop");
-    let mut sim = common::scripted::<DeflectionNet>(&cfg);
-    sim.inject(NodeId(5), NodeId(1), 1000);
-    until(&mut sim, 1);
-    sim.inject(NodeId(5), NodeId(1), 1000);
-    until(&mut sim, 10);
+    let mut sim = row_link_of_node_0_held(&cfg);
     sim.inject(NodeId(30), NodeId(dst), 200);
     while sim.net.stats.dropped == 0 {
         assert!(sim.t < 1000, "C is dropped");
