@@ -128,13 +128,30 @@ struct General {
     outputs: usize,
     /// `[node][allocator input]`: the VC offset (BookSim's `_sw_rr_offset`).
     offset: Vec<u8>,
-    /// `[allocator input][allocator output]`: this cycle's request: its VC and rank
-    /// (NO_VC: none).
-    cand: Vec<(u32, u8)>,
+    /// `[allocator input][allocator output]`: this cycle's request.
+    cand: Vec<Cand>,
+    /// The number of the allocator's current call, for `cand` (never 0).
+    epoch: u32,
+    /// Whether the matcher takes the requests as masks ([`Matcher::takes_masks`]).
+    masks: bool,
+    /// `[allocator input]`: this cycle's requests as masks of outputs, (high, low) class.
+    reqs: Vec<(u64, u64)>,
+    /// This cycle's matches in request order: (order, input, output, VC).
+    matched: Vec<(u16, u8, u8, u8)>,
 }
 
-/// No candidate VC for an (allocator input, output) pair.
-const NO_VC: (u32, u8) = (u32::MAX, u8::MAX);
+/// An (allocator input, output) pair's request of one cycle.
+#[derive(Clone, Copy, Debug)]
+struct Cand {
+    /// The input's rank of the VC (the lowest wins; speculative VCs rank 2¹⁶ lower).
+    rank: u32,
+    /// The VC behind the request.
+    vc: u8,
+    /// How many requests of the router were made before this one this cycle.
+    order: u16,
+    /// The call of the allocator that made it (older: no request this cycle).
+    epoch: u32,
+}
 
 /// The speculative switch requests of one router in one cycle
 /// (`router.pipeline.speculative`), written by the VC allocator just before the switch
@@ -248,15 +265,28 @@ impl Crossbar {
                     (a - layout.ports * speedup) as u8
                 };
             }
+            let matcher = Matcher::new(kind, arbiter, nodes, inputs, outputs)?;
             Some(Box::new(General {
-                matcher: Matcher::new(kind, arbiter, nodes, inputs, outputs)?,
+                masks: matcher.takes_masks(),
+                reqs: vec![(0, 0); inputs],
+                epoch: 0,
+                matched: Vec::with_capacity(inputs.min(outputs)),
+                matcher,
                 speedup,
                 inj,
                 ej,
                 inputs,
                 outputs,
                 offset,
-                cand: vec![NO_VC; inputs * outputs],
+                cand: vec![
+                    Cand {
+                        rank: 0,
+                        vc: 0,
+                        order: 0,
+                        epoch: 0,
+                    };
+                    inputs * outputs
+                ],
             }))
         };
         Ok(Crossbar {
@@ -571,9 +601,10 @@ impl Crossbar {
         }
     }
 
-    /// The switch allocation of `SeparableOutputFirst`, `ISlip` and `Wavefront`
-    /// (module doc): requests per (allocator input, output), one VC each, matched by
-    /// the allocator.
+    /// The switch allocation of BookSim's allocators (module doc): requests per
+    /// (allocator input, output), one VC each, matched by the allocator. The separable
+    /// allocators take the requests as masks ([`Matcher::separable_masks`]), the others
+    /// as a list; both give the grants in the order the list would hold the requests.
     fn allocate_general(
         &mut self,
         n: usize,
@@ -599,7 +630,20 @@ impl Crossbar {
         let phantoms = spec.map_or(0, |s| s.failed_ports);
         let (s_net, inj, ej, outs) = (g.speedup, g.inj, g.ej, g.outputs);
         let offsets = &mut g.offset[n * g.inputs..(n + 1) * g.inputs];
-        g.matcher.clear();
+        let masks = g.masks;
+        // A new epoch makes every candidate of the last call stale at once.
+        if g.epoch == u32::MAX {
+            g.cand.iter_mut().for_each(|c| c.epoch = 0);
+            g.epoch = 0;
+        }
+        g.epoch += 1;
+        let epoch = g.epoch;
+        if !masks {
+            g.matcher.clear();
+        }
+        // Allocator inputs with a request, and the requests in the order they are made.
+        let mut active = 0u64;
+        let mut made = 0u16;
         for ip in BitIter(inputs.ready.ports(n) | phantoms) {
             let network = ip != local;
             let (failed, speculative) = spec.map_or((0, 0), |s| (s.failed[ip], s.vcs[ip]));
@@ -618,53 +662,102 @@ impl Crossbar {
                     vc.out_port as usize
                 };
                 let a = if network {
-                    ip * s_net + iv % s_net
+                    ip * s_net + rem(iv, s_net)
                 } else {
-                    layout.ports * s_net + iv % inj
+                    layout.ports * s_net + rem(iv, inj)
                 };
                 let b = if x < local {
                     x
                 } else {
-                    layout.ports + (x - local) % ej
+                    layout.ports + rem(x - local, ej)
                 };
                 // The input's choice among its VCs for this output: non-speculative
-                // first, then round-robin from the input's offset.
+                // first, then round-robin from the input's offset (which is below nv).
                 let off = offsets[a] as usize;
-                let rank =
-                    ((speculative >> iv & 1) as u32) << 16 | ((iv + nv - off % nv) % nv) as u32;
+                let turn = if iv >= off { iv - off } else { iv + nv - off };
+                let rank = ((speculative >> iv & 1) as u32) << 16 | turn as u32;
+                if masks {
+                    // The pair's class: high if any of its VCs is not speculative.
+                    let r = &mut g.reqs[a];
+                    if speculative >> iv & 1 == 0 {
+                        r.0 |= 1 << b;
+                    } else {
+                        r.1 |= 1 << b;
+                    }
+                }
                 let c = &mut g.cand[a * outs + b];
-                if c.1 == NO_VC.1 {
-                    *c = (rank, iv as u8);
-                    g.matcher.push(Request {
-                        input: a as u16,
-                        output: b as u16,
-                        in_high: true,
-                        out_high: true,
-                    });
-                } else if rank < c.0 {
-                    *c = (rank, iv as u8);
+                if c.epoch != epoch {
+                    *c = Cand {
+                        rank,
+                        vc: iv as u8,
+                        order: made,
+                        epoch,
+                    };
+                    made += 1;
+                    if masks {
+                        active |= 1 << a;
+                    } else {
+                        g.matcher.push(Request {
+                            input: a as u16,
+                            output: b as u16,
+                            in_high: true,
+                            out_high: true,
+                        });
+                    }
+                } else if rank < c.rank {
+                    c.rank = rank;
+                    c.vc = iv as u8;
                 }
             }
         }
-        // The class of each request: that of the VC chosen.
-        for r in 0..g.matcher.requests().len() {
-            let q = g.matcher.requests()[r];
-            let high = g.cand[q.input as usize * outs + q.output as usize].0 >> 16 == 0;
-            g.matcher.set_class(r, high, high);
+        // The class of each request: that of the VC chosen; the matches, in the order
+        // of their requests.
+        let matched = &mut g.matched;
+        matched.clear();
+        if masks {
+            for a in BitIter(active) {
+                let r = &mut g.reqs[a];
+                r.1 &= !r.0;
+            }
+            for &(a, b) in g.matcher.separable_masks(n, active, &g.reqs) {
+                let c = g.cand[a as usize * outs + b as usize];
+                matched.push((c.order, a as u8, b as u8, c.vc));
+            }
+            // Few matches: an insertion sort by request order.
+            for k in 1..matched.len() {
+                let mut j = k;
+                while j > 0 && matched[j - 1].0 > matched[j].0 {
+                    matched.swap(j - 1, j);
+                    j -= 1;
+                }
+            }
+            for a in BitIter(active) {
+                g.reqs[a] = (0, 0);
+            }
+        } else {
+            for r in 0..g.matcher.requests().len() {
+                let q = g.matcher.requests()[r];
+                let high = g.cand[q.input as usize * outs + q.output as usize].rank >> 16 == 0;
+                g.matcher.set_class(r, high, high);
+            }
+            for &(a, b) in g.matcher.allocate(n) {
+                let c = g.cand[a as usize * outs + b as usize];
+                matched.push((c.order, a as u8, b as u8, c.vc));
+            }
         }
-        for &(a, b) in g.matcher.allocate(n) {
-            let (a, b) = (a as usize, b as usize);
-            let iv = g.cand[a * outs + b].1 as usize;
+        for &(_, a, b, iv) in matched.iter() {
+            let (a, b, iv) = (a as usize, b as usize, iv as usize);
             let ip = if a < layout.ports * s_net {
-                a / s_net
+                if s_net == 1 {
+                    a
+                } else {
+                    a / s_net
+                }
             } else {
                 local
             };
-            let (op, ov) = if b < layout.ports {
-                (b, vcs[ip * stride + iv].out_vc as usize)
-            } else {
-                (local, vcs[ip * stride + iv].out_vc as usize)
-            };
+            let ov = vcs[ip * stride + iv].out_vc as usize;
+            let op = if b < layout.ports { b } else { local };
             let wasted = spec.is_some_and(|s| s.failed[ip] >> iv & 1 == 1);
             if !wasted {
                 grants[*granted] = Grant {
@@ -676,12 +769,26 @@ impl Crossbar {
                 *granted += 1;
                 // BookSim moves the input's VC offset past the VC sent.
                 let step = if ip == local { inj } else { s_net };
-                offsets[a] = ((iv + step) % layout.vcs_of(ip)) as u8;
+                let mut next = iv + step;
+                while next >= layout.vcs_of(ip) {
+                    next -= layout.vcs_of(ip);
+                }
+                offsets[a] = next as u8;
             }
         }
-        for q in g.matcher.requests() {
-            g.cand[q.input as usize * outs + q.output as usize] = NO_VC;
-        }
+    }
+}
+
+/// `x mod d` for the small divisors of the allocator's index arithmetic, without a
+/// division in the common cases (d = 1, x < d).
+#[inline]
+fn rem(x: usize, d: usize) -> usize {
+    if d == 1 {
+        0
+    } else if x < d {
+        x
+    } else {
+        x % d
     }
 }
 

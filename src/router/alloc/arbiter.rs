@@ -65,9 +65,41 @@ impl Arbiters {
         }
     }
 
+    /// The winner at arbiter `a` among the requesters of `mask` (bit r: requester r;
+    /// not empty): the one of least [`Arbiters::key`], found from the mask without
+    /// ranking every requester (round-robin: the first at or after the pointer).
+    #[inline(always)]
+    pub fn pick(&self, a: usize, mask: u64) -> usize {
+        debug_assert!(mask != 0 && (self.size >= 64 || mask >> self.size == 0));
+        match self.kind {
+            Arbiter::RoundRobin => {
+                let high = mask & (u64::MAX << self.ptr[a]);
+                if high != 0 {
+                    high.trailing_zeros() as usize
+                } else {
+                    mask.trailing_zeros() as usize
+                }
+            }
+            Arbiter::FixedPriority => mask.trailing_zeros() as usize,
+            Arbiter::Matrix => {
+                let row = &self.served[a * self.size..(a + 1) * self.size];
+                let mut best = (u32::MAX, 0);
+                let mut m = mask;
+                while m != 0 {
+                    let r = m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    if row[r] < best.0 {
+                        best = (row[r], r);
+                    }
+                }
+                best.1
+            }
+        }
+    }
+
     /// Arbiter `a` served requester `r`: a round-robin pointer moves just past it, a
     /// matrix arbiter puts it last.
-    #[inline]
+    #[inline(always)]
     pub fn serve(&mut self, a: usize, r: usize) {
         match self.kind {
             Arbiter::RoundRobin => {
@@ -157,6 +189,24 @@ mod tests {
 
     fn winner_at(a: &Arbiters, at: usize, reqs: &[usize]) -> usize {
         *reqs.iter().min_by_key(|&&r| a.key(at, r)).unwrap()
+    }
+
+    #[test]
+    fn picking_from_a_mask_finds_the_requester_of_least_key() {
+        for kind in [Arbiter::RoundRobin, Arbiter::FixedPriority, Arbiter::Matrix] {
+            let mut a = Arbiters::new(kind, 1, 7).unwrap();
+            let mut x = 0x9e37_79b9_7f4a_7c15u64;
+            for _ in 0..500 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let mask = (x & 0x7f).max(1);
+                let reqs: Vec<usize> = (0..7).filter(|r| mask >> r & 1 == 1).collect();
+                let w = a.pick(0, mask);
+                assert_eq!(w, winner(&a, &reqs), "{kind:?}, mask {mask:#b}");
+                a.serve(0, w);
+            }
+        }
     }
 
     #[test]

@@ -68,6 +68,11 @@ pub struct Matcher {
     order: Vec<(u64, u32)>,
     /// This cycle's matches: (input, output).
     matches: Vec<(u16, u16)>,
+    /// `[output]`: scratch of [`Matcher::separable_masks`], the inputs whose request
+    /// of high / low class reached the output's arbiter.
+    at_out: Vec<(u64, u64)>,
+    /// `[input]`: the same at the inputs' arbiters (output first).
+    at_in: Vec<(u64, u64)>,
 }
 
 /// A request's sort key at an arbiter: its class first (high before low), then the
@@ -133,6 +138,8 @@ impl Matcher {
             out_best: vec![NO_BEST; outputs],
             order: Vec::new(),
             matches: Vec::with_capacity(inputs.min(outputs)),
+            at_out: vec![(0, 0); outputs],
+            at_in: vec![(0, 0); inputs],
         })
     }
 
@@ -180,6 +187,101 @@ impl Matcher {
                 Allocator::SeparableOutputFirst => self.separable(router, false),
                 Allocator::ISlip { iterations } => self.islip(router, iterations),
                 Allocator::Wavefront => self.wavefront(router),
+            }
+        }
+        &self.matches
+    }
+
+    /// Whether [`Matcher::separable_masks`] serves this matcher: a separable allocator
+    /// of at most 64 requesters and 64 resources.
+    pub fn takes_masks(&self) -> bool {
+        matches!(
+            self.kind,
+            Allocator::SeparableInputFirst | Allocator::SeparableOutputFirst
+        ) && self.inputs <= 64
+            && self.outputs <= 64
+    }
+
+    /// The separable matching of router `router` (only when [`Matcher::takes_masks`])
+    /// from requests given as masks rather than pushed: `reqs[i]` = (high, low), the
+    /// resources requester i asks for with a request of high and of low class (the same
+    /// class at both arbiters), for the requesters of `active`. The matches and the
+    /// arbiters' moves are those [`Matcher::allocate`] makes from the same requests
+    /// pushed one by one — a request's key at an arbiter is unique, so no order among
+    /// the requests matters — but without a request list the pass costs a few bit
+    /// operations per requester and resource; the matches come in resource order
+    /// (input first) or requester order (output first). Forgets the last matches.
+    pub fn separable_masks(
+        &mut self,
+        router: usize,
+        active: u64,
+        reqs: &[(u64, u64)],
+    ) -> &[(u16, u16)] {
+        debug_assert!(self.takes_masks());
+        self.matches.clear();
+        self.reqs.clear();
+        let (ia, oa) = (router * self.inputs, router * self.outputs);
+        // The class of a pick: high requests first, the arbiter's order within a class.
+        let choose = |(high, low): (u64, u64)| {
+            if high != 0 {
+                (high, true)
+            } else {
+                (low, false)
+            }
+        };
+        if self.kind == Allocator::SeparableInputFirst {
+            let mut reached = 0u64;
+            for i in crate::routing::selection::BitIter(active) {
+                let (m, high) = choose(reqs[i]);
+                if m == 0 {
+                    continue;
+                }
+                let o = self.in_arb.pick(ia + i, m);
+                let slot = &mut self.at_out[o];
+                if high {
+                    slot.0 |= 1 << i;
+                } else {
+                    slot.1 |= 1 << i;
+                }
+                reached |= 1 << o;
+            }
+            for o in crate::routing::selection::BitIter(reached) {
+                let (m, _) = choose(std::mem::take(&mut self.at_out[o]));
+                let i = self.out_arb.pick(oa + o, m);
+                self.matches.push((i as u16, o as u16));
+                self.in_arb.serve(ia + i, o);
+                self.out_arb.serve(oa + o, i);
+            }
+        } else {
+            let mut wanted = 0u64;
+            for i in crate::routing::selection::BitIter(active) {
+                let (high, low) = reqs[i];
+                for o in crate::routing::selection::BitIter(high) {
+                    self.at_out[o].0 |= 1 << i;
+                }
+                for o in crate::routing::selection::BitIter(low) {
+                    self.at_out[o].1 |= 1 << i;
+                }
+                wanted |= high | low;
+            }
+            let mut reached = 0u64;
+            for o in crate::routing::selection::BitIter(wanted) {
+                let (m, high) = choose(std::mem::take(&mut self.at_out[o]));
+                let i = self.out_arb.pick(oa + o, m);
+                let slot = &mut self.at_in[i];
+                if high {
+                    slot.0 |= 1 << o;
+                } else {
+                    slot.1 |= 1 << o;
+                }
+                reached |= 1 << i;
+            }
+            for i in crate::routing::selection::BitIter(reached) {
+                let (m, _) = choose(std::mem::take(&mut self.at_in[i]));
+                let o = self.in_arb.pick(ia + i, m);
+                self.matches.push((i as u16, o as u16));
+                self.in_arb.serve(ia + i, o);
+                self.out_arb.serve(oa + o, i);
             }
         }
         &self.matches
@@ -390,6 +492,50 @@ mod tests {
                     if !reqs.is_empty() {
                         assert!(!got.is_empty(), "{kind:?}: a request and no grant");
                     }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn masks_match_as_the_request_list_does_round_after_round() {
+        for kind in [
+            Allocator::SeparableInputFirst,
+            Allocator::SeparableOutputFirst,
+        ] {
+            for arbiter in [Arbiter::RoundRobin, Arbiter::Matrix, Arbiter::FixedPriority] {
+                let (n_in, n_out) = (6, 5);
+                let mut listed = Matcher::new(kind, arbiter, 2, n_in, n_out).unwrap();
+                let mut masked = listed.clone();
+                assert!(masked.takes_masks());
+                for seed in 1..400u64 {
+                    let router = (seed % 2) as usize;
+                    let reqs = random_matrix(seed, n_in as u16, n_out as u16);
+                    let mut by_mask = vec![(0u64, 0u64); n_in];
+                    let mut active = 0u64;
+                    listed.clear();
+                    for (k, &(i, o)) in reqs.iter().enumerate() {
+                        // Classes from another draw of the seed: some requests low.
+                        let high = !(seed.wrapping_mul(31) + k as u64).is_multiple_of(3);
+                        listed.push(Request {
+                            input: i,
+                            output: o,
+                            in_high: high,
+                            out_high: high,
+                        });
+                        let m = &mut by_mask[i as usize];
+                        if high {
+                            m.0 |= 1 << o;
+                        } else {
+                            m.1 |= 1 << o;
+                        }
+                        active |= 1 << i;
+                    }
+                    let mut want = listed.allocate(router).to_vec();
+                    let mut got = masked.separable_masks(router, active, &by_mask).to_vec();
+                    want.sort_unstable();
+                    got.sort_unstable();
+                    assert_eq!(got, want, "{kind:?} {arbiter:?}, seed {seed}");
                 }
             }
         }
