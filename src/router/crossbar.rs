@@ -55,7 +55,7 @@ use crate::config::{Allocator, Arbiter};
 use crate::foundation::types::Cycle;
 use crate::router::alloc::arbiter::Arbiters;
 use crate::router::alloc::matching::{Matcher, Request};
-use crate::router::buffers::{InputBuffers, OutputVcs};
+use crate::router::buffers::{InVc, InputBuffers, OutputVcs};
 use crate::router::Layout;
 use crate::routing::selection::BitIter;
 
@@ -623,14 +623,29 @@ impl Crossbar {
         let Some(g) = general.as_deref_mut() else {
             return;
         };
-        let local = layout.local();
         let stride = layout.vcs;
         let base = layout.vc_idx(n, 0, 0);
         let vcs = &inputs.vc[base..base + layout.per_node];
         let phantoms = spec.map_or(0, |s| s.failed_ports);
-        let (s_net, inj, ej, outs) = (g.speedup, g.inj, g.ej, g.outputs);
-        let offsets = &mut g.offset[n * g.inputs..(n + 1) * g.inputs];
+        let outs = g.outputs;
         let masks = g.masks;
+        let ports = inputs.ready.ports(n) | phantoms;
+        // Light load: one VC bidding is matched whatever the allocator; only the
+        // arbiters' moves are its own (`Matcher::single`).
+        if ports.is_power_of_two() {
+            let ip = ports.trailing_zeros() as usize;
+            let failed = spec.map_or(0, |s| s.failed[ip]);
+            let bids = inputs.ready.vcs(n, ip) | failed;
+            if bids.is_power_of_two() {
+                let iv = bids.trailing_zeros() as usize;
+                if vcs[ip * stride + iv].ready_at <= t {
+                    let (a, b) = g.pair(layout, ip, iv, vcs, spec);
+                    g.matcher.single(n, a, b);
+                    g.grant(n, layout, (a, iv), vcs, spec, grants, granted);
+                }
+                return;
+            }
+        }
         // A new epoch makes every candidate of the last call stale at once.
         if g.epoch == u32::MAX {
             g.cand.iter_mut().for_each(|c| c.epoch = 0);
@@ -644,36 +659,17 @@ impl Crossbar {
         // Allocator inputs with a request, and the requests in the order they are made.
         let mut active = 0u64;
         let mut made = 0u16;
-        for ip in BitIter(inputs.ready.ports(n) | phantoms) {
-            let network = ip != local;
+        for ip in BitIter(ports) {
             let (failed, speculative) = spec.map_or((0, 0), |s| (s.failed[ip], s.vcs[ip]));
             let nv = layout.vcs_of(ip);
             for iv in BitIter(inputs.ready.vcs(n, ip) | failed) {
-                let vc = &vcs[ip * stride + iv];
-                if vc.ready_at > t {
+                if vcs[ip * stride + iv].ready_at > t {
                     continue;
                 }
-                let phantom = failed >> iv & 1 == 1;
-                let x = if phantom {
-                    spec.map_or(0, |s| s.target[layout.slot(ip, iv)] as usize)
-                } else if vc.out_port as usize == local {
-                    local + vc.out_vc as usize
-                } else {
-                    vc.out_port as usize
-                };
-                let a = if network {
-                    ip * s_net + rem(iv, s_net)
-                } else {
-                    layout.ports * s_net + rem(iv, inj)
-                };
-                let b = if x < local {
-                    x
-                } else {
-                    layout.ports + rem(x - local, ej)
-                };
+                let (a, b) = g.pair(layout, ip, iv, vcs, spec);
                 // The input's choice among its VCs for this output: non-speculative
                 // first, then round-robin from the input's offset (which is below nv).
-                let off = offsets[a] as usize;
+                let off = g.offset[n * g.inputs + a] as usize;
                 let turn = if iv >= off { iv - off } else { iv + nv - off };
                 let rank = ((speculative >> iv & 1) as u32) << 16 | turn as u32;
                 if masks {
@@ -745,37 +741,104 @@ impl Crossbar {
                 matched.push((c.order, a as u8, b as u8, c.vc));
             }
         }
-        for &(_, a, b, iv) in matched.iter() {
-            let (a, b, iv) = (a as usize, b as usize, iv as usize);
-            let ip = if a < layout.ports * s_net {
-                if s_net == 1 {
-                    a
-                } else {
-                    a / s_net
-                }
-            } else {
-                local
-            };
-            let ov = vcs[ip * stride + iv].out_vc as usize;
-            let op = if b < layout.ports { b } else { local };
-            let wasted = spec.is_some_and(|s| s.failed[ip] >> iv & 1 == 1);
-            if !wasted {
-                grants[*granted] = Grant {
-                    in_port: ip as u8,
-                    in_vc: iv as u8,
-                    out_port: op as u8,
-                    out_vc: ov as u8,
-                };
-                *granted += 1;
-                // BookSim moves the input's VC offset past the VC sent.
-                let step = if ip == local { inj } else { s_net };
-                let mut next = iv + step;
-                while next >= layout.vcs_of(ip) {
-                    next -= layout.vcs_of(ip);
-                }
-                offsets[a] = next as u8;
-            }
+        for k in 0..g.matched.len() {
+            let (_, a, _, iv) = g.matched[k];
+            g.grant(
+                n,
+                layout,
+                (a as usize, iv as usize),
+                vcs,
+                spec,
+                grants,
+                granted,
+            );
         }
+    }
+}
+
+impl General {
+    /// The allocator input and output of input VC `(ip, iv)`'s bid (module doc): a
+    /// failed speculative header bids for the output it asked a VC of.
+    #[inline(always)]
+    fn pair(
+        &self,
+        layout: &Layout,
+        ip: usize,
+        iv: usize,
+        vcs: &[InVc],
+        spec: Option<&SpecRequests>,
+    ) -> (usize, usize) {
+        let local = layout.local();
+        let vc = &vcs[layout.slot(ip, iv)];
+        let phantom = spec.is_some_and(|s| s.failed[ip] >> iv & 1 == 1);
+        let x = if phantom {
+            spec.map_or(0, |s| s.target[layout.slot(ip, iv)] as usize)
+        } else if vc.out_port as usize == local {
+            local + vc.out_vc as usize
+        } else {
+            vc.out_port as usize
+        };
+        let a = if ip != local {
+            ip * self.speedup + rem(iv, self.speedup)
+        } else {
+            layout.ports * self.speedup + rem(iv, self.inj)
+        };
+        let b = if x < local {
+            x
+        } else {
+            layout.ports + rem(x - local, self.ej)
+        };
+        (a, b)
+    }
+
+    /// Applies the match of allocator input `a`'s VC `iv` at router `n`: a grant,
+    /// unless the VC is a failed speculation (then the connection is wasted), and the
+    /// input's VC offset moves past the VC sent (BookSim's `_sw_rr_offset`).
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn grant(
+        &mut self,
+        n: usize,
+        layout: &Layout,
+        (a, iv): (usize, usize),
+        vcs: &[InVc],
+        spec: Option<&SpecRequests>,
+        grants: &mut [Grant; MAX_XPUTS],
+        granted: &mut usize,
+    ) {
+        let local = layout.local();
+        let ip = if a < layout.ports * self.speedup {
+            if self.speedup == 1 {
+                a
+            } else {
+                a / self.speedup
+            }
+        } else {
+            local
+        };
+        if spec.is_some_and(|s| s.failed[ip] >> iv & 1 == 1) {
+            return;
+        }
+        let vc = &vcs[layout.slot(ip, iv)];
+        let op = if vc.out_port as usize == local {
+            local
+        } else {
+            vc.out_port as usize
+        };
+        grants[*granted] = Grant {
+            in_port: ip as u8,
+            in_vc: iv as u8,
+            out_port: op as u8,
+            out_vc: vc.out_vc,
+        };
+        *granted += 1;
+        let step = if ip == local { self.inj } else { self.speedup };
+        let nv = layout.vcs_of(ip);
+        let mut next = iv + step;
+        while next >= nv {
+            next -= nv;
+        }
+        self.offset[n * self.inputs + a] = next as u8;
     }
 }
 

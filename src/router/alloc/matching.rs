@@ -192,6 +192,23 @@ impl Matcher {
         &self.matches
     }
 
+    /// Matches router `router`'s only request of this cycle, `input` asking for
+    /// `output`: every allocator grants a lone request, and its arbiters move as
+    /// [`Matcher::allocate`] would move them for it (iSLIP's pointers on its first
+    /// iteration, the wavefront's first diagonal by one). Forgets the last matches.
+    pub fn single(&mut self, router: usize, input: usize, output: usize) {
+        debug_assert!(input < self.inputs && output < self.outputs);
+        self.clear();
+        if self.kind == Allocator::Wavefront {
+            let n = self.inputs.max(self.outputs);
+            let first = self.diag[router] as usize;
+            self.diag[router] = if first + 1 == n { 0 } else { first as u16 + 1 };
+        } else {
+            self.in_arb.serve(router * self.inputs + input, output);
+            self.out_arb.serve(router * self.outputs + output, input);
+        }
+    }
+
     /// Whether [`Matcher::separable_masks`] serves this matcher: a separable allocator
     /// of at most 64 requesters and 64 resources.
     pub fn takes_masks(&self) -> bool {
@@ -218,8 +235,7 @@ impl Matcher {
         reqs: &[(u64, u64)],
     ) -> &[(u16, u16)] {
         debug_assert!(self.takes_masks());
-        self.matches.clear();
-        self.reqs.clear();
+        self.clear();
         let (ia, oa) = (router * self.inputs, router * self.outputs);
         // The class of a pick: high requests first, the arbiter's order within a class.
         let choose = |(high, low): (u64, u64)| {
@@ -495,6 +511,45 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_lone_request_is_granted_and_moves_the_arbiters_as_a_pushed_one_does() {
+        for kind in ALL {
+            for arbiter in [Arbiter::RoundRobin, Arbiter::Matrix, Arbiter::FixedPriority] {
+                let mut listed = Matcher::new(kind, arbiter, 2, 4, 3).unwrap();
+                let mut lone = listed.clone();
+                for seed in 1..300u64 {
+                    let router = (seed % 2) as usize;
+                    let (i, o) = ((seed * 7 % 4) as u16, (seed * 5 % 3) as u16);
+                    assert_eq!(run_at(&mut listed, router, &[(i, o)]), [(i, o)]);
+                    lone.single(router, i as usize, o as usize);
+                    // Same state: the next mixed request matrix matches alike.
+                    let reqs = random_matrix(seed, 4, 3);
+                    assert_eq!(
+                        run_at(&mut listed, router, &reqs),
+                        run_at(&mut lone, router, &reqs),
+                        "{kind:?} {arbiter:?}, seed {seed}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// As [`run`], at router `router`.
+    fn run_at(m: &mut Matcher, router: usize, reqs: &[(u16, u16)]) -> Vec<(u16, u16)> {
+        m.clear();
+        for &(input, output) in reqs {
+            m.push(Request {
+                input,
+                output,
+                in_high: true,
+                out_high: true,
+            });
+        }
+        let mut got = m.allocate(router).to_vec();
+        got.sort_unstable();
+        got
     }
 
     #[test]
