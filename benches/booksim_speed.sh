@@ -43,7 +43,7 @@ traffic = uniform; packet_size = 12; injection_process = bernoulli;
 injection_rate = $rate; sim_type = throughput;
 warmup_periods = 1; sample_period = $period; max_samples = 4; seed = 1;
 CFG
-cpu() { python3 -c "import sys; u,s=open(sys.argv[1]).read().split()[-2:]; print(float(u)+float(s))" "$1"; }
+cpu() { python3 -c "import sys; u,s=open(sys.argv[1]).read().split()[-2:]; print(round(float(u)+float(s), 2))" "$1"; }
 echo "# $net at $flits flits/node/cycle, $((4 * period)) cycles, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# routemu: $rm_bin run $hw $set --rate $rate --replications 1 --warmup $period --cycles $((3 * period)) --threads 1"
 i=0
