@@ -446,13 +446,7 @@ impl Crossbar {
                         let iv: usize = $iv;
                         let vc = &vcs[ip * stride + iv];
                         let phantom = failed >> iv & 1 == 1;
-                        let x = if phantom {
-                            spec.map_or(0, |s| s.target[layout.slot(ip, iv)] as usize)
-                        } else if vc.out_port as usize == local {
-                            local + vc.out_vc as usize
-                        } else {
-                            vc.out_port as usize
-                        };
+                        let x = bid_output(layout, vc, spec, (ip, iv), phantom);
                         let xin = if network { ip } else { local + iv };
                         if vc.ready_at > t || taken >> x & 1 == 1 || in_used >> xin & 1 == 1 {
                             continue;
@@ -769,15 +763,8 @@ impl General {
         spec: Option<&SpecRequests>,
     ) -> (usize, usize) {
         let local = layout.local();
-        let vc = &vcs[layout.slot(ip, iv)];
         let phantom = spec.is_some_and(|s| s.failed[ip] >> iv & 1 == 1);
-        let x = if phantom {
-            spec.map_or(0, |s| s.target[layout.slot(ip, iv)] as usize)
-        } else if vc.out_port as usize == local {
-            local + vc.out_vc as usize
-        } else {
-            vc.out_port as usize
-        };
+        let x = bid_output(layout, &vcs[layout.slot(ip, iv)], spec, (ip, iv), phantom);
         let a = if ip != local {
             ip * self.speedup + rem(iv, self.speedup)
         } else {
@@ -839,6 +826,27 @@ impl General {
             next -= nv;
         }
         self.offset[n * self.inputs + a] = next as u8;
+    }
+}
+
+/// The crossbar output input VC `(ip, iv)` (state `vc`) bids for: its allocated output
+/// (an ejection engine counts as the local port plus its number), or, for a `phantom`
+/// — a header whose speculative VC allocation failed — the output it asked a VC of.
+#[inline(always)]
+fn bid_output(
+    layout: &Layout,
+    vc: &InVc,
+    spec: Option<&SpecRequests>,
+    (ip, iv): (usize, usize),
+    phantom: bool,
+) -> usize {
+    let local = layout.local();
+    if phantom {
+        spec.map_or(0, |s| s.target[layout.slot(ip, iv)] as usize)
+    } else if vc.out_port as usize == local {
+        local + vc.out_vc as usize
+    } else {
+        vc.out_port as usize
     }
 }
 

@@ -75,6 +75,16 @@ pub struct Matcher {
     at_in: Vec<(u64, u64)>,
 }
 
+/// Adds `bit` to a (high, low) pair of masks, to the high one if `high`.
+#[inline(always)]
+fn add(masks: &mut (u64, u64), high: bool, bit: usize) {
+    if high {
+        masks.0 |= 1 << bit;
+    } else {
+        masks.1 |= 1 << bit;
+    }
+}
+
 /// A request's sort key at an arbiter: its class first (high before low), then the
 /// arbiter's rank.
 #[inline]
@@ -253,12 +263,7 @@ impl Matcher {
                     continue;
                 }
                 let o = self.in_arb.pick(ia + i, m);
-                let slot = &mut self.at_out[o];
-                if high {
-                    slot.0 |= 1 << i;
-                } else {
-                    slot.1 |= 1 << i;
-                }
+                add(&mut self.at_out[o], high, i);
                 reached |= 1 << o;
             }
             for o in crate::routing::selection::BitIter(reached) {
@@ -272,11 +277,8 @@ impl Matcher {
             let mut wanted = 0u64;
             for i in crate::routing::selection::BitIter(active) {
                 let (high, low) = reqs[i];
-                for o in crate::routing::selection::BitIter(high) {
-                    self.at_out[o].0 |= 1 << i;
-                }
-                for o in crate::routing::selection::BitIter(low) {
-                    self.at_out[o].1 |= 1 << i;
+                for o in crate::routing::selection::BitIter(high | low) {
+                    add(&mut self.at_out[o], high >> o & 1 == 1, i);
                 }
                 wanted |= high | low;
             }
@@ -284,12 +286,7 @@ impl Matcher {
             for o in crate::routing::selection::BitIter(wanted) {
                 let (m, high) = choose(std::mem::take(&mut self.at_out[o]));
                 let i = self.out_arb.pick(oa + o, m);
-                let slot = &mut self.at_in[i];
-                if high {
-                    slot.0 |= 1 << o;
-                } else {
-                    slot.1 |= 1 << o;
-                }
+                add(&mut self.at_in[i], high, o);
                 reached |= 1 << i;
             }
             for i in crate::routing::selection::BitIter(reached) {
