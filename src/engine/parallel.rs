@@ -260,7 +260,7 @@ impl DoneCount {
         // SeqCst here and in `park` pair the two: either this step sees the sleeper and
         // notifies under the lock, or the sleeper sees this count before it waits.
         let n = self.done.fetch_add(1, Ordering::SeqCst) + 1;
-        if n % self.per_cycle == 0 && self.sleepers.load(Ordering::SeqCst) > 0 {
+        if n.is_multiple_of(self.per_cycle) && self.sleepers.load(Ordering::SeqCst) > 0 {
             let _guard = lock(&self.lock);
             self.wake.notify_all();
         }
@@ -473,7 +473,8 @@ pub fn build_partitions<N: Network>(
 }
 
 /// Steps the partitions, as many threads as partitions, until the run stops or the clock
-/// reaches `until` (then [`Stop::CycleLimit`]).
+/// reaches `until` (then [`Stop::CycleLimit`]); each cycle ends as `barrier` says
+/// ([`CycleBarrier::cycle_end`]).
 pub fn step_partitioned<N: Network + Send, B: CycleBarrier>(
     sims: &mut [Simulation<N>],
     barrier: &B,
@@ -565,8 +566,8 @@ pub(crate) fn hand_over<N: Network>(
     }
 }
 
-/// Partition `p` takes what the other partitions `peers` handed it this cycle (after the
-/// barrier).
+/// Partition `p` takes what the other partitions `peers` handed it in the cycle of
+/// `parity` (once that cycle has ended).
 pub(crate) fn take_over<N: Network>(
     p: usize,
     parity: usize,
