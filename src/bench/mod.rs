@@ -617,7 +617,8 @@ pub struct BusyResult {
     pub one: f64,
     /// On the partitions with [`SpinBarrier::new`] (spins, then parks).
     pub adaptive: f64,
-    /// On the partitions with a barrier that never parks (the barrier's first form).
+    /// On the partitions with waits that never park (the first form of the barrier
+    /// spun for ever).
     pub spin_only: f64,
 }
 

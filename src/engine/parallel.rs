@@ -1,5 +1,5 @@
 //! Partitioned stepping: the nodes are split into T partitions (`engine::partitioner`),
-//! stepped by T scoped threads, and every cycle ends with one barrier.
+//! stepped by T scoped threads, cycle after cycle.
 //!
 //! A cycle, for partition p (whichever thread steps it):
 //! 1. take what the others sent it in the previous cycle (mailboxes q → p), read every
@@ -10,21 +10,27 @@
 //! 3. hand those over — swap each outbox vector into the mailbox (p → q) of this cycle's
 //!    parity — and publish its [`Summary`].
 //!
-//! Then every thread waits at the barrier. A partition is not tied to a thread: each
-//! cycle, every thread claims partitions (its own first, then any left) until none is
-//! left, so when the machine is busy and a thread is not running, the one that is steps
-//! both partitions instead of waiting at the barrier for it (`routemu bench`'s
-//! busy-machine scenarios). On a machine with a core per thread each thread steps its own
-//! partition every cycle, its caches warm.
+//! A partition is not tied to a thread: each cycle, every thread claims partitions (its
+//! own first, then any left) until none is left, and a cycle ends when its T partition
+//! steps are done (`DoneCount`), not when every thread has arrived somewhere. When the
+//! machine is busy and a thread is not running, the one that is steps every partition
+//! and goes on to the next cycle alone; the sleeper, when it runs again, joins at the
+//! first cycle not complete (`routemu bench`'s busy-machine scenarios). Only a thread
+//! descheduled in the middle of a partition's step holds the others up. On a machine
+//! with a core per thread each thread steps its own partition every cycle, its caches
+//! warm. (A barrier that is not a [`SpinBarrier`] — `std::sync::Barrier`, the
+//! benchmark's baseline — makes every thread wait at it every cycle instead:
+//! [`CycleEnd`].)
 //!
 //! Mailboxes and summaries are double-buffered by cycle parity: what a partition writes in
-//! cycle t+1 goes to the other half, and no partition writes a half again before every
-//! partition has passed the barrier of the cycle that read it, so one barrier per cycle is
-//! enough. Every partition feeds identical summaries to identical coordinators, so all take
-//! the same decision, which is also the decision a single partition takes: results do not
-//! depend on T, nor on which thread stepped which partition (a partition's state is its
-//! own). Events cross partitions only with a delay of at least one cycle (a link is a
-//! register pipeline), so handing them over at the end of the cycle is exact.
+//! cycle t+1 goes to the other half, and no partition claims anything of cycle t+2 — the
+//! next to write a half cycle t+1 read — before every step of cycle t+1 is done
+//! (`worker` goes through every shared structure). Every partition feeds identical
+//! summaries to identical coordinators, so all take the same decision, which is also the
+//! decision a single partition takes: results do not depend on T, nor on which thread
+//! stepped which partition (a partition's state is its own). Events cross partitions only
+//! with a delay of at least one cycle (a link is a register pipeline), so handing them
+//! over at the end of the cycle is exact.
 
 use crate::config::HwConfig;
 use crate::engine::network::Network;
@@ -44,6 +50,27 @@ pub trait CycleBarrier: Sync {
     /// Blocks until all threads have called it, or (where the barrier can tell) until
     /// `abort` is set.
     fn wait(&self, abort: &AtomicBool);
+
+    /// How [`step_partitioned`] ends a cycle with this barrier: by default every thread
+    /// waits at it ([`CycleEnd::Barrier`]).
+    fn cycle_end(&self) -> CycleEnd {
+        CycleEnd::Barrier
+    }
+}
+
+/// How the threads of [`step_partitioned`] end a cycle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CycleEnd {
+    /// Every thread waits at the barrier, also one that stepped no partition: a thread
+    /// that is not running holds the others up (the `std::sync::Barrier` baseline).
+    Barrier,
+    /// A thread waits only until the cycle's partition steps are done, spinning for up
+    /// to `spin` and then parking (`DoneCount`): a thread that is not running holds
+    /// nobody up unless it holds a partition it claimed.
+    WhenDone {
+        /// How long a waiter spins before parking.
+        spin: Duration,
+    },
 }
 
 /// Set when a partition's thread panics (or fails), so that the others leave the run
@@ -157,25 +184,135 @@ impl CycleBarrier for SpinBarrier {
             }
             return;
         }
-        // Exponential back-off up to 64 pauses a round; the clock is read only once the
-        // rounds are long, so a short wait costs no clock reads at all.
-        let mut round = 0u32;
-        let mut since: Option<Instant> = None;
-        while self.generation.load(Ordering::Acquire) == gen {
-            if abort.load(Ordering::Relaxed) {
-                return;
+        let opened = || self.generation.load(Ordering::Acquire) != gen;
+        if !spin_until(opened, self.spin, abort) {
+            self.park(gen, abort);
+        }
+    }
+
+    /// [`step_partitioned`] with this barrier ends a cycle when the cycle's partition
+    /// steps are done, its waiters spinning as long as this barrier's would: the
+    /// barrier itself is then not waited at.
+    fn cycle_end(&self) -> CycleEnd {
+        CycleEnd::WhenDone { spin: self.spin }
+    }
+}
+
+/// Spins with exponential back-off (up to 64 pauses a round) until `ready()` or `abort`;
+/// false when `budget` ran out first. The clock is read only once the rounds are long,
+/// so a short wait costs no clock reads at all.
+fn spin_until(ready: impl Fn() -> bool, budget: Duration, abort: &AtomicBool) -> bool {
+    let mut round = 0u32;
+    let mut since: Option<Instant> = None;
+    while !ready() {
+        if abort.load(Ordering::Relaxed) {
+            return true;
+        }
+        if round >= 6 {
+            let start = *since.get_or_insert_with(Instant::now);
+            if start.elapsed() >= budget {
+                return false;
             }
-            if round >= 6 {
-                let start = *since.get_or_insert_with(Instant::now);
-                if start.elapsed() >= self.spin {
-                    self.park(gen, abort);
-                    return;
-                }
-            }
-            for _ in 0..1u32 << round.min(6) {
-                std::hint::spin_loop();
-            }
-            round += 1;
+        }
+        for _ in 0..1u32 << round.min(6) {
+            std::hint::spin_loop();
+        }
+        round += 1;
+    }
+    true
+}
+
+/// The partition steps done in one call of [`step_partitioned`], and the threads that
+/// wait for a cycle's steps to be all done ([`CycleEnd::WhenDone`]).
+///
+/// With t partitions, cycle g (counted from the call) is complete when the count reaches
+/// (g + 1)·t. A waiter spins as [`SpinBarrier`]'s do, then sleeps on a condition
+/// variable; the step that completes a cycle wakes the sleepers (taking the lock only
+/// when there are some), and so does a failing thread ([`DoneCount::fail`]). A sleeper
+/// waits without a timeout, so a wake-up lost would hang the run: the comments of
+/// [`DoneCount::add_one`] and [`DoneCount::park`] say why none is.
+struct DoneCount {
+    per_cycle: u64,
+    spin: Duration,
+    done: CachePadded<AtomicU64>,
+    /// Waiters asleep (or about to sleep) on `wake`.
+    sleepers: CachePadded<AtomicUsize>,
+    lock: Mutex<()>,
+    wake: Condvar,
+}
+
+impl DoneCount {
+    /// A count for `per_cycle` partition steps a cycle, its waiters spinning for `spin`.
+    fn new(per_cycle: usize, spin: Duration) -> Self {
+        DoneCount {
+            per_cycle: per_cycle as u64,
+            spin,
+            done: CachePadded::new(AtomicU64::new(0)),
+            sleepers: CachePadded::new(AtomicUsize::new(0)),
+            lock: Mutex::new(()),
+            wake: Condvar::new(),
+        }
+    }
+
+    /// Counts one partition step done (after everything the step wrote); wakes the
+    /// sleepers when it completes a cycle.
+    fn add_one(&self) {
+        // SeqCst here and in `park` pair the two: either this step sees the sleeper and
+        // notifies under the lock, or the sleeper sees this count before it waits.
+        let n = self.done.fetch_add(1, Ordering::SeqCst) + 1;
+        if n.is_multiple_of(self.per_cycle) && self.sleepers.load(Ordering::SeqCst) > 0 {
+            let _guard = lock(&self.lock);
+            self.wake.notify_all();
+        }
+    }
+
+    /// The cycles complete, i.e. the first cycle that is not.
+    fn complete(&self) -> u64 {
+        self.done.load(Ordering::Acquire) / self.per_cycle
+    }
+
+    /// Blocks until cycle `g` is complete, or the run failed (`failed`).
+    fn wait_complete(&self, g: u64, failed: &AtomicBool) {
+        let target = (g + 1) * self.per_cycle;
+        let ready = || self.done.load(Ordering::Acquire) >= target;
+        if !spin_until(ready, self.spin, failed) {
+            self.park(target, failed);
+        }
+    }
+
+    fn park(&self, target: u64, failed: &AtomicBool) {
+        self.sleepers.fetch_add(1, Ordering::SeqCst);
+        let mut guard = lock(&self.lock);
+        // No lost wake-up. `fail` sets the flag, then notifies under the lock: this
+        // read under the lock either sees the flag or waits before the notify. The step
+        // that completes the cycle adds to the count, then reads `sleepers` (all
+        // SeqCst, as the increment above and the read below): if it read 0, its
+        // addition came before this thread's increment and so before this read, which
+        // sees it; otherwise it notifies under the lock, and this read sees the count
+        // or this thread waits before the notify.
+        while self.done.load(Ordering::SeqCst) < target && !failed.load(Ordering::SeqCst) {
+            guard = self.wake.wait(guard).unwrap_or_else(|e| e.into_inner());
+        }
+        drop(guard);
+        self.sleepers.fetch_sub(1, Ordering::SeqCst);
+    }
+
+    /// Marks the run failed and wakes every sleeper, so that no thread waits for the
+    /// step of a thread that unwound.
+    fn fail(&self, failed: &AtomicBool) {
+        failed.store(true, Ordering::SeqCst);
+        let _guard = lock(&self.lock);
+        self.wake.notify_all();
+    }
+}
+
+/// Marks a partitioned run failed, waking its waiters, if its thread unwinds.
+struct FailAndWake<'a>(&'a Failed, &'a DoneCount);
+
+impl Drop for FailAndWake<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.1.fail(&self.0 .0);
         }
     }
 }
@@ -336,7 +473,8 @@ pub fn build_partitions<N: Network>(
 }
 
 /// Steps the partitions, as many threads as partitions, until the run stops or the clock
-/// reaches `until` (then [`Stop::CycleLimit`]).
+/// reaches `until` (then [`Stop::CycleLimit`]); each cycle ends as `barrier` says
+/// ([`CycleBarrier::cycle_end`]).
 pub fn step_partitioned<N: Network + Send, B: CycleBarrier>(
     sims: &mut [Simulation<N>],
     barrier: &B,
@@ -357,17 +495,26 @@ pub fn step_partitioned<N: Network + Send, B: CycleBarrier>(
         .map(|_| CachePadded::new(AtomicU64::new(0)))
         .collect();
     let outcome = Mutex::new(None);
+    let decided = CachePadded::new(AtomicU64::new(u64::MAX));
     let clock = AtomicU64::new(0);
+    let spin = match barrier.cycle_end() {
+        CycleEnd::WhenDone { spin } => spin,
+        CycleEnd::Barrier => Duration::ZERO,
+    };
+    let done = DoneCount::new(t, spin);
     let shared = Shared {
         mail: &mail,
         edges: &edges,
         sums: &sums,
         barrier,
+        end: barrier.cycle_end(),
+        done: &done,
         failed: &failed,
         until,
         parts: &parts,
         claims: &claims,
         outcome: &outcome,
+        decided: &decided,
         clock: &clock,
     };
     std::thread::scope(|scope| {
@@ -419,8 +566,8 @@ pub(crate) fn hand_over<N: Network>(
     }
 }
 
-/// Partition `p` takes what the other partitions `peers` handed it this cycle (after the
-/// barrier).
+/// Partition `p` takes what the other partitions `peers` handed it in the cycle of
+/// `parity` (once that cycle has ended).
 pub(crate) fn take_over<N: Network>(
     p: usize,
     parity: usize,
@@ -455,6 +602,9 @@ struct Shared<'a, 's, N: Network, B> {
     edges: &'a [Mutex<Vec<WaitEdge>>],
     sums: &'a [Mutex<Summary>],
     barrier: &'a B,
+    /// How a cycle ends: at the barrier, or when its partition steps are `done`.
+    end: CycleEnd,
+    done: &'a DoneCount,
     failed: &'a Failed,
     until: Cycle,
     parts: &'a [Mutex<Part<'s, N>>],
@@ -464,6 +614,8 @@ struct Shared<'a, 's, N: Network, B> {
     /// How the run ended and in which cycle (counted from this call), once a
     /// partition's coordinator decided it (all decide alike, in the same cycle).
     outcome: &'a Mutex<Option<(u64, Stop)>>,
+    /// That cycle, for a look without the lock (`u64::MAX` until decided).
+    decided: &'a AtomicU64,
     /// The cycle partition 0's coordinator last reported progress at.
     clock: &'a AtomicU64,
 }
@@ -482,28 +634,60 @@ impl<N: Network, B> Clone for Shared<'_, '_, N, B> {
 impl<N: Network, B> Copy for Shared<'_, '_, N, B> {}
 
 /// Thread `i` of `t`: every cycle, steps the partitions it claims (its own first), then
-/// waits at the barrier; the run's outcome once decided, None when another thread failed.
+/// waits for the cycle to end (see [`CycleEnd`]); the run's outcome once decided, None
+/// when another thread failed.
+///
+/// With [`CycleEnd::WhenDone`] a thread may fall behind — descheduled between cycles, it
+/// holds no claim — while the others step its partitions; when it runs again it goes on
+/// from the first cycle that is not complete. Why that is safe, structure by structure:
+/// - *claims*: a claim is taken by moving `claims[p]` from the cycle's number g to g + 1,
+///   and `claims[p]` only grows, so a late thread's claim for a cycle already taken
+///   fails, and a partition is stepped once per cycle, in order.
+/// - *mail, summaries, wait-for edges* (double-buffered by parity): cycle g writes half
+///   g mod 2, cycle g + 1 reads it, and cycle g + 2 writes it again. A thread claims
+///   nothing of cycle g + 1 before the count says every step of cycle g is done, nor of
+///   g + 2 before every step of g + 1 — every read of that half — is done; a step writes
+///   only in a cycle it claimed. So however far behind a thread was, it writes a half
+///   only in the cycle that owns it, after the reads of the cycle before. (With the
+///   count read by an acquire load that sees the release of every step before it, what
+///   a step wrote is visible to the next cycle's steps, whichever thread takes them.)
+/// - *the partitions* (behind their locks) and each thread's scratch (`all`, `union`)
+///   hold nothing from one cycle to the next that another thread reads.
+/// - *the outcome*: decided in cycle h by every partition's step, before its count; no
+///   thread claims cycle h + 1, since it first waits for cycle h's count and then sees
+///   the decision (`decided` < h + 1) and returns it.
 fn worker<N: Network, B: CycleBarrier>(
     i: usize,
     t: usize,
     sh: Shared<'_, '_, N, B>,
     progress: &mut dyn FnMut(Cycle),
 ) -> Option<Stop> {
-    let _guard = FailOnPanic(sh.failed);
+    let _guard = FailAndWake(sh.failed, sh.done);
     let mut all = vec![Summary::default(); t];
     let mut union = Vec::new();
     let mut reported = 0;
-    for g in 0u64.. {
+    // The cycle to take part in: every cycle before it is complete.
+    let mut g = 0u64;
+    loop {
+        // A decision in this very cycle (a faster thread's step read it first) still
+        // needs the partitions not yet stepped to apply it: only an earlier one ends.
+        if sh.decided.load(Ordering::Acquire) < g {
+            let (_, stop) = lock(sh.outcome).clone().expect("decided with its outcome");
+            return Some(stop);
+        }
         for k in 0..t {
             let p = (i + k) % t;
             let claim =
                 sh.claims[p].compare_exchange(g, g + 1, Ordering::AcqRel, Ordering::Relaxed);
             if claim.is_ok() {
-                let mut part = lock(&sh.parts[p]);
-                cycle(p, g, &mut part, sh, &mut all, &mut union);
+                cycle(p, g, &mut lock(&sh.parts[p]), sh, &mut all, &mut union);
+                sh.done.add_one();
             }
         }
-        sh.barrier.wait(&sh.failed.0);
+        match sh.end {
+            CycleEnd::Barrier => sh.barrier.wait(&sh.failed.0),
+            CycleEnd::WhenDone { .. } => sh.done.wait_complete(g, &sh.failed.0),
+        }
         if sh.failed.0.load(Ordering::Acquire) {
             return None;
         }
@@ -512,15 +696,13 @@ fn worker<N: Network, B: CycleBarrier>(
             reported = now;
             progress(now);
         }
-        // A faster thread may already be deciding the next cycle's fate: only an
-        // outcome decided in this cycle, before the barrier, ends it.
-        if let Some((h, stop)) = lock(sh.outcome).clone() {
-            if h <= g {
-                return Some(stop);
-            }
-        }
+        g = match sh.end {
+            // Every thread arrives at the barrier once per cycle: none may skip one.
+            CycleEnd::Barrier => g + 1,
+            // The others may have gone on while this thread was away (or reporting).
+            CycleEnd::WhenDone { .. } => sh.done.complete().max(g + 1),
+        };
     }
-    unreachable!("the cycle count does not run out")
 }
 
 /// Partition `p`'s part of cycle `g` (counted from this call): the previous cycle's
@@ -559,13 +741,13 @@ fn cycle<N: Network, B>(
             Decision::Continue { next, window_end } => {
                 sim.advance(next, window_end);
                 if next >= sh.until {
-                    *lock(sh.outcome) = Some((g, Stop::CycleLimit));
+                    decide(sh, g, Stop::CycleLimit);
                     return;
                 }
             }
             Decision::Stop(stop, window_end) => {
                 sim.finish(window_end);
-                *lock(sh.outcome) = Some((g, stop));
+                decide(sh, g, stop);
                 return;
             }
         }
@@ -580,6 +762,13 @@ fn cycle<N: Network, B>(
         e.clear();
         sim.net.wait_edges(&mut e);
     }
+}
+
+/// Records that the run ends with `stop`, decided in cycle `g` (every partition's step
+/// of that cycle decides alike).
+fn decide<N: Network, B>(sh: Shared<'_, '_, N, B>, g: u64, stop: Stop) {
+    *lock(sh.outcome) = Some((g, stop));
+    sh.decided.store(g, Ordering::Release);
 }
 
 #[cfg(test)]
@@ -626,6 +815,79 @@ mod tests {
             waiter.join().unwrap();
         });
         assert_eq!(barrier.sleepers.load(Ordering::SeqCst), 0);
+    }
+
+    /// Every thread adds to each cycle's counter, counts its step done and waits for the
+    /// cycle: a wait that ended early would show a partial sum, a lost wake-up would
+    /// hang.
+    fn cycles_in_lockstep(done: &DoneCount, threads: usize, cycles: usize) {
+        let counters: Vec<AtomicUsize> = (0..cycles).map(|_| AtomicUsize::new(0)).collect();
+        let failed = AtomicBool::new(false);
+        std::thread::scope(|s| {
+            for _ in 0..threads {
+                s.spawn(|| {
+                    for (g, counter) in counters.iter().enumerate() {
+                        counter.fetch_add(1, Ordering::Relaxed);
+                        done.add_one();
+                        done.wait_complete(g as u64, &failed);
+                        assert_eq!(counter.load(Ordering::Relaxed), threads);
+                        assert!(done.complete() > g as u64);
+                    }
+                });
+            }
+        });
+        assert_eq!(done.sleepers.load(Ordering::SeqCst), 0);
+    }
+
+    #[test]
+    fn a_count_whose_waiters_park_at_once_ends_every_cycle_and_loses_no_wake_up() {
+        cycles_in_lockstep(&DoneCount::new(3, Duration::ZERO), 3, 5_000);
+    }
+
+    #[test]
+    fn a_count_whose_waiters_never_park_ends_every_cycle() {
+        cycles_in_lockstep(&DoneCount::new(2, Duration::MAX), 2, 300);
+    }
+
+    #[test]
+    fn a_thread_that_never_arrives_holds_nobody_up_once_its_step_is_done_by_another() {
+        // Two steps a cycle, both done by one thread: the cycles end without the other.
+        let done = DoneCount::new(2, Duration::ZERO);
+        let failed = AtomicBool::new(false);
+        for g in 0..100 {
+            done.add_one();
+            done.add_one();
+            done.wait_complete(g, &failed);
+        }
+        assert_eq!(done.complete(), 100);
+    }
+
+    #[test]
+    fn a_parked_count_waiter_leaves_when_a_thread_fails() {
+        let done = DoneCount::new(2, Duration::ZERO);
+        let failed = AtomicBool::new(false);
+        std::thread::scope(|s| {
+            let waiter = s.spawn(|| done.wait_complete(0, &failed));
+            while done.sleepers.load(Ordering::SeqCst) == 0 {
+                std::thread::yield_now();
+            }
+            done.fail(&failed);
+            waiter.join().unwrap();
+        });
+        assert_eq!(done.complete(), 0, "the cycle never completed");
+        assert_eq!(done.sleepers.load(Ordering::SeqCst), 0);
+    }
+
+    #[test]
+    fn a_spin_barrier_ends_partitioned_cycles_by_the_count_and_a_std_barrier_at_itself() {
+        let spin = SpinBarrier::with_spin(2, Duration::from_micros(7));
+        assert_eq!(
+            spin.cycle_end(),
+            CycleEnd::WhenDone {
+                spin: Duration::from_micros(7)
+            }
+        );
+        assert_eq!(StdBarrier::new(2).cycle_end(), CycleEnd::Barrier);
     }
 
     #[test]

@@ -359,3 +359,69 @@ fn ugal_global_gives_the_same_report_on_1_2_and_3_partitions_and_refuses_to_spli
         "{err}"
     );
 }
+
+/// The partitions of the 8×8 torus preset (3 of them, with `barrier`) run to the end of
+/// a short replication: how it stopped, and each partition's clock and summary.
+fn three_partitions_with<B: routemu::engine::parallel::CycleBarrier>(
+    barrier: &B,
+) -> (
+    routemu::engine::sim::Stop,
+    Vec<(u64, routemu::engine::sim::Summary)>,
+) {
+    let cfg = common::windowed(common::preset("wormhole-torus-dor.ron"), 500, 3_000, 1);
+    let (sims, stop) = routemu::engine::parallel::run_with_barrier::<
+        routemu::switching::wormhole::WormholeNet,
+        B,
+    >(&cfg, 0, 3, barrier, &mut |_| {})
+    .unwrap();
+    (stop, sims.iter().map(|s| (s.t, s.summary())).collect())
+}
+
+#[test]
+fn how_a_cycle_ends_changes_nothing_and_waiters_that_park_at_once_lose_no_wake_up() {
+    use routemu::engine::parallel::{SpinBarrier, StdBarrier};
+    use std::time::Duration;
+    // Every wait parks (thousands of cycles on 3 threads: a lost wake-up would hang),
+    // none does, or every thread waits at std's barrier each cycle.
+    let parked = three_partitions_with(&SpinBarrier::with_spin(3, Duration::ZERO));
+    assert_eq!(parked.0, routemu::engine::sim::Stop::Drained);
+    assert!(parked.1[0].0 > 3_500, "ran {} cycles", parked.1[0].0);
+    assert_eq!(
+        parked,
+        three_partitions_with(&SpinBarrier::with_spin(3, Duration::MAX))
+    );
+    assert_eq!(parked, three_partitions_with(&StdBarrier::new(3)));
+}
+
+#[test]
+fn a_thread_away_between_cycles_holds_the_others_up_no_longer_and_changes_nothing() {
+    // Progress is reported on the caller's thread between cycles, where it holds no
+    // partition: while it sleeps there, the other thread steps both partitions to the
+    // end of the run, so the sleeper reports once (a thread held up at a barrier would
+    // report every check point after it), and the report is the one-partition one.
+    let mut cfg = common::windowed(common::preset("wormhole-torus-dor.ron"), 1_000, 20_000, 1);
+    cfg.experiment.partition_min_nodes = Some(1);
+    let one = report(&cfg);
+    cfg.experiment.threads = 2;
+    let mut reports = Vec::new();
+    let r = run_experiment(&cfg, &mut |_, now| {
+        if reports.is_empty() {
+            std::thread::sleep(std::time::Duration::from_secs(2));
+        }
+        reports.push(now);
+    })
+    .unwrap();
+    assert_eq!(r.threads, 2);
+    let check_points = 21_000 / routemu::engine::sim::CHECK_EVERY;
+    assert!(
+        reports.len() < check_points as usize / 2,
+        "{} reports of {check_points} check points",
+        reports.len()
+    );
+    let mut two = common::without_split(serde_json::to_value(&r).unwrap());
+    two["config"]["experiment"]
+        .as_object_mut()
+        .unwrap()
+        .remove("idle_skip");
+    assert_eq!(one, two);
+}
