@@ -1,7 +1,8 @@
 //! Speed benchmarks: node-cycles per second on fixed scenarios — single thread, with
 //! the cost per unit of work and, as the baseline measured in the same run, the same
 //! scenario stepped without idle skipping; and partitioned, T threads against one, with
-//! the spin barrier and with `std::sync::Barrier` as its baseline, plus heap bytes per
+//! cycles ending when their partition steps are done (the spin barrier's wait) and with
+//! `std::sync::Barrier` as its baseline, plus heap bytes per
 //! node ([`alloc`]). Used by `routemu bench` and `cargo bench`; never by tests (timing
 //! is not asserted).
 
@@ -481,7 +482,8 @@ pub struct PartResult {
     /// Partitions used when `threads` were asked for (fewer when partitions would be
     /// too small, or the mode cannot be split).
     pub parts: usize,
-    /// Node-cycles per second on those partitions with the spin barrier.
+    /// Node-cycles per second on those partitions, each cycle ending when its partition
+    /// steps are done (`SpinBarrier`'s `CycleEnd::WhenDone`).
     pub spin: f64,
     /// The same with `std::sync::Barrier`.
     pub std: f64,

@@ -134,7 +134,7 @@ pub fn bench(a: &BenchArgs) -> crate::foundation::error::Result<i32> {
         "nodes",
         "1 thread",
         "parts",
-        "spin barrier",
+        "2 threads",
         "speedup",
         "std Barrier",
         "speedup",

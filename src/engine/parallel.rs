@@ -405,7 +405,8 @@ pub(crate) type Mail<N> = (
     Vec<<N as Network>::Remote>,
 );
 
-/// Runs replication `rep` of `cfg` on `parts` partitions (spin barrier); returns the
+/// Runs replication `rep` of `cfg` on `parts` partitions (each cycle ending when its
+/// partition steps are done, `SpinBarrier`'s wait); returns the
 /// partitions in node order and how the run ended.
 pub fn run_partitioned<N: Network + Send>(
     cfg: &HwConfig,
