@@ -633,7 +633,7 @@ impl Crossbar {
             if bids.is_power_of_two() {
                 let iv = bids.trailing_zeros() as usize;
                 if vcs[ip * stride + iv].ready_at <= t {
-                    let (a, b) = g.pair(layout, ip, iv, vcs, spec);
+                    let (a, b) = g.pair(layout, (ip, iv), vcs, spec, failed >> iv & 1 == 1);
                     g.matcher.single(n, a, b);
                     g.grant(n, layout, (a, iv), vcs, spec, grants, granted);
                 }
@@ -660,7 +660,7 @@ impl Crossbar {
                 if vcs[ip * stride + iv].ready_at > t {
                     continue;
                 }
-                let (a, b) = g.pair(layout, ip, iv, vcs, spec);
+                let (a, b) = g.pair(layout, (ip, iv), vcs, spec, failed >> iv & 1 == 1);
                 // The input's choice among its VCs for this output: non-speculative
                 // first, then round-robin from the input's offset (which is below nv).
                 let off = g.offset[n * g.inputs + a] as usize;
@@ -751,19 +751,18 @@ impl Crossbar {
 }
 
 impl General {
-    /// The allocator input and output of input VC `(ip, iv)`'s bid (module doc): a
-    /// failed speculative header bids for the output it asked a VC of.
+    /// The allocator input and output of input VC `(ip, iv)`'s bid (module doc); a
+    /// `phantom` — a failed speculative header — bids for the output it asked a VC of.
     #[inline(always)]
     fn pair(
         &self,
         layout: &Layout,
-        ip: usize,
-        iv: usize,
+        (ip, iv): (usize, usize),
         vcs: &[InVc],
         spec: Option<&SpecRequests>,
+        phantom: bool,
     ) -> (usize, usize) {
         let local = layout.local();
-        let phantom = spec.is_some_and(|s| s.failed[ip] >> iv & 1 == 1);
         let x = bid_output(layout, &vcs[layout.slot(ip, iv)], spec, (ip, iv), phantom);
         let a = if ip != local {
             ip * self.speedup + rem(iv, self.speedup)
@@ -807,15 +806,10 @@ impl General {
             return;
         }
         let vc = &vcs[layout.slot(ip, iv)];
-        let op = if vc.out_port as usize == local {
-            local
-        } else {
-            vc.out_port as usize
-        };
         grants[*granted] = Grant {
             in_port: ip as u8,
             in_vc: iv as u8,
-            out_port: op as u8,
+            out_port: vc.out_port,
             out_vc: vc.out_vc,
         };
         *granted += 1;
