@@ -224,6 +224,48 @@ fn first_from(mask: u64, from: usize) -> usize {
 }
 
 impl Crossbar {
+    /// The general allocator's injection and ejection connections, and its requesters
+    /// (crossbar inputs: `speedup` per network port, one per injection connection) and
+    /// resources (network ports and ejection connections).
+    fn general_shape(
+        layout: &Layout,
+        speedup: usize,
+        caps: NiCaps,
+    ) -> (usize, usize, usize, usize) {
+        let inj = caps.injection.map_or(layout.dma, |c| c.min(layout.dma));
+        let ej = caps.ejection.map_or(layout.dma, |c| c.min(layout.dma));
+        (inj, ej, layout.ports * speedup + inj, layout.ports + ej)
+    }
+
+    /// Bytes per router of the tables [`Crossbar::new`] allocates (pointers, the
+    /// matrix arbiters, the general allocator's offsets and arbiters): the memory
+    /// check's estimate, `experiments::memory`. Scratch shared by all routers is not
+    /// counted.
+    pub fn table_bytes(
+        layout: &Layout,
+        speedup: usize,
+        kind: Allocator,
+        arbiter: Arbiter,
+        caps: NiCaps,
+    ) -> u64 {
+        let xputs = layout.ports + layout.dma;
+        let pointers = layout.all_ports() + xputs + usize::from(caps.ejection.is_some());
+        let matrix = if kind == Allocator::PortLevel && arbiter == Arbiter::Matrix {
+            layout.all_ports() as u64
+                * Arbiters::table_bytes(Arbiter::Matrix, layout.vcs.max(layout.dma))
+                + xputs as u64 * Arbiters::table_bytes(Arbiter::Matrix, xputs)
+        } else {
+            0
+        };
+        let general = if kind == Allocator::PortLevel {
+            0
+        } else {
+            let (_, _, inputs, outputs) = Self::general_shape(layout, speedup, caps);
+            inputs as u64 + Matcher::table_bytes(kind, arbiter, inputs, outputs)
+        };
+        pointers as u64 + matrix + general
+    }
+
     /// Allocators for `nodes` routers.
     pub fn new(
         nodes: usize,
@@ -250,10 +292,7 @@ impl Crossbar {
         let general = if kind == Allocator::PortLevel {
             None
         } else {
-            let inj = caps.injection.map_or(layout.dma, |c| c.min(layout.dma));
-            let ej = caps.ejection.map_or(layout.dma, |c| c.min(layout.dma));
-            let inputs = layout.ports * speedup + inj;
-            let outputs = layout.ports + ej;
+            let (inj, ej, inputs, outputs) = Self::general_shape(layout, speedup, caps);
             let mut offset: Vec<u8> =
                 zeroed_table(nodes.checked_mul(inputs), "switch allocator VC offset")?;
             // BookSim starts input i's offset at i mod speedup: each input on its own VCs.

@@ -55,6 +55,17 @@ pub struct VcAllocator {
 }
 
 impl VcAllocator {
+    /// Bytes per router of the tables [`VcAllocator::new`] allocates (the port level's
+    /// arbiters, or the general matcher's): the memory check's estimate,
+    /// `experiments::memory`. Scratch shared by all routers is not counted.
+    pub fn table_bytes(layout: &Layout, kind: Allocator, arbiter: Arbiter) -> u64 {
+        if kind == Allocator::PortLevel {
+            layout.all_ports() as u64 * Arbiters::table_bytes(arbiter, layout.per_node)
+        } else {
+            Matcher::table_bytes(kind, arbiter, layout.per_node, layout.per_node)
+        }
+    }
+
     /// Allocators of `kind` with arbiters `arbiter` for `nodes` routers.
     pub fn new(
         nodes: usize,

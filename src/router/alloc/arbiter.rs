@@ -51,6 +51,18 @@ impl Arbiters {
         })
     }
 
+    /// Bytes one arbiter of `kind` over `size` requesters takes in the tables of
+    /// [`Arbiters::new`] (the memory check's estimate, `experiments::memory`): a
+    /// round-robin pointer, nothing for fixed priority, a matrix arbiter's stamp per
+    /// requester and its clock.
+    pub fn table_bytes(kind: Arbiter, size: usize) -> u64 {
+        match kind {
+            Arbiter::RoundRobin => std::mem::size_of::<u16>() as u64,
+            Arbiter::FixedPriority => 0,
+            Arbiter::Matrix => (std::mem::size_of::<u32>() * (size + 1)) as u64,
+        }
+    }
+
     /// The rank of requester `r` at arbiter `a` among requests of equal priority: the
     /// lowest wins.
     #[inline]

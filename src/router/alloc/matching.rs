@@ -93,6 +93,37 @@ fn ranked(high: bool, rank: u32) -> u64 {
 }
 
 impl Matcher {
+    /// The arbiters a matcher of `kind` keeps per requester and per resource, and
+    /// whether it keeps any.
+    fn arbiters_of(kind: Allocator, arbiter: Arbiter) -> (Arbiter, bool) {
+        match kind {
+            Allocator::PortLevel
+            | Allocator::SeparableInputFirst
+            | Allocator::SeparableOutputFirst => (arbiter, true),
+            Allocator::ISlip { .. } => (Arbiter::RoundRobin, true),
+            Allocator::Wavefront => (Arbiter::RoundRobin, false),
+        }
+    }
+
+    /// Bytes per router of the tables [`Matcher::new`] allocates for `routers` routers
+    /// (its arbiters, the wavefront's diagonal); the scratch shared by all routers is
+    /// not counted.
+    pub fn table_bytes(kind: Allocator, arbiter: Arbiter, inputs: usize, outputs: usize) -> u64 {
+        let (arb, with_arbiters) = Self::arbiters_of(kind, arbiter);
+        let arbiters = if with_arbiters {
+            inputs as u64 * Arbiters::table_bytes(arb, outputs)
+                + outputs as u64 * Arbiters::table_bytes(arb, inputs)
+        } else {
+            0
+        };
+        let diag = if kind == Allocator::Wavefront {
+            std::mem::size_of::<u16>() as u64
+        } else {
+            0
+        };
+        arbiters + diag
+    }
+
     /// Matchers of `kind` for `routers` routers of `inputs` requesters and `outputs`
     /// resources each; `arbiter` for the separable allocators (iSLIP's pointers are
     /// round-robin whatever it says, the wavefront has none). An error when the tables
@@ -111,13 +142,7 @@ impl Matcher {
                 NONE - 1
             )));
         }
-        let (arb, with_arbiters) = match kind {
-            Allocator::PortLevel
-            | Allocator::SeparableInputFirst
-            | Allocator::SeparableOutputFirst => (arbiter, true),
-            Allocator::ISlip { .. } => (Arbiter::RoundRobin, true),
-            Allocator::Wavefront => (Arbiter::RoundRobin, false),
-        };
+        let (arb, with_arbiters) = Self::arbiters_of(kind, arbiter);
         let count = |per: usize| {
             if with_arbiters {
                 routers.checked_mul(per).ok_or_else(|| {

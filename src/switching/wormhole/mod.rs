@@ -84,6 +84,30 @@ fn obs_vec<T: Clone + Default>(cfg: &HwConfig, n: Option<usize>, what: &str) -> 
     crate::foundation::limits::filled_table(n, T::default(), what)
 }
 
+/// The network interface's connections per cycle: its flit rates over the link width.
+fn ni_caps(cfg: &HwConfig) -> NiCaps {
+    let connections = |w: Option<u32>| w.map(|w| (w / cfg.links.width.max(1)).max(1) as usize);
+    NiCaps {
+        injection: connections(cfg.router.ni.injection),
+        ejection: connections(cfg.router.ni.ejection),
+    }
+}
+
+/// Bytes per router of the VC and switch allocators' tables of `cfg` (validated as `m`):
+/// the memory check's share for them, from the allocators' own accounts.
+pub fn allocator_bytes(cfg: &HwConfig, m: &Machine) -> u64 {
+    let r = &cfg.router;
+    let layout = Layout::new(m.topology.degree(), r.vcs as usize, m.dma as usize);
+    VcAllocator::table_bytes(&layout, r.vc_allocator.unwrap_or(r.allocator), r.arbiter)
+        + Crossbar::table_bytes(
+            &layout,
+            r.speedup as usize,
+            r.sw_allocator.unwrap_or(r.allocator),
+            r.arbiter,
+            ni_caps(cfg),
+        )
+}
+
 /// The fewest flits a message of `w` can have (requests, writes and replies): what
 /// bounds the message slots of a VC buffer under `TailSent` (`router::buffers::ring_slots`).
 pub fn min_length(w: &crate::traffic::Workload) -> u32 {
@@ -297,7 +321,6 @@ impl WormholeNet {
         } else {
             1
         };
-        let connections = |w: Option<u32>| w.map(|w| (w / l.width.max(1)).max(1) as usize);
         let mut timing = LinkTiming::new(l, p.switch_traversal);
         timing.eject = r.ni.ejection_latency;
         let mut net = WormholeNet {
@@ -336,10 +359,7 @@ impl WormholeNet {
                 r.switch_iterations as usize,
                 r.sw_allocator.unwrap_or(r.allocator),
                 r.arbiter,
-                NiCaps {
-                    injection: connections(r.ni.injection),
-                    ejection: connections(r.ni.ejection),
-                },
+                ni_caps(cfg),
             )?,
             dma: if replies {
                 Dma::new(nodes, dma as usize)?.with_replies()?
