@@ -155,6 +155,17 @@ pub fn bytes_per_node(cfg: &HwConfig, m: &Machine) -> u64 {
     }
 }
 
+/// The estimated bytes per node of the calendar's buckets at the run's offered load
+/// (`switching::wormhole::calendar_bytes`): beside the tables, memory the run takes as it
+/// goes, kilobytes a node where links are long (a dragonfly's global links). The other
+/// modes' calendars are not counted: their links are one or a few cycles long.
+pub fn calendar_bytes_per_node(cfg: &HwConfig, m: &Machine) -> u64 {
+    match cfg.switching {
+        SwitchingConfig::Wormhole { .. } => crate::switching::wormhole::calendar_bytes(cfg, m),
+        _ => 0,
+    }
+}
+
 /// What the estimate adds to the itemised tables, in percent: the tables of a topology
 /// of its own (a dragonfly's) and what a figure fitted on some networks misses on others
 /// (1.5–2% on dragonflies), so that the estimate does not fall short.
@@ -184,7 +195,7 @@ pub fn series_bytes(cfg: &HwConfig, m: &Machine) -> u64 {
 
 /// The memory check of `cfg`: the estimate and the limit, without judging.
 pub fn memory_check(cfg: &HwConfig, m: &Machine) -> MemoryCheck {
-    let per_node = bytes_per_node(cfg, m);
+    let per_node = bytes_per_node(cfg, m) + calendar_bytes_per_node(cfg, m);
     let series = series_bytes(cfg, m);
     let e = &cfg.experiment;
     let nodes = m.topology.nodes() as u64;

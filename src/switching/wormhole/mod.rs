@@ -108,6 +108,36 @@ pub fn allocator_bytes(cfg: &HwConfig, m: &Machine) -> u64 {
         )
 }
 
+/// The links' and the network interface's delays of `cfg`.
+fn link_timing(cfg: &HwConfig) -> LinkTiming {
+    let mut timing = LinkTiming::new(&cfg.links, cfg.router.pipeline.switch_traversal);
+    timing.eject = cfg.router.ni.ejection_latency;
+    timing
+}
+
+/// The longest delay an event is scheduled ahead: the links' and the ports' own.
+fn horizon_of(timing: &LinkTiming, port_delay: &[(Cycle, Cycle)]) -> Cycle {
+    port_delay
+        .iter()
+        .fold(timing.horizon(), |h, &(f, c)| h.max(f).max(c))
+}
+
+/// Bytes per node the calendar (`engine::wheel::Wheel`) holds at the run's offered load:
+/// every bucket of the wheel (a power of two over the horizon, the longest link or credit
+/// delay) keeps the capacity of the most events one cycle has had, about a flit and a
+/// credit event per link a flit crosses in a cycle, `2 · flits · (D + 1)` per node (D
+/// the mean distance, one more for the injection link). Small on a torus (8 buckets);
+/// on a dragonfly whose global links take 100 cycles, 256 buckets make it kilobytes a
+/// node.
+pub fn calendar_bytes(cfg: &HwConfig, m: &Machine) -> u64 {
+    let timing = link_timing(cfg);
+    let delays = WormholeNet::port_delays(&m.topology, &cfg.links, &timing);
+    let buckets = (horizon_of(&timing, &delays) as usize + 1).next_power_of_two();
+    let flits = cfg.workload.rate.max(0.0) * m.workload.flits_per_creation();
+    let events = 2.0 * flits * (m.topology.mean_distance() + 1.0);
+    (events * buckets as f64 * std::mem::size_of::<LinkEvent>() as f64).ceil() as u64
+}
+
 /// The fewest flits a message of `w` can have (requests, writes and replies): what
 /// bounds the message slots of a VC buffer under `TailSent` (`router::buffers::ring_slots`).
 pub fn min_length(w: &crate::traffic::Workload) -> u32 {
@@ -321,8 +351,7 @@ impl WormholeNet {
         } else {
             1
         };
-        let mut timing = LinkTiming::new(l, p.switch_traversal);
-        timing.eject = r.ni.ejection_latency;
+        let timing = link_timing(cfg);
         let mut net = WormholeNet {
             topology: topology.clone(),
             layout,
@@ -1195,9 +1224,7 @@ impl Network for WormholeNet {
         self.accept_header(r);
     }
     fn horizon(&self) -> Cycle {
-        self.port_delay
-            .iter()
-            .fold(self.timing.horizon(), |h, &(f, c)| h.max(f).max(c))
+        horizon_of(&self.timing, &self.port_delay)
     }
     // A flit is due downstream `traversal + latency` cycles after its grant, a credit
     // `credit_latency` after it is sent; a head's header is written into the downstream
