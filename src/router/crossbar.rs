@@ -748,7 +748,7 @@ impl Crossbar {
                 let r = &mut g.reqs[a];
                 r.1 &= !r.0;
             }
-            for &(a, b) in g.matcher.separable_masks(n, active, &g.reqs) {
+            for &(a, b) in g.matcher.separable_masks::<true>(n, active, &g.reqs) {
                 let c = g.cand[a as usize * outs + b as usize];
                 matched.push((c.order, a as u8, b as u8, c.vc));
             }

@@ -52,6 +52,9 @@ pub struct VcAllocator {
     /// (`pipeline.speculative`; None without speculation).
     spec: Option<SpecRequests>,
     order: Vec<(u32, u16)>,
+    /// `[input slot]`: this cycle's requests as (high, low) masks over output slots,
+    /// for a general matcher that takes masks (`Matcher::separable_masks`).
+    masks: Vec<(u64, u64)>,
 }
 
 impl VcAllocator {
@@ -102,6 +105,7 @@ impl VcAllocator {
             switch_alloc_delay,
             scratch: Vec::with_capacity(layout.per_node),
             order: Vec::with_capacity(layout.per_node),
+            masks: vec![(0, 0); layout.per_node],
             spec: speculative.then(|| SpecRequests::new(layout)),
         })
     }
@@ -240,6 +244,44 @@ impl VcAllocator {
         let Some(m) = self.general.as_mut() else {
             return 0;
         };
+        if m.takes_masks() {
+            // The same requests as masks: a header's class holds at its own arbiter
+            // only, every request being of high class at the output VC's.
+            let mut active = 0u64;
+            for &(who, req, _) in &self.scratch {
+                let op = req.port.idx();
+                let free = outputs.free[n * np + op];
+                let first = req.first & free;
+                let slot = |ov: usize| 1u64 << layout.slot(op, ov);
+                let r = &mut self.masks[who as usize];
+                for ov in BitIter(first) {
+                    r.0 |= slot(ov);
+                }
+                for ov in BitIter(req.second & free & !first) {
+                    r.1 |= slot(ov);
+                }
+                active |= 1 << who;
+            }
+            let matches = m.separable_masks::<false>(n, active, &self.masks);
+            for &(who, out) in matches {
+                let (op, ov) = layout.unslot(out as usize);
+                Self::grant(
+                    n,
+                    t,
+                    layout,
+                    inputs,
+                    outputs,
+                    who,
+                    op,
+                    ov,
+                    self.switch_alloc_delay,
+                );
+            }
+            for a in BitIter(active) {
+                self.masks[a] = (0, 0);
+            }
+            return matches.len();
+        }
         m.clear();
         for &(who, req, _) in &self.scratch {
             let op = req.port.idx();

@@ -256,14 +256,17 @@ impl Matcher {
 
     /// The separable matching of router `router` (only when [`Matcher::takes_masks`])
     /// from requests given as masks rather than pushed: `reqs[i]` = (high, low), the
-    /// resources requester i asks for with a request of high and of low class (the same
-    /// class at both arbiters), for the requesters of `active`. The matches and the
-    /// arbiters' moves are those [`Matcher::allocate`] makes from the same requests
-    /// pushed one by one — a request's key at an arbiter is unique, so no order among
-    /// the requests matters — but without a request list the pass costs a few bit
-    /// operations per requester and resource; the matches come in resource order
-    /// (input first) or requester order (output first). Forgets the last matches.
-    pub fn separable_masks(
+    /// resources requester i asks for with a request of high and of low class, for the
+    /// requesters of `active`. `OUT_CLASSES`: the class holds at both arbiters (the
+    /// switch allocator's requests, `in_high == out_high`); else only at the
+    /// requester's, every request being of high class at the resource's (the VC
+    /// allocator's, `out_high` always). The matches and the arbiters' moves are those
+    /// [`Matcher::allocate`] makes from the same requests pushed one by one — a
+    /// request's key at an arbiter is unique, so no order among the requests matters —
+    /// but without a request list the pass costs a few bit operations per requester and
+    /// resource; the matches come in resource order (input first) or requester order
+    /// (output first). Forgets the last matches.
+    pub fn separable_masks<const OUT_CLASSES: bool>(
         &mut self,
         router: usize,
         active: u64,
@@ -288,7 +291,7 @@ impl Matcher {
                     continue;
                 }
                 let o = self.in_arb.pick(ia + i, m);
-                add(&mut self.at_out[o], high, i);
+                add(&mut self.at_out[o], high || !OUT_CLASSES, i);
                 reached |= 1 << o;
             }
             for o in crate::routing::selection::BitIter(reached) {
@@ -303,7 +306,7 @@ impl Matcher {
             for i in crate::routing::selection::BitIter(active) {
                 let (high, low) = reqs[i];
                 for o in crate::routing::selection::BitIter(high | low) {
-                    add(&mut self.at_out[o], high >> o & 1 == 1, i);
+                    add(&mut self.at_out[o], high >> o & 1 == 1 || !OUT_CLASSES, i);
                 }
                 wanted |= high | low;
             }
@@ -311,7 +314,13 @@ impl Matcher {
             for o in crate::routing::selection::BitIter(wanted) {
                 let (m, high) = choose(std::mem::take(&mut self.at_out[o]));
                 let i = self.out_arb.pick(oa + o, m);
-                add(&mut self.at_in[i], high, o);
+                // The input's choice among its grants ranks them by its own class.
+                let in_high = if OUT_CLASSES {
+                    high
+                } else {
+                    reqs[i].0 >> o & 1 == 1
+                };
+                add(&mut self.at_in[i], in_high, o);
                 reached |= 1 << i;
             }
             for i in crate::routing::selection::BitIter(reached) {
@@ -581,38 +590,48 @@ mod tests {
             Allocator::SeparableOutputFirst,
         ] {
             for arbiter in [Arbiter::RoundRobin, Arbiter::Matrix, Arbiter::FixedPriority] {
-                let (n_in, n_out) = (6, 5);
-                let mut listed = Matcher::new(kind, arbiter, 2, n_in, n_out).unwrap();
-                let mut masked = listed.clone();
-                assert!(masked.takes_masks());
-                for seed in 1..400u64 {
-                    let router = (seed % 2) as usize;
-                    let reqs = random_matrix(seed, n_in as u16, n_out as u16);
-                    let mut by_mask = vec![(0u64, 0u64); n_in];
-                    let mut active = 0u64;
-                    listed.clear();
-                    for (k, &(i, o)) in reqs.iter().enumerate() {
-                        // Classes from another draw of the seed: some requests low.
-                        let high = !(seed.wrapping_mul(31) + k as u64).is_multiple_of(3);
-                        listed.push(Request {
-                            input: i,
-                            output: o,
-                            in_high: high,
-                            out_high: high,
-                        });
-                        let m = &mut by_mask[i as usize];
-                        if high {
-                            m.0 |= 1 << o;
-                        } else {
-                            m.1 |= 1 << o;
+                for out_classes in [true, false] {
+                    let (n_in, n_out) = (6, 5);
+                    let mut listed = Matcher::new(kind, arbiter, 2, n_in, n_out).unwrap();
+                    let mut masked = listed.clone();
+                    assert!(masked.takes_masks());
+                    for seed in 1..400u64 {
+                        let router = (seed % 2) as usize;
+                        let reqs = random_matrix(seed, n_in as u16, n_out as u16);
+                        let mut by_mask = vec![(0u64, 0u64); n_in];
+                        let mut active = 0u64;
+                        listed.clear();
+                        for (k, &(i, o)) in reqs.iter().enumerate() {
+                            // Classes from another draw of the seed: some requests low.
+                            let high = !(seed.wrapping_mul(31) + k as u64).is_multiple_of(3);
+                            listed.push(Request {
+                                input: i,
+                                output: o,
+                                in_high: high,
+                                out_high: high || !out_classes,
+                            });
+                            let m = &mut by_mask[i as usize];
+                            if high {
+                                m.0 |= 1 << o;
+                            } else {
+                                m.1 |= 1 << o;
+                            }
+                            active |= 1 << i;
                         }
-                        active |= 1 << i;
+                        let mut want = listed.allocate(router).to_vec();
+                        let mut got = if out_classes {
+                            masked
+                                .separable_masks::<true>(router, active, &by_mask)
+                                .to_vec()
+                        } else {
+                            masked
+                                .separable_masks::<false>(router, active, &by_mask)
+                                .to_vec()
+                        };
+                        want.sort_unstable();
+                        got.sort_unstable();
+                        assert_eq!(got, want, "{kind:?} {arbiter:?} {out_classes}, seed {seed}");
                     }
-                    let mut want = listed.allocate(router).to_vec();
-                    let mut got = masked.separable_masks(router, active, &by_mask).to_vec();
-                    want.sort_unstable();
-                    got.sort_unstable();
-                    assert_eq!(got, want, "{kind:?} {arbiter:?}, seed {seed}");
                 }
             }
         }
