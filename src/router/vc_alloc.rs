@@ -244,7 +244,7 @@ impl VcAllocator {
         let Some(m) = self.general.as_mut() else {
             return 0;
         };
-        if m.takes_masks() {
+        let matches = if m.takes_masks() {
             // The same requests as masks: a header's class holds at its own arbiter
             // only, every request being of high class at the output VC's.
             let mut active = 0u64;
@@ -263,42 +263,29 @@ impl VcAllocator {
                 active |= 1 << who;
             }
             let matches = m.separable_masks::<false>(n, active, &self.masks);
-            for &(who, out) in matches {
-                let (op, ov) = layout.unslot(out as usize);
-                Self::grant(
-                    n,
-                    t,
-                    layout,
-                    inputs,
-                    outputs,
-                    who,
-                    op,
-                    ov,
-                    self.switch_alloc_delay,
-                );
-            }
             for a in BitIter(active) {
                 self.masks[a] = (0, 0);
             }
-            return matches.len();
-        }
-        m.clear();
-        for &(who, req, _) in &self.scratch {
-            let op = req.port.idx();
-            let free = outputs.free[n * np + op];
-            let first = req.first & free;
-            for (mask, high) in [(first, true), (req.second & free & !first, false)] {
-                for ov in BitIter(mask) {
-                    m.push(Request {
-                        input: who,
-                        output: layout.slot(op, ov) as u16,
-                        in_high: high,
-                        out_high: true,
-                    });
+            matches
+        } else {
+            m.clear();
+            for &(who, req, _) in &self.scratch {
+                let op = req.port.idx();
+                let free = outputs.free[n * np + op];
+                let first = req.first & free;
+                for (mask, high) in [(first, true), (req.second & free & !first, false)] {
+                    for ov in BitIter(mask) {
+                        m.push(Request {
+                            input: who,
+                            output: layout.slot(op, ov) as u16,
+                            in_high: high,
+                            out_high: true,
+                        });
+                    }
                 }
             }
-        }
-        let matches = m.allocate(n);
+            m.allocate(n)
+        };
         for &(who, out) in matches {
             let (op, ov) = layout.unslot(out as usize);
             Self::grant(
