@@ -246,7 +246,14 @@ fn loads(
         Topology::Mesh(m) => Some(m.grid),
         _ => None,
     };
-    let mut ports = [0u64; 2];
+    // `[node][port]`: the neighbour (u32::MAX: none), looked up once, not once a flow.
+    let next: Vec<u32> = (0..n * deg)
+        .map(|i| {
+            topology
+                .neighbor(NodeId((i / deg) as u32), PortId((i % deg) as u8))
+                .map_or(u32::MAX, |m| m.0)
+        })
+        .collect();
     for d in 0..n as u32 {
         let dst = NodeId(d);
         for b in by_dist.iter_mut() {
@@ -260,8 +267,14 @@ fn loads(
         for ring in by_dist.iter().skip(1).rev() {
             for &v in ring {
                 let cur = NodeId(v);
-                for (col, p) in ports.iter_mut().enumerate() {
-                    *p = match (routing, grid) {
+                for col in 0..2 {
+                    let f = flow[col][v as usize];
+                    // Most flows are empty (a column's off the meshes, the destination's
+                    // own): their ports are never looked up.
+                    if f == 0.0 {
+                        continue;
+                    }
+                    let ports = match (routing, grid) {
                         // Minimal routing on the dragonfly and the flattened butterfly is
                         // deterministic: its one port.
                         (Routing::DimensionOrder | Routing::Minimal, _) => {
@@ -275,19 +288,14 @@ fn loads(
                         }
                         _ => topology.minimal_ports(cur, dst).data[0],
                     };
-                }
-                for col in 0..2 {
-                    let f = flow[col][v as usize];
-                    if f == 0.0 {
-                        continue;
-                    }
-                    let share = f / ports[col].count_ones() as f64;
-                    for p in crate::routing::selection::BitIter(ports[col]) {
+                    let share = f / ports.count_ones() as f64;
+                    for p in crate::routing::selection::BitIter(ports) {
                         load[v as usize * deg + p] += share;
-                        if let Some(next) = topology.neighbor(cur, PortId(p as u8)) {
+                        let to = next[v as usize * deg + p];
+                        if to != u32::MAX {
                             // Leaving by X leaves the source's column for good.
                             let same = col == 0 && (grid.is_none() || p >= 2);
-                            flow[usize::from(!same)][next.0 as usize] += share;
+                            flow[usize::from(!same)][to as usize] += share;
                         }
                     }
                 }
