@@ -80,7 +80,8 @@ impl Torus {
         let k = self.grid.k;
         let a = self.grid.coord(cur, dim);
         let b = self.grid.coord(dst, dim);
-        let up_hops = (b + k - a) % k;
+        // b + k − a is below 2k: one subtraction instead of a division by k.
+        let up_hops = if b >= a { b - a } else { b + k - a };
         if up_hops == 0 {
             return DimStep {
                 hops: 0,
