@@ -244,46 +244,48 @@ impl VcAllocator {
         let Some(m) = self.general.as_mut() else {
             return 0;
         };
-        let matches = if m.takes_masks() {
-            // The same requests as masks: a header's class holds at its own arbiter
-            // only, every request being of high class at the output VC's.
-            let mut active = 0u64;
-            for &(who, req, _) in &self.scratch {
-                let op = req.port.idx();
-                let free = outputs.free[n * np + op];
-                let first = req.first & free;
-                let slot = |ov: usize| 1u64 << layout.slot(op, ov);
-                let r = &mut self.masks[who as usize];
-                for ov in BitIter(first) {
-                    r.0 |= slot(ov);
-                }
-                for ov in BitIter(req.second & free & !first) {
-                    r.1 |= slot(ov);
-                }
-                active |= 1 << who;
-            }
-            let matches = m.separable_masks::<false>(n, active, &self.masks);
-            for a in BitIter(active) {
-                self.masks[a] = (0, 0);
-            }
-            matches
-        } else {
+        // Each header requests every free VC of its port's preferred set (high class)
+        // and of its fallback set (low), as masks when the matcher takes them: the class
+        // holds at the header's own arbiter only, every request being of high class at
+        // the output VC's.
+        let masks = m.takes_masks();
+        let mut active = 0u64;
+        if !masks {
             m.clear();
-            for &(who, req, _) in &self.scratch {
-                let op = req.port.idx();
-                let free = outputs.free[n * np + op];
-                let first = req.first & free;
-                for (mask, high) in [(first, true), (req.second & free & !first, false)] {
-                    for ov in BitIter(mask) {
+        }
+        for &(who, req, _) in &self.scratch {
+            let op = req.port.idx();
+            let free = outputs.free[n * np + op];
+            let first = req.first & free;
+            for (mask, high) in [(first, true), (req.second & free & !first, false)] {
+                for ov in BitIter(mask) {
+                    let out = layout.slot(op, ov);
+                    if masks {
+                        let r = &mut self.masks[who as usize];
+                        if high {
+                            r.0 |= 1 << out;
+                        } else {
+                            r.1 |= 1 << out;
+                        }
+                        active |= 1 << who;
+                    } else {
                         m.push(Request {
                             input: who,
-                            output: layout.slot(op, ov) as u16,
+                            output: out as u16,
                             in_high: high,
                             out_high: true,
                         });
                     }
                 }
             }
+        }
+        let matches = if masks {
+            let matches = m.separable_masks::<false>(n, active, &self.masks);
+            for a in BitIter(active) {
+                self.masks[a] = (0, 0);
+            }
+            matches
+        } else {
             m.allocate(n)
         };
         for &(who, out) in matches {
