@@ -43,6 +43,10 @@ pub struct Dma {
     replies: Vec<VecDeque<PendingMsg>>,
     /// Per node: the engine that took the last message (sequential injection).
     last: Vec<u8>,
+    /// Bit `node`: the node has an idle engine and a waiting message ([`Dma::can_inject`]).
+    /// Every active router asks this each cycle; one bit per node keeps the answer in a
+    /// few cache lines instead of one line of `idle` and one of `queues` per node.
+    injectable: Vec<u64>,
 }
 
 impl Dma {
@@ -72,7 +76,22 @@ impl Dma {
                 (engines - 1) as u8,
                 "last injection engine",
             )?,
+            injectable: crate::foundation::limits::filled_table(
+                Some(nodes.div_ceil(64)),
+                0,
+                "injectable nodes",
+            )?,
         })
+    }
+
+    /// Recomputes `node`'s bit of `injectable` after its engines or queues changed.
+    #[inline]
+    fn refresh(&mut self, node: usize) {
+        let can = self.idle[node] != 0
+            && (!self.queues[node].is_empty()
+                || self.replies.get(node).is_some_and(|q| !q.is_empty()));
+        let (w, b) = (node / 64, node % 64);
+        self.injectable[w] = self.injectable[w] & !(1 << b) | (can as u64) << b;
     }
 
     /// Gives every node a queue of replies (request/reply traffic); an error when the
@@ -92,6 +111,7 @@ impl Dma {
     pub fn enqueue_reply(&mut self, node: usize, m: PendingMsg) {
         self.replies[node].push_back(m);
         self.backlog += 1;
+        self.refresh(node);
     }
 
     /// The next message `node` sends at cycle `now`: a reply created by then, else
@@ -111,6 +131,7 @@ impl Dma {
     pub fn enqueue(&mut self, node: usize, m: PendingMsg) {
         self.queues[node].push_back(m);
         self.backlog += 1;
+        self.refresh(node);
     }
 
     /// Messages waiting in memory at all nodes of the partition.
@@ -129,9 +150,7 @@ impl Dma {
     /// engine.
     #[inline]
     pub fn can_inject(&self, node: usize) -> bool {
-        self.idle[node] != 0
-            && (!self.queues[node].is_empty()
-                || self.replies.get(node).is_some_and(|q| !q.is_empty()))
+        self.injectable[node / 64] >> (node % 64) & 1 == 1
     }
 
     /// Hands waiting messages to idle engines at cycle `now`: replies created by then
@@ -174,6 +193,7 @@ impl Dma {
                 break;
             }
         }
+        self.refresh(node);
         started
     }
 
@@ -188,6 +208,7 @@ impl Dma {
         self.idle[node] &= !(1 << e);
         let m = self.queues[node].pop_front().expect("non-empty");
         self.backlog -= 1;
+        self.refresh(node);
         Some((e, m))
     }
 
@@ -195,6 +216,7 @@ impl Dma {
     #[inline]
     pub fn release(&mut self, node: usize, e: usize) {
         self.idle[node] |= 1 << e;
+        self.refresh(node);
     }
 }
 

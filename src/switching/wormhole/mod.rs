@@ -650,22 +650,25 @@ impl WormholeNet {
             } => {
                 let (node, port, vc) = (self.part.local(node), port as usize, vc as usize);
                 let i = lay.vc_idx(node, port, vc);
-                let mi = self.inputs.cur(i);
-                let slot = &mut self.inputs.vc[i];
                 if head {
-                    if slot.state != VcState::Idle {
+                    if self.inputs.vc[i].state != VcState::Idle {
                         // `TailSent`: the message ahead still has flits here; this one
                         // waits behind it in the ring.
                         debug_assert!(self.tail_sent, "VC reallocated while occupied");
-                        slot.queued += 1;
+                        self.inputs.vc[i].queued += 1;
                     } else {
-                        slot.left = self.inputs.msg.get(mi).hdr.len;
+                        // Only a head looks its message up (as in `traverse`): a body
+                        // flit's arrival leaves the slot tables alone.
+                        let len = self.inputs.msg.get(self.inputs.cur(i)).hdr.len;
+                        let slot = &mut self.inputs.vc[i];
+                        slot.left = len;
                         slot.head = true;
                         slot.state = VcState::Routing;
                         self.inputs.new_head[node] |= 1 << port;
                         self.inputs.new_head_vc[lay.port_idx(node, port)] = vc as u8;
                     }
                 }
+                let slot = &mut self.inputs.vc[i];
                 slot.buffered += n as u32;
                 if slot.state == VcState::Active {
                     let (op, ov) = (slot.out_port as usize, slot.out_vc as usize);
@@ -958,7 +961,6 @@ impl WormholeNet {
             self.output_link(n, op)
         };
         let i = lay.vc_idx(n, ip, iv);
-        let mi = self.inputs.cur(i);
         let slot = &mut self.inputs.vc[i];
         // Flits of messages queued behind this one (`TailSent`) stay.
         let mut k = slot.buffered.min(slot.left).min(self.timing.width);
@@ -972,10 +974,28 @@ impl WormholeNet {
         slot.buffered -= k;
         slot.left -= k;
         let tail = slot.left == 0;
+        // The message's ring position, before a tail moves the front on: only a head and
+        // a tail look the message up (`InputBuffers::at`), so a body flit's hop touches
+        // neither the slot tables nor the pool — on a small network, cache lines of every
+        // router's state.
+        let front = slot.front as usize;
+        let buffered = slot.buffered;
+        let mut promote = false;
+        if tail {
+            slot.state = VcState::Idle;
+            if self.tail_sent && ip != local {
+                slot.front = ((front + 1) % self.inputs.ring) as u16;
+                if slot.queued > 0 {
+                    slot.queued -= 1;
+                    promote = true;
+                }
+            }
+        }
         self.last_move = t;
         self.flit_moves += k as u64;
-        let msg = self.inputs.msg.get_mut(mi);
         if head {
+            let mi = self.inputs.at(i, front);
+            let msg = self.inputs.msg.get_mut(mi);
             let lost =
                 t.saturating_sub(msg.routed_at + self.vc_alloc_delay + self.switch_alloc_delay);
             let lost = lost.min(u32::MAX as u64) as u32;
@@ -1000,17 +1020,6 @@ impl WormholeNet {
             stats.hop(msg.hdr.id, 0, t, self.part.node(n));
         }
 
-        let mut promote = false;
-        if tail {
-            slot.state = VcState::Idle;
-            if self.tail_sent && ip != local {
-                slot.front = ((slot.front as usize + 1) % self.inputs.ring) as u16;
-                if slot.queued > 0 {
-                    slot.queued -= 1;
-                    promote = true;
-                }
-            }
-        }
         if self.obs && ip != local {
             // The input port's occupancy: k flits leave; a tail frees the VC, unless the
             // next message queued in it (`TailSent`) takes it over at once.
@@ -1023,7 +1032,7 @@ impl WormholeNet {
             }
         }
         // Out of flits, or out of credits (a returning credit wakes it again).
-        if tail || slot.buffered == 0 || (op != local && self.outputs.credits[oidx] == k) {
+        if tail || buffered == 0 || (op != local && self.outputs.credits[oidx] == k) {
             self.inputs.ready.clear(n, ip, iv);
         }
 
@@ -1035,14 +1044,14 @@ impl WormholeNet {
             }
             stats.accepted(absorbed, k as u64);
             if tail {
+                let hdr = self.inputs.msg.get(self.inputs.at(i, front)).hdr;
                 self.outputs.free[lay.port_idx(n, local)] |= 1 << ov;
                 self.delivered += 1;
-                if msg.hdr.measured {
+                if hdr.measured {
                     self.measured_delivered += 1;
                 }
-                stats.record(&msg.hdr, absorbed);
-                if msg.hdr.reply_len > 0 {
-                    let hdr = msg.hdr;
+                stats.record(&hdr, absorbed);
+                if hdr.reply_len > 0 {
                     self.create_reply(n, &hdr, absorbed, stats);
                 }
             }
@@ -1059,7 +1068,7 @@ impl WormholeNet {
             let to = self.down[n * lay.ports + op];
             debug_assert_ne!(to, u32::MAX, "output VCs exist only on existing ports");
             if head {
-                let hdr = msg.hdr;
+                let hdr = self.inputs.msg.get(self.inputs.at(i, front)).hdr;
                 // The downstream VC's ring position for this message (`TailSent`).
                 let q = if self.tail_sent {
                     self.outputs.in_ring[oidx] += 1;
@@ -1110,7 +1119,7 @@ impl WormholeNet {
 
         if tail {
             // The message has left this VC: its header went on with its head.
-            self.inputs.msg.vacate(mi);
+            self.inputs.msg.vacate(self.inputs.at(i, front));
         }
         if ip == local {
             if let Some(s) = &mut self.source {
