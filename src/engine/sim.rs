@@ -22,7 +22,6 @@
 //! The engine is generic over the switching mode ([`Network`]).
 
 use crate::config::{ArrivalProcess, ExperimentConfig, HwConfig, Measure};
-use crate::engine::active::ActiveSet;
 use crate::engine::machine::validate;
 use crate::engine::network::Network;
 use crate::engine::partition::PartOut;
@@ -359,9 +358,9 @@ pub struct Simulation<N: Network> {
     due: Vec<N::Event>,
     /// The canonical delivery order of `due`: (node, event key) and index.
     order: Vec<(u128, u32)>,
-    /// Routers to step this cycle and the next (local indices).
-    now: ActiveSet,
-    next: ActiveSet,
+    now: Vec<u32>,
+    next: Vec<u32>,
+    stamp: Vec<Cycle>,
     workload: Workload,
     traffic_rng: Vec<NodeRng>,
     next_arrival: Vec<f64>,
@@ -466,8 +465,9 @@ impl<N: Network> Simulation<N> {
             out: PartOut::new(net.horizon(), part).with_lookahead(net.lookahead()),
             due: Vec::new(),
             order: Vec::new(),
-            now: ActiveSet::new(n)?,
-            next: ActiveSet::new(n)?,
+            now: empty_table(Some(n), "active node")?,
+            next: empty_table(Some(n), "next active node")?,
+            stamp: filled_table(Some(n), Cycle::MAX, "node activity stamp")?,
             net,
             workload,
             traffic_rng,
@@ -510,6 +510,14 @@ impl<N: Network> Simulation<N> {
     /// Records every delivery in `stats.deliveries` (for invariant checks).
     pub fn record_deliveries(&mut self) {
         self.stats.deliveries = Some(Vec::new());
+    }
+
+    #[inline]
+    fn wake(now: &mut Vec<u32>, stamp: &mut [Cycle], n: u32, t: Cycle) {
+        if stamp[n as usize] != t {
+            stamp[n as usize] = t;
+            now.push(n);
+        }
     }
 
     /// Node `n` (global) creates one message in this cycle.
@@ -575,7 +583,7 @@ impl<N: Network> Simulation<N> {
             self.creations.pop();
             self.create(n as usize);
             let i = self.out.nodes.local(n);
-            self.now.insert(i);
+            Self::wake(&mut self.now, &mut self.stamp, i as u32, t);
         }
         // Saturated sources: queues are topped up at the start of a cycle, so a source
         // always has `depth` messages waiting while it sends another.
@@ -587,7 +595,7 @@ impl<N: Network> Simulation<N> {
                 woke = true;
             }
             if woke {
-                self.now.insert(i as usize);
+                Self::wake(&mut self.now, &mut self.stamp, i, t);
             }
         }
         self.out.wheel.take(t, &mut self.due);
@@ -613,24 +621,22 @@ impl<N: Network> Simulation<N> {
             }
         }
         if self.exp.idle_skip {
-            // In index order (`engine::active`); the set drained here becomes next
-            // cycle's, empty.
-            let mut now = std::mem::take(&mut self.now);
-            now.drain(|n| {
+            for i in 0..self.now.len() {
+                let n = self.now[i] as usize;
                 self.net
                     .step_node(n, t, &self.window, &mut self.out, &mut self.stats);
                 if self.net.busy(n) {
-                    self.next.insert(n);
+                    Self::wake(&mut self.next, &mut self.stamp, n as u32, t + 1);
                 }
-            });
-            self.now = std::mem::replace(&mut self.next, now);
+            }
         } else {
             for n in 0..self.net.nodes() {
                 self.net
                     .step_node(n, t, &self.window, &mut self.out, &mut self.stats);
             }
-            self.now.clear();
         }
+        self.now.clear();
+        std::mem::swap(&mut self.now, &mut self.next);
     }
 
     /// Samples the time series' backlog at the interval boundaries up to the current
@@ -650,7 +656,7 @@ impl<N: Network> Simulation<N> {
         self.net
             .deliver(e, t, &self.window, &mut self.out, &mut self.stats);
         let local = self.out.nodes.local(e.node());
-        self.now.insert(local);
+        Self::wake(&mut self.now, &mut self.stamp, local as u32, t);
     }
 
     /// This partition's report for the coordinator, after [`Simulation::step_local`].
@@ -832,7 +838,7 @@ impl<N: Network> Simulation<N> {
                 request_latency: 0,
             },
         );
-        self.now.insert(i);
+        Self::wake(&mut self.now, &mut self.stamp, i as u32, self.t);
     }
 
     /// Stops the synthetic workload: no node creates another message.

@@ -107,8 +107,8 @@ pub fn timeout_bytes_per_node(channels: u64, nodes: u64, buffer_flits: u64) -> u
 const PROGRAM_BYTES: u64 = 10 << 20;
 
 /// Bytes the engine keeps per node whatever the mode: random streams, the next
-/// creation, calendars, the active routers (a bit each) and the per-node statistics.
-const ENGINE_BYTES_PER_NODE: u64 = 240;
+/// creation, calendars, activity lists and the per-node statistics.
+const ENGINE_BYTES_PER_NODE: u64 = 256;
 
 /// The estimated bytes per node of one replication of `cfg` (validated as `m`): the
 /// tables built before the first cycle, 1.0 to 1.1 times what the counting allocator of
