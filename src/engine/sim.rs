@@ -22,6 +22,7 @@
 //! The engine is generic over the switching mode ([`Network`]).
 
 use crate::config::{ArrivalProcess, ExperimentConfig, HwConfig, Measure};
+use crate::engine::active::in_index_order;
 use crate::engine::machine::validate;
 use crate::engine::network::Network;
 use crate::engine::partition::PartOut;
@@ -361,6 +362,8 @@ pub struct Simulation<N: Network> {
     now: Vec<u32>,
     next: Vec<u32>,
     stamp: Vec<Cycle>,
+    /// All zeros between cycles: `engine::active`'s bitset over the nodes.
+    order_bits: Vec<u64>,
     workload: Workload,
     traffic_rng: Vec<NodeRng>,
     next_arrival: Vec<f64>,
@@ -468,6 +471,7 @@ impl<N: Network> Simulation<N> {
             now: empty_table(Some(n), "active node")?,
             next: empty_table(Some(n), "next active node")?,
             stamp: filled_table(Some(n), Cycle::MAX, "node activity stamp")?,
+            order_bits: zeroed_table(Some(n.div_ceil(64)), "node order")?,
             net,
             workload,
             traffic_rng,
@@ -621,6 +625,7 @@ impl<N: Network> Simulation<N> {
             }
         }
         if self.exp.idle_skip {
+            in_index_order(&mut self.now, &mut self.order_bits);
             for i in 0..self.now.len() {
                 let n = self.now[i] as usize;
                 self.net
