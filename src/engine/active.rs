@@ -12,8 +12,8 @@
 /// is all zeros and is left so — in increasing order when the partition has more than
 /// 64 nodes and the list holds at least 16 and one for every 8 words of `scratch` (the
 /// words are then scanned for less than the locality saves); leaves it as it is
-/// otherwise. (On the 64-node BookSim torus ordering cost 2.5% more instructions and
-/// 3% more time for no fewer misses worth having: docs/speed.md.)
+/// otherwise. (On the 64-node BookSim torus, ordering cost 2.5% more instructions and
+/// 1.03 times the CPU time: docs/speed.md.)
 #[inline]
 pub fn in_index_order(list: &mut Vec<u32>, scratch: &mut [u64]) {
     if scratch.len() < 2 || list.len() < 16 || list.len() * 8 < scratch.len() {

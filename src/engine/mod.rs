@@ -1,8 +1,9 @@
 //! The cycle kernel. [`machine`] checks a configuration describes a machine that can be
 //! built; [`sim`] steps one replication cycle by cycle (message creation, link arrivals,
-//! the active routers, in the order [`active`] gives) inside a measurement [`window`]; [`wheel`] holds what is in flight
-//! on the links; [`partition`] and [`partitioner`] cut the network into partitions that
-//! [`parallel`] steps on threads and [`distributed`] on MPI ranks over a [`transport`];
+//! the active routers, in the order [`active`] gives) inside a measurement [`window`];
+//! [`wheel`] holds what is in flight on the links; [`partition`] and [`partitioner`]
+//! cut the network into partitions that [`parallel`] steps on threads and
+//! [`distributed`] on MPI ranks over a [`transport`];
 //! [`replication`] and [`run`] run one replication and reduce its partitions' results;
 //! [`probe`] gathers the per-message and per-link measurements. Nothing here knows a
 //! switching mode (each mode implements [`network::Network`] in `switching/`) or an
