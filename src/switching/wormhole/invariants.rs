@@ -14,7 +14,7 @@
 use crate::engine::sim::Simulation;
 use crate::foundation::types::{NodeId, PortId};
 use crate::router::buffers::VcState;
-use crate::router::link::LinkEvent;
+use crate::router::link::Signal;
 use crate::switching::wormhole::WormholeNet;
 use std::collections::HashMap;
 
@@ -29,8 +29,8 @@ pub fn check(sim: &Simulation<WormholeNet>, buffer: u32) -> Result<(), String> {
     let mut frees_in_flight: HashMap<(u32, u8, u8), u32> = HashMap::new();
     let mut live = 0i64;
     for e in sim.in_flight() {
-        match *e {
-            LinkEvent::Flit {
+        match e.signal() {
+            Signal::Flit {
                 node,
                 port,
                 vc,
@@ -43,7 +43,7 @@ pub fn check(sim: &Simulation<WormholeNet>, buffer: u32) -> Result<(), String> {
                     *heads_in_flight.entry((node, port, vc)).or_default() += 1;
                 }
             }
-            LinkEvent::Credit {
+            Signal::Credit {
                 node,
                 port,
                 vc,

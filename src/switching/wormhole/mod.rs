@@ -640,83 +640,69 @@ impl WormholeNet {
     #[inline]
     pub fn deliver(&mut self, e: LinkEvent) {
         let lay = self.layout;
-        match e {
-            LinkEvent::Flit {
-                node,
-                port,
-                vc,
-                n,
-                head,
-            } => {
-                let (node, port, vc) = (self.part.local(node), port as usize, vc as usize);
-                let i = lay.vc_idx(node, port, vc);
-                if head {
-                    if self.inputs.vc[i].state != VcState::Idle {
-                        // `TailSent`: the message ahead still has flits here; this one
-                        // waits behind it in the ring.
-                        debug_assert!(self.tail_sent, "VC reallocated while occupied");
-                        self.inputs.vc[i].queued += 1;
-                    } else {
-                        // Only a head looks its message up (as in `traverse`): a body
-                        // flit's arrival leaves the slot tables alone.
-                        let len = self.inputs.msg.get(self.inputs.cur(i)).hdr.len;
-                        let slot = &mut self.inputs.vc[i];
-                        slot.left = len;
-                        slot.head = true;
-                        slot.state = VcState::Routing;
-                        self.inputs.new_head[node] |= 1 << port;
-                        self.inputs.new_head_vc[lay.port_idx(node, port)] = vc as u8;
-                    }
-                }
-                let slot = &mut self.inputs.vc[i];
-                slot.buffered += n as u32;
-                if slot.state == VcState::Active {
-                    let (op, ov) = (slot.out_port as usize, slot.out_vc as usize);
-                    if op == lay.local() || self.outputs.credits[lay.vc_idx(node, op, ov)] > 0 {
-                        self.inputs.ready.set(node, port, vc);
-                    }
+        let (node, port, vc) = (self.part.local(e.node()), e.port(), e.vc());
+        let n = e.n();
+        if !e.is_credit() {
+            let i = lay.vc_idx(node, port, vc);
+            if e.flag() {
+                if self.inputs.vc[i].state != VcState::Idle {
+                    // `TailSent`: the message ahead still has flits here; this one
+                    // waits behind it in the ring.
+                    debug_assert!(self.tail_sent, "VC reallocated while occupied");
+                    self.inputs.vc[i].queued += 1;
+                } else {
+                    // Only a head looks its message up (as in `traverse`): a body
+                    // flit's arrival leaves the slot tables alone.
+                    let len = self.inputs.msg.get(self.inputs.cur(i)).hdr.len;
+                    let slot = &mut self.inputs.vc[i];
+                    slot.left = len;
+                    slot.head = true;
+                    slot.state = VcState::Routing;
+                    self.inputs.new_head[node] |= 1 << port;
+                    self.inputs.new_head_vc[lay.port_idx(node, port)] = vc as u8;
                 }
             }
-            LinkEvent::Credit {
-                node,
-                port,
-                vc,
-                n,
-                free,
-            } => {
-                let (node, port, vc) = (self.part.local(node), port as usize, vc as usize);
-                let o = lay.vc_idx(node, port, vc);
-                let was = self.outputs.credits[o];
-                self.outputs.credits[o] += n as u32;
-                self.outputs.credit_sum[lay.port_idx(node, port)] += n as u32;
-                // Under `TailSent` the VC was freed when the tail was sent, and may already
-                // hold the next message, which this credit may wake.
-                if free && !self.tail_sent {
-                    self.outputs.free[lay.port_idx(node, port)] |= 1 << vc;
-                    return;
+            let slot = &mut self.inputs.vc[i];
+            slot.buffered += n;
+            if slot.state == VcState::Active {
+                let (op, ov) = (slot.out_port as usize, slot.out_vc as usize);
+                if op == lay.local() || self.outputs.credits[lay.vc_idx(node, op, ov)] > 0 {
+                    self.inputs.ready.set(node, port, vc);
                 }
-                if free {
-                    // A message left the downstream ring; an output VC held for want of
-                    // a slot there is free now.
-                    self.outputs.in_ring[o] -= 1;
-                    let pi = lay.port_idx(node, port);
-                    if self.outputs.held[pi] >> vc & 1 != 0 {
-                        self.outputs.held[pi] &= !(1 << vc);
-                        self.outputs.free[pi] |= 1 << vc;
-                    }
+            }
+        } else {
+            let free = e.flag();
+            let o = lay.vc_idx(node, port, vc);
+            let was = self.outputs.credits[o];
+            self.outputs.credits[o] += n;
+            self.outputs.credit_sum[lay.port_idx(node, port)] += n;
+            // Under `TailSent` the VC was freed when the tail was sent, and may already
+            // hold the next message, which this credit may wake.
+            if free && !self.tail_sent {
+                self.outputs.free[lay.port_idx(node, port)] |= 1 << vc;
+                return;
+            }
+            if free {
+                // A message left the downstream ring; an output VC held for want of
+                // a slot there is free now.
+                self.outputs.in_ring[o] -= 1;
+                let pi = lay.port_idx(node, port);
+                if self.outputs.held[pi] >> vc & 1 != 0 {
+                    self.outputs.held[pi] &= !(1 << vc);
+                    self.outputs.free[pi] |= 1 << vc;
                 }
-                if was == 0 {
-                    // Wake the VC that stalled on this output for want of credits.
-                    let h = self.outputs.holder[o] as usize;
-                    let (hp, hv) = lay.unslot(h);
-                    let s = &self.inputs.vc[lay.vc_idx(node, hp, hv)];
-                    if s.state == VcState::Active
-                        && s.out_port as usize == port
-                        && s.out_vc as usize == vc
-                        && s.buffered > 0
-                    {
-                        self.inputs.ready.set(node, hp, hv);
-                    }
+            }
+            if was == 0 {
+                // Wake the VC that stalled on this output for want of credits.
+                let h = self.outputs.holder[o] as usize;
+                let (hp, hv) = lay.unslot(h);
+                let s = &self.inputs.vc[lay.vc_idx(node, hp, hv)];
+                if s.state == VcState::Active
+                    && s.out_port as usize == port
+                    && s.out_vc as usize == vc
+                    && s.buffered > 0
+                {
+                    self.inputs.ready.set(node, hp, hv);
                 }
             }
         }
@@ -726,20 +712,14 @@ impl WormholeNet {
     /// is buffered from `t`; a head arriving at an idle VC occupies it.
     #[inline]
     fn observe_arrival(&mut self, e: &LinkEvent, t: Cycle, win: &MeasureWindow) {
-        if let LinkEvent::Flit {
-            node,
-            port,
-            vc,
-            n,
-            head,
-        } = *e
-        {
+        if !e.is_credit() {
+            let (node, port, vc, n, head) = (e.node(), e.port(), e.vc(), e.n(), e.flag());
             let lay = self.layout;
-            let (node, port) = (self.part.local(node), port as usize);
+            let node = self.part.local(node);
             let pi = lay.port_idx(node, port);
             let (start, end) = win.span();
             let idle =
-                head && self.inputs.vc[lay.vc_idx(node, port, vc as usize)].state == VcState::Idle;
+                head && self.inputs.vc[lay.vc_idx(node, port, vc)].state == VcState::Idle;
             let occ = &mut self.occ[pi];
             occ.flits.change(t, n as i64, start, end);
             if idle {
@@ -1107,13 +1087,7 @@ impl WormholeNet {
             }
             out.send(
                 t + delay,
-                LinkEvent::Flit {
-                    node: to,
-                    port: at as u8,
-                    vc: ov as u8,
-                    n: k as u16,
-                    head,
-                },
+                LinkEvent::flit(to, at as u8, ov as u8, k as u16, head),
             );
         }
 
@@ -1138,13 +1112,7 @@ impl WormholeNet {
             };
             out.send(
                 t + credit,
-                LinkEvent::Credit {
-                    node: from,
-                    port: up_port as u8,
-                    vc: iv as u8,
-                    n: k as u16,
-                    free: tail,
-                },
+                LinkEvent::credit(from, up_port as u8, iv as u8, k as u16, tail),
             );
         }
 
