@@ -60,7 +60,8 @@ use crate::router::Layout;
 use crate::routing::selection::BitIter;
 
 /// A crossbar connection granted for this cycle.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C, align(4))]
 pub struct Grant {
     /// Input port.
     pub in_port: u8,
@@ -70,6 +71,17 @@ pub struct Grant {
     pub out_port: u8,
     /// Output VC.
     pub out_vc: u8,
+}
+
+impl Grant {
+    /// The connection of input VC `(ip, iv)` to output VC `(op, ov)`, built as one word:
+    /// the router reads a grant back as a word right after the allocator wrote it, and
+    /// four byte stores read back as a word stall the load (docs/speed.md, "The
+    /// per-flit path").
+    #[inline(always)]
+    pub fn new(ip: usize, iv: usize, op: usize, ov: usize) -> Self {
+        bytemuck::cast(u32::from_ne_bytes([ip as u8, iv as u8, op as u8, ov as u8]))
+    }
 }
 
 /// Most crossbar inputs (network ports plus injection engines) and outputs (network
@@ -426,12 +438,7 @@ impl Crossbar {
                 let (op, ov) = (vc.out_port as usize, vc.out_vc as usize);
                 let x = if op == local { local + ov } else { op };
                 let xin = if ip == local { local + iv } else { ip };
-                self.grants[0] = Grant {
-                    in_port: ip as u8,
-                    in_vc: iv as u8,
-                    out_port: op as u8,
-                    out_vc: ov as u8,
-                };
+                self.grants[0] = Grant::new(ip, iv, op, ov);
                 self.granted = 1;
                 if rr {
                     self.in_ptr[n * np + ip] = if iv + 1 == layout.vcs_of(ip) {
@@ -598,12 +605,7 @@ impl Crossbar {
                 let wasted = spec.is_some_and(|s| s.failed[ip] >> iv & 1 == 1);
                 if !wasted {
                     // At most one grant per crossbar output, so the array cannot overflow.
-                    self.grants[self.granted] = Grant {
-                        in_port: ip as u8,
-                        in_vc: iv as u8,
-                        out_port: op as u8,
-                        out_vc: ov as u8,
-                    };
+                    self.grants[self.granted] = Grant::new(ip, iv, op, ov);
                     self.granted += 1;
                 }
                 out_used |= 1 << x;
@@ -845,12 +847,7 @@ impl General {
             return;
         }
         let vc = &vcs[layout.slot(ip, iv)];
-        grants[*granted] = Grant {
-            in_port: ip as u8,
-            in_vc: iv as u8,
-            out_port: vc.out_port,
-            out_vc: vc.out_vc,
-        };
+        grants[*granted] = Grant::new(ip, iv, vc.out_port as usize, vc.out_vc as usize);
         *granted += 1;
         let step = if ip == local { self.inj } else { self.speedup };
         let nv = layout.vcs_of(ip);
