@@ -6,7 +6,8 @@
 #   - the per-message logs (`--message-log`), byte for byte.
 # Scenarios: every preset of hw/ with 1 and 2 threads; the BookSim torus, dragonfly and
 # flattened butterfly with the SIF/SOF allocators x round-robin, matrix and fixed arbiters
-# at two loads; PortLevel with matrix arbiters; the adaptive torus and a UGAL dragonfly;
+# at two loads; iSLIP and wavefront, speedup 2 and a 2-connection network interface;
+# PortLevel with every arbiter; the adaptive torus and a UGAL dragonfly;
 # request/reply traffic with sequential and parallel injection; per-link observation;
 # two replays (fft-16, testbgp); the 64x64 booksim torus.
 #
@@ -67,6 +68,22 @@ for net in booksim-min-torus8 dragonfly-booksim flatfly-booksim; do
             done
         done
     done
+done
+for alloc in 'ISlip(iterations: 2)' Wavefront; do
+    for load in 0.05 0.4; do
+        check "torus8 $alloc $load" run hw/booksim-min-torus8.ron --load $load --replications 1 \
+            --warmup 1000 --cycles 4000 --set "router.allocator=$alloc"
+        check "torus8 speedup 2 $alloc $load" run hw/booksim-min-torus8.ron --load $load \
+            --replications 1 --warmup 1000 --cycles 4000 --set "router.allocator=$alloc" \
+            --set router.speedup=2
+    done
+done
+for alloc in SeparableInputFirst SeparableOutputFirst; do
+    check "torus8 speedup 2 $alloc" run hw/booksim-min-torus8.ron --load 0.4 --replications 1 \
+        --warmup 1000 --cycles 4000 --set router.allocator=$alloc --set router.speedup=2
+    check "torus8 ni 2 $alloc" run hw/booksim-min-torus8.ron --load 0.4 --replications 1 \
+        --warmup 1000 --cycles 4000 --set router.allocator=$alloc --set 'router.ni.injection=Some(2)' \
+        --set 'router.ni.ejection=Some(2)' --set links.width=1
 done
 for arb in RoundRobin Matrix FixedPriority; do
     check "torus8 PortLevel $arb" run hw/booksim-min-torus8.ron --load 0.3 --replications 1 \

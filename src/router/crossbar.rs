@@ -53,7 +53,7 @@
 
 use crate::config::{Allocator, Arbiter};
 use crate::foundation::types::Cycle;
-use crate::router::alloc::arbiter::Arbiters;
+use crate::router::alloc::arbiter::{Arbiters, FIXED, MATRIX, RR};
 use crate::router::alloc::matching::{Matcher, Request};
 use crate::router::buffers::{InVc, InputBuffers, OutputVcs};
 use crate::router::Layout;
@@ -135,34 +135,26 @@ struct General {
     inj: usize,
     /// Allocator outputs of the ejection engines.
     ej: usize,
-    /// Allocator inputs and outputs per router.
+    /// Allocator inputs per router.
     inputs: usize,
-    outputs: usize,
     /// `[node][allocator input]`: the VC offset (BookSim's `_sw_rr_offset`).
     offset: Vec<u8>,
-    /// `[allocator input][allocator output]`: this cycle's request.
-    cand: Vec<Cand>,
-    /// The number of the allocator's current call, for `cand` (never 0).
-    epoch: u32,
+    /// `[allocator input]`: the VCs of its port that bid through it (VC v of a network
+    /// port on input v mod speedup, engine e on injection input e mod `inj`).
+    vc_class: Vec<u64>,
     /// Whether the matcher takes the requests as masks ([`Matcher::takes_masks`]).
     masks: bool,
-    /// `[allocator input]`: this cycle's requests as masks of outputs, (high, low) class.
+    /// `[allocator input]`: this cycle's requests as masks of outputs, (high, low) class:
+    /// high when one of the pair's VCs is not speculative.
     reqs: Vec<(u64, u64)>,
-    /// This cycle's matches in request order: (order, input, output, VC).
-    matched: Vec<(u16, u8, u8, u8)>,
-}
-
-/// An (allocator input, output) pair's request of one cycle.
-#[derive(Clone, Copy, Debug)]
-struct Cand {
-    /// The input's rank of the VC (the lowest wins; speculative VCs rank 2¹⁶ lower).
-    rank: u32,
-    /// The VC behind the request.
-    vc: u8,
-    /// How many requests of the router were made before this one this cycle.
-    order: u16,
-    /// The call of the allocator that made it (older: no request this cycle).
-    epoch: u32,
+    /// `[port]`: this cycle's bidding VCs (valid for the ports that bid).
+    bid_vcs: Vec<u64>,
+    /// `[slot]`: the allocator output a bidding VC asks for (valid for bidding VCs).
+    bid_out: Vec<u8>,
+    /// This cycle's matches in request order: (order, input, VC), the order being the
+    /// position of the pair's first VC in port-then-VC order (where the request list
+    /// had it).
+    matched: Vec<(u16, u16, u8)>,
 }
 
 /// The speculative switch requests of one router in one cycle
@@ -317,27 +309,30 @@ impl Crossbar {
                 };
             }
             let matcher = Matcher::new(kind, arbiter, nodes, inputs, outputs)?;
+            let net_inputs = layout.ports * speedup;
+            let vc_class = (0..inputs)
+                .map(|a| {
+                    let (nv, step, first) = if a < net_inputs {
+                        (layout.vcs, speedup, a % speedup)
+                    } else {
+                        (layout.dma, inj, a - net_inputs)
+                    };
+                    (first..nv).step_by(step).fold(0u64, |m, v| m | 1 << v)
+                })
+                .collect();
             Some(Box::new(General {
                 masks: matcher.takes_masks(),
                 reqs: vec![(0, 0); inputs],
-                epoch: 0,
                 matched: Vec::with_capacity(inputs.min(outputs)),
                 matcher,
                 speedup,
                 inj,
                 ej,
                 inputs,
-                outputs,
                 offset,
-                cand: vec![
-                    Cand {
-                        rank: 0,
-                        vc: 0,
-                        order: 0,
-                        epoch: 0,
-                    };
-                    inputs * outputs
-                ],
+                vc_class,
+                bid_vcs: vec![0; layout.all_ports()],
+                bid_out: vec![0; layout.per_node],
             }))
         };
         Ok(Crossbar {
@@ -658,12 +653,33 @@ impl Crossbar {
         let Some(g) = general.as_deref_mut() else {
             return;
         };
+        // One dispatch on the arbiters' kind per router-cycle.
+        match g.matcher.arbiter_code() {
+            RR => g.allocate::<RR>(n, t, layout, inputs, spec, grants, granted),
+            FIXED => g.allocate::<FIXED>(n, t, layout, inputs, spec, grants, granted),
+            _ => g.allocate::<MATRIX>(n, t, layout, inputs, spec, grants, granted),
+        }
+    }
+}
+
+impl General {
+    /// [`Crossbar::allocate_general`] with arbiters of code `K`.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn allocate<const K: u8>(
+        &mut self,
+        n: usize,
+        t: Cycle,
+        layout: &Layout,
+        inputs: &InputBuffers,
+        spec: Option<&SpecRequests>,
+        grants: &mut [Grant; MAX_XPUTS],
+        granted: &mut usize,
+    ) {
         let stride = layout.vcs;
         let base = layout.vc_idx(n, 0, 0);
         let vcs = &inputs.vc[base..base + layout.per_node];
         let phantoms = spec.map_or(0, |s| s.failed_ports);
-        let outs = g.outputs;
-        let masks = g.masks;
         let ports = inputs.ready.ports(n) | phantoms;
         // Light load: one VC bidding is matched whatever the allocator; only the
         // arbiters' moves are its own (`Matcher::single`).
@@ -674,111 +690,109 @@ impl Crossbar {
             if bids.is_power_of_two() {
                 let iv = bids.trailing_zeros() as usize;
                 if vcs[ip * stride + iv].ready_at <= t {
-                    let (a, b) = g.pair(layout, (ip, iv), vcs, spec, failed >> iv & 1 == 1);
-                    g.matcher.single(n, a, b);
-                    g.grant(n, layout, (a, iv), vcs, spec, grants, granted);
+                    let (a, b) = self.pair(layout, (ip, iv), vcs, spec, failed >> iv & 1 == 1);
+                    self.matcher.single_as::<K>(n, a, b);
+                    self.grant(n, layout, (a, iv), vcs, spec, grants, granted);
                 }
                 return;
             }
         }
-        // A new epoch makes every candidate of the last call stale at once.
-        if g.epoch == u32::MAX {
-            g.cand.iter_mut().for_each(|c| c.epoch = 0);
-            g.epoch = 0;
-        }
-        g.epoch += 1;
-        let epoch = g.epoch;
-        if !masks {
-            g.matcher.clear();
-        }
-        // Allocator inputs with a request, and the requests in the order they are made.
+        // The bids: each VC's pair (allocator input, output), the pairs' classes.
         let mut active = 0u64;
-        let mut made = 0u16;
         for ip in BitIter(ports) {
             let (failed, speculative) = spec.map_or((0, 0), |s| (s.failed[ip], s.vcs[ip]));
-            let nv = layout.vcs_of(ip);
+            let mut bid = 0u64;
             for iv in BitIter(inputs.ready.vcs(n, ip) | failed) {
                 if vcs[ip * stride + iv].ready_at > t {
                     continue;
                 }
-                let (a, b) = g.pair(layout, (ip, iv), vcs, spec, failed >> iv & 1 == 1);
-                // The input's choice among its VCs for this output: non-speculative
-                // first, then round-robin from the input's offset (which is below nv).
-                let off = g.offset[n * g.inputs + a] as usize;
-                let turn = if iv >= off { iv - off } else { iv + nv - off };
-                let rank = ((speculative >> iv & 1) as u32) << 16 | turn as u32;
-                if masks {
-                    // The pair's class: high if any of its VCs is not speculative.
-                    let r = &mut g.reqs[a];
-                    if speculative >> iv & 1 == 0 {
-                        r.0 |= 1 << b;
-                    } else {
-                        r.1 |= 1 << b;
-                    }
+                let (a, b) = self.pair(layout, (ip, iv), vcs, spec, failed >> iv & 1 == 1);
+                let r = &mut self.reqs[a];
+                if speculative >> iv & 1 == 0 {
+                    r.0 |= 1 << b;
+                } else {
+                    r.1 |= 1 << b;
                 }
-                let c = &mut g.cand[a * outs + b];
-                if c.epoch != epoch {
-                    *c = Cand {
-                        rank,
-                        vc: iv as u8,
-                        order: made,
-                        epoch,
-                    };
-                    made += 1;
-                    if masks {
-                        active |= 1 << a;
-                    } else {
-                        g.matcher.push(Request {
-                            input: a as u16,
-                            output: b as u16,
-                            in_high: true,
-                            out_high: true,
-                        });
-                    }
-                } else if rank < c.rank {
-                    c.rank = rank;
-                    c.vc = iv as u8;
+                // Inputs past 64 (a speedup that large) are found from the ports below.
+                if a < 64 {
+                    active |= 1 << a;
                 }
+                bid |= 1 << iv;
+                self.bid_out[ip * stride + iv] = b as u8;
             }
+            self.bid_vcs[ip] = bid;
         }
-        // The class of each request: that of the VC chosen; the matches, in the order
-        // of their requests.
-        let matched = &mut g.matched;
-        matched.clear();
-        if masks {
+        self.matched.clear();
+        if self.masks {
             for a in BitIter(active) {
-                let r = &mut g.reqs[a];
+                let r = &mut self.reqs[a];
                 r.1 &= !r.0;
             }
-            for &(a, b) in g.matcher.separable_masks::<true>(n, active, &g.reqs) {
-                let c = g.cand[a as usize * outs + b as usize];
-                matched.push((c.order, a as u8, b as u8, c.vc));
-            }
-            // Few matches: an insertion sort by request order.
-            for k in 1..matched.len() {
-                let mut j = k;
-                while j > 0 && matched[j - 1].0 > matched[j].0 {
-                    matched.swap(j - 1, j);
-                    j -= 1;
-                }
+            let matches = self
+                .matcher
+                .separable_masks_as::<true, K>(n, active, &self.reqs);
+            for k in 0..matches.len() {
+                let (a, b) = matches[k];
+                let pick = Self::pick(
+                    &self.vc_class,
+                    &self.bid_vcs,
+                    &self.bid_out,
+                    &self.offset,
+                    n * self.inputs,
+                    layout,
+                    self.speedup,
+                    spec,
+                    (a as usize, b as usize),
+                );
+                self.matched.push(pick);
             }
             for a in BitIter(active) {
-                g.reqs[a] = (0, 0);
+                self.reqs[a] = (0, 0);
             }
         } else {
-            for r in 0..g.matcher.requests().len() {
-                let q = g.matcher.requests()[r];
-                let high = g.cand[q.input as usize * outs + q.output as usize].rank >> 16 == 0;
-                g.matcher.set_class(r, high, high);
+            // The request list, pair by pair, of the class the masks give.
+            self.matcher.clear();
+            for a in 0..self.inputs {
+                let (high, low) = std::mem::take(&mut self.reqs[a]);
+                for b in BitIter(high | low) {
+                    let high = high >> b & 1 == 1;
+                    self.matcher.push(Request {
+                        input: a as u16,
+                        output: b as u16,
+                        in_high: high,
+                        out_high: high,
+                    });
+                }
             }
-            for &(a, b) in g.matcher.allocate(n) {
-                let c = g.cand[a as usize * outs + b as usize];
-                matched.push((c.order, a as u8, b as u8, c.vc));
+            let matches = self.matcher.allocate(n);
+            for k in 0..matches.len() {
+                let (a, b) = matches[k];
+                let pick = Self::pick(
+                    &self.vc_class,
+                    &self.bid_vcs,
+                    &self.bid_out,
+                    &self.offset,
+                    n * self.inputs,
+                    layout,
+                    self.speedup,
+                    spec,
+                    (a as usize, b as usize),
+                );
+                self.matched.push(pick);
             }
         }
-        for k in 0..g.matched.len() {
-            let (_, a, _, iv) = g.matched[k];
-            g.grant(
+        // Few matches: an insertion sort by request order.
+        let matched = &mut self.matched;
+        for k in 1..matched.len() {
+            let mut j = k;
+            while j > 0 && matched[j - 1].0 > matched[j].0 {
+                matched.swap(j - 1, j);
+                j -= 1;
+            }
+        }
+        for k in 0..self.matched.len() {
+            let (_, a, iv) = self.matched[k];
+            self.grant(
                 n,
                 layout,
                 (a as usize, iv as usize),
@@ -789,9 +803,49 @@ impl Crossbar {
             );
         }
     }
-}
 
-impl General {
+    /// The VC a matched pair `(a, b)` sends, and the pair's place in request order:
+    /// of input `a`'s VCs that bid for output `b`, the non-speculative ones if any, the
+    /// first at or after the input's VC offset (BookSim's `_sw_rr_offset`); the order
+    /// is the pair's first VC in port-then-VC order. `ia`: router's first input.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn pick(
+        vc_class: &[u64],
+        bid_vcs: &[u64],
+        bid_out: &[u8],
+        offset: &[u8],
+        ia: usize,
+        layout: &Layout,
+        speedup: usize,
+        spec: Option<&SpecRequests>,
+        (a, b): (usize, usize),
+    ) -> (u16, u16, u8) {
+        let ip = if a < layout.ports * speedup {
+            if speedup == 1 {
+                a
+            } else {
+                a / speedup
+            }
+        } else {
+            layout.local()
+        };
+        let stride = layout.vcs;
+        let mut m = 0u64;
+        for iv in BitIter(bid_vcs[ip] & vc_class[a]) {
+            if bid_out[ip * stride + iv] as usize == b {
+                m |= 1 << iv;
+            }
+        }
+        debug_assert!(m != 0, "a match ({a}, {b}) without a bid");
+        let speculative = spec.map_or(0, |s| s.vcs[ip]);
+        let firm = m & !speculative;
+        let pool = if firm != 0 { firm } else { m };
+        let iv = first_from(pool, offset[ia + a] as usize);
+        let order = (ip * 64 + m.trailing_zeros() as usize) as u16;
+        (order, a as u16, iv as u8)
+    }
+
     /// The allocator input and output of input VC `(ip, iv)`'s bid (module doc); a
     /// `phantom` — a failed speculative header — bids for the output it asked a VC of.
     #[inline(always)]

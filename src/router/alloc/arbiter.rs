@@ -6,6 +6,23 @@
 use crate::config::Arbiter;
 use crate::foundation::error::Result;
 
+/// [`Arbiters::code`] of round-robin arbiters.
+pub const RR: u8 = 0;
+/// [`Arbiters::code`] of fixed-priority arbiters.
+pub const FIXED: u8 = 1;
+/// [`Arbiters::code`] of matrix arbiters.
+pub const MATRIX: u8 = 2;
+
+/// The [`Arbiters::code`] of arbiters of `kind`.
+#[inline]
+pub fn code(kind: Arbiter) -> u8 {
+    match kind {
+        Arbiter::RoundRobin => RR,
+        Arbiter::FixedPriority => FIXED,
+        Arbiter::Matrix => MATRIX,
+    }
+}
+
 /// `count` arbiters, each over `size` requesters.
 #[derive(Clone, Debug)]
 pub struct Arbiters {
@@ -77,14 +94,34 @@ impl Arbiters {
         }
     }
 
+    /// This bank's kind as one of [`RR`], [`FIXED`], [`MATRIX`]: the constant an
+    /// allocator passes to [`Arbiters::pick_as`] and [`Arbiters::serve_as`] after one
+    /// dispatch per router-cycle.
+    #[inline]
+    pub fn code(&self) -> u8 {
+        code(self.kind)
+    }
+
     /// The winner at arbiter `a` among the requesters of `mask` (bit r: requester r;
     /// not empty): the one of least [`Arbiters::key`], found from the mask without
     /// ranking every requester (round-robin: the first at or after the pointer).
     #[inline(always)]
     pub fn pick(&self, a: usize, mask: u64) -> usize {
-        debug_assert!(mask != 0 && (self.size >= 64 || mask >> self.size == 0));
         match self.kind {
-            Arbiter::RoundRobin => {
+            Arbiter::RoundRobin => self.pick_as::<RR>(a, mask),
+            Arbiter::FixedPriority => self.pick_as::<FIXED>(a, mask),
+            Arbiter::Matrix => self.pick_as::<MATRIX>(a, mask),
+        }
+    }
+
+    /// [`Arbiters::pick`] for a bank whose [`Arbiters::code`] is `K`, known when the
+    /// allocator is compiled: no dispatch on the kind per pick.
+    #[inline(always)]
+    pub fn pick_as<const K: u8>(&self, a: usize, mask: u64) -> usize {
+        debug_assert_eq!(K, self.code());
+        debug_assert!(mask != 0 && (self.size >= 64 || mask >> self.size == 0));
+        match K {
+            RR => {
                 let high = mask & (u64::MAX << self.ptr[a]);
                 if high != 0 {
                     high.trailing_zeros() as usize
@@ -92,8 +129,8 @@ impl Arbiters {
                     mask.trailing_zeros() as usize
                 }
             }
-            Arbiter::FixedPriority => mask.trailing_zeros() as usize,
-            Arbiter::Matrix => {
+            FIXED => mask.trailing_zeros() as usize,
+            _ => {
                 let row = &self.served[a * self.size..(a + 1) * self.size];
                 let mut best = (u32::MAX, 0);
                 let mut m = mask;
@@ -114,11 +151,22 @@ impl Arbiters {
     #[inline(always)]
     pub fn serve(&mut self, a: usize, r: usize) {
         match self.kind {
-            Arbiter::RoundRobin => {
+            Arbiter::RoundRobin => self.serve_as::<RR>(a, r),
+            Arbiter::FixedPriority => self.serve_as::<FIXED>(a, r),
+            Arbiter::Matrix => self.serve_as::<MATRIX>(a, r),
+        }
+    }
+
+    /// [`Arbiters::serve`] for a bank whose [`Arbiters::code`] is `K`.
+    #[inline(always)]
+    pub fn serve_as<const K: u8>(&mut self, a: usize, r: usize) {
+        debug_assert_eq!(K, self.code());
+        match K {
+            RR => {
                 self.ptr[a] = if r + 1 == self.size { 0 } else { r as u16 + 1 };
             }
-            Arbiter::FixedPriority => {}
-            Arbiter::Matrix => {
+            FIXED => {}
+            _ => {
                 if self.clock[a] == u32::MAX {
                     self.renumber(a);
                 }

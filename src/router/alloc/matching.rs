@@ -19,7 +19,7 @@
 
 use crate::config::{Allocator, Arbiter};
 use crate::foundation::error::Result;
-use crate::router::alloc::arbiter::Arbiters;
+use crate::router::alloc::arbiter::{Arbiters, FIXED, MATRIX, RR};
 
 /// No match (and no request).
 const NONE: u16 = u16::MAX;
@@ -181,10 +181,6 @@ impl Matcher {
     /// Forgets the last cycle's requests and matches.
     #[inline]
     pub fn clear(&mut self) {
-        for &(i, o) in &self.matches {
-            self.in_match[i as usize] = NONE;
-            self.out_match[o as usize] = NONE;
-        }
         self.matches.clear();
         self.reqs.clear();
     }
@@ -223,6 +219,12 @@ impl Matcher {
                 Allocator::ISlip { iterations } => self.islip(router, iterations),
                 Allocator::Wavefront => self.wavefront(router),
             }
+            // `in_match` and `out_match` are all NONE between calls (the passes read
+            // them for this call's matches only).
+            for &(i, o) in &self.matches {
+                self.in_match[i as usize] = NONE;
+                self.out_match[o as usize] = NONE;
+            }
         }
         &self.matches
     }
@@ -232,16 +234,34 @@ impl Matcher {
     /// [`Matcher::allocate`] would move them for it (iSLIP's pointers on its first
     /// iteration, the wavefront's first diagonal by one). Forgets the last matches.
     pub fn single(&mut self, router: usize, input: usize, output: usize) {
+        match self.in_arb.code() {
+            RR => self.single_as::<RR>(router, input, output),
+            FIXED => self.single_as::<FIXED>(router, input, output),
+            _ => self.single_as::<MATRIX>(router, input, output),
+        }
+    }
+
+    /// [`Matcher::single`] for a matcher whose [`Matcher::arbiter_code`] is `K`.
+    #[inline(always)]
+    pub fn single_as<const K: u8>(&mut self, router: usize, input: usize, output: usize) {
         debug_assert!(input < self.inputs && output < self.outputs);
-        self.clear();
+        self.matches.clear();
         if self.kind == Allocator::Wavefront {
             let n = self.inputs.max(self.outputs);
             let first = self.diag[router] as usize;
             self.diag[router] = if first + 1 == n { 0 } else { first as u16 + 1 };
         } else {
-            self.in_arb.serve(router * self.inputs + input, output);
-            self.out_arb.serve(router * self.outputs + output, input);
+            self.in_arb.serve_as::<K>(router * self.inputs + input, output);
+            self.out_arb.serve_as::<K>(router * self.outputs + output, input);
         }
+    }
+
+    /// The [`crate::router::alloc::arbiter::Arbiters::code`] of this matcher's arbiters
+    /// (iSLIP's and the wavefront's are round-robin): the `K` of
+    /// [`Matcher::single_as`] and [`Matcher::separable_masks`].
+    #[inline]
+    pub fn arbiter_code(&self) -> u8 {
+        self.in_arb.code()
     }
 
     /// Whether [`Matcher::separable_masks`] serves this matcher: a separable allocator
@@ -272,8 +292,25 @@ impl Matcher {
         active: u64,
         reqs: &[(u64, u64)],
     ) -> &[(u16, u16)] {
+        match self.arbiter_code() {
+            RR => self.separable_masks_as::<OUT_CLASSES, RR>(router, active, reqs),
+            FIXED => self.separable_masks_as::<OUT_CLASSES, FIXED>(router, active, reqs),
+            _ => self.separable_masks_as::<OUT_CLASSES, MATRIX>(router, active, reqs),
+        }
+    }
+
+    /// [`Matcher::separable_masks`] for a matcher whose [`Matcher::arbiter_code`] is
+    /// `K`, a constant so that no arbiter operation dispatches on the kind.
+    #[inline(always)]
+    pub fn separable_masks_as<const OUT_CLASSES: bool, const K: u8>(
+        &mut self,
+        router: usize,
+        active: u64,
+        reqs: &[(u64, u64)],
+    ) -> &[(u16, u16)] {
         debug_assert!(self.takes_masks());
-        self.clear();
+        debug_assert_eq!(K, self.arbiter_code());
+        self.matches.clear();
         let (ia, oa) = (router * self.inputs, router * self.outputs);
         // The class of a pick: high requests first, the arbiter's order within a class.
         let choose = |(high, low): (u64, u64)| {
@@ -290,16 +327,16 @@ impl Matcher {
                 if m == 0 {
                     continue;
                 }
-                let o = self.in_arb.pick(ia + i, m);
+                let o = self.in_arb.pick_as::<K>(ia + i, m);
                 add(&mut self.at_out[o], high || !OUT_CLASSES, i);
                 reached |= 1 << o;
             }
             for o in crate::routing::selection::BitIter(reached) {
                 let (m, _) = choose(std::mem::take(&mut self.at_out[o]));
-                let i = self.out_arb.pick(oa + o, m);
+                let i = self.out_arb.pick_as::<K>(oa + o, m);
                 self.matches.push((i as u16, o as u16));
-                self.in_arb.serve(ia + i, o);
-                self.out_arb.serve(oa + o, i);
+                self.in_arb.serve_as::<K>(ia + i, o);
+                self.out_arb.serve_as::<K>(oa + o, i);
             }
         } else {
             let mut wanted = 0u64;
@@ -313,7 +350,7 @@ impl Matcher {
             let mut reached = 0u64;
             for o in crate::routing::selection::BitIter(wanted) {
                 let (m, high) = choose(std::mem::take(&mut self.at_out[o]));
-                let i = self.out_arb.pick(oa + o, m);
+                let i = self.out_arb.pick_as::<K>(oa + o, m);
                 // The input's choice among its grants ranks them by its own class.
                 let in_high = if OUT_CLASSES {
                     high
@@ -325,10 +362,10 @@ impl Matcher {
             }
             for i in crate::routing::selection::BitIter(reached) {
                 let (m, _) = choose(std::mem::take(&mut self.at_in[i]));
-                let o = self.in_arb.pick(ia + i, m);
+                let o = self.in_arb.pick_as::<K>(ia + i, m);
                 self.matches.push((i as u16, o as u16));
-                self.in_arb.serve(ia + i, o);
-                self.out_arb.serve(oa + o, i);
+                self.in_arb.serve_as::<K>(ia + i, o);
+                self.out_arb.serve_as::<K>(oa + o, i);
             }
         }
         &self.matches
