@@ -731,8 +731,7 @@ impl General {
             let matches = self
                 .matcher
                 .separable_masks_as::<true, K>(n, active, &self.reqs);
-            for k in 0..matches.len() {
-                let (a, b) = matches[k];
+            for &(a, b) in matches {
                 let pick = Self::pick(
                     &self.vc_class,
                     &self.bid_vcs,
@@ -765,8 +764,7 @@ impl General {
                 }
             }
             let matches = self.matcher.allocate(n);
-            for k in 0..matches.len() {
-                let (a, b) = matches[k];
+            for &(a, b) in matches {
                 let pick = Self::pick(
                     &self.vc_class,
                     &self.bid_vcs,
