@@ -133,12 +133,19 @@ struct General {
     /// Allocator inputs of the injection engines (the shared channel's connections, or
     /// one per engine).
     inj: usize,
-    /// Allocator outputs of the ejection engines.
-    ej: usize,
     /// Allocator inputs per router.
     inputs: usize,
     /// `[node][allocator input]`: the VC offset (BookSim's `_sw_rr_offset`).
     offset: Vec<u8>,
+    /// `[slot]`: the allocator input of each input VC (VC v of network port p on input
+    /// p·speedup + v mod speedup, injection engine e on input ports·speedup + e mod
+    /// `inj`): the index arithmetic of a bid, done once.
+    input_of: Vec<u16>,
+    /// `[allocator input]`: its port.
+    port_of: Vec<u8>,
+    /// `[crossbar output]`: the allocator output of each network output (itself) and
+    /// ejection engine (ports + e mod `ej`).
+    output_of: Vec<u8>,
     /// `[allocator input]`: the VCs of its port that bid through it (VC v of a network
     /// port on input v mod speedup, engine e on injection input e mod `inj`).
     vc_class: Vec<u64>,
@@ -320,14 +327,46 @@ impl Crossbar {
                     (first..nv).step_by(step).fold(0u64, |m, v| m | 1 << v)
                 })
                 .collect();
+            let local = layout.local();
+            let input_of = (0..layout.per_node)
+                .map(|slot| {
+                    let (ip, iv) = layout.unslot(slot);
+                    let a = if ip != local {
+                        ip * speedup + iv % speedup
+                    } else {
+                        net_inputs + iv % inj
+                    };
+                    a as u16
+                })
+                .collect();
+            let output_of = (0..layout.ports + layout.dma)
+                .map(|x| {
+                    if x < local {
+                        x as u8
+                    } else {
+                        (layout.ports + (x - local) % ej) as u8
+                    }
+                })
+                .collect();
+            let port_of = (0..inputs)
+                .map(|a| {
+                    if a < net_inputs {
+                        (a / speedup) as u8
+                    } else {
+                        local as u8
+                    }
+                })
+                .collect();
             Some(Box::new(General {
+                port_of,
+                input_of,
+                output_of,
                 masks: matcher.takes_masks(),
                 reqs: vec![(0, 0); inputs],
                 matched: Vec::with_capacity(inputs.min(outputs)),
                 matcher,
                 speedup,
                 inj,
-                ej,
                 inputs,
                 offset,
                 vc_class,
@@ -692,7 +731,7 @@ impl General {
                 if vcs[ip * stride + iv].ready_at <= t {
                     let (a, b) = self.pair(layout, (ip, iv), vcs, spec, failed >> iv & 1 == 1);
                     self.matcher.single_as::<K>(n, a, b);
-                    self.grant(n, layout, (a, iv), vcs, spec, grants, granted);
+                    self.grant(n, layout, (ip, a, iv), vcs, spec, grants, granted);
                 }
                 return;
             }
@@ -739,7 +778,7 @@ impl General {
                     &self.offset,
                     n * self.inputs,
                     layout,
-                    self.speedup,
+                    &self.port_of,
                     spec,
                     (a as usize, b as usize),
                 );
@@ -772,7 +811,7 @@ impl General {
                     &self.offset,
                     n * self.inputs,
                     layout,
-                    self.speedup,
+                    &self.port_of,
                     spec,
                     (a as usize, b as usize),
                 );
@@ -789,11 +828,11 @@ impl General {
             }
         }
         for k in 0..self.matched.len() {
-            let (_, a, iv) = self.matched[k];
+            let (order, a, iv) = self.matched[k];
             self.grant(
                 n,
                 layout,
-                (a as usize, iv as usize),
+                (order as usize >> 6, a as usize, iv as usize),
                 vcs,
                 spec,
                 grants,
@@ -815,19 +854,11 @@ impl General {
         offset: &[u8],
         ia: usize,
         layout: &Layout,
-        speedup: usize,
+        port_of: &[u8],
         spec: Option<&SpecRequests>,
         (a, b): (usize, usize),
     ) -> (u16, u16, u8) {
-        let ip = if a < layout.ports * speedup {
-            if speedup == 1 {
-                a
-            } else {
-                a / speedup
-            }
-        } else {
-            layout.local()
-        };
+        let ip = port_of[a] as usize;
         let stride = layout.vcs;
         let mut m = 0u64;
         for iv in BitIter(bid_vcs[ip] & vc_class[a]) {
@@ -855,22 +886,12 @@ impl General {
         spec: Option<&SpecRequests>,
         phantom: bool,
     ) -> (usize, usize) {
-        let local = layout.local();
-        let x = bid_output(layout, &vcs[layout.slot(ip, iv)], spec, (ip, iv), phantom);
-        let a = if ip != local {
-            ip * self.speedup + rem(iv, self.speedup)
-        } else {
-            layout.ports * self.speedup + rem(iv, self.inj)
-        };
-        let b = if x < local {
-            x
-        } else {
-            layout.ports + rem(x - local, self.ej)
-        };
-        (a, b)
+        let slot = layout.slot(ip, iv);
+        let x = bid_output(layout, &vcs[slot], spec, (ip, iv), phantom);
+        (self.input_of[slot] as usize, self.output_of[x] as usize)
     }
 
-    /// Applies the match of allocator input `a`'s VC `iv` at router `n`: a grant,
+    /// Applies the match of allocator input `a`'s VC `iv` (of port `ip`) at router `n`: a grant,
     /// unless the VC is a failed speculation (then the connection is wasted), and the
     /// input's VC offset moves past the VC sent (BookSim's `_sw_rr_offset`).
     #[allow(clippy::too_many_arguments)]
@@ -879,22 +900,13 @@ impl General {
         &mut self,
         n: usize,
         layout: &Layout,
-        (a, iv): (usize, usize),
+        (ip, a, iv): (usize, usize, usize),
         vcs: &[InVc],
         spec: Option<&SpecRequests>,
         grants: &mut [Grant; MAX_XPUTS],
         granted: &mut usize,
     ) {
         let local = layout.local();
-        let ip = if a < layout.ports * self.speedup {
-            if self.speedup == 1 {
-                a
-            } else {
-                a / self.speedup
-            }
-        } else {
-            local
-        };
         if spec.is_some_and(|s| s.failed[ip] >> iv & 1 == 1) {
             return;
         }
@@ -929,19 +941,6 @@ fn bid_output(
         local + vc.out_vc as usize
     } else {
         vc.out_port as usize
-    }
-}
-
-/// `x mod d` for the small divisors of the allocator's index arithmetic, without a
-/// division in the common cases (d = 1, x < d).
-#[inline]
-fn rem(x: usize, d: usize) -> usize {
-    if d == 1 {
-        0
-    } else if x < d {
-        x
-    } else {
-        x % d
     }
 }
 
