@@ -127,11 +127,7 @@ impl LinkEvent {
         debug_assert!(port < 64 && vc < 64);
         LinkEvent {
             node,
-            bits: port as u32
-                | (vc as u32) << 6
-                | (free as u32) << 12
-                | CREDIT
-                | (n as u32) << 16,
+            bits: port as u32 | (vc as u32) << 6 | (free as u32) << 12 | CREDIT | (n as u32) << 16,
         }
     }
 
@@ -219,16 +215,32 @@ mod tests {
 
     #[test]
     fn an_event_gives_back_every_field_it_was_built_with() {
-        for (port, vc, n, flag) in [(0u8, 0u8, 1u16, false), (62, 63, u16::MAX, true), (5, 17, 300, true)] {
+        for (port, vc, n, flag) in [
+            (0u8, 0u8, 1u16, false),
+            (62, 63, u16::MAX, true),
+            (5, 17, 300, true),
+        ] {
             let f = LinkEvent::flit(u32::MAX, port, vc, n, flag);
             assert_eq!(
                 f.signal(),
-                Signal::Flit { node: u32::MAX, port, vc, n, head: flag }
+                Signal::Flit {
+                    node: u32::MAX,
+                    port,
+                    vc,
+                    n,
+                    head: flag
+                }
             );
             let c = LinkEvent::credit(7, port, vc, n, flag);
             assert_eq!(
                 c.signal(),
-                Signal::Credit { node: 7, port, vc, n, free: flag }
+                Signal::Credit {
+                    node: 7,
+                    port,
+                    vc,
+                    n,
+                    free: flag
+                }
             );
             assert!(c.is_credit() && !f.is_credit());
         }

@@ -251,8 +251,10 @@ impl Matcher {
             let first = self.diag[router] as usize;
             self.diag[router] = if first + 1 == n { 0 } else { first as u16 + 1 };
         } else {
-            self.in_arb.serve_as::<K>(router * self.inputs + input, output);
-            self.out_arb.serve_as::<K>(router * self.outputs + output, input);
+            self.in_arb
+                .serve_as::<K>(router * self.inputs + input, output);
+            self.out_arb
+                .serve_as::<K>(router * self.outputs + output, input);
         }
     }
 

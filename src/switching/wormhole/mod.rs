@@ -718,8 +718,7 @@ impl WormholeNet {
             let node = self.part.local(node);
             let pi = lay.port_idx(node, port);
             let (start, end) = win.span();
-            let idle =
-                head && self.inputs.vc[lay.vc_idx(node, port, vc)].state == VcState::Idle;
+            let idle = head && self.inputs.vc[lay.vc_idx(node, port, vc)].state == VcState::Idle;
             let occ = &mut self.occ[pi];
             occ.flits.change(t, n as i64, start, end);
             if idle {
