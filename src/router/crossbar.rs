@@ -143,6 +143,10 @@ struct General {
     input_of: Vec<u16>,
     /// `[allocator input]`: its port.
     port_of: Vec<u8>,
+    /// Whether a VC may bid before its switch-allocation stage is due
+    /// (`pipeline.switch_alloc` > 0, [`Crossbar::with_switch_alloc_delay`]); without the
+    /// stage, a bidding VC's `ready_at` is never in the future and is not read.
+    delayed: bool,
     /// `[crossbar output]`: the allocator output of each network output (itself) and
     /// ejection engine (ports + e mod `ej`).
     output_of: Vec<u8>,
@@ -358,6 +362,7 @@ impl Crossbar {
                 })
                 .collect();
             Some(Box::new(General {
+                delayed: true,
                 port_of,
                 input_of,
                 output_of,
@@ -405,6 +410,15 @@ impl Crossbar {
                 "ejection pointer",
             )?,
         })
+    }
+
+    /// The allocators of a router whose VCs bid for the switch `delay` cycles after
+    /// their VC allocation (`pipeline.switch_alloc`); `new` assumes a delay.
+    pub fn with_switch_alloc_delay(mut self, delay: Cycle) -> Self {
+        if let Some(g) = self.general.as_deref_mut() {
+            g.delayed = delay > 0;
+        }
+        self
     }
 
     /// Grants of the last call to `allocate`, in crossbar-output order.
@@ -742,7 +756,7 @@ impl General {
             let (failed, speculative) = spec.map_or((0, 0), |s| (s.failed[ip], s.vcs[ip]));
             let mut bid = 0u64;
             for iv in BitIter(inputs.ready.vcs(n, ip) | failed) {
-                if vcs[ip * stride + iv].ready_at > t {
+                if self.delayed && vcs[ip * stride + iv].ready_at > t {
                     continue;
                 }
                 let (a, b) = self.pair(layout, (ip, iv), vcs, spec, failed >> iv & 1 == 1);
@@ -937,10 +951,10 @@ fn bid_output(
     let local = layout.local();
     if phantom {
         spec.map_or(0, |s| s.target[layout.slot(ip, iv)] as usize)
-    } else if vc.out_port as usize == local {
-        local + vc.out_vc as usize
     } else {
-        vc.out_port as usize
+        // Without a branch: transit and ejecting VCs mix in no predictable order.
+        let eject = (vc.out_port as usize == local) as usize;
+        vc.out_port as usize + eject * vc.out_vc as usize
     }
 }
 

@@ -389,7 +389,8 @@ impl WormholeNet {
                 r.sw_allocator.unwrap_or(r.allocator),
                 r.arbiter,
                 ni_caps(cfg),
-            )?,
+            )?
+            .with_switch_alloc_delay(p.switch_alloc),
             dma: if replies {
                 Dma::new(nodes, dma as usize)?.with_replies()?
             } else {
