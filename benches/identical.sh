@@ -80,7 +80,8 @@ for alloc in 'ISlip(iterations: 2)' Wavefront; do
 done
 for alloc in SeparableInputFirst SeparableOutputFirst; do
     check "torus8 switch stage $alloc" run hw/booksim-min-torus8.ron --load 0.3 --replications 1 \
-        --warmup 1000 --cycles 4000 --set router.allocator=$alloc --set router.pipeline.switch_alloc=2
+        --warmup 1000 --cycles 4000 --set router.allocator=$alloc --set router.pipeline.switch_alloc=2 \
+        --set router.pipeline.speculative=false
     check "torus8 speedup 2 $alloc" run hw/booksim-min-torus8.ron --load 0.4 --replications 1 \
         --warmup 1000 --cycles 4000 --set router.allocator=$alloc --set router.speedup=2
     check "torus8 ni 2 $alloc" run hw/booksim-min-torus8.ron --load 0.4 --replications 1 \
