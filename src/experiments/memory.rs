@@ -101,10 +101,13 @@ pub fn timeout_bytes_per_node(channels: u64, nodes: u64, buffer_flits: u64) -> u
 }
 
 /// Resident bytes of the program whatever the network: its code and libraries, the
-/// configuration, the report (a 64-node torus and a 108-node dragonfly peak at 10–11 MB
-/// resident, `/usr/bin/time -v routemu run hw/…`), added once to the estimate so that it
-/// stays near the measured peak on small networks too.
-const PROGRAM_BYTES: u64 = 10 << 20;
+/// configuration, the report, added once to the estimate so that it stays near the
+/// measured peak on small networks too. The code pages a run touches are most of it:
+/// `routemu --version` alone peaks at 4.7 MiB, and the presets' runs of one replication
+/// at 8.4–11.1 MiB, their networks' tables taking 0.1–1.5 MiB of that (2026-12-08,
+/// `/usr/bin/time -f %M routemu run hw/… --set experiment.replications=1`; 10 MiB, the
+/// figure before, was 1.18–1.24× the peak of the small presets' runs then).
+const PROGRAM_BYTES: u64 = 9 << 20;
 
 /// Bytes the engine keeps per node whatever the mode: random streams, the next
 /// creation, calendars, activity lists and the per-node statistics.
