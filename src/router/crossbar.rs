@@ -776,31 +776,13 @@ impl General {
             self.bid_vcs[ip] = bid;
         }
         self.matched.clear();
-        if self.masks {
+        let matches = if self.masks {
             for a in BitIter(active) {
                 let r = &mut self.reqs[a];
                 r.1 &= !r.0;
             }
-            let matches = self
-                .matcher
-                .separable_masks_as::<true, K>(n, active, &self.reqs);
-            for &(a, b) in matches {
-                let pick = Self::pick(
-                    &self.vc_class,
-                    &self.bid_vcs,
-                    &self.bid_out,
-                    &self.offset,
-                    n * self.inputs,
-                    layout,
-                    &self.port_of,
-                    spec,
-                    (a as usize, b as usize),
-                );
-                self.matched.push(pick);
-            }
-            for a in BitIter(active) {
-                self.reqs[a] = (0, 0);
-            }
+            self.matcher
+                .separable_masks_as::<true, K>(n, active, &self.reqs)
         } else {
             // The request list, pair by pair, of the class the masks give.
             self.matcher.clear();
@@ -816,21 +798,25 @@ impl General {
                     });
                 }
             }
-            let matches = self.matcher.allocate(n);
-            for &(a, b) in matches {
-                let pick = Self::pick(
-                    &self.vc_class,
-                    &self.bid_vcs,
-                    &self.bid_out,
-                    &self.offset,
-                    n * self.inputs,
-                    layout,
-                    &self.port_of,
-                    spec,
-                    (a as usize, b as usize),
-                );
-                self.matched.push(pick);
-            }
+            self.matcher.allocate(n)
+        };
+        for &(a, b) in matches {
+            let pick = Self::pick(
+                &self.vc_class,
+                &self.bid_vcs,
+                &self.bid_out,
+                &self.offset,
+                n * self.inputs,
+                layout,
+                &self.port_of,
+                spec,
+                (a as usize, b as usize),
+            );
+            self.matched.push(pick);
+        }
+        // The request list took its masks; the mask path's are cleared here.
+        for a in BitIter(active) {
+            self.reqs[a] = (0, 0);
         }
         // Few matches: an insertion sort by request order.
         let matched = &mut self.matched;
