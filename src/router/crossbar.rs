@@ -742,7 +742,7 @@ impl General {
             let bids = inputs.ready.vcs(n, ip) | failed;
             if bids.is_power_of_two() {
                 let iv = bids.trailing_zeros() as usize;
-                if vcs[ip * stride + iv].ready_at <= t {
+                if !self.delayed || vcs[ip * stride + iv].ready_at <= t {
                     let (a, b) = self.pair(layout, (ip, iv), vcs, spec, failed >> iv & 1 == 1);
                     self.matcher.single_as::<K>(n, a, b);
                     self.grant(n, layout, (ip, a, iv), vcs, spec, grants, granted);
@@ -828,6 +828,7 @@ impl General {
             }
         }
         for k in 0..self.matched.len() {
+            // `order` is the port times 64 plus the pair's first VC (`pick`).
             let (order, a, iv) = self.matched[k];
             self.grant(
                 n,
